@@ -1,0 +1,50 @@
+/**
+ * IAM policies for API Gateway authorizer results. A policy allows every route the credential may call,
+ * not just the one asked for, because API Gateway caches the result per credential and reuses it for
+ * other routes. What it does not allow is answered 403 by API Gateway (and by the local front).
+ */
+import { resourcePattern, routes, type Credential } from '../routes.ts';
+import type { Principal } from './principal.ts';
+
+export interface PolicyDocument {
+  Version: '2012-10-17';
+  Statement: { Action: 'execute-api:Invoke'; Effect: 'Allow' | 'Deny'; Resource: string[] }[];
+}
+
+export function credentialsOf(principal: Principal): Credential[] {
+  const kinds: Credential[] = [];
+  if (principal.userId !== undefined) kinds.push('user');
+  if (principal.apiKey) kinds.push(principal.apiKey.scope);
+  return kinds;
+}
+
+/** `arn:aws:execute-api:<region>:<account>:<api-id>/<stage>/<METHOD>/<path>` → everything up to the stage. */
+export function apiArnPrefix(methodArn: string): string {
+  const [arn = '', stage = ''] = methodArn.split('/');
+  return `${arn}/${stage}`;
+}
+
+export function policyFor(principal: Principal, methodArn: string): PolicyDocument {
+  const kinds = credentialsOf(principal);
+  const prefix = apiArnPrefix(methodArn);
+  const resources = routes.filter((route) => kinds.includes(route.credential)).map((route) => `${prefix}/${resourcePattern(route)}`);
+  return {
+    Version: '2012-10-17',
+    Statement: [
+      resources.length > 0
+        ? { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resources }
+        : { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: [`${prefix}/*`] },
+    ],
+  };
+}
+
+/** IAM-style match of an execute-api resource pattern, where `*` matches any run of characters. */
+export function resourceMatches(pattern: string, arn: string): boolean {
+  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return regex.test(arn);
+}
+
+export function isAllowed(policy: PolicyDocument, methodArn: string): boolean {
+  const matching = policy.Statement.filter((statement) => statement.Resource.some((pattern) => resourceMatches(pattern, methodArn)));
+  return matching.length > 0 && matching.every((statement) => statement.Effect === 'Allow');
+}

@@ -1,0 +1,35 @@
+/**
+ * Who is calling: what the authorizer found in the credentials, flattened into the string-only context
+ * API Gateway passes to handlers as `requestContext.authorizer`, and read back from it.
+ */
+export type ApiKeyScope = 'library' | 'internal';
+
+export interface Principal {
+  /** Subject of a verified bearer token. */
+  userId?: string;
+  apiKey?: { id: string; name: string; scope: ApiKeyScope };
+}
+
+export type AuthorizerContext = Record<string, string>;
+
+export function toAuthorizerContext(principal: Principal): AuthorizerContext {
+  const context: AuthorizerContext = {};
+  if (principal.userId !== undefined) context.userId = principal.userId;
+  if (principal.apiKey) {
+    context.apiKeyId = principal.apiKey.id;
+    context.apiKeyName = principal.apiKey.name;
+    context.apiKeyScope = principal.apiKey.scope;
+  }
+  return context;
+}
+
+export function fromAuthorizerContext(context: Record<string, unknown> | null | undefined): Principal {
+  const principal: Principal = {};
+  if (!context) return principal;
+  if (typeof context.userId === 'string' && context.userId !== '') principal.userId = context.userId;
+  const { apiKeyId, apiKeyName, apiKeyScope } = context;
+  if (typeof apiKeyId === 'string' && typeof apiKeyName === 'string' && (apiKeyScope === 'library' || apiKeyScope === 'internal')) {
+    principal.apiKey = { id: apiKeyId, name: apiKeyName, scope: apiKeyScope };
+  }
+  return principal;
+}

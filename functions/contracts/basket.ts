@@ -1,0 +1,59 @@
+/** Basket request and response schemas (the wire contract) and the mapping from domain objects to it. */
+import { z } from 'zod';
+import { MAX_QUANTITY, basketTotalMinor, lineTotalMinor, type Basket, type BasketLine } from '../domain/basket.ts';
+import { formatDate } from '../shared/dates.ts';
+import { fromMinorUnits } from '../shared/money.ts';
+import { Guid, GuidOut, MoneyOut, PathInteger, WireDateOut } from './common.ts';
+
+export const BasketPath = z.object({ basketGuid: Guid });
+export const BasketLinePath = z.object({ basketGuid: Guid, lineId: PathInteger });
+
+export const LineInput = z.object({
+  ProjectGuid: Guid,
+  Quantity: z.number().int(`must be a whole number from 1 to ${MAX_QUANTITY}`).min(1, `must be from 1 to ${MAX_QUANTITY}`).max(MAX_QUANTITY, `must be from 1 to ${MAX_QUANTITY}`),
+});
+export type LineInput = z.output<typeof LineInput>;
+
+export const BasketLineOut = z.object({ Id: z.number().int(), ProjectGuid: GuidOut, Quantity: z.number().int(), Total: MoneyOut });
+
+export const BasketOut = z.object({
+  Guid: GuidOut,
+  Lines: z.array(BasketLineOut),
+  OrderTotal: MoneyOut,
+  CreatedDateUtc: WireDateOut,
+  LastSavedDateUtc: WireDateOut,
+});
+
+export const BasketListOut = z.object({ Baskets: z.array(BasketOut) });
+export const LineResultOut = z.object({ Line: BasketLineOut, Basket: BasketOut });
+export const BasketResultOut = z.object({ Basket: BasketOut });
+export const CheckoutUrlOut = z.object({ BasketGuid: GuidOut, CheckoutUrl: z.url() });
+
+export const toBasketLineOut = (line: BasketLine): z.infer<typeof BasketLineOut> => ({
+  Id: line.id,
+  ProjectGuid: line.projectGuid,
+  Quantity: line.quantity,
+  Total: fromMinorUnits(lineTotalMinor(line)),
+});
+
+export const toBasketOut = (basket: Basket): z.infer<typeof BasketOut> => ({
+  Guid: basket.guid,
+  Lines: basket.lines.map(toBasketLineOut),
+  OrderTotal: fromMinorUnits(basketTotalMinor(basket)),
+  CreatedDateUtc: formatDate(basket.createdAt),
+  LastSavedDateUtc: formatDate(basket.lastSavedAt),
+});
+
+export const DeletedBasketOut = z.object({ BasketGuid: GuidOut, Deleted: z.literal(true) });
+
+/** Route contracts: what each basket handler validates and answers. The OpenAPI document is built from these. */
+export const basketContracts = {
+  create: { principal: 'user', response: BasketOut },
+  list: { principal: 'user', response: BasketListOut },
+  get: { principal: 'user', path: BasketPath, response: BasketOut },
+  delete: { principal: 'user', path: BasketPath, response: DeletedBasketOut },
+  addLine: { principal: 'user', path: BasketPath, body: LineInput, response: LineResultOut },
+  updateLine: { principal: 'user', path: BasketLinePath, body: LineInput, response: LineResultOut },
+  deleteLine: { principal: 'user', path: BasketLinePath, response: BasketResultOut },
+  checkout: { principal: 'user', path: BasketPath, response: CheckoutUrlOut },
+} as const;

@@ -1,0 +1,30 @@
+/** Project price schemas. Prices are registered by the company's own systems (internal API key). */
+import { z } from 'zod';
+import { fromMinorUnits } from '../shared/money.ts';
+import { formatDate } from '../shared/dates.ts';
+import type { Project } from '../store/project-store.ts';
+import { Guid, GuidOut, MoneyIn, MoneyOut, WireDateOut } from './common.ts';
+
+export const MAX_UNIT_PRICE = 1_000_000;
+
+export const ProjectPath = z.object({ projectGuid: Guid });
+
+export const ProjectInput = z.object({
+  /** Parsed into minor units. */
+  UnitPrice: MoneyIn(MAX_UNIT_PRICE),
+  Version: z.number().int('must be a whole number').min(0, 'must not be negative').max(2_147_483_647, 'must fit in 32 bits'),
+});
+
+export const ProjectOut = z.object({ ProjectGuid: GuidOut, UnitPrice: MoneyOut, Version: z.number().int(), LastSavedDateUtc: WireDateOut });
+
+export const toProjectOut = (project: Project): z.infer<typeof ProjectOut> => ({
+  ProjectGuid: project.projectGuid,
+  UnitPrice: fromMinorUnits(project.unitPriceMinor),
+  Version: project.version,
+  LastSavedDateUtc: formatDate(project.lastSavedAt),
+});
+
+export const projectContracts = {
+  put: { principal: 'apiKey', path: ProjectPath, body: ProjectInput, response: ProjectOut },
+  get: { principal: 'apiKey', path: ProjectPath, response: ProjectOut },
+} as const;

@@ -1,0 +1,34 @@
+/**
+ * Route contracts by handler name (the route table's `handler`). The OpenAPI document is built from this
+ * and the route table; a test fails when a route has no contract here.
+ */
+import { z } from 'zod';
+import { basketContracts } from './basket.ts';
+import { projectContracts } from './project.ts';
+
+export interface RouteContract {
+  principal?: 'user' | 'apiKey';
+  path?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** Non-JSON request bodies (multipart uploads) are described here instead of `body`. */
+  requestContentType?: string;
+  response?: z.ZodType;
+}
+
+export const HealthOut = z.object({ Status: z.literal('ok') });
+
+export const contracts: Record<string, RouteContract> = {
+  'get-health': { response: HealthOut },
+  'get-openapi': { response: z.object({ openapi: z.string() }).loose() },
+  'create-basket': basketContracts.create,
+  'list-baskets': basketContracts.list,
+  'get-basket': basketContracts.get,
+  'delete-basket': basketContracts.delete,
+  'add-basket-line': basketContracts.addLine,
+  'update-basket-line': basketContracts.updateLine,
+  'delete-basket-line': basketContracts.deleteLine,
+  'checkout-basket': basketContracts.checkout,
+  'put-project': projectContracts.put,
+  'get-project': projectContracts.get,
+};

@@ -1,0 +1,110 @@
+/**
+ * Basket rules, pure: no I/O, no clock, no AWS. The service layer loads a basket, applies one of these
+ * functions and saves the result with an optimistic version check.
+ */
+import { badRequest, conflict, notFound } from '../shared/errors.ts';
+
+export const MAX_QUANTITY = 999;
+export const MAX_LINES = 100;
+
+export interface BasketLine {
+  id: number;
+  projectGuid: string;
+  quantity: number;
+  /** Price of one unit when the line was last written, in minor units. */
+  unitPriceMinor: number;
+  /** The project's version when the line was last written. */
+  projectVersion: number;
+}
+
+export interface Basket {
+  guid: string;
+  userId: string;
+  lines: BasketLine[];
+  /** Next line id to hand out; ids are never reused within a basket. */
+  nextLineId: number;
+  /** Incremented by every save; the store's condition on it serializes concurrent writers. */
+  version: number;
+  createdAt: number;
+  lastSavedAt: number;
+  /** Epoch ms after which the basket counts as missing (DynamoDB TTL removes it later). */
+  expiresAt: number;
+}
+
+export interface ProjectPrice {
+  projectGuid: string;
+  unitPriceMinor: number;
+  version: number;
+}
+
+export interface Clock {
+  now: number;
+  /** How long an untouched basket lives, in ms. */
+  ttlMs: number;
+}
+
+export function newBasket(guid: string, userId: string, clock: Clock): Basket {
+  return { guid, userId, lines: [], nextLineId: 1, version: 1, createdAt: clock.now, lastSavedAt: clock.now, expiresAt: clock.now + clock.ttlMs };
+}
+
+export const lineTotalMinor = (line: Pick<BasketLine, 'quantity' | 'unitPriceMinor'>): number => line.quantity * line.unitPriceMinor;
+
+export const basketTotalMinor = (basket: Pick<Basket, 'lines'>): number => basket.lines.reduce((sum, line) => sum + lineTotalMinor(line), 0);
+
+export const isExpired = (basket: Pick<Basket, 'expiresAt'>, now: number): boolean => basket.expiresAt <= now;
+
+function touched(basket: Basket, lines: BasketLine[], clock: Clock, nextLineId = basket.nextLineId): Basket {
+  return { ...basket, lines, nextLineId, lastSavedAt: clock.now, expiresAt: clock.now + clock.ttlMs };
+}
+
+function checkQuantity(quantity: number): void {
+  if (quantity > MAX_QUANTITY) {
+    throw conflict('QuantityLimitExceeded', `Quantity: a line holds at most ${MAX_QUANTITY} units.`);
+  }
+}
+
+/**
+ * Adds `quantity` units of a project. A project already in the basket adds to its line (one line per
+ * project), priced at the project's current price; otherwise a new line with a fresh id is appended.
+ */
+export function addLine(basket: Basket, project: ProjectPrice, quantity: number, clock: Clock): { basket: Basket; line: BasketLine } {
+  const existing = basket.lines.find((line) => line.projectGuid === project.projectGuid);
+  if (existing) {
+    const line = { ...existing, quantity: existing.quantity + quantity, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version };
+    checkQuantity(line.quantity);
+    return { basket: touched(basket, basket.lines.map((l) => (l.id === line.id ? line : l)), clock), line };
+  }
+  if (basket.lines.length >= MAX_LINES) {
+    throw conflict('BasketFull', `A basket holds at most ${MAX_LINES} lines.`);
+  }
+  checkQuantity(quantity);
+  const line: BasketLine = { id: basket.nextLineId, projectGuid: project.projectGuid, quantity, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version };
+  return { basket: touched(basket, [...basket.lines, line], clock, basket.nextLineId + 1), line };
+}
+
+function findLine(basket: Basket, lineId: number): BasketLine {
+  const line = basket.lines.find((l) => l.id === lineId);
+  if (!line) throw notFound('LineNotFound', `The basket has no line ${lineId}.`);
+  return line;
+}
+
+/** Sets a line's quantity, re-priced at the project's current price. The project of a line cannot change. */
+export function changeLine(basket: Basket, lineId: number, project: ProjectPrice, quantity: number, clock: Clock): { basket: Basket; line: BasketLine } {
+  const current = findLine(basket, lineId);
+  if (current.projectGuid !== project.projectGuid) {
+    throw badRequest('ValidationFailed', `ProjectGuid: line ${lineId} is for project ${current.projectGuid}; delete the line and add the other project instead.`, { Fields: ['ProjectGuid'] });
+  }
+  checkQuantity(quantity);
+  const line = { ...current, quantity, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version };
+  return { basket: touched(basket, basket.lines.map((l) => (l.id === lineId ? line : l)), clock), line };
+}
+
+export function removeLine(basket: Basket, lineId: number, clock: Clock): Basket {
+  findLine(basket, lineId);
+  return touched(basket, basket.lines.filter((l) => l.id !== lineId), clock);
+}
+
+/** Checking out needs something to pay for. */
+export function assertCanCheckOut(basket: Basket): void {
+  if (basket.lines.length === 0) throw conflict('BasketEmpty', 'An empty basket cannot be checked out; add a line first.');
+}

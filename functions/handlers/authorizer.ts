@@ -1,0 +1,51 @@
+/**
+ * The Lambda REQUEST authorizer for every protected route. It verifies the bearer token and/or the
+ * `X-SERVICE-API-Key` header, then answers a policy that allows the routes of those credentials and a
+ * context (user id, key id, name, scope) that API Gateway hands to the handler. Missing or invalid
+ * credentials: throw "Unauthorized" (API Gateway answers 401). Valid but not allowed here: the policy
+ * leaves the route out (403).
+ */
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { verifyBearerToken } from '../auth/jwt.ts';
+import { policyFor } from '../auth/policy.ts';
+import { toAuthorizerContext, type Principal } from '../auth/principal.ts';
+import { findApiKey } from '../store/api-key-store.ts';
+import { logger } from '../shared/powertools.ts';
+
+const header = (event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined => {
+  const entry = Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name);
+  return entry?.[1] ?? undefined;
+};
+
+export async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  const authorization = header(event, 'authorization');
+  const apiKey = header(event, 'x-service-api-key');
+  if (authorization === undefined && apiKey === undefined) throw new Error('Unauthorized');
+
+  const principal: Principal = {};
+  if (authorization !== undefined) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    const verified = match?.[1] ? await verifyBearerToken(match[1]) : { error: 'not a bearer token' };
+    if ('error' in verified) {
+      logger.info('bearer token refused', { reason: verified.error });
+      throw new Error('Unauthorized');
+    }
+    principal.userId = verified.userId;
+  }
+  if (apiKey !== undefined) {
+    const record = await findApiKey(apiKey.trim());
+    if (!record) {
+      logger.info('API key refused');
+      throw new Error('Unauthorized');
+    }
+    principal.apiKey = { id: record.keyId, name: record.name, scope: record.scope };
+  }
+
+  return {
+    principalId: principal.userId ?? `apikey:${principal.apiKey?.id}`,
+    policyDocument: policyFor(principal, event.methodArn),
+    context: toAuthorizerContext(principal),
+  };
+}
+
+export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => authorize(event);

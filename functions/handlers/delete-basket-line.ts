@@ -1,0 +1,7 @@
+import { endpoint } from '../shared/http.ts';
+import { deleteBasketLine } from '../services/basket-service.ts';
+import { basketContracts, toBasketOut } from '../contracts/basket.ts';
+
+export const handler = endpoint(basketContracts.deleteLine, async ({ principal, path }) => ({
+  Basket: toBasketOut(await deleteBasketLine(principal.userId, path.basketGuid, path.lineId)),
+}));

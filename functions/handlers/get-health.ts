@@ -1,0 +1,3 @@
+import { endpoint } from '../shared/http.ts';
+
+export const handler = endpoint({}, async () => ({ Status: 'ok' }));

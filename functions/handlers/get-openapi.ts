@@ -1,0 +1,6 @@
+import { endpoint } from '../shared/http.ts';
+import { buildOpenApi } from '../contracts/openapi.ts';
+
+let document: Record<string, unknown> | undefined;
+
+export const handler = endpoint({}, async () => (document ??= buildOpenApi()));

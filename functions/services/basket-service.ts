@@ -1,0 +1,96 @@
+/**
+ * Basket use cases: load, apply a pure rule from domain/basket.ts, save with a version check, retry on a
+ * lost race. Handlers call these; they know nothing of HTTP.
+ */
+import { addLine, assertCanCheckOut, basketTotalMinor, changeLine, newBasket, removeLine, type Basket, type BasketLine, type Clock } from '../domain/basket.ts';
+import { badRequest, notFound } from '../shared/errors.ts';
+import { newGuid, newSecretId } from '../shared/ids.ts';
+import { config } from '../shared/config.ts';
+import { retryOnConflict } from '../shared/retry.ts';
+import * as baskets from '../store/basket-store.ts';
+import { insertCheckout, type Checkout } from '../store/checkout-store.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const clock = (): Clock => ({ now: Date.now(), ttlMs: config.basketTtlDays * DAY_MS });
+
+const basketNotFound = (guid: string) => notFound('BasketNotFound', `No basket ${guid}.`);
+const isStale = (error: unknown) => error instanceof baskets.StaleBasketError;
+
+export async function createBasket(userId: string): Promise<Basket> {
+  const basket = newBasket(newGuid(), userId, clock());
+  await baskets.insertBasket(basket);
+  return basket;
+}
+
+export async function readBasket(userId: string, guid: string): Promise<Basket> {
+  const basket = await baskets.getBasket(userId, guid, Date.now());
+  if (!basket) throw basketNotFound(guid);
+  return basket;
+}
+
+export const listBaskets = (userId: string): Promise<Basket[]> => baskets.listBaskets(userId, Date.now());
+
+export async function deleteBasket(userId: string, guid: string): Promise<void> {
+  if (!(await baskets.deleteBasket(userId, guid))) throw basketNotFound(guid);
+}
+
+/** Loads the basket and the line's project in one round trip, for a change that prices a line. */
+async function loadForPricing(userId: string, guid: string, projectGuid: string, now: number) {
+  const { basket, project } = await baskets.getBasketAndProject(userId, guid, projectGuid, now);
+  if (!basket) throw basketNotFound(guid);
+  if (!project) throw badRequest('UnknownProject', `ProjectGuid: no project ${projectGuid} is registered.`, { Fields: ['ProjectGuid'] });
+  return { basket, project };
+}
+
+export interface LineChange {
+  projectGuid: string;
+  quantity: number;
+}
+
+export function addBasketLine(userId: string, guid: string, change: LineChange): Promise<{ basket: Basket; line: BasketLine }> {
+  return retryOnConflict(async () => {
+    const now = clock();
+    const { basket, project } = await loadForPricing(userId, guid, change.projectGuid, now.now);
+    const result = addLine(basket, project, change.quantity, now);
+    return { basket: await baskets.saveBasket(result.basket, basket.version), line: result.line };
+  }, isStale);
+}
+
+export function changeBasketLine(userId: string, guid: string, lineId: number, change: LineChange): Promise<{ basket: Basket; line: BasketLine }> {
+  return retryOnConflict(async () => {
+    const now = clock();
+    const { basket, project } = await loadForPricing(userId, guid, change.projectGuid, now.now);
+    const result = changeLine(basket, lineId, project, change.quantity, now);
+    return { basket: await baskets.saveBasket(result.basket, basket.version), line: result.line };
+  }, isStale);
+}
+
+export function deleteBasketLine(userId: string, guid: string, lineId: number): Promise<Basket> {
+  return retryOnConflict(async () => {
+    const now = clock();
+    const basket = await readBasket(userId, guid);
+    return baskets.saveBasket(removeLine(basket, lineId, now), basket.version);
+  }, isStale);
+}
+
+/** Takes a snapshot of the basket as it is now; the checkout site charges for exactly that. */
+export async function checkOutBasket(userId: string, guid: string): Promise<Checkout> {
+  const now = clock();
+  const basket = await readBasket(userId, guid);
+  assertCanCheckOut(basket);
+  const checkout: Checkout = {
+    checkoutId: newSecretId(),
+    userId,
+    basketGuid: basket.guid,
+    basketVersion: basket.version,
+    lines: basket.lines,
+    totalMinor: basketTotalMinor(basket),
+    createdAt: now.now,
+    expiresAt: now.now + now.ttlMs,
+  };
+  await insertCheckout(checkout);
+  return checkout;
+}
+
+export const checkoutUrl = (checkoutId: string): string => `${config.checkoutUrl}/checkout/${checkoutId}`;

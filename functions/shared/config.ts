@@ -1,0 +1,59 @@
+/**
+ * Environment configuration, read once per cold start. Every variable is documented in the README's
+ * configuration table; defaults are the ones that make `npm start` work.
+ */
+function env(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export function requiredEnv(name: string): string {
+  const value = env(name);
+  if (value === undefined) throw new Error(`environment variable ${name} is not set`);
+  return value;
+}
+
+function intEnv(name: string, fallback: number): number {
+  const value = env(name);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed < 0) throw new Error(`environment variable ${name} must be a non-negative integer`);
+  return parsed;
+}
+
+export const config = {
+  get tableName() {
+    return requiredEnv('TABLE_NAME');
+  },
+  get bucketName() {
+    return requiredEnv('BUCKET_NAME');
+  },
+  /** Base of the separate checkout and product builder site; returned URLs are absolute on it. */
+  get checkoutUrl() {
+    return (env('CHECKOUT_URL') ?? 'http://127.0.0.1:3001').replace(/\/+$/, '');
+  },
+  get basketTtlDays() {
+    return intEnv('BASKET_TTL_DAYS', 60);
+  },
+  /** Local stand-ins (dynalite, s3rver); unset in AWS. */
+  get dynamoDbEndpoint() {
+    return env('DYNAMODB_ENDPOINT');
+  },
+  get s3Endpoint() {
+    return env('S3_ENDPOINT');
+  },
+  get jwtIssuer() {
+    return requiredEnv('JWT_ISSUER');
+  },
+  get jwtAudience() {
+    return env('JWT_AUDIENCE');
+  },
+  /** Remote JWKS (Cognito, any OIDC provider). */
+  get jwtJwksUrl() {
+    return env('JWT_JWKS_URL');
+  },
+  /** Local JWKS file (the key pair `npm start` generates under DATA_DIR). */
+  get jwtJwksFile() {
+    return env('JWT_JWKS_FILE');
+  },
+};

@@ -1,0 +1,33 @@
+/**
+ * Typed errors the domain and stores throw; the HTTP layer maps each to its status and the JSON body
+ * `{ "Error": { "Code", "Message" } }`. Anything else becomes a 500 that reveals nothing internal.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  /** Extra machine-readable detail (e.g. failed indexes of a multi upload). */
+  readonly details: Record<string, unknown> | undefined;
+  /** Response headers to send with the error (e.g. Retry-After). */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(status: number, code: string, message: string, options: { details?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = code;
+    this.status = status;
+    this.code = code;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+export const badRequest = (code: string, message: string, details?: Record<string, unknown>) =>
+  new ApiError(400, code, message, details ? { details } : {});
+export const unauthorized = (message = 'Missing or invalid credentials.') => new ApiError(401, 'Unauthorized', message);
+export const forbidden = (message = 'This credential may not call this endpoint.') => new ApiError(403, 'Forbidden', message);
+export const notFound = (code: string, message: string) => new ApiError(404, code, message);
+export const conflict = (code: string, message: string) => new ApiError(409, code, message);
+export const payloadTooLarge = (message: string) => new ApiError(413, 'PayloadTooLarge', message);
+export const unsupportedMediaType = (message: string) => new ApiError(415, 'UnsupportedMediaType', message);
+/** A transient failure (throttling, contention): the client may retry the same request. */
+export const serviceUnavailable = (message: string) =>
+  new ApiError(503, 'ServiceUnavailable', message, { details: { Retryable: true }, headers: { 'Retry-After': '1' } });

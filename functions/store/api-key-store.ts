@@ -1,0 +1,89 @@
+/**
+ * The one place that reads and writes API keys. Only a SHA-256 hash of a key is stored; the key itself
+ * is shown once when it is created. Two items per key: the key item, found by hash (the authorizer's
+ * single GetItem), and a name item that makes names unique and lets keys be listed and revoked by name.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { dynamo } from '../shared/clients.ts';
+import { config } from '../shared/config.ts';
+import { keyPart } from './table.ts';
+import type { ApiKeyScope } from '../auth/principal.ts';
+
+export interface ApiKeyRecord {
+  keyId: string;
+  name: string;
+  scope: ApiKeyScope;
+  createdAt: number;
+}
+
+export const API_KEY_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const hashApiKey = (apiKey: string): string => createHash('sha256').update(apiKey.toLowerCase()).digest('hex');
+
+const keyItemKey = (hash: string) => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' });
+const nameItemKey = (name: string) => ({ PK: `APIKEYNAME#${keyPart(name)}`, SK: 'APIKEYNAME' });
+
+export class DuplicateApiKeyNameError extends Error {}
+
+/** Creates a key and returns it; the caller shows it once, it cannot be read back. */
+export async function createApiKey(name: string, scope: ApiKeyScope, now: number): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+  const apiKey = randomUUID();
+  const hash = hashApiKey(apiKey);
+  const record: ApiKeyRecord = { keyId: hash.slice(0, 12), name, scope, createdAt: now };
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: { ...nameItemKey(name), Type: 'ApiKeyName', GSI1PK: 'APIKEYS', GSI1SK: name, hash, ...record },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new DuplicateApiKeyNameError(`an API key named "${name}" exists already`);
+    throw error;
+  }
+  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keyItemKey(hash), Type: 'ApiKey', ...record } }));
+  return { apiKey, record };
+}
+
+/** The authorizer's lookup: one GetItem by hash. */
+export async function findApiKey(apiKey: string): Promise<ApiKeyRecord | undefined> {
+  if (!API_KEY_FORM.test(apiKey)) return undefined;
+  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keyItemKey(hashApiKey(apiKey)) }));
+  if (!result.Item) return undefined;
+  const { keyId, name, scope, createdAt } = result.Item as ApiKeyRecord;
+  return { keyId, name, scope, createdAt };
+}
+
+export async function listApiKeys(): Promise<ApiKeyRecord[]> {
+  const records: ApiKeyRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await dynamo.send(
+      new QueryCommand({
+        TableName: config.tableName,
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': 'APIKEYS' },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of result.Items ?? []) {
+      const { keyId, name, scope, createdAt } = item as ApiKeyRecord;
+      records.push({ keyId, name, scope, createdAt });
+    }
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return records;
+}
+
+/** Revokes the key with that name: the key item goes first, so a crash in between leaves no working key. */
+export async function revokeApiKey(name: string): Promise<boolean> {
+  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: nameItemKey(name), ConsistentRead: true }));
+  if (!result.Item) return false;
+  await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keyItemKey(result.Item.hash as string) }));
+  await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: nameItemKey(name) }));
+  return true;
+}

@@ -1,0 +1,120 @@
+/**
+ * The one place that reads and writes basket items. A basket and all its lines are one item, so every
+ * change is a single conditional PutItem on the item's version: concurrent writers never overwrite each
+ * other, the loser retries on fresh data (see services/basket-service.ts).
+ */
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { dynamo } from '../shared/clients.ts';
+import { config } from '../shared/config.ts';
+import { isExpired, type Basket } from '../domain/basket.ts';
+import { keyPart, ttlSeconds } from './table.ts';
+import { projectKey, toProjectPrice, type ProjectItem } from './project-store.ts';
+import type { ProjectPrice } from '../domain/basket.ts';
+
+const userPk = (userId: string) => `USER#${keyPart(userId)}`;
+const basketKey = (userId: string, guid: string) => ({ PK: userPk(userId), SK: `BASKET#${guid}` });
+
+interface BasketItem extends Basket {
+  PK: string;
+  SK: string;
+  Type: 'Basket';
+  TtlEpochSeconds: number;
+}
+
+/** Thrown when the version condition fails: another request saved the basket first. */
+export class StaleBasketError extends Error {}
+
+const toItem = (basket: Basket): BasketItem => ({
+  ...basketKey(basket.userId, basket.guid),
+  Type: 'Basket',
+  TtlEpochSeconds: ttlSeconds(basket.expiresAt),
+  ...basket,
+});
+
+function fromItem(item: Record<string, unknown> | undefined, now: number): Basket | undefined {
+  if (!item) return undefined;
+  const { PK: _pk, SK: _sk, Type: _type, TtlEpochSeconds: _ttl, ...basket } = item as unknown as BasketItem;
+  return isExpired(basket, now) ? undefined : basket;
+}
+
+export async function insertBasket(basket: Basket): Promise<void> {
+  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: toItem(basket), ConditionExpression: 'attribute_not_exists(PK)' }));
+}
+
+/** One GetItem. An expired basket reads as missing even before DynamoDB's TTL deletes it. */
+export async function getBasket(userId: string, guid: string, now: number): Promise<Basket | undefined> {
+  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: basketKey(userId, guid), ConsistentRead: true }));
+  return fromItem(result.Item, now);
+}
+
+/** The basket and the project a line names, in one BatchGetItem round trip. */
+export async function getBasketAndProject(userId: string, guid: string, projectGuid: string, now: number): Promise<{ basket?: Basket; project?: ProjectPrice }> {
+  const tableName = config.tableName;
+  let keys: Record<string, unknown>[] = [basketKey(userId, guid), projectKey(projectGuid)];
+  const items: Record<string, unknown>[] = [];
+  // UnprocessedKeys only appear under throttling; the SDK's own retries back off, this loop just finishes the batch.
+  for (let attempt = 0; keys.length > 0; attempt++) {
+    if (attempt > 5) throw new Error('BatchGetItem left keys unprocessed');
+    const result = await dynamo.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }));
+    items.push(...(result.Responses?.[tableName] ?? []));
+    keys = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+  }
+  const basketItem = items.find((item) => item.SK === basketKey(userId, guid).SK);
+  const projectItem = items.find((item) => item.PK === projectKey(projectGuid).PK);
+  return { basket: fromItem(basketItem, now), project: projectItem ? toProjectPrice(projectItem as unknown as ProjectItem) : undefined };
+}
+
+/** One Query on the user's partition; cost is bounded by that user's baskets, never the table. */
+export async function listBaskets(userId: string, now: number): Promise<Basket[]> {
+  const baskets: Basket[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await dynamo.send(
+      new QueryCommand({
+        TableName: config.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': userPk(userId), ':prefix': 'BASKET#' },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of result.Items ?? []) {
+      const basket = fromItem(item, now);
+      if (basket) baskets.push(basket);
+    }
+    startKey = result.LastEvaluatedKey;
+  } while (startKey);
+  return baskets.sort((a, b) => a.createdAt - b.createdAt);
+}
+
+/** Saves `basket` as version `expectedVersion + 1`, only if nobody saved since `expectedVersion` was read. */
+export async function saveBasket(basket: Basket, expectedVersion: number): Promise<Basket> {
+  const saved = { ...basket, version: expectedVersion + 1 };
+  try {
+    await dynamo.send(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: toItem(saved),
+        ConditionExpression: 'attribute_exists(PK) AND #version = :expected',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':expected': expectedVersion },
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) throw new StaleBasketError();
+    throw error;
+  }
+  return saved;
+}
+
+/** Deletes the basket; false when there was none. */
+export async function deleteBasket(userId: string, guid: string): Promise<boolean> {
+  try {
+    await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: basketKey(userId, guid), ConditionExpression: 'attribute_exists(PK)' }));
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The single table's schema: key attributes, the TTL attribute and the secondary indexes. The CDK data
+ * construct and the local stand-in both create the table from this, so they match.
+ *
+ * Access patterns (one row per request; each reads the key named):
+ * | request                          | key                                                      |
+ * |----------------------------------|----------------------------------------------------------|
+ * | read / change / delete a basket  | GetItem / conditional PutItem  PK=USER#<user> SK=BASKET#<guid> |
+ * | list a user's baskets            | Query PK=USER#<user>, SK begins_with BASKET#            |
+ * | price a line                     | BatchGetItem: the basket + PK=PROJECT#<guid> SK=PROJECT   |
+ * | checkout snapshot                | PutItem / GetItem PK=CHECKOUT#<id> SK=CHECKOUT            |
+ * | API key lookup (authorizer)      | GetItem PK=APIKEY#<sha256> SK=APIKEY                      |
+ * | API keys by name (CLI)           | Query GSI1 GSI1PK=APIKEYS                                 |
+ */
+export const table = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  timeToLiveAttribute: 'TtlEpochSeconds',
+  globalSecondaryIndexes: [{ indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' }],
+} as const;
+
+/** Key segments are joined with '#'; values that come from outside are escaped so they cannot forge one. */
+export const keyPart = (value: string): string => encodeURIComponent(value);
+
+/** DynamoDB TTL wants epoch seconds. */
+export const ttlSeconds = (epochMs: number): number => Math.ceil(epochMs / 1000);

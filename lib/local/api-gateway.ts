@@ -1,0 +1,233 @@
+/**
+ * A local API Gateway (REST, v1 proxy integration) in front of the real handlers. Each HTTP request is
+ * matched against the route table, turned into the event API Gateway would send, passed through the
+ * REQUEST authorizer with the same policy evaluation (401 when it refuses, 403 when its policy leaves
+ * the route out), and handed to the route's handler with the authorizer context in
+ * `requestContext.authorizer`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import type { Route } from '../../functions/routes.ts';
+import { isAllowed, type PolicyDocument } from '../../functions/auth/policy.ts';
+import { errorResponse } from '../../functions/shared/http.ts';
+import { ApiError, forbidden, payloadTooLarge, unauthorized } from '../../functions/shared/errors.ts';
+
+export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type RequestAuthorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+export interface ApiGatewayFrontOptions {
+  routes: readonly Route[];
+  loadHandler: (name: string) => Promise<ProxyHandler>;
+  authorizer: RequestAuthorizer;
+  binaryMediaTypes: readonly string[];
+  /** API Gateway's payload limit is 10 MB; Lambda's synchronous one is 6 MB. */
+  maxBodyBytes: number;
+  stage?: string;
+  /** Called before routing; may answer the request itself (e.g. throttling) by returning a result. */
+  beforeRoute?: (request: IncomingMessage) => APIGatewayProxyResult | undefined;
+}
+
+const API_ID = 'local';
+const ACCOUNT = '000000000000';
+const REGION = 'local';
+
+interface RouteMatch {
+  route: Route;
+  pathParameters: Record<string, string> | null;
+}
+
+/** API Gateway's rule: a static segment wins over a `{param}` segment. */
+export function matchRoute(routes: readonly Route[], method: string, path: string): RouteMatch | 'method-not-allowed' | undefined {
+  const segments = path.split('/').slice(1);
+  let best: (RouteMatch & { score: number }) | undefined;
+  let pathMatched = false;
+  for (const route of routes) {
+    const template = route.path.split('/').slice(1);
+    if (template.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    let score = 0;
+    const matches = template.every((part, index) => {
+      const segment = segments[index] ?? '';
+      if (part.startsWith('{') && part.endsWith('}')) {
+        if (segment === '') return false;
+        try {
+          params[part.slice(1, -1)] = decodeURIComponent(segment);
+        } catch {
+          params[part.slice(1, -1)] = segment;
+        }
+        return true;
+      }
+      score += 1;
+      return part === segment;
+    });
+    if (!matches) continue;
+    pathMatched = true;
+    if (route.method !== method) continue;
+    if (!best || score > best.score) best = { route, pathParameters: Object.keys(params).length > 0 ? params : null, score };
+  }
+  if (best) return { route: best.route, pathParameters: best.pathParameters };
+  return pathMatched ? 'method-not-allowed' : undefined;
+}
+
+function headersOf(request: IncomingMessage) {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = request.rawHeaders[i] as string;
+    const value = request.rawHeaders[i + 1] as string;
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  return { headers, multiValueHeaders };
+}
+
+function queryOf(url: URL) {
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const [key, value] of url.searchParams) {
+    single[key] = value;
+    (multi[key] ??= []).push(value);
+  }
+  return Object.keys(single).length > 0 ? { single, multi } : { single: null, multi: null };
+}
+
+async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      request.resume();
+      throw payloadTooLarge(`The request body is over ${limit} bytes, API Gateway's limit for this API.`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function isBinary(contentType: string | undefined, binaryMediaTypes: readonly string[]): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  return binaryMediaTypes.some((pattern) => (pattern.endsWith('/*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern));
+}
+
+export function lambdaContext(functionName: string, timeoutMs = 29_000): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => {},
+    fail: () => {},
+    succeed: () => {},
+  };
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyResult, requestId: string): void {
+  const headers: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : Buffer.from(result.body ?? '', 'utf8');
+  headers['Content-Length'] = String(body.length);
+  response.writeHead(result.statusCode, headers);
+  response.end(body);
+}
+
+export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
+  const stage = options.stage ?? 'local';
+
+  async function handle(request: IncomingMessage, requestId: string): Promise<APIGatewayProxyResult> {
+    const early = options.beforeRoute?.(request);
+    if (early) return early;
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const method = (request.method ?? 'GET').toUpperCase();
+    const match = matchRoute(options.routes, method, url.pathname);
+    if (match === undefined) return errorResponse(new ApiError(404, 'RouteNotFound', `No route ${method} ${url.pathname}.`));
+    if (match === 'method-not-allowed') return errorResponse(new ApiError(405, 'MethodNotAllowed', `${method} is not allowed on ${url.pathname}.`));
+    const { route, pathParameters } = match;
+
+    const body = await readBody(request, options.maxBodyBytes);
+    const { headers, multiValueHeaders } = headersOf(request);
+    const query = queryOf(url);
+    const binary = isBinary(request.headers['content-type'], options.binaryMediaTypes);
+    const now = Date.now();
+    const requestContext = {
+      accountId: ACCOUNT,
+      apiId: API_ID,
+      authorizer: null as Record<string, unknown> | null,
+      domainName: request.headers.host ?? '127.0.0.1',
+      domainPrefix: '127',
+      extendedRequestId: requestId,
+      httpMethod: method,
+      identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: `/${stage}${url.pathname}`,
+      protocol: `HTTP/${request.httpVersion}`,
+      requestId,
+      requestTime: new Date(now).toUTCString(),
+      requestTimeEpoch: now,
+      resourceId: route.handler,
+      resourcePath: route.path,
+      stage,
+    };
+
+    if (route.credential !== 'none') {
+      const methodArn = `arn:aws:execute-api:${REGION}:${ACCOUNT}:${API_ID}/${stage}/${method}${url.pathname}`;
+      let result: APIGatewayAuthorizerResult;
+      try {
+        result = await options.authorizer({
+          type: 'REQUEST',
+          methodArn,
+          resource: route.path,
+          path: url.pathname,
+          httpMethod: method,
+          headers,
+          multiValueHeaders,
+          pathParameters,
+          queryStringParameters: query.single,
+          multiValueQueryStringParameters: query.multi,
+          stageVariables: null,
+          requestContext: requestContext as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
+        });
+      } catch (error) {
+        if ((error as Error).message === 'Unauthorized') return errorResponse(unauthorized());
+        throw error;
+      }
+      if (!isAllowed(result.policyDocument as PolicyDocument, methodArn)) return errorResponse(forbidden());
+      requestContext.authorizer = { ...(result.context ?? {}), principalId: result.principalId };
+    }
+
+    const event: APIGatewayProxyEvent = {
+      resource: route.path,
+      path: url.pathname,
+      httpMethod: method,
+      headers,
+      multiValueHeaders,
+      queryStringParameters: query.single,
+      multiValueQueryStringParameters: query.multi,
+      pathParameters,
+      stageVariables: null,
+      requestContext: requestContext as APIGatewayProxyEvent['requestContext'],
+      body: body.length === 0 ? null : binary ? body.toString('base64') : body.toString('utf8'),
+      isBase64Encoded: binary && body.length > 0,
+    };
+    const handler = await options.loadHandler(route.handler);
+    return handler(event, lambdaContext(route.handler));
+  }
+
+  return createServer((request, response) => {
+    const requestId = randomUUID();
+    handle(request, requestId)
+      .catch((error: unknown) => {
+        if (!(error instanceof ApiError)) console.error(`[local api] ${request.method} ${request.url} failed:`, error);
+        return errorResponse(error);
+      })
+      .then((result) => send(response, result, requestId));
+  });
+}

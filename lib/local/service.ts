@@ -1,0 +1,96 @@
+/**
+ * The whole service on one machine: embedded storage, the local token issuer, and the API Gateway front
+ * over the real handlers, configured through the same environment variables the Lambda functions read.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { binaryMediaTypes, routes } from '../../functions/routes.ts';
+import { createApiGatewayFront, type ApiGatewayFrontOptions, type ProxyHandler, type RequestAuthorizer } from './api-gateway.ts';
+import { ensureTableAndBucket, LOCAL_AWS_ENV, publishEndpoints, startLocalStorage, withdrawEndpoints, type LocalStorage } from './storage.ts';
+import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
+
+export interface LocalServiceOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  host?: string;
+  /** Persistent data directory; omitted: in-memory DynamoDB and temporary S3 and keys, gone on close. */
+  dataDir?: string;
+  /** Extra environment for the handlers (wins over the process environment). */
+  env?: Record<string, string>;
+  /** Hook for the front (throttling). */
+  beforeRoute?: ApiGatewayFrontOptions['beforeRoute'];
+}
+
+export interface LocalService {
+  url: string;
+  storage: LocalStorage;
+  keys: LocalSigningKeys;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** Lambda's synchronous invocation payload limit, the tighter of API Gateway's and Lambda's. */
+export const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
+
+export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
+  const temporary = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'photo-commerce-'));
+  mkdirSync(dataDir, { recursive: true });
+  const storage = await startLocalStorage(temporary ? {} : { dataDir });
+  const keys = await ensureSigningKeys(dataDir);
+
+  const defaults: Record<string, string> = {
+    TABLE_NAME: 'photo-commerce',
+    BUCKET_NAME: 'photo-commerce-images',
+    CHECKOUT_URL: 'http://127.0.0.1:3001',
+    JWT_ISSUER: LOCAL_ISSUER,
+    JWT_AUDIENCE: LOCAL_AUDIENCE,
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    ...LOCAL_AWS_ENV,
+  };
+  for (const [name, value] of Object.entries(defaults)) process.env[name] ??= value;
+  Object.assign(process.env, options.env ?? {}, {
+    DYNAMODB_ENDPOINT: storage.dynamoEndpoint,
+    S3_ENDPOINT: storage.s3Endpoint,
+    JWT_JWKS_FILE: keys.jwksFile,
+  });
+  await ensureTableAndBucket(storage, process.env.TABLE_NAME as string, process.env.BUCKET_NAME as string);
+  if (!temporary) publishEndpoints(dataDir, storage);
+
+  // Handlers are imported after the environment is set: their clients read it once, at load, as in Lambda.
+  const handlers = new Map<string, Promise<ProxyHandler>>();
+  const loadHandler = (name: string): Promise<ProxyHandler> => {
+    let loaded = handlers.get(name);
+    if (!loaded) {
+      loaded = import(new URL(`../../functions/handlers/${name}.ts`, import.meta.url).href).then((module: { handler: ProxyHandler }) => module.handler);
+      handlers.set(name, loaded);
+    }
+    return loaded;
+  };
+  const { handler: authorizer } = (await import('../../functions/handlers/authorizer.ts')) as { handler: RequestAuthorizer };
+
+  const server = createApiGatewayFront({ routes, loadHandler, authorizer, binaryMediaTypes, maxBodyBytes: MAX_REQUEST_BYTES, beforeRoute: options.beforeRoute });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    storage,
+    keys,
+    dataDir,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await storage.close();
+      if (temporary) rmSync(dataDir, { recursive: true, force: true });
+      else withdrawEndpoints(dataDir);
+    },
+  };
+}

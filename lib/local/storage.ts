@@ -1,0 +1,136 @@
+/**
+ * Local stand-ins for DynamoDB and S3: dynalite and s3rver, embedded in this process and reached over
+ * loopback HTTP by the real AWS SDK clients. With a data directory they persist (leveldb files and
+ * plain files); without one DynamoDB is in memory and S3 lives in a temporary directory.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo, Server } from 'node:net';
+import dynalite from 'dynalite';
+import S3rver from 's3rver';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { table } from '../../functions/store/table.ts';
+
+export interface LocalStorage {
+  dynamoEndpoint: string;
+  s3Endpoint: string;
+  close(): Promise<void>;
+}
+
+export const LOCAL_AWS_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'S3RVER',
+  AWS_SECRET_ACCESS_KEY: 'S3RVER',
+} as const;
+
+const clientOptions = (endpoint: string) => ({
+  endpoint,
+  region: LOCAL_AWS_ENV.AWS_REGION,
+  credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+});
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+export async function startLocalStorage(options: { dataDir?: string; dynamoPort?: number; s3Port?: number }): Promise<LocalStorage> {
+  const dynamoPath = options.dataDir ? join(options.dataDir, 'dynamodb') : undefined;
+  if (dynamoPath) mkdirSync(dynamoPath, { recursive: true });
+  const dynamo = dynalite({ ...(dynamoPath ? { path: dynamoPath } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const dynamoPort = await listen(dynamo, options.dynamoPort ?? 0);
+
+  const s3Dir = options.dataDir ? join(options.dataDir, 's3') : mkdtempSync(join(tmpdir(), 'photo-commerce-s3-'));
+  mkdirSync(s3Dir, { recursive: true });
+  const s3rver = new S3rver({ address: '127.0.0.1', port: options.s3Port ?? 0, directory: s3Dir, silent: true, configureBuckets: [] });
+  const s3Address = await s3rver.run();
+
+  return {
+    dynamoEndpoint: `http://127.0.0.1:${dynamoPort}`,
+    s3Endpoint: `http://127.0.0.1:${s3Address.port}`,
+    async close() {
+      await s3rver.close();
+      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+      if (!options.dataDir) rmSync(s3Dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Creates the single table (from functions/store/table.ts) and the bucket when they are missing. */
+export async function ensureTableAndBucket(storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>, tableName: string, bucketName: string): Promise<void> {
+  const dynamo = new DynamoDBClient(clientOptions(storage.dynamoEndpoint));
+  try {
+    await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+    const attributes = new Set<string>([table.partitionKey, table.sortKey, ...table.globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey])]);
+    await dynamo.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        KeySchema: [
+          { AttributeName: table.partitionKey, KeyType: 'HASH' },
+          { AttributeName: table.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: table.globalSecondaryIndexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      }),
+    );
+    await dynamo.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: table.timeToLiveAttribute, Enabled: true } })).catch(() => {
+      // dynalite does not implement TTL; reads treat expired items as missing anyway.
+    });
+  } finally {
+    dynamo.destroy();
+  }
+  const s3 = new S3Client({ ...clientOptions(storage.s3Endpoint), forcePathStyle: true });
+  try {
+    await s3.send(new HeadBucketCommand({ Bucket: bucketName })).catch(() => s3.send(new CreateBucketCommand({ Bucket: bucketName })));
+  } finally {
+    s3.destroy();
+  }
+}
+
+/** Where a running `npm start` tells the CLIs its storage endpoints, so they share its data. */
+const endpointsFile = (dataDir: string) => join(dataDir, 'local-endpoints.json');
+
+export function publishEndpoints(dataDir: string, storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>): void {
+  writeFileSync(endpointsFile(dataDir), JSON.stringify({ pid: process.pid, dynamoEndpoint: storage.dynamoEndpoint, s3Endpoint: storage.s3Endpoint }));
+}
+
+export function withdrawEndpoints(dataDir: string): void {
+  rmSync(endpointsFile(dataDir), { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * For the CLIs: the storage of the running `npm start` on the same DATA_DIR if there is one (its leveldb
+ * is locked by that process), else an embedded one on DATA_DIR for the duration of the command.
+ */
+export async function connectOrStartStorage(dataDir: string): Promise<LocalStorage> {
+  try {
+    const published = JSON.parse(readFileSync(endpointsFile(dataDir), 'utf8')) as { pid: number; dynamoEndpoint: string; s3Endpoint: string };
+    if (isAlive(published.pid)) return { dynamoEndpoint: published.dynamoEndpoint, s3Endpoint: published.s3Endpoint, close: async () => {} };
+  } catch {
+    // No server running on this DATA_DIR.
+  }
+  return startLocalStorage({ dataDir });
+}
