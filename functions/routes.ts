@@ -35,6 +35,21 @@ export const routes: readonly Route[] = [
 
   { method: 'PUT', path: '/project/{projectGuid}', handler: 'put-project', credential: 'internal', summary: 'Register or update a project price' },
   { method: 'GET', path: '/project/{projectGuid}', handler: 'get-project', credential: 'internal', summary: 'Read a project price' },
+
+  { method: 'GET', path: '/checkout/{checkoutId}', handler: 'get-checkout', credential: 'internal', summary: 'Read the basket snapshot a checkout charges for' },
+  { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'internal', summary: 'Turn a paid checkout into an order (idempotent)' },
+  { method: 'GET', path: '/orders', handler: 'list-orders', credential: 'user', summary: "List the user's orders, optionally only those with a project" },
+  { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields' },
+  { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'internal', summary: "Move an order along its status transitions" },
+
+  { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")' },
+  { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL' },
+  { method: 'POST', path: '/library/multi/push', handler: 'push-library-items', credential: 'library', summary: 'Upload several images (multipart)' },
+  { method: 'POST', path: '/library/multi/pull', handler: 'pull-library-items', credential: 'library', summary: 'Fetch several images from URLs' },
+  { method: 'POST', path: '/library/{itemGuid}/builder', handler: 'get-item-builder-url', credential: 'library', summary: 'Product builder URL for one library item' },
+  { method: 'POST', path: '/library/builder', handler: 'get-items-builder-url', credential: 'library', summary: 'Product builder URL for several library items' },
+  { method: 'POST', path: '/library/upload', handler: 'create-library-upload', credential: 'library', summary: 'Presigned S3 upload for an image above the push cap' },
+  { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library' },
 ];
 
 /** Content types API Gateway must pass through as binary (base64) rather than as UTF-8 text. */
