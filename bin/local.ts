@@ -4,7 +4,13 @@ import { startLocalService } from '../lib/local/service.ts';
 
 const port = Number(process.env.PORT ?? 3000);
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
-const service = await startLocalService({ port, host: process.env.HOST ?? '127.0.0.1', dataDir });
+const service = await startLocalService({
+  port,
+  host: process.env.HOST ?? '127.0.0.1',
+  dataDir,
+  dynamoPort: Number(process.env.DYNAMODB_PORT ?? 0),
+  s3Port: Number(process.env.S3_PORT ?? 0),
+});
 process.stdout.write(`photo-commerce service listening on ${service.url} (data in ${dataDir})\n`);
 
 let closing = false;

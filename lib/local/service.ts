@@ -17,6 +17,9 @@ export interface LocalServiceOptions {
   host?: string;
   /** Persistent data directory; omitted: in-memory DynamoDB and temporary S3 and keys, gone on close. */
   dataDir?: string;
+  /** Ports of the embedded DynamoDB and S3; 0 (default) picks free ones. A restart in one process must reuse them. */
+  dynamoPort?: number;
+  s3Port?: number;
   /** Extra environment for the handlers (wins over the process environment). */
   env?: Record<string, string>;
   /** Hook for the front (throttling). */
@@ -38,7 +41,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'photo-commerce-'));
   mkdirSync(dataDir, { recursive: true });
-  const storage = await startLocalStorage(temporary ? {} : { dataDir });
+  const storage = await startLocalStorage({ ...(temporary ? {} : { dataDir }), dynamoPort: options.dynamoPort ?? 0, s3Port: options.s3Port ?? 0 });
   const keys = await ensureSigningKeys(dataDir);
 
   const defaults: Record<string, string> = {

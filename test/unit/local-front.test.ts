@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { matchRoute } from '../../lib/local/api-gateway.ts';
+import { isAllowed, policyFor, resourceMatches } from '../../functions/auth/policy.ts';
+import { routes } from '../../functions/routes.ts';
+
+const arn = (method: string, path: string) => `arn:aws:execute-api:local:000000000000:api/stage/${method}${path}`;
+
+describe('route matching', () => {
+  it('matches templates, prefers static segments and tells a wrong method apart', () => {
+    const line = matchRoute(routes, 'PUT', '/basket/abc/line/7');
+    expect(line).toMatchObject({ route: { handler: 'update-basket-line' }, pathParameters: { basketGuid: 'abc', lineId: '7' } });
+    expect(matchRoute(routes, 'POST', '/library/builder')).toMatchObject({ route: { handler: 'get-items-builder-url' } });
+    expect(matchRoute(routes, 'POST', '/library/multi/push')).toMatchObject({ route: { handler: 'push-library-items' } });
+    expect(matchRoute(routes, 'PATCH', '/baskets')).toBe('method-not-allowed');
+    expect(matchRoute(routes, 'GET', '/nowhere')).toBeUndefined();
+    expect(matchRoute(routes, 'GET', '/basket/')).toBeUndefined();
+  });
+});
+
+describe('authorizer policies', () => {
+  it('match execute-api resources with * spanning path segments', () => {
+    expect(resourceMatches('arn:x/stage/GET/basket/*', 'arn:x/stage/GET/basket/abc')).toBe(true);
+    expect(resourceMatches('arn:x/stage/GET/basket/*', 'arn:x/stage/POST/basket/abc')).toBe(false);
+    expect(resourceMatches('arn:x/stage/GET/basket', 'arn:x/stage/GET/baskets')).toBe(false);
+  });
+
+  it('allow exactly the routes of the credential kinds presented', () => {
+    const user = policyFor({ userId: 'alice' }, arn('GET', '/baskets'));
+    const library = policyFor({ apiKey: { id: 'k', name: 'app', scope: 'library' } }, arn('POST', '/library/push'));
+    for (const route of routes.filter((r) => r.credential !== 'none')) {
+      const path = route.path.replace(/\{[^}]+\}/g, '0123456789abcdef0123456789abcdef');
+      expect(isAllowed(user, arn(route.method, path)), `${route.method} ${route.path}`).toBe(route.credential === 'user');
+      expect(isAllowed(library, arn(route.method, path)), `${route.method} ${route.path}`).toBe(route.credential === 'library');
+    }
+  });
+});
