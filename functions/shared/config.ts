@@ -35,6 +35,25 @@ export const config = {
   get basketTtlDays() {
     return intEnv('BASKET_TTL_DAYS', 60);
   },
+  /** Pull (fetch by URL): loopback image servers are refused unless this is `true` (local development, tests). */
+  get pullAllowLoopback() {
+    return env('PULL_ALLOW_LOOPBACK') === 'true';
+  },
+  /** Pull: the whole fetch of one URL (connect, redirects, body) must finish within this. */
+  get pullTimeoutMs() {
+    return intEnv('PULL_TIMEOUT_MS', 10_000);
+  },
+  /** Pull: the largest image fetched, checked against Content-Length and while streaming. */
+  get pullMaxBytes() {
+    return intEnv('PULL_MAX_BYTES', 50 * 1024 * 1024);
+  },
+  /** Pull: URLs of one multi pull fetched at the same time. */
+  get pullConcurrency() {
+    return intEnv('PULL_CONCURRENCY', 4);
+  },
+  get pullMaxRedirects() {
+    return intEnv('PULL_MAX_REDIRECTS', 3);
+  },
   /** Local stand-ins (dynalite, s3rver); unset in AWS. */
   get dynamoDbEndpoint() {
     return env('DYNAMODB_ENDPOINT');

@@ -1,0 +1,262 @@
+/**
+ * The SSRF-safe fetch against loopback servers only. Addresses outside loopback appear solely as
+ * answers of a stubbed resolver; spies on dns.lookup and Socket#connect prove that no refused address
+ * is ever looked up or connected to.
+ */
+import dns from 'node:dns';
+import net, { type AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { text } from 'node:stream/consumers';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { ApiError } from '../../functions/shared/errors.ts';
+import { pullPolicy, resolveAndVet, safeFetch, type PullPolicy, type ResolvedAddress } from '../../functions/library/safe-fetch.ts';
+
+type Route = (request: IncomingMessage, response: ServerResponse) => void;
+const routes = new Map<string, Route>();
+const seen: { path: string; host: string | undefined }[] = [];
+let server: Server;
+let port: number;
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    seen.push({ path: request.url ?? '', host: request.headers.host });
+    const route = routes.get(request.url ?? '');
+    if (route) route(request, response);
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+let systemLookup: MockInstance;
+let connects: MockInstance;
+beforeEach(() => {
+  seen.length = 0;
+  routes.clear();
+  // The fetch must never fall back to the system resolver; if it did, this throws before any packet.
+  systemLookup = vi.spyOn(dns, 'lookup').mockImplementation(() => {
+    throw new Error('system DNS lookup attempted');
+  });
+  connects = vi.spyOn(net.Socket.prototype, 'connect');
+});
+afterEach(() => vi.restoreAllMocks());
+
+/** A resolver that answers from a table, counting its calls; unknown names fail like NXDOMAIN. */
+function stubResolver(table: Record<string, string[] | (() => string[])>) {
+  const calls: string[] = [];
+  const resolve = async (hostname: string): Promise<ResolvedAddress[]> => {
+    calls.push(hostname);
+    const entry = table[hostname];
+    if (entry === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return (typeof entry === 'function' ? entry() : entry).map((address) => ({ address, family: net.isIP(address) }));
+  };
+  return { resolve, calls };
+}
+
+const policy = (overrides: Partial<PullPolicy> = {}) =>
+  pullPolicy({ allowLoopback: true, timeoutMs: 5_000, maxBytes: 1024, maxRedirects: 3, resolve: stubResolver({}).resolve, ...overrides });
+
+/** Connection attempts to anything but our loopback server (the probe counts every Socket#connect). */
+const connectTargets = () => connects.mock.calls.map((call) => JSON.stringify(call[0]));
+
+async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+describe('resolve and vet (stubbed resolver, nothing connects)', () => {
+  const internal: [string, string][] = [
+    ['169.254.169.254', 'link-local'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.9', 'private'],
+    ['192.168.0.10', 'private'],
+    ['fc00::5', 'unique-local'],
+    ['fd00:ec2::254', 'unique-local'],
+    ['fe80::1', 'link-local'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['::ffff:169.254.169.254', 'link-local'],
+    ['127.0.0.1', 'loopback'],
+    ['::1', 'loopback'],
+    ['100.100.100.200', 'carrier-grade NAT'],
+    ['0.0.0.0', 'unspecified'],
+  ];
+
+  it.each(internal)('refuses a host that resolves to %s (%s)', async (address, what) => {
+    const resolver = stubResolver({ 'images.example.com': [address] });
+    const url = 'http://images.example.com/photo.jpg';
+    const error = await refusal(safeFetch(url, policy({ allowLoopback: false, resolve: resolver.resolve })));
+    expect(error.status).toBe(422);
+    expect(error.code).toBe('PullRefused');
+    expect(error.message).toContain(url);
+    expect(error.message).toContain(what);
+    expect(error.details).toMatchObject({ Url: url });
+    expect(resolver.calls).toEqual(['images.example.com']);
+    expect(connectTargets()).toEqual([]);
+    expect(systemLookup).not.toHaveBeenCalled();
+  });
+
+  it.each(['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://[fe80::1]/', 'http://[::ffff:a00:1]/', 'http://[fd00::1]:8080/x', 'http://0x7f.1/', 'http://2130706433/'])(
+    'refuses the address literal in %s without resolving or connecting',
+    async (url) => {
+      const resolver = stubResolver({});
+      const error = await refusal(safeFetch(url, policy({ allowLoopback: false, resolve: resolver.resolve })));
+      expect(error.code).toBe('PullRefused');
+      expect(resolver.calls).toEqual([]);
+      expect(connectTargets()).toEqual([]);
+    },
+  );
+
+  it('refuses when any one of the resolved addresses is refused', async () => {
+    const resolver = stubResolver({ 'mixed.example.com': ['93.184.215.14', '10.0.0.7'] });
+    const error = await refusal(resolveAndVet(new URL('https://mixed.example.com/a.png'), policy({ resolve: resolver.resolve })));
+    expect(error.code).toBe('PullRefused');
+    expect(error.message).toContain('10.0.0.7');
+  });
+
+  it('pins the first vetted address and turns a mapped address into IPv4', async () => {
+    const resolver = stubResolver({ 'cdn.example.com': ['::ffff:93.184.215.14', '2606:4700::6810:84e5'] });
+    expect(await resolveAndVet(new URL('https://cdn.example.com/'), policy({ resolve: resolver.resolve }))).toEqual({ address: '93.184.215.14', family: 4 });
+  });
+
+  it('reports a host that does not resolve as a failed pull', async () => {
+    const error = await refusal(safeFetch('http://nowhere.example.com/x.png', policy()));
+    expect(error.code).toBe('PullFailed');
+    expect(error.message).toContain('ENOTFOUND');
+  });
+
+  it.each(['ftp://example.com/a.png', 'file:///etc/passwd', 'gopher://example.com/', 'data:image/png;base64,AAAA', 'javascript:alert(1)', 'not a url', '/relative.png', 'http://user:secret@example.com/a.png'])(
+    'refuses %s before any lookup',
+    async (url) => {
+      const resolver = stubResolver({});
+      const error = await refusal(safeFetch(url, policy({ resolve: resolver.resolve })));
+      expect(error.code).toBe('PullRefused');
+      expect(resolver.calls).toEqual([]);
+      expect(connectTargets()).toEqual([]);
+    },
+  );
+});
+
+describe('fetch over loopback', () => {
+  const image = Buffer.from('GIF89a-not-really-but-bytes');
+  const serveImage: Route = (_request, response) => response.writeHead(200, { 'Content-Type': 'image/gif', 'Content-Length': image.length }).end(image);
+
+  it('connects to the vetted address only, once, with the original Host header', async () => {
+    routes.set('/photo.gif', serveImage);
+    let answers = 0;
+    // A rebinding resolver: the first answer is loopback (allowed here), any later one internal.
+    const resolver = stubResolver({ 'photos.example.com': () => (answers++ === 0 ? ['127.0.0.1'] : ['10.0.0.1']) });
+    const fetched = await safeFetch(`http://photos.example.com:${port}/photo.gif`, policy({ resolve: resolver.resolve }));
+    expect(await text(fetched.body)).toBe(image.toString());
+    expect(fetched).toMatchObject({ contentType: 'image/gif', contentLength: image.length, url: `http://photos.example.com:${port}/photo.gif` });
+    expect(resolver.calls).toEqual(['photos.example.com']);
+    expect(seen).toEqual([{ path: '/photo.gif', host: `photos.example.com:${port}` }]);
+    expect(systemLookup).not.toHaveBeenCalled();
+  });
+
+  it('refuses loopback unless allowed, without sending a request', async () => {
+    routes.set('/photo.gif', serveImage);
+    for (const host of [`127.0.0.1:${port}`, `[::1]:${port}`]) {
+      const error = await refusal(safeFetch(`http://${host}/photo.gif`, policy({ allowLoopback: false })));
+      expect(error.code).toBe('PullRefused');
+      expect(error.message).toContain('loopback');
+    }
+    expect(seen).toEqual([]);
+    expect(connectTargets()).toEqual([]);
+  });
+
+  it('refuses a redirect into a private address, vetting the new host', async () => {
+    routes.set('/start', (_request, response) => response.writeHead(302, { Location: 'http://intranet.example.com/secret.png' }).end());
+    const resolver = stubResolver({ 'intranet.example.com': ['192.168.1.20'] });
+    const url = `http://127.0.0.1:${port}/start`;
+    const error = await refusal(safeFetch(url, policy({ resolve: resolver.resolve })));
+    expect(error.code).toBe('PullRefused');
+    expect(error.message).toContain(url);
+    expect(error.message).toContain('192.168.1.20 is a private address');
+    expect(resolver.calls).toEqual(['intranet.example.com']);
+    expect(seen.map((request) => request.path)).toEqual(['/start']);
+    expect(connectTargets()).toHaveLength(1);
+  });
+
+  it('refuses a redirect to the metadata address and to a non-http scheme', async () => {
+    routes.set('/metadata', (_request, response) => response.writeHead(301, { Location: 'http://169.254.169.254/latest/meta-data/iam/' }).end());
+    routes.set('/file', (_request, response) => response.writeHead(307, { Location: 'file:///etc/passwd' }).end());
+    expect((await refusal(safeFetch(`http://127.0.0.1:${port}/metadata`, policy()))).message).toContain('169.254.169.254 is a link-local address');
+    expect((await refusal(safeFetch(`http://127.0.0.1:${port}/file`, policy()))).message).toContain('scheme file');
+    expect(connectTargets()).toHaveLength(2);
+  });
+
+  it('follows up to the redirect limit, relative Locations included, and refuses one more', async () => {
+    routes.set('/r3', (_request, response) => response.writeHead(301, { Location: '/r2' }).end());
+    routes.set('/r2', (_request, response) => response.writeHead(302, { Location: `http://127.0.0.1:${port}/r1` }).end());
+    routes.set('/r1', (_request, response) => response.writeHead(308, { Location: 'photo.gif' }).end());
+    routes.set('/r4', (_request, response) => response.writeHead(303, { Location: '/r3' }).end());
+    routes.set('/photo.gif', serveImage);
+    const fetched = await safeFetch(`http://127.0.0.1:${port}/r3`, policy());
+    expect(await text(fetched.body)).toBe(image.toString());
+    expect(fetched.url).toBe(`http://127.0.0.1:${port}/photo.gif`);
+
+    seen.length = 0;
+    const error = await refusal(safeFetch(`http://127.0.0.1:${port}/r4`, policy()));
+    expect(error.code).toBe('PullRefused');
+    expect(error.message).toContain('more than 3 redirects');
+    expect(seen.map((request) => request.path)).toEqual(['/r4', '/r3', '/r2', '/r1']);
+  });
+
+  it('names the status of a non-200 answer', async () => {
+    const error = await refusal(safeFetch(`http://127.0.0.1:${port}/missing.png`, policy()));
+    expect(error.status).toBe(422);
+    expect(error.code).toBe('PullFailed');
+    expect(error.message).toContain('answered 404');
+  });
+
+  it('refuses a declared Content-Length over the cap before reading the body', async () => {
+    routes.set('/big', (_request, response) => response.writeHead(200, { 'Content-Length': 5000 }).end(Buffer.alloc(5000)));
+    const error = await refusal(safeFetch(`http://127.0.0.1:${port}/big`, policy()));
+    expect(error.status).toBe(413);
+    expect(error.message).toContain('larger than 1024 bytes');
+  });
+
+  it('stops a streamed body at the cap', async () => {
+    routes.set('/chunked', (_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'image/png' });
+      for (let index = 0; index < 10; index++) response.write(Buffer.alloc(200));
+      response.end();
+    });
+    const fetched = await safeFetch(`http://127.0.0.1:${port}/chunked`, policy());
+    const error = await refusal(text(fetched.body));
+    expect(error.status).toBe(413);
+  });
+
+  it('fails a body cut short', async () => {
+    routes.set('/cut', (_request, response) => {
+      response.writeHead(200, { 'Content-Length': 1000 });
+      response.write(Buffer.alloc(100), () => response.socket?.destroy());
+    });
+    const fetched = await safeFetch(`http://127.0.0.1:${port}/cut`, policy());
+    const error = await refusal(text(fetched.body));
+    expect(error.code).toBe('PullFailed');
+  });
+
+  it('gives up at the deadline, waiting for headers or for the body', async () => {
+    routes.set('/silent', () => undefined);
+    routes.set('/stall', (_request, response) => {
+      response.writeHead(200, { 'Content-Length': 1000 });
+      response.write(Buffer.alloc(10));
+    });
+    const silent = await refusal(safeFetch(`http://127.0.0.1:${port}/silent`, policy({ timeoutMs: 100 })));
+    expect(silent.code).toBe('PullFailed');
+    expect(silent.message).toContain('within 100 ms');
+
+    const fetched = await safeFetch(`http://127.0.0.1:${port}/stall`, policy({ timeoutMs: 100 }));
+    const stalled = await refusal(text(fetched.body));
+    expect(stalled.message).toContain('within 100 ms');
+  });
+});
