@@ -9,6 +9,18 @@ export type Credential = 'none' | 'user' | 'library' | 'internal';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/**
+ * What a route's function may touch; the CDK stack grants exactly this and nothing more. `read` never
+ * includes a write action. Bucket `write` is put-only (a presigned upload is signed with it);
+ * `readwrite` adds get and delete (a failed multi upload removes what it stored).
+ */
+export interface Grants {
+  table?: 'read' | 'readwrite';
+  bucket?: 'write' | 'readwrite';
+  /** events:PutEvents on the service's bus. */
+  events?: true;
+}
+
 export interface Route {
   method: HttpMethod;
   /** API Gateway resource path; `{name}` marks a path parameter. */
@@ -18,38 +30,39 @@ export interface Route {
   credential: Credential;
   /** Short description for the OpenAPI document and the dashboard. */
   summary: string;
+  grants: Grants;
 }
 
 export const routes: readonly Route[] = [
-  { method: 'GET', path: '/health', handler: 'get-health', credential: 'none', summary: 'Liveness check' },
-  { method: 'GET', path: '/openapi.json', handler: 'get-openapi', credential: 'none', summary: 'OpenAPI 3.1 document' },
+  { method: 'GET', path: '/health', handler: 'get-health', credential: 'none', summary: 'Liveness check', grants: {} },
+  { method: 'GET', path: '/openapi.json', handler: 'get-openapi', credential: 'none', summary: 'OpenAPI 3.1 document', grants: {} },
 
-  { method: 'POST', path: '/basket', handler: 'create-basket', credential: 'user', summary: 'Create an empty basket' },
-  { method: 'GET', path: '/baskets', handler: 'list-baskets', credential: 'user', summary: "List the user's baskets" },
-  { method: 'GET', path: '/basket/{basketGuid}', handler: 'get-basket', credential: 'user', summary: 'Read a basket' },
-  { method: 'DELETE', path: '/basket/{basketGuid}', handler: 'delete-basket', credential: 'user', summary: 'Delete a basket' },
-  { method: 'POST', path: '/basket/{basketGuid}/line', handler: 'add-basket-line', credential: 'user', summary: 'Add a line (or add to the line of that project)' },
-  { method: 'PUT', path: '/basket/{basketGuid}/line/{lineId}', handler: 'update-basket-line', credential: 'user', summary: "Change a line's quantity" },
-  { method: 'DELETE', path: '/basket/{basketGuid}/line/{lineId}', handler: 'delete-basket-line', credential: 'user', summary: 'Delete a line' },
-  { method: 'POST', path: '/basket/{basketGuid}/checkout', handler: 'checkout-basket', credential: 'user', summary: 'Get a checkout URL for the basket' },
+  { method: 'POST', path: '/basket', handler: 'create-basket', credential: 'user', summary: 'Create an empty basket', grants: { table: 'readwrite' } },
+  { method: 'GET', path: '/baskets', handler: 'list-baskets', credential: 'user', summary: "List the user's baskets", grants: { table: 'read' } },
+  { method: 'GET', path: '/basket/{basketGuid}', handler: 'get-basket', credential: 'user', summary: 'Read a basket', grants: { table: 'read' } },
+  { method: 'DELETE', path: '/basket/{basketGuid}', handler: 'delete-basket', credential: 'user', summary: 'Delete a basket', grants: { table: 'readwrite' } },
+  { method: 'POST', path: '/basket/{basketGuid}/line', handler: 'add-basket-line', credential: 'user', summary: 'Add a line (or add to the line of that project)', grants: { table: 'readwrite' } },
+  { method: 'PUT', path: '/basket/{basketGuid}/line/{lineId}', handler: 'update-basket-line', credential: 'user', summary: "Change a line's quantity", grants: { table: 'readwrite' } },
+  { method: 'DELETE', path: '/basket/{basketGuid}/line/{lineId}', handler: 'delete-basket-line', credential: 'user', summary: 'Delete a line', grants: { table: 'readwrite' } },
+  { method: 'POST', path: '/basket/{basketGuid}/checkout', handler: 'checkout-basket', credential: 'user', summary: 'Get a checkout URL for the basket', grants: { table: 'readwrite', events: true } },
 
-  { method: 'PUT', path: '/project/{projectGuid}', handler: 'put-project', credential: 'internal', summary: 'Register or update a project price' },
-  { method: 'GET', path: '/project/{projectGuid}', handler: 'get-project', credential: 'internal', summary: 'Read a project price' },
+  { method: 'PUT', path: '/project/{projectGuid}', handler: 'put-project', credential: 'internal', summary: 'Register or update a project price', grants: { table: 'readwrite' } },
+  { method: 'GET', path: '/project/{projectGuid}', handler: 'get-project', credential: 'internal', summary: 'Read a project price', grants: { table: 'read' } },
 
-  { method: 'GET', path: '/checkout/{checkoutId}', handler: 'get-checkout', credential: 'internal', summary: 'Read the basket snapshot a checkout charges for' },
-  { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'internal', summary: 'Turn a paid checkout into an order (idempotent)' },
-  { method: 'GET', path: '/orders', handler: 'list-orders', credential: 'user', summary: "List the user's orders, optionally only those with a project" },
-  { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields' },
-  { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'internal', summary: "Move an order along its status transitions" },
+  { method: 'GET', path: '/checkout/{checkoutId}', handler: 'get-checkout', credential: 'internal', summary: 'Read the basket snapshot a checkout charges for', grants: { table: 'read' } },
+  { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'internal', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: 'readwrite', events: true } },
+  { method: 'GET', path: '/orders', handler: 'list-orders', credential: 'user', summary: "List the user's orders, optionally only those with a project", grants: { table: 'read' } },
+  { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: 'read' } },
+  { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'internal', summary: "Move an order along its status transitions", grants: { table: 'readwrite', events: true } },
 
-  { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")' },
-  { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL' },
-  { method: 'POST', path: '/library/multi/push', handler: 'push-library-items', credential: 'library', summary: 'Upload several images (multipart)' },
-  { method: 'POST', path: '/library/multi/pull', handler: 'pull-library-items', credential: 'library', summary: 'Fetch several images from URLs' },
-  { method: 'POST', path: '/library/{itemGuid}/builder', handler: 'get-item-builder-url', credential: 'library', summary: 'Product builder URL for one library item' },
-  { method: 'POST', path: '/library/builder', handler: 'get-items-builder-url', credential: 'library', summary: 'Product builder URL for several library items' },
-  { method: 'POST', path: '/library/upload', handler: 'create-library-upload', credential: 'library', summary: 'Presigned S3 upload for an image above the push cap' },
-  { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library' },
+  { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: 'readwrite', bucket: 'readwrite' } },
+  { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL', grants: { table: 'readwrite', bucket: 'readwrite' } },
+  { method: 'POST', path: '/library/multi/push', handler: 'push-library-items', credential: 'library', summary: 'Upload several images (multipart)', grants: { table: 'readwrite', bucket: 'readwrite' } },
+  { method: 'POST', path: '/library/multi/pull', handler: 'pull-library-items', credential: 'library', summary: 'Fetch several images from URLs', grants: { table: 'readwrite', bucket: 'readwrite' } },
+  { method: 'POST', path: '/library/{itemGuid}/builder', handler: 'get-item-builder-url', credential: 'library', summary: 'Product builder URL for one library item', grants: { table: 'readwrite' } },
+  { method: 'POST', path: '/library/builder', handler: 'get-items-builder-url', credential: 'library', summary: 'Product builder URL for several library items', grants: { table: 'readwrite' } },
+  { method: 'POST', path: '/library/upload', handler: 'create-library-upload', credential: 'library', summary: 'Presigned S3 upload for an image above the push cap', grants: { table: 'readwrite', bucket: 'write' } },
+  { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library', grants: { table: 'readwrite', bucket: 'readwrite' } },
 ];
 
 /** Content types API Gateway must pass through as binary (base64) rather than as UTF-8 text. */
