@@ -29,5 +29,32 @@ export const conflict = (code: string, message: string) => new ApiError(409, cod
 export const payloadTooLarge = (message: string) => new ApiError(413, 'PayloadTooLarge', message);
 export const unsupportedMediaType = (message: string) => new ApiError(415, 'UnsupportedMediaType', message);
 /** A transient failure (throttling, contention): the client may retry the same request. */
-export const serviceUnavailable = (message: string) =>
-  new ApiError(503, 'ServiceUnavailable', message, { details: { Retryable: true }, headers: { 'Retry-After': '1' } });
+export const serviceUnavailable = (message: string, code = 'ServiceUnavailable') =>
+  new ApiError(503, code, message, { details: { Retryable: true }, headers: { 'Retry-After': '1' } });
+
+/** AWS error names that mean "too busy" or "no answer in time", as the SDK's own retry classifies them. */
+const TRANSIENT_AWS_ERRORS = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'Throttling',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'SlowDown',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'InternalServerError',
+  'ServiceUnavailable',
+]);
+const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+
+/**
+ * True for an AWS SDK failure that outlived the SDK's own bounded retries but says nothing about the
+ * request itself: throttling, a timeout, a dropped connection or a 5xx from the service.
+ */
+export function isTransientAwsError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { $metadata, $retryable, code } = error as Error & { $metadata?: { httpStatusCode?: number }; $retryable?: unknown; code?: string };
+  const status = $metadata?.httpStatusCode ?? 0;
+  return TRANSIENT_AWS_ERRORS.has(error.name) || TRANSIENT_NETWORK_CODES.has(code ?? '') || status === 429 || status >= 500 || $retryable !== undefined;
+}

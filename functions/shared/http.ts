@@ -10,7 +10,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { z } from 'zod';
-import { ApiError, badRequest, forbidden } from './errors.ts';
+import { ApiError, badRequest, forbidden, isTransientAwsError, serviceUnavailable } from './errors.ts';
 import { escapeDateSolidus } from './dates.ts';
 import { logger, metrics } from './powertools.ts';
 import { fromAuthorizerContext, type Principal } from '../auth/principal.ts';
@@ -57,11 +57,13 @@ export function jsonResponse(statusCode: number, body: unknown, headers: Record<
 }
 
 export function errorResponse(error: unknown): APIGatewayProxyResult {
-  if (error instanceof ApiError) {
-    const body = { Error: { Code: error.code, Message: error.message, ...error.details } };
-    return jsonResponse(error.status, body, error.headers);
+  const known = error instanceof ApiError ? error : isTransientAwsError(error) ? serviceUnavailable('The service is busy right now; retry the request shortly.') : undefined;
+  if (known) {
+    const body = { Error: { Code: known.code, Message: known.message, ...known.details } };
+    return jsonResponse(known.status, body, known.headers);
   }
-  return jsonResponse(500, { Error: { Code: 'InternalError', Message: 'The request could not be completed. It is safe to retry.', Retryable: true } });
+  // Every write is a conditional, repeatable step, so an unexpected failure leaves nothing a retry would double.
+  return jsonResponse(500, { Error: { Code: 'InternalError', Message: 'The request could not be completed. It is safe to retry.', Retryable: true } }, { 'Retry-After': '1' });
 }
 
 function describeIssue(where: string, issue: z.core.$ZodIssue): string {
@@ -124,10 +126,10 @@ export function endpoint<
     .use(logMetrics(metrics))
     .use({
       onError: async (request) => {
-        const status = request.error instanceof ApiError ? request.error.status : 500;
+        request.response = errorResponse(request.error);
+        const status = request.response.statusCode;
         if (status >= 500) logger.error('request failed', request.error as Error);
         else logger.info('request refused', { status, code: (request.error as ApiError).code });
-        request.response = errorResponse(request.error);
       },
     })
     .handler(core);

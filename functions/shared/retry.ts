@@ -1,8 +1,9 @@
 /**
  * Optimistic-concurrency retry: re-run a read-modify-write until its conditional write wins. Bounded, with
- * jittered backoff, so 50 writers on one basket all land and a hopeless storm fails cleanly with 409.
+ * jittered backoff, so 50 writers on one basket all land and a hopeless storm fails cleanly with a
+ * retryable 503 (contention is transient; nothing of the request was written).
  */
-import { conflict } from './errors.ts';
+import { serviceUnavailable } from './errors.ts';
 
 export interface RetryOptions {
   attempts: number;
@@ -25,7 +26,7 @@ export async function retryOnConflict<T>(
     } catch (error) {
       if (!isConflict(error)) throw error;
       if (attempt + 1 >= attempts) {
-        throw conflict('ConcurrentModification', 'The resource is being changed by other requests right now; retry the request.');
+        throw serviceUnavailable('The resource is being changed by other requests right now; retry the request.', 'ConcurrentModification');
       }
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(capMs, baseMs * 2 ** attempt)));
     }

@@ -7,6 +7,7 @@ import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } 
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../shared/clients.ts';
 import { config } from '../shared/config.ts';
+import { serviceUnavailable } from '../shared/errors.ts';
 import { isExpired, type Basket } from '../domain/basket.ts';
 import { keyPart, ttlSeconds } from './table.ts';
 import { projectKey, toProjectPrice, type ProjectItem } from './project-store.ts';
@@ -55,7 +56,7 @@ export async function getBasketAndProject(userId: string, guid: string, projectG
   const items: Record<string, unknown>[] = [];
   // UnprocessedKeys only appear under throttling; the SDK's own retries back off, this loop just finishes the batch.
   for (let attempt = 0; keys.length > 0; attempt++) {
-    if (attempt > 5) throw new Error('BatchGetItem left keys unprocessed');
+    if (attempt > 5) throw serviceUnavailable('The table is throttling reads right now; retry the request.');
     const result = await dynamo.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }));
     items.push(...(result.Responses?.[tableName] ?? []));
     keys = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
