@@ -54,6 +54,22 @@ export const config = {
   get pullMaxRedirects() {
     return intEnv('PULL_MAX_REDIRECTS', 3);
   },
+  /** Library: items (files or URLs) one push or pull request may carry. */
+  get libraryMaxItems() {
+    return intEnv('LIBRARY_MAX_ITEMS', 20);
+  },
+  /** Push: the largest multipart body (all files together); 4 MiB is 5.6 MB in base64, under Lambda's 6 MB. */
+  get pushMaxBytes() {
+    return intEnv('PUSH_MAX_BYTES', 4 * 1024 * 1024);
+  },
+  /** Large-file upload: the largest image a presigned upload may store. */
+  get uploadMaxBytes() {
+    return intEnv('UPLOAD_MAX_BYTES', 100 * 1024 * 1024);
+  },
+  /** Large-file upload: how long the presigned upload (and its pending record) stays valid. */
+  get uploadExpirySeconds() {
+    return intEnv('UPLOAD_EXPIRY_SECONDS', 900);
+  },
   /** Local stand-ins (dynalite, s3rver); unset in AWS. */
   get dynamoDbEndpoint() {
     return env('DYNAMODB_ENDPOINT');

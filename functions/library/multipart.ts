@@ -1,0 +1,141 @@
+/**
+ * Streaming multipart/form-data (RFC 7578) over busboy: the parts of a body, one after another, each as a
+ * byte stream, without collecting the body or a file. Accepts the forms browsers, curl and .NET's
+ * HttpClient write: quoted or bare boundary and parameters, `filename*` (RFC 5987, wins over `filename`),
+ * a preamble and epilogue, parts without a filename (busboy calls those "fields"; they are decoded as
+ * latin1, which maps every byte to one character, so binary survives the round trip) and parts without
+ * a content type.
+ */
+import { PassThrough, Readable } from 'node:stream';
+import busboy from 'busboy';
+import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from '../shared/errors.ts';
+import { tooManyItems } from '../domain/library.ts';
+
+export interface MultipartPart {
+  /** Zero-based position among the body's parts. */
+  index: number;
+  fieldName: string;
+  fileName?: string;
+  /** The content type the client declared (busboy's default when none: text/plain or application/octet-stream). */
+  declaredType: string;
+  /** The part's bytes. Read it to the end or destroy it: the next part is parsed only then. */
+  stream: Readable;
+}
+
+export interface MultipartLimits {
+  maxParts: number;
+  maxPartBytes: number;
+}
+
+const malformed = (reason: string) => badRequest('MalformedMultipart', `The multipart/form-data body could not be read: ${reason}.`);
+
+/**
+ * The request body as bytes, decoded in slices: API Gateway hands binary bodies over base64-encoded, and
+ * decoding it whole would hold a second copy of every file at once.
+ */
+export function bodyStream(body: string | null | undefined, isBase64Encoded: boolean): Readable {
+  const text = body ?? '';
+  if (!isBase64Encoded) return Readable.from([Buffer.from(text, 'utf8')], { objectMode: false });
+  const sliceChars = 64 * 1024; // a multiple of 4: each slice decodes on its own
+  function* slices() {
+    for (let start = 0; start < text.length; start += sliceChars) yield Buffer.from(text.slice(start, start + sliceChars), 'base64');
+  }
+  return Readable.from(slices(), { objectMode: false });
+}
+
+/** Decoded size of the body without decoding it. */
+export function bodyBytes(body: string | null | undefined, isBase64Encoded: boolean): number {
+  return Buffer.byteLength(body ?? '', isBase64Encoded ? 'base64' : 'utf8');
+}
+
+/**
+ * Hands busboy's file stream out through a PassThrough, so that a consumer that stops reading (destroy)
+ * does not stall the parser: the rest of the part is drained instead. Parse errors and the size limit
+ * reach the consumer as ApiErrors.
+ */
+function detachable(file: Readable, limits: MultipartLimits): Readable {
+  const out = new PassThrough();
+  file.on('limit', () => out.destroy(payloadTooLarge(`A part is over ${limits.maxPartBytes} bytes.`)));
+  file.on('error', (error: Error) => out.destroy(malformed(error.message)));
+  out.on('close', () => {
+    if (!file.readableEnded) {
+      file.unpipe(out);
+      file.resume();
+    }
+  });
+  file.pipe(out);
+  return out;
+}
+
+function parser(contentType: string | undefined, limits: MultipartLimits) {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'multipart/form-data') throw unsupportedMediaType('Send the image as multipart/form-data.');
+  try {
+    return busboy({
+      headers: { 'content-type': contentType as string },
+      // `parts` counts every part; the file and field limits only keep busboy's own smaller defaults out of the way.
+      limits: { parts: limits.maxParts, files: limits.maxParts, fields: limits.maxParts, fileSize: limits.maxPartBytes, fieldSize: limits.maxPartBytes, headerPairs: 100 },
+      defCharset: 'latin1',
+      defParamCharset: 'utf8',
+    });
+  } catch (error) {
+    throw malformed((error as Error).message);
+  }
+}
+
+/**
+ * The body's parts in order. Only one part is being parsed at a time; the generator waits for the
+ * consumer to read (or destroy) each part's stream. More than `maxParts` parts fail with TooManyItems.
+ */
+export async function* multipartParts(body: Readable, contentType: string | undefined, limits: MultipartLimits): AsyncGenerator<MultipartPart> {
+  const form = parser(contentType, limits);
+  const ready: MultipartPart[] = [];
+  let failure: ApiError | undefined;
+  let finished = false;
+  let wake: (() => void) | undefined;
+  let index = 0;
+  const notify = () => {
+    wake?.();
+    wake = undefined;
+  };
+
+  form.on('file', (fieldName, file, info) => {
+    ready.push({ index: index++, fieldName, ...(info.filename !== undefined ? { fileName: info.filename } : {}), declaredType: info.mimeType, stream: detachable(file, limits) });
+    notify();
+  });
+  form.on('field', (fieldName, value, info) => {
+    if (info.valueTruncated) failure ??= payloadTooLarge(`Part "${fieldName}" is over ${limits.maxPartBytes} bytes.`);
+    else ready.push({ index: index++, fieldName, declaredType: info.mimeType, stream: Readable.from([Buffer.from(value, 'latin1')], { objectMode: false }) });
+    notify();
+  });
+  form.on('partsLimit', () => {
+    failure ??= tooManyItems(limits.maxParts);
+    notify();
+  });
+  form.on('error', (error: Error) => {
+    failure ??= malformed(error.message);
+    notify();
+  });
+  form.on('close', () => {
+    finished = true;
+    notify();
+  });
+  body.on('error', (error) => form.destroy(error));
+  body.pipe(form);
+
+  try {
+    for (;;) {
+      const part = ready.shift();
+      if (part) yield part;
+      else if (failure) throw failure;
+      else if (finished) return;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    if (!finished) {
+      body.unpipe(form);
+      body.destroy();
+      form.destroy();
+    }
+  }
+}

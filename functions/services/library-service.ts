@@ -1,0 +1,428 @@
+/**
+ * Library use cases: store images (push, pull, large-file upload) all or nothing under a new anonymous
+ * user, and mint product builder URLs. Handlers call these; they know nothing of HTTP.
+ *
+ * Anonymous users: every push, pull or completed upload creates one (a fresh guid) that owns exactly the
+ * items of that call. It has no credential of its own: it is identified afterwards by the unguessable
+ * token in the ProductBuilderUrl (`{CHECKOUT_URL}/builder/<token>`). The builder site resolves the token
+ * (store: getBuilderLink) to the item guids, the anonymous user(s) owning them and the API key that
+ * uploaded them; whoever holds the URL acts as that anonymous user.
+ */
+import { createHash } from 'node:crypto';
+import { Readable, Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  ACCEPTED_IMAGE_TYPES,
+  SNIFF_BYTES,
+  failedItemsError,
+  sniffImageType,
+  tooManyItems,
+  type ItemFailure,
+  type LibraryItem,
+} from '../domain/library.ts';
+import { ApiError, badRequest, conflict, notFound, payloadTooLarge, unsupportedMediaType } from '../shared/errors.ts';
+import { newGuid, newSecretId } from '../shared/ids.ts';
+import { config } from '../shared/config.ts';
+import { logger, metrics } from '../shared/powertools.ts';
+import * as library from '../store/library-store.ts';
+import { bodyBytes, bodyStream, multipartParts, type MultipartPart } from '../library/multipart.ts';
+
+/**
+ * One image of a request. `open` is called once, when a concurrency slot is free, and must give the
+ * image's bytes as a byte stream. A failure that is the client's (bad URL, refused address, too large)
+ * is thrown by `open`, or emitted by the stream, as an ApiError: its message becomes that index's Reason.
+ * Any other error is treated as the service's own and fails the whole request with a 500.
+ * The stream is destroyed when its bytes are not wanted (not an image, over the cap, request failed).
+ */
+export interface ImageSource {
+  /** Zero-based position in the request: results come back in this order, failures are reported by it. */
+  index: number;
+  open: () => Promise<Readable> | Readable;
+  /** The client's file name (multipart) or the URL's last segment (pull), kept on the item record. */
+  declaredName?: string;
+}
+
+export interface IngestOptions {
+  /** Largest image from one source; more is a 413 failure of that index. Default: UPLOAD_MAX_BYTES. */
+  maxBytes?: number;
+  /** Sources read and stored at the same time. Default 4. */
+  concurrency?: number;
+}
+
+export interface IngestResult {
+  /** In request order. */
+  items: LibraryItem[];
+  productBuilderUrl: string;
+  anonymousUserId: string;
+}
+
+/** At most this many guids in one builder request (one BatchGetItem). */
+export const MAX_BUILDER_ITEMS = 100;
+
+export const builderUrl = (token: string): string => `${config.checkoutUrl}/builder/${token}`;
+
+const largeFileHint = () =>
+  `Upload larger images (up to ${config.uploadMaxBytes} bytes) with POST /library/upload and POST /library/upload/{ItemGuid}/complete.`;
+
+export const imageTooLarge = (maxBytes: number) => payloadTooLarge(`The image is over ${maxBytes} bytes. ${largeFileHint()}`);
+
+/** 413 for a push body over the cap, pointing to the large-file path. */
+export const pushTooLarge = (bodyBytes: number) =>
+  payloadTooLarge(`The request body is ${bodyBytes} bytes; push accepts at most ${config.pushMaxBytes} bytes per request. ${largeFileHint()}`);
+
+const notAnImage = (length: number) =>
+  unsupportedMediaType(length === 0 ? 'The file is empty.' : `The bytes are not an accepted image (${ACCEPTED_IMAGE_TYPES}), whatever the declared content type.`);
+
+// ---- Streaming: sniff, measure ----
+
+/** Reads just enough leading bytes to know the type; the returned body replays them, then the rest. */
+async function sniffStream(stream: Readable): Promise<{ mimeType: string; body: Readable }> {
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const head: Buffer[] = [];
+  let length = 0;
+  while (length < SNIFF_BYTES) {
+    const next = await chunks.next();
+    if (next.done) break;
+    head.push(next.value);
+    length += next.value.length;
+  }
+  const mimeType = sniffImageType(Buffer.concat(head));
+  if (mimeType === undefined) {
+    stream.destroy();
+    throw notAnImage(length);
+  }
+  async function* replay() {
+    yield* head;
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  }
+  return { mimeType, body: Readable.from(replay(), { objectMode: false }) };
+}
+
+/** Counts and hashes bytes passing through; fails with a 413 the moment they exceed `maxBytes`. */
+class ImageMeter extends Transform {
+  size = 0;
+  private readonly hash = createHash('md5');
+  private readonly maxBytes: number;
+
+  constructor(maxBytes: number) {
+    super();
+    this.maxBytes = maxBytes;
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void): void {
+    this.size += chunk.length;
+    if (this.size > this.maxBytes) return done(imageTooLarge(this.maxBytes));
+    this.hash.update(chunk);
+    done(null, chunk);
+  }
+
+  /** 32 uppercase hex; call once, after the last byte. */
+  md5(): string {
+    return this.hash.digest('hex').toUpperCase();
+  }
+}
+
+/** The ApiError behind a stream failure: the one a source or the meter raised, not the SDK's wrapping of it. */
+function clientError(error: unknown, ...streams: Readable[]): unknown {
+  for (const stream of streams) {
+    const cause = (stream as Readable & { errored?: unknown }).errored;
+    if (cause instanceof ApiError) return cause;
+  }
+  return error;
+}
+
+interface StoredImage {
+  item: LibraryItem;
+  objectKey: string;
+  fileName?: string;
+}
+
+async function storeImage(source: ImageSource, maxBytes: number): Promise<StoredImage> {
+  const itemGuid = newGuid();
+  const objectKey = library.libraryObjectKey(itemGuid);
+  const { mimeType, body } = await sniffStream(await source.open());
+  const meter = new ImageMeter(maxBytes);
+  const metered = body.pipe(meter);
+  body.on('error', (error) => meter.destroy(error));
+  try {
+    await library.putImageObject(objectKey, metered, mimeType);
+  } catch (error) {
+    body.destroy();
+    throw clientError(error, meter, body);
+  }
+  const item = { itemGuid, mimeType, size: meter.size, md5: meter.md5() };
+  return { item, objectKey, ...(source.declaredName !== undefined ? { fileName: source.declaredName } : {}) };
+}
+
+// ---- Bounded concurrency over a (possibly streaming) list of sources ----
+
+interface Settled<R> {
+  index: number;
+  outcome: PromiseSettledResult<R>;
+}
+
+/**
+ * Runs `work` on each source, `limit` at a time, pulling sources as slots free up (a multipart body yields
+ * its parts only as they are read). A failing source does not stop the others: every failure is reported.
+ * A failing source list (malformed body, too many items) stops pulling and is returned as `listError`.
+ */
+async function settleBounded<R>(
+  sources: Iterable<ImageSource> | AsyncIterable<ImageSource>,
+  limit: number,
+  maxItems: number,
+  work: (source: ImageSource) => Promise<R>,
+): Promise<{ settled: Settled<R>[]; count: number; listError?: unknown }> {
+  const iterator = Symbol.asyncIterator in sources ? sources[Symbol.asyncIterator]() : (async function* () { yield* sources; })();
+  const settled: Settled<R>[] = [];
+  let count = 0;
+  let listError: unknown;
+  const worker = async () => {
+    while (listError === undefined) {
+      let next: IteratorResult<ImageSource>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        listError ??= error;
+        return;
+      }
+      if (next.done) return;
+      if (++count > maxItems) {
+        listError ??= tooManyItems(maxItems);
+        return;
+      }
+      const source = next.value;
+      const outcome = await work(source).then(
+        (value): PromiseSettledResult<R> => ({ status: 'fulfilled', value }),
+        (reason: unknown): PromiseSettledResult<R> => ({ status: 'rejected', reason }),
+      );
+      settled.push({ index: source.index, outcome });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
+  if (listError !== undefined) await iterator.return?.();
+  return { settled: settled.sort((a, b) => a.index - b.index), count: Math.min(count, maxItems), ...(listError !== undefined ? { listError } : {}) };
+}
+
+// ---- Commit and roll back ----
+
+/** Best effort: a failed delete leaves an uncommitted (invisible) record or an orphan object, logged. */
+async function removeAll(deletes: (() => Promise<unknown>)[]): Promise<void> {
+  const results = await Promise.allSettled(deletes.map((remove) => remove()));
+  const failed = results.filter((result) => result.status === 'rejected');
+  if (failed.length > 0) logger.error('library rollback left records or objects behind', { failed: failed.length, reason: String((failed[0] as PromiseRejectedResult).reason) });
+}
+
+const removeObjects = (images: StoredImage[]) => removeAll(images.map((image) => () => library.deleteImageObject(image.objectKey)));
+
+interface CommitPlan {
+  apiKeyId: string;
+  anonymousUserId: string;
+  token: string;
+  createdAt: number;
+  images: StoredImage[];
+}
+
+/** Items, then their owner (the commit point), then the builder link. Every write is safe to repeat. */
+async function writeCommit(plan: CommitPlan): Promise<void> {
+  const { apiKeyId, anonymousUserId, token, createdAt, images } = plan;
+  const writes = await Promise.allSettled(
+    images.map((image) => library.putItem({ ...image.item, apiKeyId, ownerId: anonymousUserId, objectKey: image.objectKey, createdAt, ...(image.fileName !== undefined ? { fileName: image.fileName } : {}) })),
+  );
+  const failed = writes.find((write) => write.status === 'rejected');
+  if (failed) throw failed.reason;
+  const itemGuids = images.map((image) => image.item.itemGuid);
+  await library.putAnonymousUser({ anonymousUserId, apiKeyId, itemGuids, createdAt });
+  await library.putBuilderLink({ token, apiKeyId, itemGuids, anonymousUserIds: [anonymousUserId], createdAt });
+}
+
+function recordMetrics(images: StoredImage[]): void {
+  metrics.addMetric('ImagesStored', 'Count', images.length);
+  metrics.addMetric('ImageBytesStored', 'Bytes', images.reduce((sum, image) => sum + image.item.size, 0));
+}
+
+const newPlan = (apiKeyId: string, images: StoredImage[]): CommitPlan => ({ apiKeyId, anonymousUserId: newGuid(), token: newSecretId(), createdAt: Date.now(), images });
+
+const resultOf = (plan: CommitPlan): IngestResult => ({
+  items: plan.images.map((image) => image.item),
+  productBuilderUrl: builderUrl(plan.token),
+  anonymousUserId: plan.anonymousUserId,
+});
+
+/**
+ * Stores every source's image in the bucket and the library, all or nothing, under a new anonymous user,
+ * and returns the items in request order with a builder URL for exactly them. When any source fails,
+ * nothing of the request remains and the error lists each failed index (details `Failures`).
+ */
+export async function ingestImages(
+  owner: { apiKeyId: string },
+  sources: Iterable<ImageSource> | AsyncIterable<ImageSource>,
+  options: IngestOptions = {},
+): Promise<IngestResult> {
+  const maxBytes = options.maxBytes ?? config.uploadMaxBytes;
+  const { settled, count, listError } = await settleBounded(sources, options.concurrency ?? 4, config.libraryMaxItems, (source) => storeImage(source, maxBytes));
+  const images = settled.flatMap(({ outcome }) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  const rejected = settled.flatMap(({ index, outcome }) => (outcome.status === 'rejected' ? [{ index, reason: outcome.reason as unknown }] : []));
+  const internal = rejected.find(({ reason }) => !(reason instanceof ApiError));
+  if (listError !== undefined || rejected.length > 0 || count === 0) {
+    await removeObjects(images);
+    if (internal) throw internal.reason;
+    if (listError !== undefined) throw listError;
+    if (count === 0) throw badRequest('NoImages', 'The request carries no image.');
+    const failures: ItemFailure[] = rejected.map(({ index, reason }) => ({ index, error: reason as ApiError }));
+    throw failedItemsError(failures, count);
+  }
+
+  const plan = newPlan(owner.apiKeyId, images);
+  try {
+    await writeCommit(plan);
+  } catch (error) {
+    // The owner record goes first: without it the items are uncommitted even if a later delete fails.
+    await removeAll([() => library.deleteAnonymousUser(plan.anonymousUserId)]);
+    await removeAll([...images.map((image) => () => library.deleteItem(image.item.itemGuid)), ...images.map((image) => () => library.deleteImageObject(image.objectKey))]);
+    throw error;
+  }
+  recordMetrics(images);
+  return resultOf(plan);
+}
+
+// ---- Push (multipart) ----
+
+export interface MultipartRequest {
+  /** As API Gateway passes it: base64 when the content type is a binary media type. */
+  body: string | null;
+  isBase64Encoded: boolean;
+  contentType: string | undefined;
+}
+
+/** Single push: the form is exactly one part, named `image`. */
+async function* onlyImagePart(parts: AsyncIterable<MultipartPart>): AsyncGenerator<MultipartPart> {
+  let seen = 0;
+  for await (const part of parts) {
+    if (seen++ > 0) throw badRequest('UnexpectedPart', 'Push takes one part, named "image"; send several images to POST /library/multi/push.');
+    if (part.fieldName !== 'image') throw badRequest('MissingImagePart', `The form has no part named "image" (found "${part.fieldName}").`);
+    yield part;
+  }
+  if (seen === 0) throw badRequest('MissingImagePart', 'The form has no part named "image".');
+}
+
+async function* imageSources(parts: AsyncIterable<MultipartPart>): AsyncGenerator<ImageSource> {
+  for await (const part of parts) yield { index: part.index, open: () => part.stream, ...(part.fileName !== undefined ? { declaredName: part.fileName } : {}) };
+}
+
+/**
+ * Push: streams the multipart body's parts into the library. `single`: one part named `image`; `multi`:
+ * every part is an image, whatever its field name. The body is capped (PUSH_MAX_BYTES) so that it fits
+ * Lambda's synchronous payload in base64; above it the answer is a 413 pointing to the large-file upload.
+ */
+export async function pushImages(owner: { apiKeyId: string }, request: MultipartRequest, shape: 'single' | 'multi'): Promise<IngestResult> {
+  const maxBytes = config.pushMaxBytes;
+  const size = bodyBytes(request.body, request.isBase64Encoded);
+  if (size > maxBytes) throw pushTooLarge(size);
+  const parts = multipartParts(bodyStream(request.body, request.isBase64Encoded), request.contentType, { maxParts: config.libraryMaxItems, maxPartBytes: maxBytes });
+  return ingestImages(owner, imageSources(shape === 'single' ? onlyImagePart(parts) : parts), { maxBytes });
+}
+
+// ---- Builder URLs for existing items ----
+
+/** A new builder URL for exactly these items, which must all be committed items of this API key. */
+export async function builderUrlForItems(apiKeyId: string, itemGuids: string[]): Promise<string> {
+  const wanted = [...new Set(itemGuids)];
+  if (wanted.length > MAX_BUILDER_ITEMS) throw badRequest('TooManyItems', `Guids: at most ${MAX_BUILDER_ITEMS} items per builder URL.`, { Fields: ['Guids'] });
+  const found = new Map((await library.getCommittedItems(wanted)).filter((item) => item.apiKeyId === apiKeyId).map((item) => [item.itemGuid, item]));
+  const missing = wanted.filter((guid) => !found.has(guid));
+  if (missing.length > 0) throw notFound('LibraryItemNotFound', `No library item ${missing.join(', ')}.`);
+  const token = newSecretId();
+  const owners = [...new Set(wanted.map((guid) => (found.get(guid) as library.StoredItem).ownerId))];
+  await library.putBuilderLink({ token, apiKeyId, itemGuids: wanted, anonymousUserIds: owners, createdAt: Date.now() });
+  return builderUrl(token);
+}
+
+// ---- Large-file upload ----
+
+/** How long a complete call may hold an upload before another call may take it over (Lambda's timeout is shorter). */
+const CLAIM_STALE_MS = 60 * 1000;
+
+export interface UploadTicket {
+  itemGuid: string;
+  url: string;
+  fields: Record<string, string>;
+  maxBytes: number;
+  expiresAt: number;
+}
+
+export async function createUpload(apiKeyId: string): Promise<UploadTicket> {
+  const itemGuid = newGuid();
+  const objectKey = library.uploadObjectKey(itemGuid);
+  const maxBytes = config.uploadMaxBytes;
+  const expirySeconds = config.uploadExpirySeconds;
+  const expiresAt = Date.now() + expirySeconds * 1000;
+  const post = await library.presignUpload(objectKey, maxBytes, expirySeconds);
+  await library.putUpload({ itemGuid, apiKeyId, objectKey, expiresAt });
+  return { itemGuid, url: post.url, fields: post.fields, maxBytes, expiresAt };
+}
+
+const uploadNotFound = (itemGuid: string) => notFound('UploadNotFound', `No pending upload ${itemGuid} for this API key (it may have expired).`);
+
+/** Type from a ranged GET of the first bytes, then size and MD5 by streaming the same object version. */
+async function verifyUploadedObject(objectKey: string, maxBytes: number): Promise<{ mimeType: string; size: number; md5: string; etag: string }> {
+  const head = await library.readObjectHead(objectKey, SNIFF_BYTES);
+  if (!head) throw conflict('UploadMissing', 'Nothing has been uploaded for this item yet: POST the file to the presigned upload first.');
+  const mimeType = sniffImageType(head.head);
+  // S3 enforces the policy's size range; checking again keeps stand-ins without policy checks honest.
+  if (mimeType === undefined || head.size > maxBytes) {
+    await library.deleteImageObject(objectKey);
+    throw mimeType === undefined ? notAnImage(head.size) : imageTooLarge(maxBytes);
+  }
+  const meter = new ImageMeter(maxBytes);
+  await pipeline(await library.openObject(objectKey, head.etag), meter, new Writable({ write: (_chunk, _encoding, done) => done() }));
+  return { mimeType, size: meter.size, md5: meter.md5(), etag: head.etag };
+}
+
+async function finishUpload(upload: library.PendingUpload, result: library.UploadResult): Promise<IngestResult> {
+  const image: StoredImage = { item: result.item, objectKey: library.libraryObjectKey(result.item.itemGuid) };
+  const plan: CommitPlan = { apiKeyId: upload.apiKeyId, anonymousUserId: result.anonymousUserId, token: result.token, createdAt: result.createdAt, images: [image] };
+  await writeCommit(plan);
+  await library.deleteImageObject(upload.objectKey);
+  return resultOf(plan);
+}
+
+/**
+ * Verifies the uploaded object and adds it to the library as push would. Safe to repeat: once verified,
+ * the outcome is recorded on the upload first, and a repeated call finishes the same writes and answers
+ * the same. A refused object (not an image, too large) is deleted; the presigned upload may be used again.
+ */
+export async function completeUpload(apiKeyId: string, itemGuid: string): Promise<IngestResult> {
+  const now = Date.now();
+  const upload = await library.getUpload(itemGuid);
+  if (!upload || upload.apiKeyId !== apiKeyId) throw uploadNotFound(itemGuid);
+  if (upload.result) return finishUpload(upload, upload.result);
+  if (upload.expiresAt <= now) throw uploadNotFound(itemGuid);
+  if (!(await library.claimUpload(itemGuid, now, now - CLAIM_STALE_MS))) {
+    throw conflict('UploadInProgress', `Upload ${itemGuid} is being completed by another request; retry in a moment.`);
+  }
+  let verified: Awaited<ReturnType<typeof verifyUploadedObject>>;
+  try {
+    verified = await verifyUploadedObject(upload.objectKey, config.uploadMaxBytes);
+    // The library copy is made before the decision; a call that dies here leaves the same key for the retry.
+    await library.copyObject(upload.objectKey, library.libraryObjectKey(itemGuid), verified.etag);
+  } catch (error) {
+    await library.releaseUpload(itemGuid).catch((release: unknown) => logger.warn('could not release upload claim', { itemGuid, reason: String(release) }));
+    throw error;
+  }
+  const result: library.UploadResult = {
+    item: { itemGuid, mimeType: verified.mimeType, size: verified.size, md5: verified.md5 },
+    anonymousUserId: newGuid(),
+    token: newSecretId(),
+    createdAt: now,
+  };
+  if (!(await library.recordUploadResult(itemGuid, now, result))) {
+    throw conflict('UploadInProgress', `Upload ${itemGuid} was taken over by another request; retry to read its outcome.`);
+  }
+  const ingested = await finishUpload(upload, result);
+  recordMetrics([{ item: result.item, objectKey: library.libraryObjectKey(itemGuid) }]);
+  return ingested;
+}

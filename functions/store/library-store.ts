@@ -1,0 +1,242 @@
+/**
+ * The one place that reads and writes the image library: item records, anonymous users, builder links and
+ * pending large-file uploads in the single table; image bytes in the bucket.
+ *
+ * Without transactions, a request's records are written in an order whose last write is the commit:
+ * objects, then items, then the anonymous user that owns them, then the builder link. An item whose
+ * owner record does not exist is uncommitted and reads as missing (see getCommittedItems), so a request
+ * that dies half way never exposes half its images.
+ */
+import { Readable } from 'node:stream';
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { createPresignedPost, type PresignedPost } from '@aws-sdk/s3-presigned-post';
+import { dynamo, s3 } from '../shared/clients.ts';
+import { config } from '../shared/config.ts';
+import { ttlSeconds } from './table.ts';
+import type { LibraryItem } from '../domain/library.ts';
+
+export interface StoredItem extends LibraryItem {
+  apiKeyId: string;
+  /** The anonymous user the push or pull created. */
+  ownerId: string;
+  objectKey: string;
+  fileName?: string;
+  createdAt: number;
+}
+
+export interface AnonymousUser {
+  anonymousUserId: string;
+  apiKeyId: string;
+  itemGuids: string[];
+  createdAt: number;
+}
+
+export interface BuilderLink {
+  token: string;
+  apiKeyId: string;
+  itemGuids: string[];
+  /** The anonymous users owning the items: one for a push or pull, several when /library/builder mixes requests. */
+  anonymousUserIds: string[];
+  createdAt: number;
+}
+
+export interface PendingUpload {
+  itemGuid: string;
+  apiKeyId: string;
+  objectKey: string;
+  expiresAt: number;
+  /** Set while one complete call verifies the object; a stale claim (the call died) may be taken over. */
+  claimedAt?: number;
+  /** Set once verified: from then on the upload is decided, and a repeated complete finishes and answers the same. */
+  result?: UploadResult;
+}
+
+export interface UploadResult {
+  item: LibraryItem;
+  anonymousUserId: string;
+  token: string;
+  createdAt: number;
+}
+
+const itemKey = (itemGuid: string) => ({ PK: `LIBITEM#${itemGuid}`, SK: 'LIBITEM' });
+const anonymousUserKey = (id: string) => ({ PK: `ANONUSER#${id}`, SK: 'ANONUSER' });
+const builderLinkKey = (token: string) => ({ PK: `BUILDER#${token}`, SK: 'BUILDER' });
+const uploadKey = (itemGuid: string) => ({ PK: `UPLOAD#${itemGuid}`, SK: 'UPLOAD' });
+
+export const libraryObjectKey = (itemGuid: string) => `library/${itemGuid}`;
+export const uploadObjectKey = (itemGuid: string) => `uploads/${itemGuid}`;
+
+function strip<T>(item: Record<string, unknown>): T {
+  const { PK: _pk, SK: _sk, Type: _type, TtlEpochSeconds: _ttl, ...rest } = item;
+  return rest as T;
+}
+
+/**
+ * Every key here holds a fresh random guid or token, so a plain PutItem never meets another request's
+ * record, and repeating it (a replayed upload completion) writes the same thing again.
+ */
+async function putRecord(key: { PK: string; SK: string }, type: string, record: object, ttlAt?: number): Promise<void> {
+  await dynamo.send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: { ...key, Type: type, ...(ttlAt !== undefined ? { TtlEpochSeconds: ttlSeconds(ttlAt) } : {}), ...record },
+    }),
+  );
+}
+
+const deleteRecord = (key: { PK: string; SK: string }) => dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
+
+/** BatchGetItem in chunks of 100, finishing UnprocessedKeys; cost is bounded by the keys asked for. */
+async function batchGet(keys: { PK: string; SK: string }[]): Promise<Record<string, unknown>[]> {
+  const tableName = config.tableName;
+  const found: Record<string, unknown>[] = [];
+  for (let start = 0; start < keys.length; start += 100) {
+    let pending: Record<string, unknown>[] = keys.slice(start, start + 100);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 5) throw new Error('BatchGetItem left keys unprocessed');
+      const result = await dynamo.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
+      found.push(...(result.Responses?.[tableName] ?? []));
+      pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+    }
+  }
+  return found;
+}
+
+// ---- Item records, anonymous users, builder links ----
+
+export const putItem = (item: StoredItem) => putRecord(itemKey(item.itemGuid), 'LibraryItem', item);
+export const deleteItem = (itemGuid: string) => deleteRecord(itemKey(itemGuid));
+export const putAnonymousUser = (user: AnonymousUser) => putRecord(anonymousUserKey(user.anonymousUserId), 'AnonymousUser', user);
+export const deleteAnonymousUser = (id: string) => deleteRecord(anonymousUserKey(id));
+export const putBuilderLink = (link: BuilderLink) => putRecord(builderLinkKey(link.token), 'BuilderLink', link);
+
+export async function getBuilderLink(token: string): Promise<BuilderLink | undefined> {
+  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: builderLinkKey(token), ConsistentRead: true }));
+  return result.Item ? strip<BuilderLink>(result.Item) : undefined;
+}
+
+/** The committed items among `itemGuids` (two BatchGetItem rounds: the items, then their owners). */
+export async function getCommittedItems(itemGuids: string[]): Promise<StoredItem[]> {
+  const items = (await batchGet(itemGuids.map(itemKey))).map((record) => strip<StoredItem>(record));
+  const ownerIds = [...new Set(items.map((item) => item.ownerId))];
+  const owners = new Set((await batchGet(ownerIds.map(anonymousUserKey))).map((record) => strip<AnonymousUser>(record).anonymousUserId));
+  return items.filter((item) => owners.has(item.ownerId));
+}
+
+// ---- Pending large-file uploads ----
+
+export const putUpload = (upload: PendingUpload) => putRecord(uploadKey(upload.itemGuid), 'PendingUpload', upload, upload.expiresAt);
+
+export async function getUpload(itemGuid: string): Promise<PendingUpload | undefined> {
+  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: uploadKey(itemGuid), ConsistentRead: true }));
+  return result.Item ? strip<PendingUpload>(result.Item) : undefined;
+}
+
+/** Takes the upload for one complete call; false when another call holds a fresh claim or it is completed. */
+export async function claimUpload(itemGuid: string, now: number, staleBefore: number): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: uploadKey(itemGuid),
+        UpdateExpression: 'SET claimedAt = :now',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#result) AND (attribute_not_exists(claimedAt) OR claimedAt < :stale)',
+        ExpressionAttributeNames: { '#result': 'result' },
+        ExpressionAttributeValues: { ':now': now, ':stale': staleBefore },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+export async function releaseUpload(itemGuid: string): Promise<void> {
+  await dynamo.send(new UpdateCommand({ TableName: config.tableName, Key: uploadKey(itemGuid), UpdateExpression: 'REMOVE claimedAt' }));
+}
+
+/** Decides the upload: records what it became, only while `claimedAt` is still this call's claim. False when it was taken over. */
+export async function recordUploadResult(itemGuid: string, claimedAt: number, result: UploadResult): Promise<boolean> {
+  try {
+    await dynamo.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: uploadKey(itemGuid),
+        UpdateExpression: 'SET #result = :result',
+        ConditionExpression: 'claimedAt = :claimedAt AND attribute_not_exists(#result)',
+        ExpressionAttributeNames: { '#result': 'result' },
+        ExpressionAttributeValues: { ':result': result, ':claimedAt': claimedAt },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+// ---- Image bytes ----
+
+/**
+ * Streams `body` into the bucket. lib-storage sends a small image as one PutObject and a large one as a
+ * multipart upload, buffering at most queueSize x partSize bytes: memory stays constant whatever the size.
+ */
+export async function putImageObject(objectKey: string, body: Readable, contentType: string): Promise<void> {
+  const upload = new Upload({
+    client: s3,
+    params: { Bucket: config.bucketName, Key: objectKey, Body: body, ContentType: contentType },
+    queueSize: 2,
+    partSize: 5 * 1024 * 1024,
+    leavePartsOnError: false,
+  });
+  await upload.done();
+}
+
+export async function deleteImageObject(objectKey: string): Promise<void> {
+  await s3.send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: objectKey }));
+}
+
+export interface ObjectHead {
+  head: Buffer;
+  size: number;
+  etag: string;
+}
+
+/** The first `length` bytes, the total size and the version (ETag) of an object; undefined when it does not exist. */
+export async function readObjectHead(objectKey: string, length: number): Promise<ObjectHead | undefined> {
+  try {
+    const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, Range: `bytes=0-${length - 1}` }));
+    const head = Buffer.from((await result.Body?.transformToByteArray()) ?? []);
+    const total = /\/(\d+)$/.exec(result.ContentRange ?? '')?.[1];
+    return { head, size: total !== undefined ? Number(total) : head.length, etag: result.ETag ?? '' };
+  } catch (error) {
+    if (error instanceof NoSuchKey || (error as { name?: string }).name === 'InvalidRange') return undefined;
+    throw error;
+  }
+}
+
+/** The object's bytes as a stream, only if it is still the version `etag` names. */
+export async function openObject(objectKey: string, etag: string): Promise<Readable> {
+  const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, IfMatch: etag }));
+  return result.Body as Readable;
+}
+
+/** Server-side copy (no bytes through the function), only of the version `etag` names. */
+export async function copyObject(fromKey: string, toKey: string, etag: string): Promise<void> {
+  const bucket = config.bucketName;
+  await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource: `${bucket}/${fromKey}`, CopySourceIfMatch: etag }));
+}
+
+/** A browser-style presigned POST whose policy pins the key and limits the size to 1..maxBytes. */
+export function presignUpload(objectKey: string, maxBytes: number, expiresSeconds: number): Promise<PresignedPost> {
+  return createPresignedPost(s3, {
+    Bucket: config.bucketName,
+    Key: objectKey,
+    Conditions: [['content-length-range', 1, maxBytes]],
+    Expires: expiresSeconds,
+  });
+}
