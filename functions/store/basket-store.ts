@@ -8,6 +8,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../shared/clients.ts';
 import { config } from '../shared/config.ts';
 import { serviceUnavailable } from '../shared/errors.ts';
+import { newSecretId } from '../shared/ids.ts';
 import { isExpired, type Basket } from '../domain/basket.ts';
 import { keyPart, ttlSeconds } from './table.ts';
 import { projectKey, toProjectPrice, type ProjectItem } from './project-store.ts';
@@ -21,26 +22,47 @@ interface BasketItem extends Basket {
   SK: string;
   Type: 'Basket';
   TtlEpochSeconds: number;
+  /** Random per write: lets a write whose answer was lost recognise itself (see `landed`). */
+  WriteId: string;
 }
 
 /** Thrown when the version condition fails: another request saved the basket first. */
 export class StaleBasketError extends Error {}
 
-const toItem = (basket: Basket): BasketItem => ({
+const toItem = (basket: Basket, writeId: string): BasketItem => ({
   ...basketKey(basket.userId, basket.guid),
   Type: 'Basket',
   TtlEpochSeconds: ttlSeconds(basket.expiresAt),
+  WriteId: writeId,
   ...basket,
 });
 
 function fromItem(item: Record<string, unknown> | undefined, now: number): Basket | undefined {
   if (!item) return undefined;
-  const { PK: _pk, SK: _sk, Type: _type, TtlEpochSeconds: _ttl, ...basket } = item as unknown as BasketItem;
+  const { PK: _pk, SK: _sk, Type: _type, TtlEpochSeconds: _ttl, WriteId: _writeId, ...basket } = item as unknown as BasketItem;
   return isExpired(basket, now) ? undefined : basket;
 }
 
+/**
+ * When a conditional write's answer is lost (connection reset, timeout), the SDK sends it again and the
+ * repeat fails its own condition although the first attempt was applied. The item then carries this
+ * write's id: the write landed, and re-running the change would apply it twice.
+ */
+async function landed(basket: Basket, writeId: string): Promise<boolean> {
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: basketKey(basket.userId, basket.guid), ConsistentRead: true, ProjectionExpression: 'WriteId' }),
+  );
+  return result.Item?.WriteId === writeId;
+}
+
 export async function insertBasket(basket: Basket): Promise<void> {
-  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: toItem(basket), ConditionExpression: 'attribute_not_exists(PK)' }));
+  const writeId = newSecretId();
+  try {
+    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: toItem(basket, writeId), ConditionExpression: 'attribute_not_exists(PK)' }));
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException && (await landed(basket, writeId))) return;
+    throw error;
+  }
 }
 
 /** One GetItem. An expired basket reads as missing even before DynamoDB's TTL deletes it. */
@@ -92,19 +114,20 @@ export async function listBaskets(userId: string, now: number): Promise<Basket[]
 /** Saves `basket` as version `expectedVersion + 1`, only if nobody saved since `expectedVersion` was read. */
 export async function saveBasket(basket: Basket, expectedVersion: number): Promise<Basket> {
   const saved = { ...basket, version: expectedVersion + 1 };
+  const writeId = newSecretId();
   try {
     await dynamo.send(
       new PutCommand({
         TableName: config.tableName,
-        Item: toItem(saved),
+        Item: toItem(saved, writeId),
         ConditionExpression: 'attribute_exists(PK) AND #version = :expected',
         ExpressionAttributeNames: { '#version': 'version' },
         ExpressionAttributeValues: { ':expected': expectedVersion },
       }),
     );
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new StaleBasketError();
-    throw error;
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!(await landed(saved, writeId))) throw new StaleBasketError();
   }
   return saved;
 }

@@ -1,0 +1,75 @@
+/**
+ * Snapshots of everything the service has stored, read straight from the local DynamoDB (a Scan: fine in a
+ * test, forbidden in functions/) and the local S3 bucket, to prove that a refused request changed nothing.
+ */
+import { existsSync } from 'node:fs';
+import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { LOCAL_AWS_ENV, type LocalStorage } from '../../lib/local/storage.ts';
+
+export interface StoreSnapshot {
+  /** Items by `PK|SK`, as DynamoDB JSON. */
+  items: Map<string, Record<string, AttributeValue>>;
+  /** S3 objects by key: `<size>:<etag>`. */
+  objects: Map<string, string>;
+}
+
+const clientOptions = (endpoint: string) => ({
+  endpoint,
+  region: LOCAL_AWS_ENV.AWS_REGION,
+  credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+});
+
+const readers = new WeakMap<object, { dynamo: DynamoDBClient; s3: S3Client }>();
+
+function readersFor(storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>) {
+  let found = readers.get(storage);
+  if (!found) {
+    found = { dynamo: new DynamoDBClient(clientOptions(storage.dynamoEndpoint)), s3: new S3Client({ ...clientOptions(storage.s3Endpoint), forcePathStyle: true }) };
+    readers.set(storage, found);
+  }
+  return found;
+}
+
+export async function listObjectKeys(storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>, bucket = process.env.BUCKET_NAME ?? 'photo-commerce-images'): Promise<Map<string, string>> {
+  const { s3 } = readersFor(storage);
+  const objects = new Map<string, string>();
+  let token: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
+    for (const object of page.Contents ?? []) objects.set(object.Key as string, `${object.Size}:${object.ETag}`);
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return objects;
+}
+
+export async function snapshotStore(service: { storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'> }, tableName = process.env.TABLE_NAME ?? 'photo-commerce'): Promise<StoreSnapshot> {
+  const { dynamo } = readersFor(service.storage);
+  const items = new Map<string, Record<string, AttributeValue>>();
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await dynamo.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: startKey }));
+    for (const item of page.Items ?? []) items.set(`${item.PK?.S}|${item.SK?.S}`, item);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return { items, objects: await listObjectKeys(service.storage) };
+}
+
+/** What changed between two snapshots, one line per item or object; `ignore` skips volatile items by key. */
+export function storeDiff(before: StoreSnapshot, after: StoreSnapshot, ignore: (key: string) => boolean = () => false): string[] {
+  const changes: string[] = [];
+  const compare = <V>(kind: string, a: Map<string, V>, b: Map<string, V>) => {
+    for (const [key, value] of b) {
+      if (ignore(key)) continue;
+      if (!a.has(key)) changes.push(`${kind} added: ${key}`);
+      else if (JSON.stringify(a.get(key)) !== JSON.stringify(value)) changes.push(`${kind} changed: ${key}`);
+    }
+    for (const key of a.keys()) if (!ignore(key) && !b.has(key)) changes.push(`${kind} removed: ${key}`);
+  };
+  compare('item', before.items, after.items);
+  compare('object', before.objects, after.objects);
+  return changes;
+}
+
+/** Whether a route's handler has been written yet (routes are listed before their handlers exist). */
+export const routeExists = (handler: string): boolean => existsSync(new URL(`../../functions/handlers/${handler}.ts`, import.meta.url));
