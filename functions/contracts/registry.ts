@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { basketContracts } from './basket.ts';
 import { projectContracts } from './project.ts';
+import { libraryContracts } from './library.ts';
 
 export interface RouteContract {
   principal?: 'user' | 'apiKey';
@@ -31,4 +32,10 @@ export const contracts: Record<string, RouteContract> = {
   'checkout-basket': basketContracts.checkout,
   'put-project': projectContracts.put,
   'get-project': projectContracts.get,
+  'push-library-item': libraryContracts.push,
+  'push-library-items': libraryContracts.pushMany,
+  'get-item-builder-url': libraryContracts.itemBuilder,
+  'get-items-builder-url': libraryContracts.itemsBuilder,
+  'create-library-upload': libraryContracts.createUpload,
+  'complete-library-upload': libraryContracts.completeUpload,
 };

@@ -81,4 +81,7 @@ export function failedItemsError(failures: readonly ItemFailure[], itemCount: nu
   return new ApiError(status, code, message, { details });
 }
 
+/** Items one product builder URL may name (one BatchGetItem). */
+export const MAX_BUILDER_ITEMS = 100;
+
 export const tooManyItems = (max: number) => badRequest('TooManyItems', `A request may carry at most ${max} images.`);

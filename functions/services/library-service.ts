@@ -56,9 +56,6 @@ export interface IngestResult {
   anonymousUserId: string;
 }
 
-/** At most this many guids in one builder request (one BatchGetItem). */
-export const MAX_BUILDER_ITEMS = 100;
-
 export const builderUrl = (token: string): string => `${config.checkoutUrl}/builder/${token}`;
 
 const largeFileHint = () =>
@@ -331,7 +328,6 @@ export async function pushImages(owner: { apiKeyId: string }, request: Multipart
 /** A new builder URL for exactly these items, which must all be committed items of this API key. */
 export async function builderUrlForItems(apiKeyId: string, itemGuids: string[]): Promise<string> {
   const wanted = [...new Set(itemGuids)];
-  if (wanted.length > MAX_BUILDER_ITEMS) throw badRequest('TooManyItems', `Guids: at most ${MAX_BUILDER_ITEMS} items per builder URL.`, { Fields: ['Guids'] });
   const found = new Map((await library.getCommittedItems(wanted)).filter((item) => item.apiKeyId === apiKeyId).map((item) => [item.itemGuid, item]));
   const missing = wanted.filter((guid) => !found.has(guid));
   if (missing.length > 0) throw notFound('LibraryItemNotFound', `No library item ${missing.join(', ')}.`);

@@ -1,0 +1,79 @@
+/** Library and product builder request and response schemas (the wire contract) and the mapping to it. */
+import { z } from 'zod';
+import { MAX_BUILDER_ITEMS, type LibraryItem } from '../domain/library.ts';
+import { Guid, GuidOut, WireDateOut } from './common.ts';
+import { formatDate } from '../shared/dates.ts';
+
+export const LibraryItemOut = z.object({
+  ItemGuid: GuidOut,
+  FileMimeType: z.string().meta({ description: 'The type sniffed from the bytes, not the one the client declared', example: 'image/jpeg' }),
+  FileSize: z.number().int().meta({ description: 'Size in bytes' }),
+  FileMd5: z.string().regex(/^[0-9A-F]{32}$/).meta({ description: 'MD5 of the bytes, 32 uppercase hexadecimal characters' }),
+});
+
+const ProductBuilderUrl = z.url().meta({ description: 'Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items' });
+
+export const LibraryItemResultOut = z.object({ LibraryItem: LibraryItemOut, ProductBuilderUrl });
+export const LibraryItemsResultOut = z.object({ LibraryItems: z.array(LibraryItemOut).meta({ description: 'One per file or URL, in request order' }), ProductBuilderUrl });
+export const BuilderUrlOut = z.object({ ProductBuilderUrl });
+
+export const LibraryItemPath = z.object({ itemGuid: Guid });
+
+export const BuilderInput = z.object({
+  Guids: z.array(Guid).min(1, 'must name at least one item').max(MAX_BUILDER_ITEMS, `must name at most ${MAX_BUILDER_ITEMS} items`).meta({ description: 'Item guids, 36-character hyphenated (32 hexadecimal accepted too)' }),
+});
+
+export const UploadTicketOut = z.object({
+  ItemGuid: GuidOut,
+  Upload: z.object({
+    Url: z.url(),
+    Method: z.literal('POST'),
+    Fields: z.record(z.string(), z.string()).meta({ description: 'Send every field as a form field, then the file as the last part, named "file"' }),
+  }),
+  MaxBytes: z.number().int(),
+  ExpiresDateUtc: WireDateOut,
+});
+
+export const toLibraryItemOut = (item: LibraryItem): z.infer<typeof LibraryItemOut> => ({
+  ItemGuid: item.itemGuid,
+  FileMimeType: item.mimeType,
+  FileSize: item.size,
+  FileMd5: item.md5,
+});
+
+interface IngestedItems {
+  items: LibraryItem[];
+  productBuilderUrl: string;
+}
+
+/** `{ LibraryItem, ProductBuilderUrl }` of a single push, pull or completed upload. */
+export function toLibraryItemResultOut(result: IngestedItems): z.infer<typeof LibraryItemResultOut> {
+  const [item] = result.items;
+  if (item === undefined || result.items.length !== 1) throw new Error(`a single-item result holds ${result.items.length} items`);
+  return { LibraryItem: toLibraryItemOut(item), ProductBuilderUrl: result.productBuilderUrl };
+}
+
+/** `{ LibraryItems, ProductBuilderUrl }` of a multi push or pull. */
+export const toLibraryItemsResultOut = (result: IngestedItems): z.infer<typeof LibraryItemsResultOut> => ({
+  LibraryItems: result.items.map(toLibraryItemOut),
+  ProductBuilderUrl: result.productBuilderUrl,
+});
+
+export const toUploadTicketOut = (ticket: { itemGuid: string; url: string; fields: Record<string, string>; maxBytes: number; expiresAt: number }): z.infer<typeof UploadTicketOut> => ({
+  ItemGuid: ticket.itemGuid,
+  Upload: { Url: ticket.url, Method: 'POST', Fields: ticket.fields },
+  MaxBytes: ticket.maxBytes,
+  ExpiresDateUtc: formatDate(ticket.expiresAt),
+});
+
+const multipart = 'multipart/form-data';
+
+/** Route contracts of the library handlers this module owns (pull contracts live with the pull handlers). */
+export const libraryContracts = {
+  push: { principal: 'apiKey', requestContentType: multipart, response: LibraryItemResultOut },
+  pushMany: { principal: 'apiKey', requestContentType: multipart, response: LibraryItemsResultOut },
+  itemBuilder: { principal: 'apiKey', path: LibraryItemPath, response: BuilderUrlOut },
+  itemsBuilder: { principal: 'apiKey', body: BuilderInput, response: BuilderUrlOut },
+  createUpload: { principal: 'apiKey', response: UploadTicketOut },
+  completeUpload: { principal: 'apiKey', path: LibraryItemPath, response: LibraryItemResultOut },
+} as const;

@@ -1,0 +1,7 @@
+import { endpoint } from '../shared/http.ts';
+import { builderUrlForItems } from '../services/library-service.ts';
+import { libraryContracts } from '../contracts/library.ts';
+
+export const handler = endpoint(libraryContracts.itemBuilder, async ({ principal, path }) => ({
+  ProductBuilderUrl: await builderUrlForItems(principal.apiKey.id, [path.itemGuid]),
+}));

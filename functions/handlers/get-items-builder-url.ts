@@ -1,0 +1,7 @@
+import { endpoint } from '../shared/http.ts';
+import { builderUrlForItems } from '../services/library-service.ts';
+import { libraryContracts } from '../contracts/library.ts';
+
+export const handler = endpoint(libraryContracts.itemsBuilder, async ({ principal, body }) => ({
+  ProductBuilderUrl: await builderUrlForItems(principal.apiKey.id, body.Guids),
+}));
