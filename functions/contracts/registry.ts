@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { basketContracts } from './basket.ts';
 import { projectContracts } from './project.ts';
 import { libraryContracts } from './library.ts';
+import { orderContracts } from './order.ts';
 
 export interface RouteContract {
   principal?: 'user' | 'apiKey';
@@ -32,6 +33,11 @@ export const contracts: Record<string, RouteContract> = {
   'checkout-basket': basketContracts.checkout,
   'put-project': projectContracts.put,
   'get-project': projectContracts.get,
+  'get-checkout': orderContracts.getCheckout,
+  'complete-checkout': orderContracts.completeCheckout,
+  'list-orders': orderContracts.list,
+  'get-order': orderContracts.get,
+  'update-order-status': orderContracts.updateStatus,
   'push-library-item': libraryContracts.push,
   'push-library-items': libraryContracts.pushMany,
   'get-item-builder-url': libraryContracts.itemBuilder,

@@ -7,6 +7,8 @@ import { badRequest, notFound } from '../shared/errors.ts';
 import { newGuid, newSecretId } from '../shared/ids.ts';
 import { config } from '../shared/config.ts';
 import { retryOnConflict } from '../shared/retry.ts';
+import { publishEvent } from '../shared/events.ts';
+import { fromMinorUnits } from '../shared/money.ts';
 import * as baskets from '../store/basket-store.ts';
 import { insertCheckout, type Checkout } from '../store/checkout-store.ts';
 
@@ -90,6 +92,12 @@ export async function checkOutBasket(userId: string, guid: string): Promise<Chec
     expiresAt: now.now + now.ttlMs,
   };
   await insertCheckout(checkout);
+  await publishEvent({
+    type: 'BasketCheckedOut',
+    id: `BasketCheckedOut-${newGuid()}`,
+    time: checkout.createdAt,
+    detail: { UserId: userId, BasketGuid: basket.guid, BasketVersion: basket.version, OrderTotal: fromMinorUnits(checkout.totalMinor), LineCount: basket.lines.length },
+  });
   return checkout;
 }
 

@@ -3,7 +3,7 @@
  * change is a single conditional PutItem on the item's version: concurrent writers never overwrite each
  * other, the loser retries on fresh data (see services/basket-service.ts).
  */
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../shared/clients.ts';
 import { config } from '../shared/config.ts';
@@ -11,6 +11,7 @@ import { serviceUnavailable } from '../shared/errors.ts';
 import { newSecretId } from '../shared/ids.ts';
 import { isExpired, type Basket } from '../domain/basket.ts';
 import { keyPart, ttlSeconds } from './table.ts';
+import { queryAll } from './query.ts';
 import { projectKey, toProjectPrice, type ProjectItem } from './project-store.ts';
 import type { ProjectPrice } from '../domain/basket.ts';
 
@@ -90,24 +91,13 @@ export async function getBasketAndProject(userId: string, guid: string, projectG
 
 /** One Query on the user's partition; cost is bounded by that user's baskets, never the table. */
 export async function listBaskets(userId: string, now: number): Promise<Basket[]> {
-  const baskets: Basket[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await dynamo.send(
-      new QueryCommand({
-        TableName: config.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': userPk(userId), ':prefix': 'BASKET#' },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of result.Items ?? []) {
-      const basket = fromItem(item, now);
-      if (basket) baskets.push(basket);
-    }
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll({
+    TableName: config.tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': userPk(userId), ':prefix': 'BASKET#' },
+    ConsistentRead: true,
+  });
+  const baskets = items.map((item) => fromItem(item, now)).filter((basket) => basket !== undefined);
   return baskets.sort((a, b) => a.createdAt - b.createdAt);
 }
 
@@ -132,10 +122,17 @@ export async function saveBasket(basket: Basket, expectedVersion: number): Promi
   return saved;
 }
 
-/** Deletes the basket; false when there was none. */
-export async function deleteBasket(userId: string, guid: string): Promise<boolean> {
+/**
+ * Deletes the basket; false when there was none. With `expectedVersion` only that version is deleted
+ * (checkout completion: a basket changed after its checkout stays), and a changed basket answers false too.
+ */
+export async function deleteBasket(userId: string, guid: string, expectedVersion?: number): Promise<boolean> {
+  const versionCheck =
+    expectedVersion === undefined
+      ? { ConditionExpression: 'attribute_exists(PK)' }
+      : { ConditionExpression: 'attribute_exists(PK) AND #version = :expected', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':expected': expectedVersion } };
   try {
-    await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: basketKey(userId, guid), ConditionExpression: 'attribute_exists(PK)' }));
+    await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: basketKey(userId, guid), ...versionCheck }));
     return true;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false;

@@ -10,6 +10,11 @@
  * | price a line                     | BatchGetItem: the basket + PK=PROJECT#<guid> SK=PROJECT   |
  * | checkout snapshot                | PutItem / GetItem PK=CHECKOUT#<id> SK=CHECKOUT            |
  * | API key lookup (authorizer)      | GetItem PK=APIKEY#<sha256> SK=APIKEY                      |
+ * | read one order (user)            | GetItem PK=USER#<user> SK=ORDER#<orderGuid> (guid is time-ordered) |
+ * | list a user's orders, newest 1st | Query PK=USER#<user>, SK begins_with ORDER#, descending  |
+ * | orders with a project            | Query PK=USER#<user>#PROJECT#<project>, SK begins_with ORDER#, descending (a full copy per project) |
+ * | order owner (status change)      | GetItem PK=ORDER#<orderGuid> SK=ORDER                     |
+ * | checkout completion claim        | conditional PutItem / GetItem PK=USER#<user> SK=BASKETORDER#<basketGuid> |
  * | API keys by name (CLI)           | Query GSI1 GSI1PK=APIKEYS                                 |
  */
 export const table = {

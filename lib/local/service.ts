@@ -51,6 +51,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     JWT_ISSUER: LOCAL_ISSUER,
     JWT_AUDIENCE: LOCAL_AUDIENCE,
     POWERTOOLS_METRICS_DISABLED: 'true',
+    EVENTS_FILE: join(dataDir, 'events.jsonl'),
     ...LOCAL_AWS_ENV,
   };
   for (const [name, value] of Object.entries(defaults)) process.env[name] ??= value;

@@ -1,0 +1,99 @@
+/** Order and checkout-completion schemas (the wire contract) and the mapping from domain objects to it. */
+import { z } from 'zod';
+import { lineTotalMinor, type BasketLine } from '../domain/basket.ts';
+import { ORDER_STATUSES, type CheckoutState, type Order } from '../domain/order.ts';
+import type { Checkout } from '../store/checkout-store.ts';
+import { formatDate } from '../shared/dates.ts';
+import { fromMinorUnits } from '../shared/money.ts';
+import { BasketLineOut, toBasketLineOut } from './basket.ts';
+import { Guid, GuidOut, MoneyOut, WireDateOut } from './common.ts';
+
+export const OrderStatusSchema = z.enum(ORDER_STATUSES);
+
+export const OrderPath = z.object({ orderGuid: Guid });
+export const OrderListQuery = z.object({ projectguid: Guid.optional() });
+export const StatusInput = z.object({ Status: OrderStatusSchema });
+
+/** CheckoutIds are unguessable 128-bit ids in 32 hex. */
+export const CheckoutPath = z.object({
+  checkoutId: z
+    .string()
+    .regex(/^[0-9a-fA-F]{32}$/, 'must be a checkout id (32 hexadecimal characters)')
+    .transform((id) => id.toLowerCase()),
+});
+export const CompleteCheckoutInput = z.object({
+  PaymentReference: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+});
+
+const DateOrUnset = WireDateOut.meta({ description: 'A date as "\\/Date(<ms>)\\/"; not set yet: "\\/Date(-62135596800000+0000)\\/" (.NET DateTime.MinValue)' });
+
+/** An order line as the list responses show it. */
+export const OrderLineOut = BasketLineOut;
+/** An order line in the single-order response. `SubTotal` is the line before add-ons; with no add-ons it equals `Total`. */
+export const OrderLineDetailOut = OrderLineOut.extend({ ProjectVersion: z.number().int(), SubTotal: MoneyOut, AddOns: z.array(z.never()) });
+
+const orderFields = {
+  OrderGuid: GuidOut,
+  OrderTotal: MoneyOut,
+  Status: OrderStatusSchema,
+  CreatedDateUtc: WireDateOut,
+  CompletedDateUtc: DateOrUnset,
+  LastSavedDateUtc: WireDateOut,
+};
+export const OrderOut = z.object({ ...orderFields, Lines: z.array(OrderLineOut) });
+export const OrderDetailOut = z.object({ ...orderFields, Lines: z.array(OrderLineDetailOut) });
+export const OrderListOut = z.object({ Orders: z.array(OrderOut) });
+export const OrderResultOut = z.object({ Order: OrderDetailOut });
+
+export const CheckoutOut = z.object({
+  Checkout: z.object({
+    CheckoutId: z.string().regex(/^[0-9a-f]{32}$/),
+    BasketGuid: GuidOut,
+    Lines: z.array(BasketLineOut),
+    OrderTotal: MoneyOut,
+    Status: z.enum(['Open', 'Completed', 'BasketChanged']).meta({ description: 'Open: completion will create the order. Completed: OrderGuid is its order. BasketChanged: completion would be refused (409).' }),
+    OrderGuid: GuidOut.optional(),
+    CreatedDateUtc: WireDateOut,
+    ExpiresDateUtc: WireDateOut,
+  }),
+});
+
+const orderHeader = (order: Order) => ({
+  OrderGuid: order.orderGuid,
+  OrderTotal: fromMinorUnits(order.totalMinor),
+  Status: order.status,
+  CreatedDateUtc: formatDate(order.createdAt),
+  CompletedDateUtc: formatDate(order.completedAt),
+  LastSavedDateUtc: formatDate(order.lastSavedAt),
+});
+
+export const toOrderOut = (order: Order): z.infer<typeof OrderOut> => ({ ...orderHeader(order), Lines: order.lines.map(toBasketLineOut) });
+
+const toOrderLineDetailOut = (line: BasketLine): z.infer<typeof OrderLineDetailOut> => {
+  const total = fromMinorUnits(lineTotalMinor(line));
+  return { ...toBasketLineOut(line), ProjectVersion: line.projectVersion, SubTotal: total, AddOns: [] };
+};
+
+export const toOrderDetailOut = (order: Order): z.infer<typeof OrderDetailOut> => ({ ...orderHeader(order), Lines: order.lines.map(toOrderLineDetailOut) });
+
+export const toCheckoutOut = (checkout: Checkout, state: CheckoutState): z.infer<typeof CheckoutOut> => ({
+  Checkout: {
+    CheckoutId: checkout.checkoutId,
+    BasketGuid: checkout.basketGuid,
+    Lines: checkout.lines.map(toBasketLineOut),
+    OrderTotal: fromMinorUnits(checkout.totalMinor),
+    Status: state.status,
+    ...(state.status === 'Completed' ? { OrderGuid: state.orderGuid } : {}),
+    CreatedDateUtc: formatDate(checkout.createdAt),
+    ExpiresDateUtc: formatDate(checkout.expiresAt),
+  },
+});
+
+/** Route contracts: what each order and checkout handler validates and answers. */
+export const orderContracts = {
+  getCheckout: { principal: 'apiKey', path: CheckoutPath, response: CheckoutOut },
+  completeCheckout: { principal: 'apiKey', path: CheckoutPath, body: CompleteCheckoutInput, response: OrderResultOut },
+  list: { principal: 'user', query: OrderListQuery, response: OrderListOut },
+  get: { principal: 'user', path: OrderPath, response: OrderDetailOut },
+  updateStatus: { principal: 'apiKey', path: OrderPath, body: StatusInput, response: OrderResultOut },
+} as const;

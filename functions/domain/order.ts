@@ -1,0 +1,117 @@
+/**
+ * Order rules, pure: no I/O, no clock, no AWS. An order is made from a checkout snapshot (what was paid
+ * for) and then only its status moves, along the transition table below.
+ */
+import { conflict } from '../shared/errors.ts';
+import type { BasketLine } from './basket.ts';
+
+export const ORDER_STATUSES = ['OrderReceived', 'Processing', 'Shipped', 'Completed', 'Cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** Which status may follow which. `Completed` and `Cancelled` are final. */
+export const STATUS_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  OrderReceived: ['Processing', 'Cancelled'],
+  Processing: ['Shipped', 'Cancelled'],
+  Shipped: ['Completed'],
+  Completed: [],
+  Cancelled: [],
+};
+
+/** An order line keeps the unit price and project version it was paid at; later price changes do not reach it. */
+export type OrderLine = BasketLine;
+
+export interface Order {
+  orderGuid: string;
+  userId: string;
+  basketGuid: string;
+  paymentReference: string;
+  lines: OrderLine[];
+  totalMinor: number;
+  status: OrderStatus;
+  /** The status before the last change; absent while the order has never changed. */
+  previousStatus?: OrderStatus;
+  /** 1 at creation, +1 per status change: the version the conditional writes and the project copies compare. */
+  revision: number;
+  createdAt: number;
+  lastSavedAt: number;
+  /** When the order reached `Completed`; unset before (written as the .NET minimum date). */
+  completedAt?: number;
+  /** Outbox markers: set once the OrderCreated event / the status event of that revision was published. */
+  createdEventPublished: boolean;
+  publishedRevision: number;
+}
+
+/** What a checkout completion records before it writes anything else: it fixes the order's identity and time. */
+export interface OrderClaim {
+  orderGuid: string;
+  checkoutId: string;
+  paymentReference: string;
+  createdAt: number;
+}
+
+/** Where a checkout stands: `Open` can be completed; `BasketChanged` would be refused; `Completed` has its order. */
+export type CheckoutState = { status: 'Open' } | { status: 'BasketChanged' } | { status: 'Completed'; orderGuid: string };
+
+/** The checkout snapshot fields an order is made from. */
+export interface PaidSnapshot {
+  userId: string;
+  basketGuid: string;
+  lines: BasketLine[];
+  totalMinor: number;
+}
+
+/**
+ * A time-ordered guid (UUID version 7 layout, 32 hex): 48 bits of epoch ms, then random bits. Sorting the
+ * guids as text sorts orders by creation time, so a user's orders read newest first straight from the key.
+ */
+export function orderGuidAt(epochMs: number, random: Uint8Array): string {
+  if (!Number.isSafeInteger(epochMs) || epochMs < 0 || epochMs >= 2 ** 48) throw new RangeError(`epoch ms out of range: ${epochMs}`);
+  if (random.length < 10) throw new RangeError('orderGuidAt needs 10 random bytes');
+  const bytes = new Uint8Array(16);
+  for (let i = 0; i < 6; i++) bytes[i] = Math.floor(epochMs / 2 ** (8 * (5 - i))) % 256;
+  bytes.set(random.subarray(0, 10), 6);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  return Buffer.from(bytes).toString('hex');
+}
+
+export function orderFromCheckout(snapshot: PaidSnapshot, claim: OrderClaim): Order {
+  return {
+    orderGuid: claim.orderGuid,
+    userId: snapshot.userId,
+    basketGuid: snapshot.basketGuid,
+    paymentReference: claim.paymentReference,
+    lines: snapshot.lines,
+    totalMinor: snapshot.totalMinor,
+    status: 'OrderReceived',
+    revision: 1,
+    createdAt: claim.createdAt,
+    lastSavedAt: claim.createdAt,
+    createdEventPublished: false,
+    publishedRevision: 1,
+  };
+}
+
+/** The projects an order contains, each once: one project copy of the order is kept per entry. */
+export const orderProjects = (order: Pick<Order, 'lines'>): string[] => [...new Set(order.lines.map((line) => line.projectGuid))];
+
+/**
+ * Moves the order to `to`. Answers undefined when it is in `to` already (a repeated request changes
+ * nothing); an illegal move is 409 and names the moves that are allowed.
+ */
+export function applyStatus(order: Order, to: OrderStatus, now: number): Order | undefined {
+  if (order.status === to) return undefined;
+  const allowed = STATUS_TRANSITIONS[order.status];
+  if (!allowed.includes(to)) {
+    const options = allowed.length > 0 ? `allowed next: ${allowed.join(', ')}` : 'it is final';
+    throw conflict('IllegalStatusTransition', `Status: order ${order.orderGuid} is ${order.status}; it cannot become ${to} (${options}).`);
+  }
+  return {
+    ...order,
+    status: to,
+    previousStatus: order.status,
+    revision: order.revision + 1,
+    lastSavedAt: now,
+    ...(to === 'Completed' ? { completedAt: now } : {}),
+  };
+}

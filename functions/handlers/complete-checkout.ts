@@ -1,0 +1,7 @@
+import { endpoint } from '../shared/http.ts';
+import { completeCheckout } from '../services/order-service.ts';
+import { orderContracts, toOrderDetailOut } from '../contracts/order.ts';
+
+export const handler = endpoint(orderContracts.completeCheckout, async ({ path, body }) => ({
+  Order: toOrderDetailOut(await completeCheckout(path.checkoutId, body.PaymentReference)),
+}));

@@ -1,0 +1,5 @@
+import { endpoint } from '../shared/http.ts';
+import { readOrder } from '../services/order-service.ts';
+import { orderContracts, toOrderDetailOut } from '../contracts/order.ts';
+
+export const handler = endpoint(orderContracts.get, async ({ principal, path }) => toOrderDetailOut(await readOrder(principal.userId, path.orderGuid)));

@@ -1,0 +1,7 @@
+import { endpoint } from '../shared/http.ts';
+import { changeOrderStatus } from '../services/order-service.ts';
+import { orderContracts, toOrderDetailOut } from '../contracts/order.ts';
+
+export const handler = endpoint(orderContracts.updateStatus, async ({ path, body }) => ({
+  Order: toOrderDetailOut(await changeOrderStatus(path.orderGuid, body.Status)),
+}));

@@ -1,0 +1,56 @@
+/**
+ * The one domain-event publisher. In AWS (EVENT_BUS_NAME set) events go to that EventBridge bus; locally
+ * (EVENTS_FILE set) each event is appended as one JSON line in the envelope an EventBridge rule target
+ * receives; with neither set they are written to the structured log, so none disappears silently.
+ *
+ * Delivery is at least once: a retried request may publish an event again with the same `EventId`
+ * (deterministic per fact), which consumers use to drop duplicates.
+ */
+import { appendFile } from 'node:fs/promises';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { logger, serviceName } from './powertools.ts';
+
+export type DomainEventType = 'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged';
+
+export interface DomainEvent {
+  type: DomainEventType;
+  /** Stable id of the fact (the same on every re-publication); copied into `detail.EventId`. */
+  id: string;
+  /** Epoch ms when the fact happened. */
+  time: number;
+  detail: Record<string, unknown>;
+}
+
+/** EventBridge `source` of every event this service publishes. */
+export const EVENT_SOURCE = serviceName;
+
+let eventBridge: EventBridgeClient | undefined;
+
+const envelope = (event: DomainEvent) => ({
+  id: event.id,
+  source: EVENT_SOURCE,
+  'detail-type': event.type,
+  time: new Date(event.time).toISOString(),
+  detail: { EventId: event.id, ...event.detail },
+});
+
+async function putEvents(busName: string, event: DomainEvent): Promise<void> {
+  eventBridge ??= new EventBridgeClient({});
+  const { detail } = envelope(event);
+  const result = await eventBridge.send(
+    new PutEventsCommand({
+      Entries: [{ EventBusName: busName, Source: EVENT_SOURCE, DetailType: event.type, Time: new Date(event.time), Detail: JSON.stringify(detail) }],
+    }),
+  );
+  const failed = result.Entries?.find((entry) => entry.ErrorCode);
+  if ((result.FailedEntryCount ?? 0) > 0) throw new Error(`EventBridge refused ${event.type} ${event.id}: ${failed?.ErrorCode} ${failed?.ErrorMessage}`);
+}
+
+/** Publishes one event; throws when it could not be delivered, so the caller's request fails and is retried. */
+export async function publishEvent(event: DomainEvent): Promise<void> {
+  const busName = process.env.EVENT_BUS_NAME;
+  const file = process.env.EVENTS_FILE;
+  if (busName) await putEvents(busName, event);
+  else if (file) await appendFile(file, `${JSON.stringify(envelope(event))}\n`, 'utf8');
+  else logger.info('domain event', { event: envelope(event) });
+}

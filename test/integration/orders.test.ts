@@ -1,0 +1,396 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/service.ts';
+
+let service: TestService;
+let alice: string;
+let bob: string;
+let internalKey: string;
+let photoBook: string;
+let canvas: string;
+
+beforeAll(async () => {
+  service = await startTestService();
+  alice = await service.token('alice');
+  bob = await service.token('bob');
+  internalKey = await service.apiKey('checkout-site', 'internal');
+  photoBook = await service.project(29.99);
+  canvas = await service.project(49.5);
+});
+afterAll(() => service?.close());
+
+const DATE = /^\/Date\(\d+\)\/$/;
+const UNSET = '/Date(-62135596800000+0000)/';
+const MISSING = '0'.repeat(32);
+
+interface CheckedOut {
+  basketGuid: string;
+  checkoutId: string;
+}
+
+/** A basket with the given lines, checked out: what the checkout site gets in its URL. */
+async function checkedOutBasket(lines: [string, number][], token = alice): Promise<CheckedOut> {
+  const basketGuid = (await service.request('POST', '/basket', { token })).body.Guid as string;
+  for (const [ProjectGuid, Quantity] of lines) {
+    const added = await service.request('POST', `/basket/${basketGuid}/line`, { token, json: { ProjectGuid, Quantity } });
+    expect(added.status).toBe(200);
+  }
+  const checkout = await service.request('POST', `/basket/${basketGuid}/checkout`, { token });
+  expect(checkout.status).toBe(200);
+  const checkoutId = (checkout.body.CheckoutUrl as string).split('/').pop() as string;
+  return { basketGuid, checkoutId };
+}
+
+const complete = (checkoutId: string, PaymentReference = `pay-${checkoutId.slice(0, 8)}`) =>
+  service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: internalKey, json: { PaymentReference } });
+
+const setStatus = (orderGuid: string, Status: string) => service.request('PUT', `/order/${orderGuid}/status`, { apiKey: internalKey, json: { Status } });
+
+const orderGuids = async (token: string, query = '') =>
+  ((await service.request('GET', `/orders${query}`, { token })).body.Orders as { OrderGuid: string }[]).map((order) => order.OrderGuid);
+
+interface EventLine {
+  id: string;
+  source: string;
+  'detail-type': string;
+  time: string;
+  detail: Record<string, unknown>;
+}
+
+const events = (): EventLine[] =>
+  readFileSync(join(service.dataDir, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as EventLine);
+
+/**
+ * Records every DynamoDB call the in-process handlers make, with the number of items each one read
+ * (`ScannedCount`: what a Query reads before any filter; dynalite reports no consumed capacity).
+ */
+async function recordDynamoCalls<T>(work: () => Promise<T>): Promise<{ result: T; calls: { command: string; scanned?: number }[] }> {
+  const { dynamoDbClient } = await import('../../functions/shared/clients.ts');
+  const calls: { command: string; scanned?: number }[] = [];
+  const name = 'record-dynamo-calls';
+  dynamoDbClient.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      calls.push({ command: context.commandName as string, scanned: (result.output as { ScannedCount?: number }).ScannedCount });
+      return result;
+    },
+    { step: 'initialize', name },
+  );
+  try {
+    return { result: await work(), calls };
+  } finally {
+    dynamoDbClient.middlewareStack.remove(name);
+  }
+}
+
+describe('checkout completion and orders', () => {
+  it('runs the whole flow: basket, checkout, complete, list, filter, single order, status changes, events', async () => {
+    const { basketGuid, checkoutId } = await checkedOutBasket([
+      [photoBook, 2],
+      [canvas, 1],
+    ]);
+
+    const listLines = [
+      { Id: 1, ProjectGuid: photoBook, Quantity: 2, Total: 59.98 },
+      { Id: 2, ProjectGuid: canvas, Quantity: 1, Total: 49.5 },
+    ];
+    const snapshot = await service.request('GET', `/checkout/${checkoutId}`, { apiKey: internalKey });
+    expect(snapshot.status).toBe(200);
+    expect(snapshot.body.Checkout).toEqual({
+      CheckoutId: checkoutId,
+      BasketGuid: basketGuid,
+      Lines: listLines,
+      OrderTotal: 109.48,
+      Status: 'Open',
+      CreatedDateUtc: expect.stringMatching(DATE),
+      ExpiresDateUtc: expect.stringMatching(DATE),
+    });
+
+    const completed = await complete(checkoutId, 'psp-0001');
+    expect(completed.status).toBe(200);
+    const order = completed.body.Order;
+    expect(order).toEqual({
+      OrderGuid: expect.stringMatching(/^[0-9a-f]{32}$/),
+      Lines: listLines.map((line) => ({ ...line, ProjectVersion: 1, SubTotal: line.Total, AddOns: [] })),
+      OrderTotal: 109.48,
+      Status: 'OrderReceived',
+      CreatedDateUtc: expect.stringMatching(DATE),
+      CompletedDateUtc: UNSET,
+      LastSavedDateUtc: order.CreatedDateUtc,
+    });
+    expect(completed.text).toContain('"CompletedDateUtc":"\\/Date(-62135596800000+0000)\\/"');
+    const guid = order.OrderGuid as string;
+
+    // The basket became the order: gone from the list, and reads of it are 404.
+    expect(((await service.request('GET', '/baskets', { token: alice })).body.Baskets as { Guid: string }[]).map((b) => b.Guid)).not.toContain(basketGuid);
+    expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(404);
+    expect((await service.request('GET', `/checkout/${checkoutId}`, { apiKey: internalKey })).body.Checkout).toMatchObject({ Status: 'Completed', OrderGuid: guid });
+
+    const list = await service.request('GET', '/orders', { token: alice });
+    expect(list.status).toBe(200);
+    const listed = (list.body.Orders as { OrderGuid: string }[]).find((o) => o.OrderGuid === guid);
+    expect(listed).toEqual({
+      OrderGuid: guid,
+      Lines: listLines,
+      OrderTotal: 109.48,
+      Status: 'OrderReceived',
+      CreatedDateUtc: order.CreatedDateUtc,
+      CompletedDateUtc: UNSET,
+      LastSavedDateUtc: order.LastSavedDateUtc,
+    });
+    expect(await orderGuids(alice, `?projectguid=${canvas}`)).toContain(guid);
+    const otherProject = await service.project(5);
+    expect(await orderGuids(alice, `?projectguid=${otherProject}`)).toEqual([]);
+
+    const single = await service.request('GET', `/order/${guid}`, { token: alice });
+    expect(single.status).toBe(200);
+    expect(single.body).toEqual(order);
+
+    for (const status of ['Processing', 'Shipped', 'Completed']) {
+      const changed = await setStatus(guid, status);
+      expect(changed.status, status).toBe(200);
+      expect(changed.body.Order.Status).toBe(status);
+    }
+    const done = (await service.request('GET', `/order/${guid}`, { token: alice })).body;
+    expect(done.Status).toBe('Completed');
+    expect(done.CompletedDateUtc).toMatch(DATE);
+    expect(done.CompletedDateUtc).toBe(done.LastSavedDateUtc);
+    // The list and the project copies follow the status.
+    const filtered = (await service.request('GET', `/orders?projectguid=${photoBook}`, { token: alice })).body.Orders as { OrderGuid: string; Status: string }[];
+    expect(filtered.find((o) => o.OrderGuid === guid)).toMatchObject({ Status: 'Completed', CompletedDateUtc: done.CompletedDateUtc });
+
+    const illegal = await setStatus(guid, 'Processing');
+    expect(illegal.status).toBe(409);
+    expect(illegal.body.Error.Code).toBe('IllegalStatusTransition');
+    const repeat = await setStatus(guid, 'Completed');
+    expect(repeat.status).toBe(200);
+    expect(repeat.body.Order.LastSavedDateUtc).toBe(done.LastSavedDateUtc);
+
+    const mine = events().filter((event) => event.detail.BasketGuid === basketGuid || event.detail.OrderGuid === guid);
+    expect(mine.map((event) => event['detail-type'])).toEqual(['BasketCheckedOut', 'OrderCreated', 'OrderStatusChanged', 'OrderStatusChanged', 'OrderStatusChanged']);
+    for (const event of mine) {
+      expect(event.source).toBe('photo-commerce');
+      expect(event.detail.EventId).toBe(event.id);
+      expect(Number.isNaN(Date.parse(event.time))).toBe(false);
+    }
+    expect(mine[1]?.detail).toMatchObject({ OrderGuid: guid, UserId: 'alice', BasketGuid: basketGuid, PaymentReference: 'psp-0001', OrderTotal: 109.48, Status: 'OrderReceived' });
+    expect(mine.slice(2).map((event) => [event.detail.From, event.detail.To, event.detail.Revision])).toEqual([
+      ['OrderReceived', 'Processing', 2],
+      ['Processing', 'Shipped', 3],
+      ['Shipped', 'Completed', 4],
+    ]);
+  });
+
+  it('lists newest first', async () => {
+    const first = (await complete((await checkedOutBasket([[photoBook, 1]])).checkoutId)).body.Order.OrderGuid;
+    const second = (await complete((await checkedOutBasket([[photoBook, 1]])).checkoutId)).body.Order.OrderGuid;
+    const guids = await orderGuids(alice);
+    expect(guids.indexOf(second)).toBeLessThan(guids.indexOf(first));
+    const filtered = await orderGuids(alice, `?projectguid=${photoBook}`);
+    expect(filtered.indexOf(second)).toBeLessThan(filtered.indexOf(first));
+  });
+
+  it('creates exactly one order from 10 concurrent completion calls', async () => {
+    const project = await service.project(7.25);
+    const { checkoutId } = await checkedOutBasket([[project, 3]], bob);
+    const responses = await Promise.all(Array.from({ length: 10 }, () => complete(checkoutId, 'psp-concurrent')));
+    expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));
+    const guids = new Set(responses.map((r) => r.body.Order.OrderGuid as string));
+    expect(guids.size).toBe(1);
+    const [guid] = [...guids];
+    expect(await orderGuids(bob, `?projectguid=${project}`)).toEqual([guid]);
+    expect((await orderGuids(bob)).filter((g) => g === guid)).toHaveLength(1);
+    // Published at least once, always under the same id, so consumers can drop repeats.
+    const created = events().filter((event) => event['detail-type'] === 'OrderCreated' && event.detail.OrderGuid === guid);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(created.map((event) => event.id)).size).toBe(1);
+    // A later repeat answers the same order.
+    expect((await complete(checkoutId, 'psp-concurrent')).body.Order.OrderGuid).toBe(guid);
+  });
+
+  it('refuses completion when the basket changed, was deleted or was ordered through another checkout', async () => {
+    const changed = await checkedOutBasket([[photoBook, 1]]);
+    await service.request('POST', `/basket/${changed.basketGuid}/line`, { token: alice, json: { ProjectGuid: canvas, Quantity: 1 } });
+    expect((await service.request('GET', `/checkout/${changed.checkoutId}`, { apiKey: internalKey })).body.Checkout.Status).toBe('BasketChanged');
+    const refused = await complete(changed.checkoutId);
+    expect(refused.status).toBe(409);
+    expect(refused.body.Error.Code).toBe('BasketChanged');
+    // Nothing changed: the basket is still there with both lines, and a new checkout of it completes.
+    expect((await service.request('GET', `/basket/${changed.basketGuid}`, { token: alice })).body.Lines).toHaveLength(2);
+    const again = await service.request('POST', `/basket/${changed.basketGuid}/checkout`, { token: alice });
+    expect((await complete((again.body.CheckoutUrl as string).split('/').pop() as string)).body.Order.OrderTotal).toBe(79.49);
+
+    const deleted = await checkedOutBasket([[photoBook, 1]]);
+    await service.request('DELETE', `/basket/${deleted.basketGuid}`, { token: alice });
+    expect((await complete(deleted.checkoutId)).status).toBe(409);
+
+    const twice = await checkedOutBasket([[canvas, 2]]);
+    const second = await service.request('POST', `/basket/${twice.basketGuid}/checkout`, { token: alice });
+    expect((await complete(twice.checkoutId)).status).toBe(200);
+    const other = await complete((second.body.CheckoutUrl as string).split('/').pop() as string);
+    expect(other.status).toBe(409);
+    expect(other.body.Error.Code).toBe('BasketChanged');
+  });
+
+  it('answers 404 for unknown checkouts and 400 for bad input', async () => {
+    expect((await complete('f'.repeat(32))).status).toBe(404);
+    expect((await service.request('GET', `/checkout/${'f'.repeat(32)}`, { apiKey: internalKey })).body.Error.Code).toBe('CheckoutNotFound');
+    expect((await service.request('GET', '/checkout/not-an-id', { apiKey: internalKey })).status).toBe(400);
+    const { checkoutId } = await checkedOutBasket([[photoBook, 1]]);
+    for (const json of [{}, { PaymentReference: '' }, { PaymentReference: 'x'.repeat(201) }, { PaymentReference: 5 }]) {
+      const response = await service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: internalKey, json });
+      expect(response.status, JSON.stringify(json)).toBe(400);
+      expect(response.body.Error.Message).toContain('PaymentReference');
+    }
+    expect((await service.request('GET', `/checkout/${checkoutId}`, { apiKey: internalKey })).body.Checkout.Status).toBe('Open');
+    const guid = (await complete(checkoutId)).body.Order.OrderGuid;
+    expect((await setStatus(guid, 'Lost')).status).toBe(400);
+    expect((await setStatus(MISSING, 'Processing')).status).toBe(404);
+    expect((await service.request('GET', '/orders?projectguid=nope', { token: alice })).status).toBe(400);
+  });
+
+  it('takes the right credentials: bearer token for orders, internal key for checkout and status', async () => {
+    const libraryKey = await service.apiKey('app', 'library');
+    const { checkoutId } = await checkedOutBasket([[photoBook, 1]]);
+    expect((await service.request('GET', '/orders')).status).toBe(401);
+    expect((await service.request('GET', '/orders', { apiKey: internalKey })).status).toBe(403);
+    expect((await service.request('GET', `/checkout/${checkoutId}`, { token: alice })).status).toBe(403);
+    expect((await service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: libraryKey, json: { PaymentReference: 'x' } })).status).toBe(403);
+    expect((await service.request('PUT', `/order/${MISSING}/status`, { token: alice, json: { Status: 'Processing' } })).status).toBe(403);
+  });
+
+  it("keeps other users' orders invisible, answering 404 exactly as for a missing order", async () => {
+    const project = await service.project(3.5);
+    const { checkoutId } = await checkedOutBasket([[project, 1]], alice);
+    const guid = (await complete(checkoutId)).body.Order.OrderGuid as string;
+    const foreign = await service.request('GET', `/order/${guid}`, { token: bob });
+    const missing = await service.request('GET', `/order/${MISSING}`, { token: bob });
+    expect(foreign.status).toBe(404);
+    expect(missing.status).toBe(404);
+    expect(foreign.body.Error.Code).toBe(missing.body.Error.Code);
+    expect(await orderGuids(bob)).not.toContain(guid);
+    expect(await orderGuids(bob, `?projectguid=${project}`)).toEqual([]);
+    expect(await orderGuids(alice, `?projectguid=${project}`)).toEqual([guid]);
+  });
+});
+
+describe('crash safety of completion', () => {
+  /**
+   * Simulates a crash at each write of a completion: the k-th write either never happens (crash before it)
+   * or happens but the function dies right after. A plain retry must then finish with the same single order.
+   */
+  it('finishes the job on retry after a crash before or after any of its writes', async () => {
+    const { dynamoDbClient } = await import('../../functions/shared/clients.ts');
+    const writes = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand']);
+    const project = await service.project(11);
+    for (const when of ['before', 'after'] as const) {
+      for (let k = 0; ; k++) {
+        const { basketGuid, checkoutId } = await checkedOutBasket([
+          [project, 1],
+          [canvas, 2],
+        ]);
+        let seen = 0;
+        let crashed = false;
+        const name = 'crash-at-write';
+        dynamoDbClient.middlewareStack.add(
+          (next, context) => async (args) => {
+            if (!writes.has(context.commandName as string) || seen++ !== k) return next(args);
+            crashed = true;
+            if (when === 'after') await next(args);
+            throw new Error(`simulated crash ${when} write ${k}`);
+          },
+          { step: 'initialize', name },
+        );
+        let first;
+        try {
+          first = await complete(checkoutId, 'psp-crash');
+        } finally {
+          dynamoDbClient.middlewareStack.remove(name);
+        }
+        if (!crashed) {
+          // k is past the last write: every crash point was covered.
+          expect(first.status).toBe(200);
+          expect(k).toBe(7);
+          break;
+        }
+        expect(first.status, `${when} write ${k}`).toBe(500);
+        const retry = await complete(checkoutId, 'psp-crash');
+        expect(retry.status, `${when} write ${k}`).toBe(200);
+        const guid = retry.body.Order.OrderGuid as string;
+        expect(await orderGuids(alice, `?projectguid=${project}`)).toContain(guid);
+        expect((await orderGuids(alice, `?projectguid=${canvas}`)).filter((g) => g === guid)).toHaveLength(1);
+        expect((await orderGuids(alice)).filter((g) => g === guid)).toHaveLength(1);
+        expect((await service.request('GET', `/order/${guid}`, { token: alice })).body.OrderTotal).toBe(110);
+        expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(404);
+        expect(events().some((event) => event['detail-type'] === 'OrderCreated' && event.detail.OrderGuid === guid)).toBe(true);
+        expect((await complete(checkoutId, 'psp-crash')).body.Order.OrderGuid).toBe(guid);
+      }
+    }
+  }, 60_000);
+
+  it('brings the project copies up to date when a status change is repeated after a crash', async () => {
+    const { dynamoDbClient } = await import('../../functions/shared/clients.ts');
+    const project = await service.project(2);
+    const guid = (await complete((await checkedOutBasket([[project, 1]])).checkoutId)).body.Order.OrderGuid as string;
+    const name = 'crash-before-copy';
+    dynamoDbClient.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'PutItemCommand') throw new Error('simulated crash before the project copy');
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      expect((await setStatus(guid, 'Processing')).status).toBe(500);
+    } finally {
+      dynamoDbClient.middlewareStack.remove(name);
+    }
+    expect((await service.request('GET', `/order/${guid}`, { token: alice })).body.Status).toBe('Processing');
+    expect((await setStatus(guid, 'Processing')).status).toBe(200);
+    const filtered = (await service.request('GET', `/orders?projectguid=${project}`, { token: alice })).body.Orders;
+    expect(filtered).toMatchObject([{ OrderGuid: guid, Status: 'Processing' }]);
+    expect(events().filter((event) => event.id === `OrderStatusChanged-${guid}-2`).length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('storage cost', () => {
+  it('reads only the 3 matching orders of a user with 200 orders, in one Query', async () => {
+    const { orderFromCheckout, orderGuidAt } = await import('../../functions/domain/order.ts');
+    const store = await import('../../functions/store/order-store.ts');
+    const user = 'heavy-buyer';
+    const token = await service.token(user);
+    const target = await service.project(9.99);
+    const others = [await service.project(1), await service.project(2)];
+    const start = Date.now() - 1_000_000;
+    const matching: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const projects = i % 70 === 5 ? [others[0]!, target] : [others[i % 2]!];
+      const lines = projects.map((projectGuid, index) => ({ id: index + 1, projectGuid, quantity: 1, unitPriceMinor: 100, projectVersion: 1 }));
+      const order = orderFromCheckout(
+        { userId: user, basketGuid: randomBytes(16).toString('hex'), lines, totalMinor: 100 * lines.length },
+        { orderGuid: orderGuidAt(start + i, randomBytes(10)), checkoutId: randomBytes(16).toString('hex'), paymentReference: `seed-${i}`, createdAt: start + i },
+      );
+      await store.insertOrder(order);
+      await store.syncProjectCopies(order);
+      if (projects.includes(target)) matching.unshift(order.orderGuid);
+    }
+    expect(matching).toHaveLength(3);
+
+    const filtered = await recordDynamoCalls(() => service.request('GET', `/orders?projectguid=${target}`, { token }));
+    expect(filtered.result.status).toBe(200);
+    expect((filtered.result.body.Orders as { OrderGuid: string }[]).map((o) => o.OrderGuid)).toEqual(matching);
+    expect(filtered.calls).toMatchObject([{ command: 'QueryCommand', scanned: 3 }]);
+
+    const all = await recordDynamoCalls(() => service.request('GET', '/orders', { token }));
+    expect(all.result.body.Orders).toHaveLength(200);
+    expect(all.calls).toMatchObject([{ command: 'QueryCommand', scanned: 200 }]);
+
+    const single = await recordDynamoCalls(() => service.request('GET', `/order/${matching[0]}`, { token }));
+    expect(single.calls).toMatchObject([{ command: 'GetItemCommand' }]);
+  }, 60_000);
+});
