@@ -55,6 +55,9 @@ export function bodyBytes(body: string | null | undefined, isBase64Encoded: bool
  */
 function detachable(file: Readable, limits: MultipartLimits): Readable {
   const out = new PassThrough();
+  // The consumer may not be reading yet (or any more) when the part fails: it sees the error when it
+  // reads (`errored`), and the process must not see an unhandled 'error' event.
+  out.on('error', () => {});
   file.on('limit', () => out.destroy(payloadTooLarge(`A part is over ${limits.maxPartBytes} bytes.`)));
   file.on('error', (error: Error) => out.destroy(malformed(error.message)));
   out.on('close', () => {

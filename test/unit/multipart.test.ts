@@ -1,0 +1,153 @@
+/** The streaming multipart parser against the body forms RFC 7578 allows and real clients write. */
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { bodyBytes, bodyStream, multipartParts } from '../../functions/library/multipart.ts';
+import { ApiError } from '../../functions/shared/errors.ts';
+
+const limits = { maxParts: 5, maxPartBytes: 1024 * 1024 };
+
+interface Collected {
+  index: number;
+  fieldName: string;
+  fileName?: string;
+  declaredType: string;
+  data: Buffer;
+}
+
+async function collect(body: Buffer | Readable, contentType: string, partLimits = limits): Promise<Collected[]> {
+  const parts: Collected[] = [];
+  const stream = Buffer.isBuffer(body) ? Readable.from([body]) : body;
+  for await (const part of multipartParts(stream, contentType, partLimits)) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of part.stream) chunks.push(chunk as Buffer);
+    const { stream: _stream, ...rest } = part;
+    parts.push({ ...rest, data: Buffer.concat(chunks) });
+  }
+  return parts;
+}
+
+const crlf = (...lines: (string | Buffer)[]) => Buffer.concat(lines.map((line) => Buffer.concat([typeof line === 'string' ? Buffer.from(line, 'utf8') : line, Buffer.from('\r\n')])));
+
+const everyByte = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+
+describe('multipartParts', () => {
+  it('reads what curl -F sends: bare boundary, quoted name and filename, a content type', async () => {
+    const boundary = '------------------------d74496d66958873e';
+    const body = crlf(`--${boundary}`, 'Content-Disposition: form-data; name="image"; filename="photo.jpg"', 'Content-Type: image/jpeg', '', everyByte, `--${boundary}--`);
+    const [part, ...rest] = await collect(body, `multipart/form-data; boundary=${boundary}`);
+    expect(rest).toEqual([]);
+    expect(part).toEqual({ index: 0, fieldName: 'image', fileName: 'photo.jpg', declaredType: 'image/jpeg', data: everyByte });
+  });
+
+  it('reads a quoted boundary with characters a bare one cannot hold', async () => {
+    const boundary = "a'()+_,-./:=? z";
+    const body = crlf(`--${boundary}`, 'Content-Disposition: form-data; name="image"; filename="a.png"', '', everyByte, `--${boundary}--`);
+    const [part] = await collect(body, `multipart/form-data; boundary="${boundary}"`);
+    expect(part?.data).toEqual(everyByte);
+  });
+
+  it('reads bare parameters and prefers filename* (RFC 5987) over filename, as .NET HttpClient writes them', async () => {
+    const boundary = 'b7e1c9a0-5f3e-4d2a-9c1b-2e3f4a5b6c7d';
+    const body = crlf(
+      `--${boundary}`,
+      "Content-Disposition: form-data; name=image; filename=photo.jpg; filename*=utf-8''ph%C3%B6to%20%E2%82%AC.jpg",
+      '',
+      everyByte,
+      `--${boundary}--`,
+    );
+    const [part] = await collect(body, `multipart/form-data; boundary="${boundary}"`);
+    expect(part).toMatchObject({ fieldName: 'image', fileName: 'phöto €.jpg', data: everyByte });
+  });
+
+  it('keeps every byte of a part without filename or content type (a "field" to busboy)', async () => {
+    const boundary = 'xyz';
+    const body = crlf(`--${boundary}`, 'Content-Disposition: form-data; name="image"', '', everyByte, `--${boundary}`, 'Content-Disposition: form-data; name=second', '', 'text', `--${boundary}--`);
+    const parts = await collect(body, `multipart/form-data; boundary=${boundary}`);
+    expect(parts.map((part) => [part.index, part.fieldName, part.fileName])).toEqual([
+      [0, 'image', undefined],
+      [1, 'second', undefined],
+    ]);
+    expect(parts[0]?.data).toEqual(everyByte);
+    expect(parts[1]?.data.toString()).toBe('text');
+  });
+
+  it('takes raw UTF-8 file names as browsers send them, ignores preamble and epilogue, and header case', async () => {
+    const boundary = 'WebKitFormBoundary7MA4YWxkTrZu0gW';
+    const body = Buffer.concat([
+      Buffer.from('This is the preamble; it is to be ignored.\r\n'),
+      crlf(`--${boundary}`, 'content-disposition: form-data; name="pic"; filename="été.png"', 'CONTENT-TYPE: image/png', '', everyByte, `--${boundary}--`),
+      Buffer.from('epilogue, also ignored\r\n'),
+    ]);
+    const [part] = await collect(body, `Multipart/Form-Data; Boundary=${boundary}`);
+    expect(part).toMatchObject({ fieldName: 'pic', fileName: 'été.png', declaredType: 'image/png', data: everyByte });
+  });
+
+  it('gives any split of the body and any file bytes back exactly (property)', async () => {
+    const boundary = 'split-boundary';
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.uint8Array({ maxLength: 600 }), { minLength: 1, maxLength: 4 }), fc.array(fc.integer({ min: 1, max: 97 }), { minLength: 1 }), async (files, cuts) => {
+        const datas = files.map((file) => Buffer.from(file));
+        const body = Buffer.concat([
+          ...datas.map((data, i) => crlf(`--${boundary}`, `Content-Disposition: form-data; name="f${i}"; filename="f${i}.bin"`, 'Content-Type: application/octet-stream', '', data)),
+          crlf(`--${boundary}--`),
+        ]);
+        const chunks: Buffer[] = [];
+        for (let start = 0, cut = 0; start < body.length; cut++) {
+          const size = cuts[cut % cuts.length] as number;
+          chunks.push(body.subarray(start, start + size));
+          start += size;
+        }
+        const parts = await collect(Readable.from(chunks), `multipart/form-data; boundary=${boundary}`);
+        expect(parts.map((part) => part.data)).toEqual(datas);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('parses on when a consumer destroys a part it does not want', async () => {
+    const boundary = 'skip';
+    const big = Buffer.alloc(300 * 1024, 7);
+    const body = crlf(`--${boundary}`, 'Content-Disposition: form-data; name="a"; filename="a"', '', big, `--${boundary}`, 'Content-Disposition: form-data; name="b"; filename="b"', '', 'second', `--${boundary}--`);
+    const seen: string[] = [];
+    for await (const part of multipartParts(Readable.from([body]), `multipart/form-data; boundary=${boundary}`, limits)) {
+      if (part.fieldName === 'a') part.stream.destroy();
+      else for await (const chunk of part.stream) seen.push(String(chunk));
+    }
+    expect(seen.join('')).toBe('second');
+  });
+
+  it('fails with TooManyItems past maxParts', async () => {
+    const boundary = 'many';
+    const body = crlf(...Array.from({ length: 6 }, (_, i) => [`--${boundary}`, `Content-Disposition: form-data; name="f${i}"; filename="x"`, '', 'x']).flat(), `--${boundary}--`);
+    await expect(collect(body, `multipart/form-data; boundary=${boundary}`)).rejects.toMatchObject({ code: 'TooManyItems', status: 400 });
+  });
+
+  it('fails a part over maxPartBytes with 413', async () => {
+    const boundary = 'big';
+    const body = crlf(`--${boundary}`, 'Content-Disposition: form-data; name="f"; filename="x"', '', Buffer.alloc(2000), `--${boundary}--`);
+    await expect(collect(body, `multipart/form-data; boundary=${boundary}`, { maxParts: 5, maxPartBytes: 1000 })).rejects.toMatchObject({ status: 413 });
+  });
+
+  it('refuses what is not multipart/form-data (415) and a form without boundary or end (400)', async () => {
+    await expect(collect(Buffer.from('{}'), 'application/json')).rejects.toMatchObject({ status: 415 });
+    await expect(collect(Buffer.from('x'), 'multipart/form-data')).rejects.toMatchObject({ status: 400, code: 'MalformedMultipart' });
+    const truncated = Buffer.from('--cut\r\nContent-Disposition: form-data; name="f"; filename="x"\r\n\r\npartial bytes');
+    const failure = await collect(truncated, 'multipart/form-data; boundary=cut').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect(failure).toMatchObject({ status: 400, code: 'MalformedMultipart' });
+  });
+});
+
+describe('bodyStream', () => {
+  it('decodes a base64 body in slices to the same bytes, and measures it without decoding', async () => {
+    const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7919) & 0xff));
+    const base64 = bytes.toString('base64');
+    const chunks: Buffer[] = [];
+    for await (const chunk of bodyStream(base64, true)) chunks.push(chunk as Buffer);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.concat(chunks)).toEqual(bytes);
+    expect(bodyBytes(base64, true)).toBe(bytes.length);
+    expect(bodyBytes('héllo', false)).toBe(6);
+  });
+});
