@@ -16,6 +16,8 @@ export interface RouteContract {
   /** Non-JSON request bodies (multipart uploads) are described here instead of `body`. */
   requestContentType?: string;
   response?: z.ZodType;
+  /** Takes an `Idempotency-Key` header (see functions/shared/idempotency.ts). */
+  idempotent?: boolean;
 }
 
 export const HealthOut = z.object({ Status: z.literal('ok') });

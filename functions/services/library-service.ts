@@ -406,7 +406,7 @@ export async function completeUpload(apiKeyId: string, itemGuid: string): Promis
     // The library copy is made before the decision; a call that dies here leaves the same key for the retry.
     await library.copyObject(upload.objectKey, library.libraryObjectKey(itemGuid), verified.etag);
   } catch (error) {
-    await library.releaseUpload(itemGuid).catch((release: unknown) => logger.warn('could not release upload claim', { itemGuid, reason: String(release) }));
+    await library.releaseUpload(itemGuid, now).catch((release: unknown) => logger.warn('could not release upload claim', { itemGuid, reason: String(release) }));
     throw error;
   }
   const result: library.UploadResult = {

@@ -135,17 +135,17 @@ export async function getUpload(itemGuid: string): Promise<PendingUpload | undef
   return result.Item ? strip<PendingUpload>(result.Item) : undefined;
 }
 
-/** Takes the upload for one complete call; false when another call holds a fresh claim or it is completed. */
-export async function claimUpload(itemGuid: string, now: number, staleBefore: number): Promise<boolean> {
+/** One conditional UpdateItem on the upload record; false when the condition does not hold. */
+async function updateUploadIf(itemGuid: string, update: string, condition: string, values: Record<string, unknown>): Promise<boolean> {
   try {
     await dynamo.send(
       new UpdateCommand({
         TableName: config.tableName,
         Key: uploadKey(itemGuid),
-        UpdateExpression: 'SET claimedAt = :now',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#result) AND (attribute_not_exists(claimedAt) OR claimedAt < :stale)',
+        UpdateExpression: update,
+        ConditionExpression: condition,
         ExpressionAttributeNames: { '#result': 'result' },
-        ExpressionAttributeValues: { ':now': now, ':stale': staleBefore },
+        ExpressionAttributeValues: values,
       }),
     );
     return true;
@@ -155,29 +155,20 @@ export async function claimUpload(itemGuid: string, now: number, staleBefore: nu
   }
 }
 
-export async function releaseUpload(itemGuid: string): Promise<void> {
-  await dynamo.send(new UpdateCommand({ TableName: config.tableName, Key: uploadKey(itemGuid), UpdateExpression: 'REMOVE claimedAt' }));
-}
+/** Takes the upload for one complete call (its claim is `now`); false when another call holds a fresh claim or it is decided. */
+export const claimUpload = (itemGuid: string, now: number, staleBefore: number): Promise<boolean> =>
+  updateUploadIf(itemGuid, 'SET claimedAt = :now', 'attribute_exists(PK) AND attribute_not_exists(#result) AND (attribute_not_exists(claimedAt) OR claimedAt < :stale)', {
+    ':now': now,
+    ':stale': staleBefore,
+  });
 
-/** Decides the upload: records what it became, only while `claimedAt` is still this call's claim. False when it was taken over. */
-export async function recordUploadResult(itemGuid: string, claimedAt: number, result: UploadResult): Promise<boolean> {
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: uploadKey(itemGuid),
-        UpdateExpression: 'SET #result = :result',
-        ConditionExpression: 'claimedAt = :claimedAt AND attribute_not_exists(#result)',
-        ExpressionAttributeNames: { '#result': 'result' },
-        ExpressionAttributeValues: { ':result': result, ':claimedAt': claimedAt },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-}
+/** Gives the claim back (the object was refused), unless another call has taken it over meanwhile. */
+export const releaseUpload = (itemGuid: string, claimedAt: number): Promise<boolean> =>
+  updateUploadIf(itemGuid, 'REMOVE claimedAt', 'claimedAt = :claimedAt AND attribute_not_exists(#result)', { ':claimedAt': claimedAt });
+
+/** Decides the upload: records what it became, only while the claim is still this call's. False when it was taken over. */
+export const recordUploadResult = (itemGuid: string, claimedAt: number, result: UploadResult): Promise<boolean> =>
+  updateUploadIf(itemGuid, 'SET #result = :result', 'claimedAt = :claimedAt AND attribute_not_exists(#result)', { ':result': result, ':claimedAt': claimedAt });
 
 // ---- Image bytes ----
 

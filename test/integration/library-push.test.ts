@@ -170,27 +170,19 @@ describe('POST /library/multi/push', () => {
     expect(await libraryChanges(before)).toEqual([]);
   });
 
-  it('removes what it stored when S3 fails for one of the images', async () => {
+  // Two images: PutObject x2, then PutItem x2 (items), PutItem (anonymous user: the commit point), PutItem (builder link).
+  it.each([
+    ['S3 fails for the second image', 's3', { command: 'PutObjectCommand', kind: 's3-internal', skip: 1 }],
+    ['the commit point fails after the items were written', 'dynamo', { command: 'PutItemCommand', kind: 'dynamo-conditional', skip: 2, times: 1 }],
+    ['the builder link fails after the commit point', 'dynamo', { command: 'PutItemCommand', kind: 'dynamo-conditional', skip: 3, times: 1 }],
+  ] as const)('keeps no item or object when %s', async (_case, client, rule) => {
     const before = await snapshotStore(service);
-    const { s3 } = await import('../../functions/shared/clients.ts');
-    const fault = injectFault(s3, { command: 'PutObjectCommand', kind: 's3-internal', skip: 1 });
+    const clients = await import('../../functions/shared/clients.ts');
+    const fault = injectFault(client === 's3' ? clients.s3 : clients.dynamoDbClient, rule);
     try {
       const { status } = await post('/library/multi/push', form([{ name: 'a', data: png(1, 1, 1) }, { name: 'b', data: png(1, 1, 2) }]));
       expect(status).toBeGreaterThanOrEqual(500);
-    } finally {
-      fault.remove();
-    }
-    expect(await libraryChanges(before)).toEqual([]);
-  });
-
-  it('removes items and objects when the commit fails half way', async () => {
-    const before = await snapshotStore(service);
-    const { dynamoDbClient } = await import('../../functions/shared/clients.ts');
-    // The third PutItem is the anonymous user: the items are written, the commit point is not.
-    const fault = injectFault(dynamoDbClient, { command: 'PutItemCommand', kind: 'dynamo-conditional', skip: 2, times: 1 });
-    try {
-      const { status } = await post('/library/multi/push', form([{ name: 'a', data: png(1, 1, 3) }, { name: 'b', data: png(1, 1, 4) }]));
-      expect(status).toBeGreaterThanOrEqual(500);
+      expect(fault.injected).toBeGreaterThan(0);
     } finally {
       fault.remove();
     }
