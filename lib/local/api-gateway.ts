@@ -2,16 +2,18 @@
  * A local API Gateway (REST, v1 proxy integration) in front of the real handlers. Each HTTP request is
  * matched against the route table, turned into the event API Gateway would send, passed through the
  * REQUEST authorizer with the same policy evaluation (401 when it refuses, 403 when its policy leaves
- * the route out), and handed to the route's handler with the authorizer context in
- * `requestContext.authorizer`.
+ * the route out), throttled per API key and per user (429, like a usage plan), and handed to the
+ * route's handler with the authorizer context in `requestContext.authorizer`. It answers CORS
+ * preflights (OPTIONS) itself, as API Gateway does in AWS.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import type { Route } from '../../functions/routes.ts';
 import { isAllowed, type PolicyDocument } from '../../functions/auth/policy.ts';
-import { errorResponse } from '../../functions/shared/http.ts';
+import { errorResponse, preflightHeaders, withCors } from '../../functions/shared/http.ts';
 import { ApiError, forbidden, payloadTooLarge, unauthorized } from '../../functions/shared/errors.ts';
+import { callersOf, Throttle, throttleSettingsFromEnv, type ThrottleSettings } from './throttle.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 export type RequestAuthorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -24,8 +26,10 @@ export interface ApiGatewayFrontOptions {
   /** API Gateway's payload limit is 10 MB; Lambda's synchronous one is 6 MB. */
   maxBodyBytes: number;
   stage?: string;
-  /** Called before routing; may answer the request itself (e.g. throttling) by returning a result. */
+  /** Called before routing; may answer the request itself by returning a result. */
   beforeRoute?: (request: IncomingMessage) => APIGatewayProxyResult | undefined;
+  /** Per-caller limits; default: THROTTLE_RATE_PER_SECOND / THROTTLE_BURST from the environment. */
+  throttle?: ThrottleSettings;
 }
 
 const API_ID = 'local';
@@ -68,6 +72,15 @@ export function matchRoute(routes: readonly Route[], method: string, path: strin
   }
   if (best) return { route: best.route, pathParameters: best.pathParameters };
   return pathMatched ? 'method-not-allowed' : undefined;
+}
+
+const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
+
+/** CORS preflight: the methods the path takes, or 404 for a path no route has. */
+function preflight(routes: readonly Route[], path: string, origin: string | undefined): APIGatewayProxyResult {
+  const methods = HTTP_METHODS.filter((method) => typeof matchRoute(routes, method, path) === 'object');
+  if (methods.length === 0) return errorResponse(new ApiError(404, 'RouteNotFound', `No route OPTIONS ${path}.`));
+  return { statusCode: 204, headers: preflightHeaders(origin, methods), body: '' };
 }
 
 function headersOf(request: IncomingMessage) {
@@ -142,12 +155,14 @@ function send(response: ServerResponse, result: APIGatewayProxyResult, requestId
 
 export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
   const stage = options.stage ?? 'local';
+  const throttle = new Throttle(options.throttle ?? throttleSettingsFromEnv());
 
   async function handle(request: IncomingMessage, requestId: string): Promise<APIGatewayProxyResult> {
     const early = options.beforeRoute?.(request);
     if (early) return early;
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const method = (request.method ?? 'GET').toUpperCase();
+    if (method === 'OPTIONS') return preflight(options.routes, url.pathname, request.headers.origin);
     const match = matchRoute(options.routes, method, url.pathname);
     if (match === undefined) return errorResponse(new ApiError(404, 'RouteNotFound', `No route ${method} ${url.pathname}.`));
     if (match === 'method-not-allowed') return errorResponse(new ApiError(405, 'MethodNotAllowed', `${method} is not allowed on ${url.pathname}.`));
@@ -201,6 +216,7 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
       }
       if (!isAllowed(result.policyDocument as PolicyDocument, methodArn)) return errorResponse(forbidden());
       requestContext.authorizer = { ...(result.context ?? {}), principalId: result.principalId };
+      throttle.take(callersOf(requestContext.authorizer));
     }
 
     const event: APIGatewayProxyEvent = {
@@ -228,6 +244,7 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
         if (!(error instanceof ApiError)) console.error(`[local api] ${request.method} ${request.url} failed:`, error);
         return errorResponse(error);
       })
-      .then((result) => send(response, result, requestId));
+      // API Gateway's own answers (401, 403, 429, ...) carry the CORS headers too (gateway responses in AWS).
+      .then((result) => send(response, withCors(result, request.headers as Record<string, string | undefined>), requestId));
   });
 }
