@@ -48,12 +48,12 @@ export const DeletedBasketOut = z.object({ BasketGuid: GuidOut, Deleted: z.liter
 
 /** Route contracts: what each basket handler validates and answers. The OpenAPI document is built from these. */
 export const basketContracts = {
-  create: { principal: 'user', response: BasketOut },
+  create: { principal: 'user', idempotent: true, response: BasketOut },
   list: { principal: 'user', response: BasketListOut },
   get: { principal: 'user', path: BasketPath, response: BasketOut },
   delete: { principal: 'user', path: BasketPath, response: DeletedBasketOut },
-  addLine: { principal: 'user', path: BasketPath, body: LineInput, response: LineResultOut },
+  addLine: { principal: 'user', path: BasketPath, body: LineInput, idempotent: true, response: LineResultOut },
   updateLine: { principal: 'user', path: BasketLinePath, body: LineInput, response: LineResultOut },
   deleteLine: { principal: 'user', path: BasketLinePath, response: BasketResultOut },
-  checkout: { principal: 'user', path: BasketPath, response: CheckoutUrlOut },
+  checkout: { principal: 'user', path: BasketPath, idempotent: true, response: CheckoutUrlOut },
 } as const;

@@ -70,8 +70,8 @@ const multipart = 'multipart/form-data';
 
 /** Route contracts of the library handlers this module owns (pull contracts live with the pull handlers). */
 export const libraryContracts = {
-  push: { principal: 'apiKey', requestContentType: multipart, response: LibraryItemResultOut },
-  pushMany: { principal: 'apiKey', requestContentType: multipart, response: LibraryItemsResultOut },
+  push: { principal: 'apiKey', requestContentType: multipart, idempotent: true, response: LibraryItemResultOut },
+  pushMany: { principal: 'apiKey', requestContentType: multipart, idempotent: true, response: LibraryItemsResultOut },
   itemBuilder: { principal: 'apiKey', path: LibraryItemPath, response: BuilderUrlOut },
   itemsBuilder: { principal: 'apiKey', body: BuilderInput, response: BuilderUrlOut },
   createUpload: { principal: 'apiKey', response: UploadTicketOut },

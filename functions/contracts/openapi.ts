@@ -13,6 +13,14 @@ const schemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
 
 const securityOf = { none: [], user: [{ bearerToken: [] }], library: [{ apiKey: [] }], internal: [{ apiKey: [] }] } as const;
 
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'A retry with the same key (same caller, route and request) within 24 h answers the first result and creates nothing new.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
 
 export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
@@ -24,6 +32,7 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
     const parameters = [
       ...Object.entries(pathSchema?.properties ?? {}).map(([name, schema]) => ({ name, in: 'path', required: true, schema })),
       ...Object.entries(querySchema?.properties ?? {}).map(([name, schema]) => ({ name, in: 'query', required: querySchema?.required?.includes(name) ?? false, schema })),
+      ...(contract.idempotent ? [idempotencyKeyParameter] : []),
     ];
     const requestBody = contract.body
       ? { required: true, content: { 'application/json': { schema: schemaOf(contract.body, 'input') } } }

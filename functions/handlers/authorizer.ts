@@ -4,12 +4,17 @@
  * context (user id, key id, name, scope) that API Gateway hands to the handler. Missing or invalid
  * credentials: throw "Unauthorized" (API Gateway answers 401). Valid but not allowed here: the policy
  * leaves the route out (403).
+ *
+ * For an API key it also answers `usageIdentifierKey` (API key source AUTHORIZER): the value of the API
+ * Gateway API key that stands for this key in the usage plan, which throttles per key. That value is the
+ * key's SHA-256 hash, the same one that keys its DynamoDB item: it is never sent by clients (API Gateway
+ * takes it only from the authorizer), so it need not be secret, and no mapping has to be stored.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { verifyBearerToken } from '../auth/jwt.ts';
 import { policyFor } from '../auth/policy.ts';
 import { toAuthorizerContext, type Principal } from '../auth/principal.ts';
-import { findApiKey } from '../store/api-key-store.ts';
+import { findApiKey, hashApiKey } from '../store/api-key-store.ts';
 import { logger } from '../shared/powertools.ts';
 
 const header = (event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined => {
@@ -23,6 +28,7 @@ export async function authorize(event: APIGatewayRequestAuthorizerEvent): Promis
   if (authorization === undefined && apiKey === undefined) throw new Error('Unauthorized');
 
   const principal: Principal = {};
+  let usageIdentifierKey: string | undefined;
   if (authorization !== undefined) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     const verified = match?.[1] ? await verifyBearerToken(match[1]) : { error: 'not a bearer token' };
@@ -39,12 +45,14 @@ export async function authorize(event: APIGatewayRequestAuthorizerEvent): Promis
       throw new Error('Unauthorized');
     }
     principal.apiKey = { id: record.keyId, name: record.name, scope: record.scope };
+    usageIdentifierKey = hashApiKey(apiKey.trim());
   }
 
   return {
     principalId: principal.userId ?? `apikey:${principal.apiKey?.id}`,
     policyDocument: policyFor(principal, event.methodArn),
     context: toAuthorizerContext(principal),
+    ...(usageIdentifierKey ? { usageIdentifierKey } : {}),
   };
 }
 

@@ -91,4 +91,11 @@ export const config = {
   get jwtJwksFile() {
     return env('JWT_JWKS_FILE');
   },
+  /** Browser origins allowed to call the API (comma-separated, exact `scheme://host[:port]`, or `*`); none by default. */
+  get corsAllowedOrigins(): string[] {
+    return (env('CORS_ALLOWED_ORIGINS') ?? '')
+      .split(',')
+      .map((origin) => origin.trim().replace(/\/+$/, ''))
+      .filter((origin) => origin !== '');
+  },
 };

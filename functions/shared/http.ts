@@ -13,6 +13,8 @@ import { z } from 'zod';
 import { ApiError, badRequest, forbidden, isTransientAwsError, serviceUnavailable } from './errors.ts';
 import { escapeDateSolidus } from './dates.ts';
 import { logger, metrics } from './powertools.ts';
+import { config } from './config.ts';
+import { idempotencyKeyOf, runIdempotent } from './idempotency.ts';
 import { fromAuthorizerContext, type Principal } from '../auth/principal.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -36,6 +38,8 @@ export interface EndpointSpec<P extends Schema | undefined, Q extends Schema | u
   principal?: K;
   /** The success body's schema: documentation (OpenAPI) and contract tests; not checked at run time. */
   response?: Schema;
+  /** Honour an `Idempotency-Key` header (POSTs that create something): a retry answers the first result. */
+  idempotent?: boolean;
 }
 
 export interface EndpointRequest<P, Q, B, K extends PrincipalKind = undefined> {
@@ -64,6 +68,38 @@ export function errorResponse(error: unknown): APIGatewayProxyResult {
   }
   // Every write is a conditional, repeatable step, so an unexpected failure leaves nothing a retry would double.
   return jsonResponse(500, { Error: { Code: 'InternalError', Message: 'The request could not be completed. It is safe to retry.', Retryable: true } }, { 'Retry-After': '1' });
+}
+
+/** Request headers a browser may send cross-origin; API Gateway's preflight and the local front use this list. */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-SERVICE-API-Key', 'Idempotency-Key'];
+const CORS_EXPOSED_HEADERS = 'Retry-After, Idempotent-Replayed, x-amzn-RequestId';
+
+/**
+ * CORS headers for a response to a request from `origin`, per CORS_ALLOWED_ORIGINS (none by default).
+ * Credentials are never allowed, for `*` or any origin: the API takes tokens and keys in headers, not
+ * cookies, so no browser needs credentialed requests.
+ */
+export function corsHeaders(origin: string | undefined): Record<string, string> {
+  const allowed = config.corsAllowedOrigins;
+  if (allowed.length === 0) return {};
+  if (allowed.includes('*')) return origin === undefined ? {} : { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS };
+  // The answer depends on Origin, so caches must key on it even when this origin gets nothing.
+  if (origin === undefined || !allowed.includes(origin)) return { Vary: 'Origin' };
+  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS, Vary: 'Origin' };
+}
+
+/** The answer to a CORS preflight for a path that takes `methods` (the local front; API Gateway in AWS). */
+export function preflightHeaders(origin: string | undefined, methods: readonly string[]): Record<string, string> {
+  const headers = corsHeaders(origin);
+  if (!headers['Access-Control-Allow-Origin']) return headers;
+  return { ...headers, 'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(', '), 'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS.join(', '), 'Access-Control-Max-Age': '600' };
+}
+
+const headerValue = (headers: Record<string, string | undefined> | null | undefined, name: string): string | undefined =>
+  Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
+
+export function withCors(response: APIGatewayProxyResult, requestHeaders: Record<string, string | undefined> | null | undefined): APIGatewayProxyResult {
+  return { ...response, headers: { ...response.headers, ...corsHeaders(headerValue(requestHeaders, 'origin')) } };
 }
 
 function describeIssue(where: string, issue: z.core.$ZodIssue): string {
@@ -105,7 +141,9 @@ export function endpoint<
   B extends Schema | undefined = undefined,
   K extends PrincipalKind = undefined,
 >(spec: EndpointSpec<P, Q, B, K>, run: (request: EndpointRequest<Infer<P>, Infer<Q>, Infer<B>, K>) => Promise<unknown>) {
-  const core = async (event: APIGatewayProxyEvent, _context: Context): Promise<APIGatewayProxyResult> => {
+  const core = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
+    // Set directly: a correlationIdPath would need a JMESPath search function, and only this one id is wanted.
+    if (event.requestContext?.requestId) logger.setCorrelationId(event.requestContext.requestId);
     const principal = fromAuthorizerContext(event.requestContext?.authorizer);
     if (spec.principal === 'user' && principal.userId === undefined) throw forbidden('This endpoint takes a bearer token.');
     if (spec.principal === 'apiKey' && principal.apiKey === undefined) throw forbidden('This endpoint takes an API key.');
@@ -117,16 +155,21 @@ export function endpoint<
       headers: event.headers as Record<string, string | undefined>,
       event,
     };
-    return jsonResponse(200, await run(request));
+    const idempotencyKey = spec.idempotent ? idempotencyKeyOf(request.headers) : undefined;
+    if (idempotencyKey === undefined) return withCors(jsonResponse(200, await run(request)), event.headers);
+    const stored = await runIdempotent(idempotencyKey, { principal, event, headers: request.headers, context }, async () => jsonResponse(200, await run(request)).body);
+    const replayed: Record<string, string> = stored.replayed ? { 'Idempotent-Replayed': 'true' } : {};
+    return withCors({ statusCode: 200, headers: { 'Content-Type': JSON_CONTENT_TYPE, ...replayed }, body: stored.body }, event.headers);
   };
 
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     .use(httpHeaderNormalizer())
-    .use(injectLambdaContext(logger, { correlationIdPath: 'requestContext.requestId', resetKeys: true }))
+    // logEvent stays off whatever POWERTOOLS_LOGGER_LOG_EVENT says: the event holds the caller's token or key.
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(logMetrics(metrics))
     .use({
       onError: async (request) => {
-        request.response = errorResponse(request.error);
+        request.response = withCors(errorResponse(request.error), request.event.headers);
         const status = request.response.statusCode;
         if (status >= 500) logger.error('request failed', request.error as Error);
         else logger.info('request refused', { status, code: (request.error as ApiError).code });

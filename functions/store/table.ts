@@ -20,6 +20,7 @@
  * | push / pull / upload commit      | PutItem items, then PK=ANONUSER#<id> (the commit point), then PK=BUILDER#<token> SK=BUILDER |
  * | builder URL token (builder site) | GetItem PK=BUILDER#<token> SK=BUILDER                     |
  * | pending large-file upload        | PutItem / conditional UpdateItem / GetItem PK=UPLOAD#<itemGuid> SK=UPLOAD (TTL) |
+ * | Idempotency-Key record (POSTs)   | conditional PutItem / GetItem PK=IDEMPOTENCY#<sha256> SK=IDEMPOTENCY |
  */
 export const table = {
   partitionKey: 'PK',

@@ -1,0 +1,97 @@
+/**
+ * API key lifecycle through the CLI while the service runs on the same DATA_DIR: create, list, use,
+ * revoke. Locally the authorizer has no cache, so a revoked key is refused at once; in AWS it is refused
+ * once API Gateway's cached authorizer result for it expires (AUTHORIZER_CACHE_SECONDS, 300 s).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/service.ts';
+
+const run = promisify(execFile);
+const dataDir = mkdtempSync(join(tmpdir(), 'photo-commerce-keys-'));
+
+/** `npm run -s api-key -- ...` without npm's start-up cost: the same script on the same Node 24 as this test. */
+async function apiKeyCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['bin/api-key.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir }, cwd: process.cwd() });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+const parseList = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const [name, scope, keyId, createdAt] = line.split('\t');
+      return { name, scope, keyId, createdAt };
+    });
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService({ dataDir });
+});
+afterAll(async () => {
+  await service?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('API keys from the CLI', () => {
+  it('creates, lists, uses and revokes a key; the revoked key is refused at once', async () => {
+    const created = await apiKeyCli('--name', 'mobile-app', '--scope', 'library');
+    expect(created.code).toBe(0);
+    const libraryKey = created.stdout.trim();
+    expect(libraryKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const internalKey = (await apiKeyCli('--name', 'checkout-site', '--scope', 'internal')).stdout.trim();
+
+    const listing = (await apiKeyCli('--list')).stdout;
+    expect(parseList(listing)).toEqual(
+      expect.arrayContaining([
+        { name: 'mobile-app', scope: 'library', keyId: expect.stringMatching(/^[0-9a-f]{12}$/), createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+        expect.objectContaining({ name: 'checkout-site', scope: 'internal' }),
+      ]),
+    );
+    // The list never shows a key itself: only its name, scope, id (a hash prefix) and creation time.
+    expect(listing).not.toContain(libraryKey);
+    expect(listing).not.toContain(internalKey);
+
+    const project = `/project/${'1'.repeat(32)}`;
+    expect((await service.request('GET', project, { apiKey: internalKey })).status).toBe(404);
+
+    const revoked = await apiKeyCli('--revoke', 'checkout-site');
+    expect(revoked.code).toBe(0);
+    const refused = await service.request('GET', project, { apiKey: internalKey });
+    expect(refused.status).toBe(401);
+    expect(refused.body.Error.Code).toBe('Unauthorized');
+    const remaining = parseList((await apiKeyCli('--list')).stdout).map((key) => key.name);
+    expect(remaining).not.toContain('checkout-site');
+
+    // Other keys are untouched; the name is free again and a new key under it is a different key.
+    expect(remaining).toContain('mobile-app');
+    const reissued = (await apiKeyCli('--name', 'checkout-site', '--scope', 'internal')).stdout.trim();
+    expect(reissued).not.toBe(internalKey);
+    expect((await service.request('GET', project, { apiKey: reissued })).status).toBe(404);
+    expect((await service.request('GET', project, { apiKey: internalKey })).status).toBe(401);
+  }, 90_000);
+
+  it('refuses to revoke an unknown name or to reuse a live name, and explains its usage', async () => {
+    const unknown = await apiKeyCli('--revoke', 'no-such-key');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no API key named "no-such-key"');
+    await apiKeyCli('--name', 'twice', '--scope', 'library');
+    const duplicate = await apiKeyCli('--name', 'twice', '--scope', 'library');
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toContain('exists already');
+    const usage = await apiKeyCli('--name', 'x', '--scope', 'admin');
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('usage:');
+  }, 60_000);
+});
