@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { basketContracts } from './basket.ts';
 import { projectContracts } from './project.ts';
 import { libraryContracts } from './library.ts';
+import { libraryPullContracts } from './library-pull.ts';
 import { orderContracts } from './order.ts';
 
 export interface RouteContract {
@@ -42,6 +43,8 @@ export const contracts: Record<string, RouteContract> = {
   'update-order-status': orderContracts.updateStatus,
   'push-library-item': libraryContracts.push,
   'push-library-items': libraryContracts.pushMany,
+  'pull-library-item': libraryPullContracts.pull,
+  'pull-library-items': libraryPullContracts.pullMany,
   'get-item-builder-url': libraryContracts.itemBuilder,
   'get-items-builder-url': libraryContracts.itemsBuilder,
   'create-library-upload': libraryContracts.createUpload,

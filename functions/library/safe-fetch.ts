@@ -64,19 +64,14 @@ export function pullPolicy(overrides: Partial<PullPolicy> = {}): PullPolicy {
   };
 }
 
-export const pullRefused = (url: string, reason: string) =>
-  new ApiError(422, 'PullRefused', `Pull of ${url} refused: ${reason}.`, { details: { Url: url, Reason: reason } });
-export const pullFailed = (url: string, reason: string) =>
-  new ApiError(422, 'PullFailed', `Pull of ${url} failed: ${reason}.`, { details: { Url: url, Reason: reason } });
-const pullTooLarge = (url: string, maxBytes: number) =>
-  new ApiError(413, 'PayloadTooLarge', `Pull of ${url} failed: the image is larger than ${maxBytes} bytes.`, {
-    details: { Url: url, Reason: `larger than ${maxBytes} bytes`, MaxBytes: maxBytes },
-  });
+const pullRefused = (url: string, reason: string) => new ApiError(422, 'PullRefused', `Pull of ${url} refused: ${reason}.`);
+const pullFailed = (url: string, reason: string) => new ApiError(422, 'PullFailed', `Pull of ${url} failed: ${reason}.`);
+const pullTooLarge = (url: string, maxBytes: number) => new ApiError(413, 'PayloadTooLarge', `Pull of ${url} failed: the image is larger than ${maxBytes} bytes.`);
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** Parses a URL to fetch; refuses anything but http(s) and URLs carrying credentials. */
-export function checkUrl(text: string, requested: string = text): URL {
+function checkUrl(text: string, requested: string = text): URL {
   let url: URL;
   try {
     url = new URL(text);

@@ -1,0 +1,8 @@
+import { endpoint } from '../shared/http.ts';
+import { pullImages } from '../services/pull-service.ts';
+import { libraryPullContracts } from '../contracts/library-pull.ts';
+import { toLibraryItemResultOut } from '../contracts/library.ts';
+
+export const handler = endpoint(libraryPullContracts.pull, async ({ principal, body }) =>
+  toLibraryItemResultOut(await pullImages({ apiKeyId: principal.apiKey.id }, [body.Url])),
+);

@@ -1,0 +1,29 @@
+/**
+ * Pull: fetch images by URL through the SSRF-safe fetch and store them through the library ingest (type
+ * sniffing, MD5, size cap, all or nothing, one anonymous user). Each URL is one source; ingest opens it
+ * when a concurrency slot is free, so the fetch's deadline starts then and covers the whole transfer.
+ */
+import { tooManyItems } from '../domain/library.ts';
+import { config } from '../shared/config.ts';
+import { pullPolicy, safeFetch, type PullPolicy } from '../library/safe-fetch.ts';
+import { ingestImages, type ImageSource, type IngestResult } from './library-service.ts';
+
+/** The URL's last path segment, kept on the item record as its file name. */
+function fileNameOf(url: string): string | undefined {
+  try {
+    const segment = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+    return segment === '' ? undefined : segment.slice(0, 255);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function pullImages(owner: { apiKeyId: string }, urls: readonly string[], policy: PullPolicy = pullPolicy()): Promise<IngestResult> {
+  // Checked before any fetch: ingest would notice only after fetching the first LIBRARY_MAX_ITEMS URLs.
+  if (urls.length > config.libraryMaxItems) throw tooManyItems(config.libraryMaxItems);
+  const sources = urls.map((url, index): ImageSource => {
+    const declaredName = fileNameOf(url);
+    return { index, open: async () => (await safeFetch(url, policy)).body, ...(declaredName !== undefined ? { declaredName } : {}) };
+  });
+  return ingestImages(owner, sources, { maxBytes: policy.maxBytes, concurrency: config.pullConcurrency });
+}
