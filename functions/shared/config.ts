@@ -47,6 +47,10 @@ export const config = {
   get pullMaxBytes() {
     return intEnv('PULL_MAX_BYTES', 50 * 1024 * 1024);
   },
+  /** Pull: every fetch of one request ends by then, so the answer (a 4xx for a slow URL) beats API Gateway's 29 s limit. */
+  get pullRequestTimeoutMs() {
+    return intEnv('PULL_REQUEST_TIMEOUT_MS', 25_000);
+  },
   /** Pull: URLs of one multi pull fetched at the same time. */
   get pullConcurrency() {
     return intEnv('PULL_CONCURRENCY', 4);

@@ -69,7 +69,7 @@ export async function measurePullMemory(options: { imageMb?: number; limitMb?: n
   const limitBytes = (options.limitMb ?? 64) * MB;
   const images = await startImageServer(imageBytes);
   const service = await startTestService({
-    env: { PULL_ALLOW_LOOPBACK: 'true', PULL_MAX_BYTES: String(imageBytes + MB), PULL_TIMEOUT_MS: '600000', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    env: { PULL_ALLOW_LOOPBACK: 'true', PULL_MAX_BYTES: String(imageBytes + MB), PULL_TIMEOUT_MS: '600000', PULL_REQUEST_TIMEOUT_MS: '600000', POWERTOOLS_LOG_LEVEL: 'ERROR' },
   });
   try {
     const apiKey = await service.apiKey('pull-memory-bench', 'library');

@@ -30,6 +30,7 @@ const routes: Record<string, Route> = {
   '/photo.jpg': send(jpeg, 'text/plain'),
   '/notes.txt': send(Buffer.from('just text, not an image'), 'image/png'),
   '/moved.png': redirect(302, '/photo.png'),
+  '/silent.png': () => undefined,
   '/to-intranet': redirect(302, 'http://intranet.example.com/secret.png'),
   '/to-metadata': redirect(301, 'http://169.254.169.254/latest/meta-data/'),
   '/huge.png': (_request, response) => {
@@ -194,6 +195,20 @@ describe('multi pull', () => {
       { Index: 1, Code: 'PullFailed', Reason: expect.stringContaining(`${images}/missing.png`) },
       { Index: 3, Code: 'UnsupportedMediaType', Reason: expect.any(String) },
     ]);
+    await expectNothingStored();
+  });
+
+  it('ends every fetch within the request budget (PULL_REQUEST_TIMEOUT_MS) with a 422, storing nothing', async () => {
+    process.env.PULL_REQUEST_TIMEOUT_MS = '300';
+    try {
+      const response = await pullMany([`${images}/silent.png`, `${images}/photo.png`, `${images}/silent.png`]);
+      expect(response.status).toBe(422);
+      expect(response.body.Error.Code).toBe('PullFailed');
+      expect(response.body.Error.Failures.map((failure: { Index: number }) => failure.Index)).toEqual([0, 2]);
+      expect(response.body.Error.Failures[0].Reason).toContain('no complete answer within');
+    } finally {
+      delete process.env.PULL_REQUEST_TIMEOUT_MS;
+    }
     await expectNothingStored();
   });
 
