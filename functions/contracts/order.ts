@@ -32,16 +32,16 @@ export const OrderLineOut = BasketLineOut;
 /** An order line in the single-order response. `SubTotal` is the line before add-ons; with no add-ons it equals `Total`. */
 export const OrderLineDetailOut = OrderLineOut.extend({ ProjectVersion: z.number().int(), SubTotal: MoneyOut, AddOns: z.array(z.never()) });
 
+/** The fields after `Lines`, in the interface's order. */
 const orderFields = {
-  OrderGuid: GuidOut,
   OrderTotal: MoneyOut,
   Status: OrderStatusSchema,
   CreatedDateUtc: WireDateOut,
   CompletedDateUtc: DateOrUnset,
   LastSavedDateUtc: WireDateOut,
 };
-export const OrderOut = z.object({ ...orderFields, Lines: z.array(OrderLineOut) });
-export const OrderDetailOut = z.object({ ...orderFields, Lines: z.array(OrderLineDetailOut) });
+export const OrderOut = z.object({ OrderGuid: GuidOut, Lines: z.array(OrderLineOut), ...orderFields });
+export const OrderDetailOut = z.object({ OrderGuid: GuidOut, Lines: z.array(OrderLineDetailOut), ...orderFields });
 export const OrderListOut = z.object({ Orders: z.array(OrderOut) });
 export const OrderResultOut = z.object({ Order: OrderDetailOut });
 
@@ -58,8 +58,7 @@ export const CheckoutOut = z.object({
   }),
 });
 
-const orderHeader = (order: Order) => ({
-  OrderGuid: order.orderGuid,
+const orderFieldsOf = (order: Order) => ({
   OrderTotal: fromMinorUnits(order.totalMinor),
   Status: order.status,
   CreatedDateUtc: formatDate(order.createdAt),
@@ -67,14 +66,14 @@ const orderHeader = (order: Order) => ({
   LastSavedDateUtc: formatDate(order.lastSavedAt),
 });
 
-export const toOrderOut = (order: Order): z.infer<typeof OrderOut> => ({ ...orderHeader(order), Lines: order.lines.map(toBasketLineOut) });
+export const toOrderOut = (order: Order): z.infer<typeof OrderOut> => ({ OrderGuid: order.orderGuid, Lines: order.lines.map(toBasketLineOut), ...orderFieldsOf(order) });
 
 const toOrderLineDetailOut = (line: BasketLine): z.infer<typeof OrderLineDetailOut> => {
   const total = fromMinorUnits(lineTotalMinor(line));
   return { ...toBasketLineOut(line), ProjectVersion: line.projectVersion, SubTotal: total, AddOns: [] };
 };
 
-export const toOrderDetailOut = (order: Order): z.infer<typeof OrderDetailOut> => ({ ...orderHeader(order), Lines: order.lines.map(toOrderLineDetailOut) });
+export const toOrderDetailOut = (order: Order): z.infer<typeof OrderDetailOut> => ({ OrderGuid: order.orderGuid, Lines: order.lines.map(toOrderLineDetailOut), ...orderFieldsOf(order) });
 
 export const toCheckoutOut = (checkout: Checkout, state: CheckoutState): z.infer<typeof CheckoutOut> => ({
   Checkout: {
