@@ -145,6 +145,8 @@ async function storeImage(source: ImageSource, maxBytes: number): Promise<Stored
   const meter = new ImageMeter(maxBytes);
   const metered = body.pipe(meter);
   body.on('error', (error) => meter.destroy(error));
+  // A source may fail after the upload gave up reading: the cause stays readable as `errored`, and must not crash the process.
+  meter.on('error', () => {});
   try {
     await library.putImageObject(objectKey, metered, mimeType);
   } catch (error) {
