@@ -16,6 +16,6 @@ export const MultiPullInput = z.object({
 });
 
 export const libraryPullContracts = {
-  pull: { principal: 'apiKey', body: PullInput, response: LibraryItemResultOut },
-  pullMany: { principal: 'apiKey', body: MultiPullInput, response: LibraryItemsResultOut },
+  pull: { principal: 'apiKey', body: PullInput, idempotent: true, response: LibraryItemResultOut },
+  pullMany: { principal: 'apiKey', body: MultiPullInput, idempotent: true, response: LibraryItemsResultOut },
 } as const;

@@ -3,6 +3,8 @@
  * scoped to the caller, and a key reused for a different request is refused.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { multipartBody, tinyPng } from '../support/multipart.ts';
@@ -10,13 +12,27 @@ import { multipartBody, tinyPng } from '../support/multipart.ts';
 let service: TestService;
 let canvas: string;
 let photoBook: string;
+/** A loopback image server for pull; counts fetches so a replay is seen not to fetch again. */
+let imageServer: Server;
+let imageUrl: string;
+let imageFetches = 0;
 
 beforeAll(async () => {
-  service = await startTestService();
+  imageServer = createServer((_request, response) => {
+    imageFetches += 1;
+    response.writeHead(200, { 'Content-Type': 'image/png' }).end(tinyPng());
+  });
+  await new Promise<void>((resolve) => imageServer.listen(0, '127.0.0.1', resolve));
+  imageUrl = `http://127.0.0.1:${(imageServer.address() as AddressInfo).port}/photo.png`;
+  service = await startTestService({ env: { PULL_ALLOW_LOOPBACK: 'true' } });
   canvas = await service.project(49.5);
   photoBook = await service.project(29.99);
 });
-afterAll(() => service?.close());
+afterAll(async () => {
+  await service?.close();
+  imageServer?.closeAllConnections();
+  imageServer?.close();
+});
 
 const withKey = (key: string) => ({ 'Idempotency-Key': key });
 
@@ -137,6 +153,25 @@ describe('Idempotency-Key', () => {
     expect(resent.body.LibraryItem).toEqual(first.body.LibraryItem);
     const otherImage = Buffer.concat([tinyPng(), Buffer.from('different trailing bytes')]);
     expect((await push(otherImage)).status).toBe(422);
+  });
+
+  it('answers a retried pull and multi pull without fetching again', async () => {
+    const apiKey = await service.apiKey('idem-pull', 'library');
+    const key = randomUUID();
+    const before = imageFetches;
+    const first = await service.request('POST', '/library/pull', { apiKey, json: { Url: imageUrl }, headers: withKey(key) });
+    expect(first.status).toBe(200);
+    const retry = await service.request('POST', '/library/pull', { apiKey, json: { Url: imageUrl }, headers: withKey(key) });
+    expect(retry.text).toBe(first.text);
+    expect(imageFetches).toBe(before + 1);
+
+    const many = { Urls: [imageUrl, `${imageUrl}?2`] };
+    const firstMany = await service.request('POST', '/library/multi/pull', { apiKey, json: many, headers: withKey(key) });
+    expect(firstMany.status).toBe(200);
+    const retryMany = await service.request('POST', '/library/multi/pull', { apiKey, json: many, headers: withKey(key) });
+    expect(retryMany.headers.get('idempotent-replayed')).toBe('true');
+    expect(retryMany.text).toBe(firstMany.text);
+    expect(imageFetches).toBe(before + 3);
   });
 
   it('refuses a malformed key with a 400 and creates nothing', async () => {
