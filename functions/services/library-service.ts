@@ -101,7 +101,9 @@ async function sniffStream(stream: Readable): Promise<{ mimeType: string; body: 
 
 /** Counts and hashes bytes passing through; fails with a 413 the moment they exceed `maxBytes`. */
 class ImageMeter extends Transform {
-  size = 0;
+  // Not named `size`: lib-storage's Upload reads a numeric `body.size` as the body's length (Blob detection)
+  // and would then expect zero parts from a stream of any size.
+  byteCount = 0;
   private readonly hash = createHash('md5');
   private readonly maxBytes: number;
 
@@ -111,8 +113,8 @@ class ImageMeter extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void): void {
-    this.size += chunk.length;
-    if (this.size > this.maxBytes) return done(imageTooLarge(this.maxBytes));
+    this.byteCount += chunk.length;
+    if (this.byteCount > this.maxBytes) return done(imageTooLarge(this.maxBytes));
     this.hash.update(chunk);
     done(null, chunk);
   }
@@ -153,7 +155,7 @@ async function storeImage(source: ImageSource, maxBytes: number): Promise<Stored
     body.destroy();
     throw clientError(error, meter, body);
   }
-  const item = { itemGuid, mimeType, size: meter.size, md5: meter.md5() };
+  const item = { itemGuid, mimeType, size: meter.byteCount, md5: meter.md5() };
   return { item, objectKey, ...(source.declaredName !== undefined ? { fileName: source.declaredName } : {}) };
 }
 
@@ -377,7 +379,7 @@ async function verifyUploadedObject(objectKey: string, maxBytes: number): Promis
   }
   const meter = new ImageMeter(maxBytes);
   await pipeline(await library.openObject(objectKey, head.etag), meter, new Writable({ write: (_chunk, _encoding, done) => done() }));
-  return { mimeType, size: meter.size, md5: meter.md5(), etag: head.etag };
+  return { mimeType, size: meter.byteCount, md5: meter.md5(), etag: head.etag };
 }
 
 async function finishUpload(upload: library.PendingUpload, result: library.UploadResult): Promise<IngestResult> {

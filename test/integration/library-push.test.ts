@@ -213,6 +213,14 @@ describe('ingestImages (the API pull builds on)', () => {
     expect(peak).toBeLessThanOrEqual(2);
   });
 
+  it('streams an image larger than one S3 part (multipart upload) with the right size and MD5', async () => {
+    const { ingestImages } = await import('../../functions/services/library-service.ts');
+    const big = Buffer.concat([png(1, 1, 40), Buffer.alloc(12 * 1024 * 1024, 7)]);
+    const chunks = Array.from({ length: Math.ceil(big.length / 65536) }, (_, i) => big.subarray(i * 65536, (i + 1) * 65536));
+    const result = await ingestImages(owner(), [{ index: 0, open: () => Readable.from(chunks) }], { maxBytes: 64 * 1024 * 1024 });
+    expect(result.items[0]).toMatchObject({ mimeType: 'image/png', size: big.length, md5: md5(big) });
+  });
+
   it('reports a source that fails with an ApiError by index and reason, and the byte cap as 413', async () => {
     const { ingestImages } = await import('../../functions/services/library-service.ts');
     const { badRequest } = await import('../../functions/shared/errors.ts');
