@@ -135,7 +135,7 @@ describe('basket API', () => {
     expect(over.body.Error.Code).toBe('QuantityLimitExceeded');
   });
 
-  it('lands 50 concurrent line additions to one basket with an exact total', async () => {
+  it('lands 50 concurrent line additions to one basket with an exact total', { timeout: 120_000 }, async () => {
     const guid = await newBasket();
     const projects = await Promise.all(Array.from({ length: 50 }, (_, i) => service.project(1 + i / 100)));
     const responses = await Promise.all(projects.map((ProjectGuid) => service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid, Quantity: 3 } })));
