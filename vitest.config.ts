@@ -9,6 +9,13 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    env: { POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true' },
+    env: {
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      // Safety net: an SDK client created before the local endpoints are known goes to a closed loopback
+      // port, never to a real AWS endpoint. Clients given an explicit endpoint are unaffected.
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+      AWS_REGION: 'us-east-1',
+    },
   },
 });

@@ -52,6 +52,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     JWT_AUDIENCE: LOCAL_AUDIENCE,
     POWERTOOLS_METRICS_DISABLED: 'true',
     EVENTS_FILE: join(dataDir, 'events.jsonl'),
+    // Any SDK client without an explicit local endpoint goes to a closed loopback port, never to AWS.
+    AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
     ...LOCAL_AWS_ENV,
   };
   for (const [name, value] of Object.entries(defaults)) process.env[name] ??= value;
