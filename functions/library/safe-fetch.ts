@@ -105,7 +105,7 @@ export async function resolveAndVet(url: URL, policy: PullPolicy, requested: str
   if (addresses.length === 0) throw pullFailed(requested, `the host ${host} has no addresses`);
   const verdicts = addresses.map(({ address }) => classifyAddress(address, policy));
   for (const verdict of verdicts) {
-    if (!verdict.allowed) throw pullRefused(requested, `the host ${host} resolves to ${verdict.reason}`);
+    if (!verdict.allowed) throw pullRefused(requested, isIP(host) !== 0 ? verdict.reason : `${host} resolves to a refused address: ${verdict.reason}`);
   }
   const first = verdicts[0];
   if (!first?.allowed) throw pullFailed(requested, `the host ${host} has no addresses`);
@@ -171,7 +171,8 @@ export async function safeFetch(requested: string, policy: PullPolicy): Promise<
       }
       if (status !== 200) {
         response.destroy();
-        throw pullFailed(requested, `${url.href} answered ${status}${response.statusMessage ? ` ${response.statusMessage}` : ''}`);
+        const server = url.href === requested ? 'the server' : url.href;
+        throw pullFailed(requested, `${server} answered ${status}${response.statusMessage ? ` ${response.statusMessage}` : ''}`);
       }
       const declaredLength = response.headers['content-length'] === undefined ? undefined : Number(response.headers['content-length']);
       if (declaredLength !== undefined && declaredLength > policy.maxBytes) {
