@@ -1,0 +1,218 @@
+/**
+ * The REST API, built from the route table (functions/routes.ts) exactly as the local front is: each route
+ * is one method, integrated (Lambda proxy) with its own function, behind the authorizer of its credential
+ * kind, with the grants its row names. API Gateway's own refusals answer in the service's JSON error shape.
+ */
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  ApiKeySourceType,
+  Cors,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  ResponseType,
+  RestApi,
+  type UsagePlan,
+} from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { binaryMediaTypes, routes, type Route } from '../../functions/routes.ts';
+import { CORS_ALLOWED_HEADERS } from '../../functions/shared/http.ts';
+import type { ServiceConfig } from '../service-config.ts';
+import type { Authorizers } from './authorizers.ts';
+import { EndpointFunction, type DataResources } from './endpoint-function.ts';
+
+export interface ApiProps {
+  config: ServiceConfig;
+  namePrefix: string;
+  data: DataResources;
+  authorizers: Authorizers;
+}
+
+export interface Endpoint {
+  route: Route;
+  endpoint: EndpointFunction;
+}
+
+/** Memory and timeout per route. Functions that stream image bytes get more of both (memory buys CPU too). */
+function tuning(route: Route): { memorySize: number; timeout: Duration } {
+  if (route.grants.bucket === 'readwrite') return { memorySize: 1024, timeout: Duration.seconds(29) };
+  return { memorySize: 512, timeout: Duration.seconds(10) };
+}
+
+const JSON_CONTENT_TYPE = "'application/json; charset=utf-8'";
+
+/** Bodies of API Gateway's own answers, the same codes and messages the local front gives. */
+const gatewayResponses: { type: ResponseType; status?: string; code: string; message: string; retryable?: true; retryAfter?: true }[] = [
+  { type: ResponseType.UNAUTHORIZED, status: '401', code: 'Unauthorized', message: 'Missing or invalid credentials.' },
+  { type: ResponseType.ACCESS_DENIED, status: '403', code: 'Forbidden', message: 'This credential may not call this endpoint.' },
+  { type: ResponseType.INVALID_API_KEY, status: '403', code: 'Forbidden', message: 'This credential may not call this endpoint.' },
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, status: '404', code: 'RouteNotFound', message: 'No such route.' },
+  { type: ResponseType.RESOURCE_NOT_FOUND, status: '404', code: 'RouteNotFound', message: 'No such route.' },
+  {
+    type: ResponseType.THROTTLED,
+    status: '429',
+    code: 'TooManyRequests',
+    message: 'Too many requests for this credential; retry after the time in Retry-After.',
+    retryable: true,
+    retryAfter: true,
+  },
+  { type: ResponseType.QUOTA_EXCEEDED, status: '429', code: 'TooManyRequests', message: 'The request quota of this credential is used up.', retryAfter: true },
+  {
+    type: ResponseType.REQUEST_TOO_LARGE,
+    status: '413',
+    code: 'PayloadTooLarge',
+    message: 'The request body is over API Gateway\'s limit; upload large images with POST /library/upload.',
+  },
+  { type: ResponseType.INTEGRATION_TIMEOUT, status: '504', code: 'GatewayTimeout', message: 'The request took too long. It is safe to retry.', retryable: true },
+  { type: ResponseType.DEFAULT_5XX, code: 'InternalError', message: 'The request could not be completed. It is safe to retry.', retryable: true },
+];
+
+export class Api extends Construct {
+  readonly restApi: RestApi;
+  readonly usagePlan: UsagePlan;
+  readonly accessLogs: LogGroup;
+  readonly endpoints: Endpoint[];
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+    const { config, namePrefix } = props;
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      logGroupName: `/aws/apigateway/${namePrefix}/access`,
+      retention: config.logRetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.restApi = new RestApi(this, 'RestApi', {
+      restApiName: namePrefix,
+      description: 'Baskets, orders and image library (photo-commerce)',
+      endpointTypes: [EndpointType.REGIONAL],
+      binaryMediaTypes: [...binaryMediaTypes],
+      // Usage plans find the caller's key in the authorizer's answer (usageIdentifierKey), not in x-api-key.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: config.stage,
+        tracingEnabled: true,
+        // Execution logs for errors only; request/response bodies are never logged (they carry credentials).
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        // Per-method metrics cost a custom metric each; per-endpoint figures come from each route's own function.
+        metricsEnabled: false,
+        throttlingRateLimit: config.throttleRate,
+        throttlingBurstLimit: config.throttleBurst,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            xrayTraceId: '$context.xrayTraceId',
+            time: '$context.requestTimeEpoch',
+            ip: '$context.identity.sourceIp',
+            userAgent: '$context.identity.userAgent',
+            method: '$context.httpMethod',
+            resource: '$context.resourcePath',
+            path: '$context.path',
+            status: '$context.status',
+            responseLength: '$context.responseLength',
+            latencyMs: '$context.responseLatency',
+            integrationLatencyMs: '$context.integration.latency',
+            integrationStatus: '$context.integration.status',
+            authorizerStatus: '$context.authorizer.status',
+            authorizerLatencyMs: '$context.authorizer.latency',
+            principalId: '$context.authorizer.principalId',
+            apiKeyId: '$context.authorizer.apiKeyId',
+            errorType: '$context.error.responseType',
+            errorMessage: '$context.error.message',
+          }),
+        ),
+      },
+      defaultCorsPreflightOptions:
+        config.corsAllowedOrigins.length > 0
+          ? { allowOrigins: config.corsAllowedOrigins, allowHeaders: CORS_ALLOWED_HEADERS, allowMethods: Cors.ALL_METHODS, allowCredentials: false, maxAge: Duration.minutes(10) }
+          : undefined,
+    });
+
+    const corsOrigin: Record<string, string> = config.corsAllowedOrigins.length === 1 ? { 'Access-Control-Allow-Origin': `'${config.corsAllowedOrigins[0]}'` } : {};
+    for (const response of gatewayResponses) {
+      const body = { Error: { Code: response.code, Message: response.message, ...(response.retryable ? { Retryable: true } : {}) } };
+      this.restApi.addGatewayResponse(response.type.responseType, {
+        type: response.type,
+        ...(response.status ? { statusCode: response.status } : {}),
+        responseHeaders: { 'Content-Type': JSON_CONTENT_TYPE, ...(response.retryAfter ? { 'Retry-After': "'1'" } : {}), ...corsOrigin },
+        templates: { 'application/json': JSON.stringify(body) },
+      });
+    }
+    // Every other 4xx of API Gateway's own (malformed request, unsupported media type, ...): its own text.
+    this.restApi.addGatewayResponse('DEFAULT_4XX', {
+      type: ResponseType.DEFAULT_4XX,
+      responseHeaders: { 'Content-Type': JSON_CONTENT_TYPE, ...corsOrigin },
+      templates: { 'application/json': '{"Error":{"Code":"$context.error.responseType","Message":$context.error.messageString}}' },
+    });
+
+    this.usagePlan = this.restApi.addUsagePlan('UsagePlan', {
+      name: `${namePrefix}-default`,
+      description: 'Per-key throttling for the API keys the authorizer names (usageIdentifierKey)',
+      throttle: { rateLimit: config.keyThrottleRate, burstLimit: config.keyThrottleBurst },
+      apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
+    });
+
+    const shared = { CHECKOUT_URL: config.checkoutUrl, ...(config.corsAllowedOrigins.length > 0 ? { CORS_ALLOWED_ORIGINS: config.corsAllowedOrigins.join(',') } : {}) };
+    this.endpoints = routes.map((route) => {
+      const endpoint = new EndpointFunction(this, `Endpoint-${route.handler}`, {
+        handler: route.handler,
+        namePrefix,
+        description: `${route.method} ${route.path}: ${route.summary}`,
+        logRetention: config.logRetentionDays,
+        environment: shared,
+        ...tuning(route),
+      });
+      endpoint.grant(route.grants, props.data);
+      const authorizer = props.authorizers.for(route.credential);
+      this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(endpoint.function, { allowTestInvoke: false }), {
+        operationName: route.handler,
+        ...(authorizer ? { authorizer } : {}),
+      });
+      return { route, endpoint };
+    });
+
+    this.suppressFindings();
+  }
+
+  /** cdk-nag findings accepted on purpose, each with its reason. */
+  private suppressFindings(): void {
+    Validations.of(this.restApi).acknowledge(
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          'Requests are validated in each handler against its zod contract (functions/contracts), the one source of request types, identical locally and in AWS; API Gateway models would be a second JSON-schema copy that can drift from it.',
+      },
+      {
+        id: 'AwsSolutions-APIG3',
+        reason: 'No WAF by default (a web ACL costs about 6 USD a month plus requests); stage and per-key throttling limit abuse. Associate a web ACL with the stage where needed.',
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: "API Gateway's account-wide CloudWatch role uses AmazonAPIGatewayPushToCloudWatchLogs, the policy AWS prescribes for it.",
+      },
+    );
+    const cognitoReason =
+      'Bearer tokens are verified by the Lambda authorizer against any OIDC issuer (Cognito or not), and API keys are not Cognito identities; a Cognito authorizer could check neither.';
+    for (const method of this.restApi.methods) {
+      const route = this.endpoints.find((endpoint) => endpoint.route.method === method.httpMethod && endpoint.route.path === method.resource.path)?.route;
+      const openReason =
+        method.httpMethod === 'OPTIONS'
+          ? 'CORS preflight (OPTIONS) must answer without credentials; it is a mock integration that reaches no function.'
+          : route?.credential === 'none'
+            ? `${route.method} ${route.path} is public by design (liveness check / OpenAPI document) and reads no data.`
+            : undefined;
+      if (openReason) {
+        Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason: openReason }, { id: 'AwsSolutions-COG4', reason: openReason });
+      } else {
+        Validations.of(method).acknowledge({ id: 'AwsSolutions-COG4', reason: cognitoReason });
+      }
+    }
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Where the service keeps things: the single DynamoDB table (schema from functions/store/table.ts, the
+ * same one the local stand-in creates), the image bucket with its access-log bucket, and the EventBridge
+ * bus for domain events. Customer data is retained when the stack is deleted.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Construct } from 'constructs';
+import { table as tableSchema } from '../../functions/store/table.ts';
+
+/** Key prefix of presigned large-file uploads that are not confirmed yet (functions/store/library-store.ts). */
+export const UNCONFIRMED_UPLOAD_PREFIX = 'uploads/';
+
+export interface DataProps {
+  namePrefix: string;
+  /** Browser origins that may POST presigned uploads straight to the bucket. */
+  corsAllowedOrigins: string[];
+}
+
+export class Data extends Construct {
+  readonly table: Table;
+  readonly bucket: Bucket;
+  readonly bus: EventBus;
+
+  constructor(scope: Construct, id: string, props: DataProps) {
+    super(scope, id);
+
+    const string = (name: string) => ({ name, type: AttributeType.STRING });
+    this.table = new Table(this, 'Table', {
+      partitionKey: string(tableSchema.partitionKey),
+      sortKey: string(tableSchema.sortKey),
+      timeToLiveAttribute: tableSchema.timeToLiveAttribute,
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of tableSchema.globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({ indexName: index.indexName, partitionKey: string(index.partitionKey), sortKey: string(index.sortKey) });
+    }
+
+    const accessLogs = new Bucket(this, 'AccessLogs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      encryption: BucketEncryption.S3_MANAGED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [{ id: 'ExpireAccessLogs', expiration: Duration.days(365) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.bucket = new Bucket(this, 'Images', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      encryption: BucketEncryption.S3_MANAGED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'images/',
+      removalPolicy: RemovalPolicy.RETAIN,
+      lifecycleRules: [
+        { id: 'AbortIncompleteMultipartUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // A presigned upload is valid for minutes; what was never confirmed is not in the library and goes.
+        { id: 'ExpireUnconfirmedUploads', prefix: UNCONFIRMED_UPLOAD_PREFIX, expiration: Duration.days(1) },
+      ],
+      cors:
+        props.corsAllowedOrigins.length > 0
+          ? [{ allowedOrigins: props.corsAllowedOrigins, allowedMethods: [HttpMethods.POST], allowedHeaders: ['*'], maxAge: 600 }]
+          : undefined,
+    });
+
+    this.bus = new EventBus(this, 'Bus', { eventBusName: `${props.namePrefix}-events`, description: 'Domain events: BasketCheckedOut, OrderCreated, OrderStatusChanged' });
+  }
+}

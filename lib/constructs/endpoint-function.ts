@@ -1,0 +1,138 @@
+/**
+ * One Lambda function for one handler module of functions/handlers: an esbuild ESM bundle with the AWS
+ * SDK inside (no dependence on the runtime's copy), minified, with source maps, on Node.js 24 / arm64,
+ * X-Ray tracing, an explicit log group with retention, and its own role that starts with nothing but
+ * writing to that log group. Access to data is added with `grant()` from the route table's `grants`.
+ */
+import { fileURLToPath } from 'node:url';
+import { RemovalPolicy, type Duration } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import { Construct } from 'constructs';
+import type { Grants } from '../../functions/routes.ts';
+import { table as tableSchema } from '../../functions/store/table.ts';
+
+const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Service name and metrics namespace the Powertools singletons read (functions/shared/powertools.ts). */
+export const SERVICE_NAME = 'photo-commerce';
+export const METRICS_NAMESPACE = 'PhotoCommerce';
+
+/**
+ * The esbuild options every function shares. ESM needs `require` for the few CommonJS dependencies that
+ * call it; the banner provides one. `mainFields` prefers the ESM builds of the SDK so esbuild can drop
+ * what a handler does not import. Maps keep only the mappings (no sources): enough for stack traces.
+ */
+export const bundling: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: 'node24',
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  bundleAwsSDK: true,
+  mainFields: ['module', 'main'],
+  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  logLevel: LogLevel.WARNING,
+};
+
+const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const TABLE_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+const OBJECT_WRITE = ['s3:PutObject', 's3:AbortMultipartUpload'];
+const OBJECT_READ_DELETE = ['s3:GetObject', 's3:DeleteObject'];
+
+export interface EndpointFunctionProps {
+  /** Module name under functions/handlers/. */
+  handler: string;
+  /** Physical name prefix, e.g. `photo-commerce-dev`. */
+  namePrefix: string;
+  description: string;
+  memorySize: number;
+  timeout: Duration;
+  logRetention: RetentionDays;
+  environment?: Record<string, string>;
+}
+
+export interface DataResources {
+  table: ITable;
+  bucket: IBucket;
+  bus: IEventBus;
+}
+
+export class EndpointFunction extends Construct {
+  /** The module name under functions/handlers/; labels it on the dashboard and in alarm names. */
+  readonly handlerName: string;
+  readonly function: NodejsFunction;
+  readonly logGroup: LogGroup;
+  readonly role: Role;
+
+  constructor(scope: Construct, id: string, props: EndpointFunctionProps) {
+    super(scope, id);
+    this.handlerName = props.handler;
+    const functionName = `${props.namePrefix}-${props.handler}`;
+    this.logGroup = new LogGroup(this, 'Logs', {
+      logGroupName: `/aws/lambda/${functionName}`,
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${functionName}: its log group plus the route's grants`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      functionName,
+      description: props.description,
+      entry: `${projectRoot}functions/handlers/${props.handler}.ts`,
+      handler: 'handler',
+      projectRoot,
+      depsLockFilePath: `${projectRoot}package-lock.json`,
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      tracing: Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      role: this.role,
+      bundling,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+    });
+  }
+
+  /** Grants exactly what `grants` names (see functions/routes.ts) and sets the environment that goes with it. */
+  grant(grants: Grants, data: DataResources): void {
+    if (grants.table) this.grantTable(data.table, grants.table);
+    if (grants.bucket) {
+      const bucket = data.bucket;
+      this.function.addEnvironment('BUCKET_NAME', bucket.bucketName);
+      const actions = grants.bucket === 'readwrite' ? [...OBJECT_WRITE, ...OBJECT_READ_DELETE] : OBJECT_WRITE;
+      this.role.addToPrincipalPolicy(new PolicyStatement({ actions, resources: [bucket.arnForObjects('*')] }));
+      // Without ListBucket, S3 answers a read of a missing key with 403 instead of 404 (NoSuchKey).
+      if (grants.bucket === 'readwrite') this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    }
+    if (grants.events) {
+      this.function.addEnvironment('EVENT_BUS_NAME', data.bus.eventBusName);
+      data.bus.grantPutEventsTo(this.role);
+    }
+  }
+
+  /** Named actions only (never Scan), on the table and its indexes by name. */
+  grantTable(table: ITable, mode: 'read' | 'readwrite'): void {
+    this.function.addEnvironment('TABLE_NAME', table.tableName);
+    const indexArns = tableSchema.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_READ, resources: [table.tableArn, ...indexArns] }));
+    if (mode === 'readwrite') this.role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_WRITE, resources: [table.tableArn] }));
+  }
+}
+

@@ -1,0 +1,128 @@
+/**
+ * Deployment configuration of the CDK stack. Each setting comes from CDK context (`-c name=value` or
+ * cdk.json), else from the environment variable beside it, else from a default that lets `cdk synth` run
+ * offline on a clean clone. The defaults are placeholders where a real deployment needs its own value;
+ * `placeholders` names those so the stack can warn about them.
+ */
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Node } from 'constructs';
+import { DEFAULT_THROTTLE } from './local/throttle.ts';
+
+export interface ServiceConfig {
+  stage: string;
+  /** Base URL of the checkout and product builder site (CHECKOUT_URL of the functions). */
+  checkoutUrl: string;
+  jwtIssuer: string;
+  /** Empty: tokens are not checked for an audience. */
+  jwtAudience: string;
+  jwtJwksUrl: string;
+  /** Empty: the alarm topic has no subscription (subscribe later in the console). */
+  alarmEmail: string;
+  corsAllowedOrigins: string[];
+  /** Stage-wide steady requests per second and burst (all callers together). */
+  throttleRate: number;
+  throttleBurst: number;
+  /** Per caller (usage plan), the same settings and defaults as the local front's throttle. */
+  keyThrottleRate: number;
+  keyThrottleBurst: number;
+  /** API Gateway's authorizer result cache; also how long a revoked API key keeps working. */
+  authorizerCacheSeconds: number;
+  logRetentionDays: RetentionDays;
+  /** Alarm thresholds. */
+  alarmServerErrorRate: number;
+  alarmLatencyP99Ms: number;
+  /** Settings still at their placeholder default. */
+  placeholders: string[];
+}
+
+interface Setting {
+  context: string;
+  env: string;
+  fallback: string;
+  /** The fallback is a stand-in that a real deployment replaces. */
+  placeholder?: true;
+}
+
+const settings = {
+  stage: { context: 'stage', env: 'STAGE', fallback: 'dev' },
+  checkoutUrl: { context: 'checkoutUrl', env: 'CHECKOUT_URL', fallback: 'https://checkout.example.com', placeholder: true },
+  jwtIssuer: { context: 'jwtIssuer', env: 'JWT_ISSUER', fallback: 'https://issuer.example.com/', placeholder: true },
+  jwtAudience: { context: 'jwtAudience', env: 'JWT_AUDIENCE', fallback: '' },
+  jwtJwksUrl: { context: 'jwtJwksUrl', env: 'JWT_JWKS_URL', fallback: 'https://issuer.example.com/.well-known/jwks.json', placeholder: true },
+  alarmEmail: { context: 'alarmEmail', env: 'ALARM_EMAIL', fallback: '' },
+  corsAllowedOrigins: { context: 'corsAllowedOrigins', env: 'CORS_ALLOWED_ORIGINS', fallback: '' },
+  throttleRate: { context: 'throttleRate', env: 'API_THROTTLE_RATE', fallback: '1000' },
+  throttleBurst: { context: 'throttleBurst', env: 'API_THROTTLE_BURST', fallback: '2000' },
+  keyThrottleRate: { context: 'keyThrottleRate', env: 'THROTTLE_RATE_PER_SECOND', fallback: String(DEFAULT_THROTTLE.ratePerSecond) },
+  keyThrottleBurst: { context: 'keyThrottleBurst', env: 'THROTTLE_BURST', fallback: String(DEFAULT_THROTTLE.burst) },
+  authorizerCacheSeconds: { context: 'authorizerCacheSeconds', env: 'AUTHORIZER_CACHE_SECONDS', fallback: '300' },
+  logRetentionDays: { context: 'logRetentionDays', env: 'LOG_RETENTION_DAYS', fallback: '30' },
+  alarmServerErrorRate: { context: 'alarmServerErrorRate', env: 'ALARM_5XX_RATE', fallback: '0.01' },
+  alarmLatencyP99Ms: { context: 'alarmLatencyP99Ms', env: 'ALARM_P99_LATENCY_MS', fallback: '2500' },
+} satisfies Record<string, Setting>;
+
+type Name = keyof typeof settings;
+
+/** Every setting with its context key and environment variable, for the README's configuration table. */
+export const configSettings: Readonly<Record<Name, Setting>> = settings;
+
+export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  const placeholders: string[] = [];
+  const raw = (name: Name): string => {
+    const setting: Setting = settings[name];
+    const fromContext = node.tryGetContext(setting.context) as unknown;
+    if (fromContext !== undefined && fromContext !== null) return String(fromContext).trim();
+    const fromEnv = environment[setting.env]?.trim();
+    if (fromEnv) return fromEnv;
+    if (setting.placeholder) placeholders.push(`${setting.context} (${setting.env})`);
+    return setting.fallback;
+  };
+  const number = (name: Name, min: number, max: number): number => {
+    const value = Number(raw(name));
+    if (!Number.isFinite(value) || value < min || value > max) {
+      throw new Error(`${settings[name].context} (${settings[name].env}) must be a number from ${min} to ${max}`);
+    }
+    return value;
+  };
+  const url = (name: Name): string => {
+    const value = raw(name);
+    if (value === '') return value;
+    if (!/^https?:\/\/[^\s/]+/.test(value)) throw new Error(`${settings[name].context} (${settings[name].env}) must be an http(s) URL, got ${value}`);
+    return value;
+  };
+
+  const retention = (): RetentionDays => {
+    const days = number('logRetentionDays', 1, 3653);
+    if (!(Object.values(RetentionDays) as number[]).includes(days)) throw new Error(`logRetentionDays (LOG_RETENTION_DAYS): ${days} is not a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, ...)`);
+    return days as RetentionDays;
+  };
+
+  const stage = raw('stage');
+  // It names the stage, the functions (64 characters at most) and the log groups.
+  if (!/^[a-z0-9-]{1,20}$/.test(stage)) throw new Error('stage (STAGE): lower-case letters, digits and -, at most 20');
+  const alarmEmail = raw('alarmEmail');
+  if (alarmEmail !== '' && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) throw new Error(`alarmEmail (ALARM_EMAIL) is not an e-mail address: ${alarmEmail}`);
+
+  const config: ServiceConfig = {
+    stage,
+    checkoutUrl: url('checkoutUrl').replace(/\/+$/, ''),
+    jwtIssuer: url('jwtIssuer'),
+    jwtAudience: raw('jwtAudience'),
+    jwtJwksUrl: url('jwtJwksUrl'),
+    alarmEmail,
+    corsAllowedOrigins: raw('corsAllowedOrigins')
+      .split(',')
+      .map((origin) => origin.trim().replace(/\/+$/, ''))
+      .filter((origin) => origin !== ''),
+    throttleRate: number('throttleRate', 1, 100_000),
+    throttleBurst: number('throttleBurst', 1, 100_000),
+    keyThrottleRate: number('keyThrottleRate', 0.01, 100_000),
+    keyThrottleBurst: number('keyThrottleBurst', 1, 100_000),
+    authorizerCacheSeconds: number('authorizerCacheSeconds', 0, 3600),
+    logRetentionDays: retention(),
+    alarmServerErrorRate: number('alarmServerErrorRate', 0, 1),
+    alarmLatencyP99Ms: number('alarmLatencyP99Ms', 1, 29_000),
+    placeholders,
+  };
+  return config;
+}

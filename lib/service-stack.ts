@@ -1,0 +1,86 @@
+/**
+ * The whole service in one stack: data, authorizers, the API built from the route table, and its
+ * monitoring. Environment-agnostic (no account or region), so `cdk synth` runs offline.
+ */
+import { Annotations, CfnOutput, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { ServiceConfig } from './service-config.ts';
+import { Api } from './constructs/api.ts';
+import { Authorizers } from './constructs/authorizers.ts';
+import { Data } from './constructs/data.ts';
+import { Monitoring } from './constructs/monitoring.ts';
+
+export interface ServiceStackProps extends StackProps {
+  config: ServiceConfig;
+}
+
+export class ServiceStack extends Stack {
+  readonly data: Data;
+  readonly authorizers: Authorizers;
+  readonly api: Api;
+  readonly monitoring: Monitoring;
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    // Server access logs are delivered under a bucket policy, so the log bucket can refuse ACLs.
+    this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
+    const { config } = props;
+    const namePrefix = `photo-commerce-${config.stage}`;
+    for (const setting of config.placeholders) {
+      Annotations.of(this).addWarningV2(`photo-commerce:placeholder:${setting}`, `${setting} is a placeholder; set it before deploying (README, Deploy).`);
+    }
+
+    this.data = new Data(this, 'Data', { namePrefix, corsAllowedOrigins: config.corsAllowedOrigins });
+    this.authorizers = new Authorizers(this, 'Auth', {
+      namePrefix,
+      table: this.data.table,
+      jwtIssuer: config.jwtIssuer,
+      jwtAudience: config.jwtAudience,
+      jwtJwksUrl: config.jwtJwksUrl,
+      cacheSeconds: config.authorizerCacheSeconds,
+      logRetention: config.logRetentionDays,
+    });
+    this.api = new Api(this, 'Api', { config, namePrefix, data: this.data, authorizers: this.authorizers });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      namePrefix,
+      api: this.api.restApi,
+      accessLogs: this.api.accessLogs,
+      endpoints: this.api.endpoints,
+      authorizer: this.authorizers.endpoint,
+      table: this.data.table,
+      bucket: this.data.bucket,
+      alarmEmail: config.alarmEmail,
+      serverErrorRate: config.alarmServerErrorRate,
+      latencyP99Ms: config.alarmLatencyP99Ms,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url, description: 'Base URL of the API (the smoke command takes it as --url)' });
+    new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
+    new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
+    new CfnOutput(this, 'EventBusName', { value: this.data.bus.eventBusName });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
+    new CfnOutput(this, 'DashboardUrl', {
+      value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,
+    });
+
+    this.suppressFindings();
+  }
+
+  /** cdk-nag findings that hold for every function role; each names exactly the resource pattern it allows. */
+  private suppressFindings(): void {
+    const bucketArn = `<${this.getLogicalId(this.data.bucket.node.defaultChild as CfnElement)}.Arn>`;
+    for (const endpoint of [this.authorizers.endpoint, ...this.api.endpoints.map(({ endpoint }) => endpoint)]) {
+      Validations.of(endpoint.role).acknowledge(
+        {
+          id: 'AwsSolutions-IAM5[Resource::*]',
+          reason: 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions; AWS documents Resource "*" for them.',
+        },
+        {
+          id: `AwsSolutions-IAM5[Resource::${bucketArn}/*]`,
+          reason:
+            'Image objects are keyed by generated item guids (library/<guid>, uploads/<guid>), unknown until the request; the grant covers objects of this one bucket and exists only on library functions.',
+        },
+      );
+    }
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Real bundling, once, for every function of the stack: what `cdk synth` / `cdk deploy` would upload.
+ * Each asset is an ESM bundle with the createRequire banner, the AWS SDK inside (no import left to the
+ * runtime's copy) and a source map; and a bundle actually loads and answers in this Node.js 24.
+ */
+import { builtinModules } from 'node:module';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { routes } from '../../functions/routes.ts';
+import { synthServiceStack } from './stack.ts';
+
+const outdir = mkdtempSync(join(tmpdir(), 'cdk-bundles-'));
+/** Handler module name -> its staged asset directory. */
+const assets = new Map<string, string>();
+
+beforeAll(() => {
+  const { template } = synthServiceStack({ bundle: true, outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
+  for (const fn of Object.values(template.toJSON().Resources) as { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> }[]) {
+    if (fn.Type !== 'AWS::Lambda::Function') continue;
+    const handler = String(fn.Properties.FunctionName).replace(/^photo-commerce-dev-/, '');
+    assets.set(handler, join(outdir, fn.Metadata?.['aws:asset:path'] ?? ''));
+  }
+}, 300_000);
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+describe('function bundles', () => {
+  it('builds one bundle per route and one for the authorizer', () => {
+    expect([...assets.keys()].sort()).toEqual([...routes.map((route) => route.handler), 'authorizer'].sort());
+  });
+
+  it('are minified ESM with the createRequire banner, the AWS SDK inside and a linked source map', () => {
+    for (const [handler, dir] of assets) {
+      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      expect(code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"), handler).toBe(true);
+      // Only Node.js built-ins may stay external.
+      const imports = [...code.matchAll(/(?:^|[;\n}])\s*import\s*(?:[\w$*{},\s]+from\s*)?["']([^"']+)["']/g)].map((m) => m[1]!);
+      expect(imports.length, handler).toBeGreaterThan(0);
+      const external = imports.filter((specifier) => !specifier.startsWith('node:') && !builtinModules.includes(specifier));
+      expect(external, handler).toEqual([]);
+      expect(code).toContain('//# sourceMappingURL=index.mjs.map');
+      expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
+      // Minified: a few long lines, not one statement per line.
+      expect(code.split('\n').length, handler).toBeLessThan(200);
+      expect(statSync(join(dir, 'index.mjs')).size, handler).toBeLessThan(5 * 1024 * 1024);
+    }
+  });
+
+  it('load and answer in Node.js 24 (the health bundle, invoked with an API Gateway event)', async () => {
+    const dir = assets.get('get-health');
+    expect(dir).toBeDefined();
+    const { handler } = (await import(pathToFileURL(join(dir!, 'index.mjs')).href)) as {
+      handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+    };
+    const event = {
+      resource: '/health',
+      path: '/health',
+      httpMethod: 'GET',
+      headers: {},
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+      requestContext: { requestId: 'bundle-test', authorizer: null },
+      body: null,
+      isBase64Encoded: false,
+    } as unknown as APIGatewayProxyEvent;
+    const context = { functionName: 'get-health', awsRequestId: 'bundle-test', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+    const result = await handler(event, context);
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toEqual({ Status: 'ok' });
+    expect(result.headers?.['Content-Type']).toBe('application/json; charset=utf-8');
+  });
+});

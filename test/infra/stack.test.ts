@@ -1,0 +1,346 @@
+/**
+ * The synthesized template, checked against the route table and the issue's list: one method, function
+ * and authorizer per route; least-privilege roles; table, bucket, bus, API, dashboard and alarm
+ * properties; and cdk-nag's AwsSolutions pack with nothing unacknowledged. One synth for the whole file.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CfnElement, Validations, type Stack } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { binaryMediaTypes, routes, type Route } from '../../functions/routes.ts';
+import { table as tableSchema } from '../../functions/store/table.ts';
+import { uploadObjectKey } from '../../functions/store/library-store.ts';
+import type { ServiceStack } from '../../lib/service-stack.ts';
+import { nagViolations, synthServiceStack } from './stack.ts';
+
+type Json = any;
+
+let stack: ServiceStack;
+let template: Template;
+let resources: Record<string, Json>;
+
+beforeAll(() => {
+  ({ stack, template } = synthServiceStack());
+  resources = template.toJSON().Resources;
+}, 120_000);
+
+const logicalId = (construct: IConstruct): string => {
+  const element = construct instanceof CfnElement ? construct : construct.node.defaultChild;
+  return (stack as Stack).getLogicalId(element as CfnElement);
+};
+const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
+const ref = (construct: IConstruct) => ({ Ref: logicalId(construct) });
+const arnOf = (construct: IConstruct) => ({ 'Fn::GetAtt': [logicalId(construct), 'Arn'] });
+
+const endpointOf = (route: Route) => {
+  const found = stack.api.endpoints.find((endpoint) => endpoint.route === route);
+  if (!found) throw new Error(`no endpoint for ${route.handler}`);
+  return found.endpoint;
+};
+
+/** Every statement of the policies attached to a role. */
+function statementsOf(role: IConstruct): { Action: string | string[]; Resource: Json; Effect: string; Condition?: Json }[] {
+  const roleRef = ref(role);
+  return ofType('AWS::IAM::Policy')
+    .filter(([, policy]) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([roleRef]))
+    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
+}
+const actionsOf = (role: IConstruct): string[] => statementsOf(role).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+
+const TABLE_WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
+describe('routes', () => {
+  it('gives every route of the table a method integrated with its own function, behind the authorizer of its credential kind', () => {
+    const functionIds = new Set<string>();
+    for (const route of routes) {
+      const method = stack.api.restApi.methods.find((m) => m.httpMethod === route.method && m.resource.path === route.path);
+      expect(method, `${route.method} ${route.path}`).toBeDefined();
+      const properties = resources[logicalId(method!)].Properties;
+      const fn = endpointOf(route).function;
+      const functionId = logicalId(fn);
+      functionIds.add(functionId);
+
+      expect(properties.Integration.Type).toBe('AWS_PROXY');
+      expect(JSON.stringify(properties.Integration.Uri)).toContain(`"${functionId}","Arn"`);
+      expect(resources[functionId].Properties.FunctionName).toBe(`photo-commerce-dev-${route.handler}`);
+
+      const authorizer = stack.authorizers.for(route.credential);
+      if (authorizer) {
+        expect(properties.AuthorizationType).toBe('CUSTOM');
+        expect(properties.AuthorizerId).toEqual(ref(authorizer as unknown as IConstruct));
+      } else {
+        expect(properties.AuthorizationType).toBe('NONE');
+      }
+    }
+    expect(functionIds.size).toBe(routes.length);
+    // The route methods and nothing else (no CORS preflights unless origins are configured).
+    expect(ofType('AWS::ApiGateway::Method')).toHaveLength(routes.length);
+  });
+
+  it('bundles each function from its handler module, ESM on Node.js 24 / arm64 with tracing and its own log group', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      const properties = fn.Properties;
+      expect(properties.Runtime, id).toBe('nodejs24.x');
+      expect(properties.Handler).toBe('index.handler');
+      expect(properties.Architectures).toEqual(['arm64']);
+      expect(properties.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(properties.Environment.Variables).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: 'photo-commerce',
+        POWERTOOLS_METRICS_NAMESPACE: 'PhotoCommerce',
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+      const logGroupId = properties.LoggingConfig.LogGroup.Ref;
+      expect(resources[logGroupId].Properties).toMatchObject({ LogGroupName: `/aws/lambda/${properties.FunctionName}`, RetentionInDays: 30 });
+    }
+    for (const route of routes) {
+      const properties = resources[logicalId(endpointOf(route).function)].Properties;
+      const streamsImages = route.grants.bucket === 'readwrite';
+      expect(properties.MemorySize, route.handler).toBe(streamsImages ? 1024 : 512);
+      expect(properties.Timeout).toBe(streamsImages ? 29 : 10);
+    }
+  });
+
+  it('passes binary media types from the route table and takes API keys for usage plans from the authorizer', () => {
+    const api = ofType('AWS::ApiGateway::RestApi')[0]![1].Properties;
+    expect(api.BinaryMediaTypes).toEqual([...binaryMediaTypes]);
+    expect(api.ApiKeySourceType).toBe('AUTHORIZER');
+    expect(api.EndpointConfiguration.Types).toEqual(['REGIONAL']);
+    const [, plan] = ofType('AWS::ApiGateway::UsagePlan')[0]!;
+    expect(plan.Properties.Throttle).toEqual({ RateLimit: 500, BurstLimit: 1000 });
+    expect(plan.Properties.ApiStages).toHaveLength(1);
+  });
+});
+
+describe('authorizers', () => {
+  it('runs one function behind two cached REQUEST authorizers, one per credential header', () => {
+    const authorizers = ofType('AWS::ApiGateway::Authorizer').map(([, a]) => a.Properties);
+    expect(authorizers.map((a) => a.IdentitySource).sort()).toEqual(['method.request.header.Authorization', 'method.request.header.X-SERVICE-API-Key']);
+    for (const authorizer of authorizers) {
+      expect(authorizer.Type).toBe('REQUEST');
+      expect(authorizer.AuthorizerResultTtlInSeconds).toBe(300);
+      expect(JSON.stringify(authorizer.AuthorizerUri)).toContain(logicalId(stack.authorizers.endpoint.function));
+    }
+  });
+
+  it('lets the authorizer read API keys and nothing else', () => {
+    const role = stack.authorizers.endpoint.role;
+    const dataActions = actionsOf(role).filter((action) => !action.startsWith('logs:') && !action.startsWith('xray:'));
+    expect(dataActions.sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+    const env = resources[logicalId(stack.authorizers.endpoint.function)].Properties.Environment.Variables;
+    expect(Object.keys(env)).toEqual(expect.arrayContaining(['JWT_ISSUER', 'JWT_JWKS_URL', 'TABLE_NAME']));
+  });
+});
+
+describe('least privilege', () => {
+  it('grants each function exactly what its route row names', () => {
+    for (const route of routes) {
+      const { role, function: fn } = endpointOf(route);
+      const actions = actionsOf(role);
+      const env = resources[logicalId(fn)].Properties.Environment.Variables;
+      const label = route.handler;
+
+      expect(actions.some((a) => a.startsWith('dynamodb:')), label).toBe(route.grants.table !== undefined);
+      expect(actions.some((a) => TABLE_WRITES.includes(a)), label).toBe(route.grants.table === 'readwrite');
+      expect(actions.some((a) => a.startsWith('s3:')), label).toBe(route.grants.bucket !== undefined);
+      expect(actions.includes('s3:GetObject') || actions.includes('s3:DeleteObject'), label).toBe(route.grants.bucket === 'readwrite');
+      expect(actions.includes('events:PutEvents'), label).toBe(route.grants.events === true);
+      expect('TABLE_NAME' in env, label).toBe(route.grants.table !== undefined);
+      expect('BUCKET_NAME' in env, label).toBe(route.grants.bucket !== undefined);
+      expect('EVENT_BUS_NAME' in env, label).toBe(route.grants.events === true);
+    }
+  });
+
+  it('never grants Scan, wildcard actions or wildcard resources beyond X-Ray and image objects', () => {
+    const imageObjects = JSON.stringify({ 'Fn::Join': ['', [arnOf(stack.data.bucket), '/*']] });
+    for (const endpoint of [stack.authorizers.endpoint, ...stack.api.endpoints.map((e) => e.endpoint)]) {
+      for (const statement of statementsOf(endpoint.role)) {
+        const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
+        expect(actions.some((a) => a.includes('*') || a === 'dynamodb:Scan'), JSON.stringify(actions)).toBe(false);
+        const resourceList = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
+        for (const resource of resourceList) {
+          if (resource === '*') expect(actions.every((a) => a.startsWith('xray:'))).toBe(true);
+          else if (JSON.stringify(resource).includes('/*')) expect(JSON.stringify(resource)).toBe(imageObjects);
+        }
+      }
+    }
+  });
+
+  it('scopes table access to the table and its named indexes, events to the bus, logs to the own log group', () => {
+    const tableArn = arnOf(stack.data.table);
+    const indexArns = tableSchema.globalSecondaryIndexes.map((index) => ({ 'Fn::Join': ['', [tableArn, `/index/${index.indexName}`]] }));
+    for (const endpoint of [stack.authorizers.endpoint, ...stack.api.endpoints.map((e) => e.endpoint)]) {
+      for (const statement of statementsOf(endpoint.role)) {
+        const actions = [statement.Action].flat();
+        if (actions.includes('dynamodb:GetItem')) expect(statement.Resource).toEqual([tableArn, ...indexArns]);
+        if (actions.includes('dynamodb:PutItem')) expect(statement.Resource).toEqual(tableArn);
+        if (actions.includes('events:PutEvents')) expect(statement.Resource).toEqual(arnOf(stack.data.bus));
+        if (actions.includes('logs:PutLogEvents')) expect(statement.Resource).toEqual(arnOf(endpoint.logGroup));
+      }
+    }
+  });
+});
+
+describe('data', () => {
+  it('creates the single table from functions/store/table.ts: on demand, PITR, encrypted, retained, protected', () => {
+    const [id, table] = ofType('AWS::DynamoDB::Table')[0]!;
+    const p = table.Properties;
+    expect(p.KeySchema).toEqual([
+      { AttributeName: tableSchema.partitionKey, KeyType: 'HASH' },
+      { AttributeName: tableSchema.sortKey, KeyType: 'RANGE' },
+    ]);
+    expect(p.GlobalSecondaryIndexes.map((index: Json) => [index.IndexName, index.KeySchema.map((k: Json) => k.AttributeName)])).toEqual(
+      tableSchema.globalSecondaryIndexes.map((index) => [index.indexName, [index.partitionKey, index.sortKey]]),
+    );
+    expect(p.TimeToLiveSpecification).toEqual({ AttributeName: tableSchema.timeToLiveAttribute, Enabled: true });
+    expect(p.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(p.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(p.SSESpecification).toEqual({ SSEEnabled: true });
+    expect(p.DeletionProtectionEnabled).toBe(true);
+    expect(resources[id]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+
+  it('keeps images private, TLS-only, encrypted, access-logged, and expires abandoned uploads', () => {
+    const images = resources[logicalId(stack.data.bucket)];
+    const p = images.Properties;
+    expect(images.DeletionPolicy).toBe('Retain');
+    expect(p.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(p.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(p.LoggingConfiguration.DestinationBucketName).toBeDefined();
+    const rules = p.LifecycleConfiguration.Rules;
+    expect(rules).toContainEqual(expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }));
+    // Unconfirmed presigned uploads land under the library store's upload prefix and expire there.
+    const uploadPrefix = uploadObjectKey('x').slice(0, -1);
+    expect(rules).toContainEqual(expect.objectContaining({ Prefix: uploadPrefix, ExpirationInDays: 1, Status: 'Enabled' }));
+    expect(uploadPrefix).not.toBe('');
+
+    const policy = ofType('AWS::S3::BucketPolicy').find(([, bp]) => JSON.stringify(bp.Properties.Bucket) === JSON.stringify(ref(stack.data.bucket)))![1];
+    expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+  });
+
+  it('has an event bus for the domain events, named in the outputs', () => {
+    expect(ofType('AWS::Events::EventBus')).toHaveLength(1);
+    const outputs = template.toJSON().Outputs;
+    for (const name of ['ApiUrl', 'TableName', 'BucketName', 'EventBusName', 'DashboardUrl', 'AlarmTopicArn']) expect(outputs[name], name).toBeDefined();
+  });
+});
+
+describe('API stage and gateway responses', () => {
+  it('traces, throttles and writes JSON access logs', () => {
+    const [, stage] = ofType('AWS::ApiGateway::Stage')[0]!;
+    const p = stage.Properties;
+    expect(p.StageName).toBe('dev');
+    expect(p.TracingEnabled).toBe(true);
+    expect(p.MethodSettings).toContainEqual(
+      expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 }),
+    );
+    const format = JSON.parse(p.AccessLogSetting.Format);
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', errorType: '$context.error.responseType' });
+    expect(ofType('AWS::ApiGateway::Account')).toHaveLength(1);
+  });
+
+  it('answers API Gateway refusals in the service error shape with a JSON content type', () => {
+    const responses = Object.fromEntries(ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => [r.Properties.ResponseType, r.Properties]));
+    const expected: Record<string, [string | undefined, string]> = {
+      UNAUTHORIZED: ['401', 'Unauthorized'],
+      ACCESS_DENIED: ['403', 'Forbidden'],
+      THROTTLED: ['429', 'TooManyRequests'],
+      REQUEST_TOO_LARGE: ['413', 'PayloadTooLarge'],
+      MISSING_AUTHENTICATION_TOKEN: ['404', 'RouteNotFound'],
+      DEFAULT_5XX: [undefined, 'InternalError'],
+    };
+    for (const [type, [status, code]] of Object.entries(expected)) {
+      const response = responses[type];
+      expect(response, type).toBeDefined();
+      expect(response.StatusCode).toBe(status);
+      expect(response.ResponseParameters['gatewayresponse.header.Content-Type']).toBe("'application/json; charset=utf-8'");
+      const body = JSON.parse(response.ResponseTemplates['application/json']);
+      expect(body.Error.Code).toBe(code);
+      expect(typeof body.Error.Message).toBe('string');
+    }
+    expect(responses.THROTTLED.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
+    expect(responses.DEFAULT_4XX.ResponseTemplates['application/json']).toContain('"Error":{"Code":');
+  });
+});
+
+describe('monitoring', () => {
+  const dashboardBody = () => JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody);
+
+  it('shows every business metric the handlers emit, per-endpoint figures, cold starts and storage', () => {
+    const emitted = new Set<string>();
+    const handlersDir = new URL('../../functions/', import.meta.url);
+    const walk = (dir: URL): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? walk(new URL(`${entry.name}/`, dir)) : entry.name.endsWith('.ts') ? [new URL(entry.name, dir).pathname] : [],
+      );
+    for (const file of walk(handlersDir)) {
+      for (const match of readFileSync(file, 'utf8').matchAll(/addMetric\(\s*'([A-Za-z]+)'/g)) emitted.add(match[1]!);
+    }
+    expect([...emitted]).toEqual(expect.arrayContaining(['BasketsCreated', 'BasketLinesAdded', 'Checkouts']));
+    const body = dashboardBody();
+    // The body is JSON inside JSON: its quotes appear escaped.
+    const missing = [
+      ...[...emitted].map((name) => `\\"${name}\\"`),
+      ...routes.map((route) => `\\"label\\":\\"${route.handler}\\"`),
+      ...['\\"p50\\"', '\\"p99\\"', '5XXError', '4XXError', 'Throttles', '@initDuration', 'ConsumedReadCapacityUnits', 'WriteThrottleEvents', 'BucketSizeBytes', 'GatewayRefusals'],
+    ].filter((text) => !body.includes(text));
+    expect(missing).toEqual([]);
+  });
+
+  it('alarms on 5xx rate, p99 latency, function failures and table throttles, all to the SNS topic', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    const names = alarms.map((a) => a.AlarmName);
+    expect(names).toEqual(expect.arrayContaining(['photo-commerce-dev-api-5xx-rate', 'photo-commerce-dev-api-p99-latency', 'photo-commerce-dev-table-throttles']));
+    for (const route of routes) expect(names).toContain(`photo-commerce-dev-${route.handler}-failures`);
+    expect(names).toContain('photo-commerce-dev-authorizer-failures');
+    const topic = ref(stack.monitoring.topic);
+    for (const alarm of alarms) expect(alarm.AlarmActions, alarm.AlarmName).toEqual([topic]);
+    const rate = alarms.find((a) => a.AlarmName.endsWith('api-5xx-rate'));
+    expect(rate).toMatchObject({ MetricName: '5XXError', Statistic: 'Average', Threshold: 0.01 });
+    const latency = alarms.find((a) => a.AlarmName.endsWith('api-p99-latency'));
+    expect(latency).toMatchObject({ MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: 2500 });
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  it('finds nothing that is not acknowledged', () => {
+    expect(nagViolations(stack)).toEqual([]);
+  });
+
+  it('has a specific written reason on every acknowledgment', () => {
+    const reasons: string[] = [];
+    const visit = (construct: IConstruct) => {
+      for (const entry of construct.node.metadata) {
+        if (entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY) reasons.push(...Object.values(entry.data as Record<string, string>));
+      }
+      construct.node.children.forEach(visit);
+    };
+    visit(stack);
+    expect(reasons.length).toBeGreaterThan(0);
+    for (const reason of reasons) expect(String(reason).length, String(reason)).toBeGreaterThan(60);
+  });
+});
+
+describe('the CDK app', () => {
+  it('synthesizes offline with no account, with the cdk-nag plugin passing (bin/app.ts)', async () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'cdk-app-'));
+    try {
+      const node = process.execPath;
+      await promisify(execFile)(node, ['bin/app.ts'], {
+        cwd: new URL('../../', import.meta.url).pathname,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }) },
+      });
+      const templateFile = readdirSync(outdir).find((name) => name.endsWith('.template.json'));
+      expect(templateFile).toBe('PhotoCommerce-dev.template.json');
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
