@@ -83,25 +83,28 @@ function preflight(routes: readonly Route[], path: string, origin: string | unde
   return { statusCode: 204, headers: preflightHeaders(origin, methods), body: '' };
 }
 
+/**
+ * Single- and multi-value maps as API Gateway builds them (the last value wins in the single map). Built
+ * as own properties: a client's `__proto__` or `constructor` is an ordinary name in API Gateway's JSON event.
+ */
+function collect(pairs: Iterable<[string, string]>) {
+  const multi = new Map<string, string[]>();
+  for (const [name, value] of pairs) multi.set(name, [...(multi.get(name) ?? []), value]);
+  return {
+    single: Object.fromEntries([...multi].map(([name, values]) => [name, values[values.length - 1] as string])) as Record<string, string>,
+    multi: Object.fromEntries(multi) as Record<string, string[]>,
+  };
+}
+
 function headersOf(request: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    const name = request.rawHeaders[i] as string;
-    const value = request.rawHeaders[i + 1] as string;
-    headers[name] = value;
-    (multiValueHeaders[name] ??= []).push(value);
-  }
-  return { headers, multiValueHeaders };
+  const pairs: [string, string][] = [];
+  for (let i = 0; i < request.rawHeaders.length; i += 2) pairs.push([request.rawHeaders[i] as string, request.rawHeaders[i + 1] as string]);
+  const { single, multi } = collect(pairs);
+  return { headers: single, multiValueHeaders: multi };
 }
 
 function queryOf(url: URL) {
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (const [key, value] of url.searchParams) {
-    single[key] = value;
-    (multi[key] ??= []).push(value);
-  }
+  const { single, multi } = collect(url.searchParams);
   return Object.keys(single).length > 0 ? { single, multi } : { single: null, multi: null };
 }
 
