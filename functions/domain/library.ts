@@ -58,6 +58,29 @@ export function sniffImageType(head: Uint8Array): string | undefined {
 
 export const ACCEPTED_IMAGE_TYPES = 'JPEG, PNG, GIF, WebP, TIFF, BMP, HEIC/HEIF or AVIF';
 
+/**
+ * Markup a browser or an interpreter acts on. A polyglot puts it behind a valid image header so that the
+ * file passes as an image and runs as a page or script where it is served or included with another type.
+ * The tokens are long enough (6+ fixed bytes, then a delimiter) that compressed image data does not carry
+ * them by chance: odds of about 1e-5 for a 50 MB file.
+ */
+const ACTIVE_CONTENT = /<(?:script|html|iframe)[\s>/]|<\?php\s/i;
+
+/** Longest token above, minus one: what a chunk boundary can split. */
+const ACTIVE_CONTENT_CARRY = 8;
+
+/** Scans a byte stream chunk by chunk for ACTIVE_CONTENT, including tokens split across chunks. */
+export class ActiveContentScanner {
+  private carry = '';
+
+  /** True once the bytes seen so far hold markup or script. */
+  scan(chunk: Uint8Array): boolean {
+    const text = this.carry + Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
+    this.carry = text.slice(-ACTIVE_CONTENT_CARRY);
+    return ACTIVE_CONTENT.test(text);
+  }
+}
+
 /** One image of a request that could not be stored, by its zero-based position in the request. */
 export interface ItemFailure {
   index: number;

@@ -13,6 +13,7 @@ import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   ACCEPTED_IMAGE_TYPES,
+  ActiveContentScanner,
   SNIFF_BYTES,
   failedItemsError,
   sniffImageType,
@@ -67,6 +68,8 @@ export const imageTooLarge = (maxBytes: number) => payloadTooLarge(`The image is
 export const pushTooLarge = (bodyBytes: number) =>
   payloadTooLarge(`The request body is ${bodyBytes} bytes; push accepts at most ${config.pushMaxBytes} bytes per request. ${largeFileHint()}`);
 
+const polyglot = () => unsupportedMediaType('The file starts like an image but carries markup or script (a polyglot); it is not stored.');
+
 const notAnImage = (length: number) =>
   unsupportedMediaType(length === 0 ? 'The file is empty.' : `The bytes are not an accepted image (${ACCEPTED_IMAGE_TYPES}), whatever the declared content type.`);
 
@@ -99,12 +102,16 @@ async function sniffStream(stream: Readable): Promise<{ mimeType: string; body: 
   return { mimeType, body: Readable.from(replay(), { objectMode: false }) };
 }
 
-/** Counts and hashes bytes passing through; fails with a 413 the moment they exceed `maxBytes`. */
+/**
+ * Counts and hashes bytes passing through; fails with a 413 the moment they exceed `maxBytes`, and with a
+ * 415 when they carry markup or script behind the image header (a polyglot).
+ */
 class ImageMeter extends Transform {
   // Not named `size`: lib-storage's Upload reads a numeric `body.size` as the body's length (Blob detection)
   // and would then expect zero parts from a stream of any size.
   byteCount = 0;
   private readonly hash = createHash('md5');
+  private readonly markup = new ActiveContentScanner();
   private readonly maxBytes: number;
 
   constructor(maxBytes: number) {
@@ -115,6 +122,7 @@ class ImageMeter extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void): void {
     this.byteCount += chunk.length;
     if (this.byteCount > this.maxBytes) return done(imageTooLarge(this.maxBytes));
+    if (this.markup.scan(chunk)) return done(polyglot());
     this.hash.update(chunk);
     done(null, chunk);
   }
