@@ -1,5 +1,5 @@
 /** Basket request and response schemas (the wire contract) and the mapping from domain objects to it. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_QUANTITY, basketTotalMinor, lineTotalMinor, type Basket, type BasketLine } from '../domain/basket.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';

@@ -1,5 +1,5 @@
 /** Schemas shared by several contracts: guids, wire dates, money. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { normalizeGuid } from '../shared/ids.ts';
 import { toMinorUnits } from '../shared/money.ts';
 

@@ -1,5 +1,5 @@
 /** Pull request schemas (fetch by URL); the responses are the library's (contracts/library.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { LibraryItemResultOut, LibraryItemsResultOut } from './library.ts';
 
 /** Only the length is checked here: scheme, host and addresses are the fetch policy's (a 422 naming the URL). */

@@ -1,5 +1,5 @@
 /** Library and product builder request and response schemas (the wire contract) and the mapping to it. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_BUILDER_ITEMS, type LibraryItem } from '../domain/library.ts';
 import { Guid, GuidOut, WireDateOut } from './common.ts';
 import { formatDate } from '../shared/dates.ts';

@@ -1,5 +1,5 @@
 /** Builds the OpenAPI 3.1 document from the route table and the zod contracts (JSON Schema 2020-12). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { routes } from '../routes.ts';
 import { contracts } from './registry.ts';
 import { ErrorBody } from './common.ts';

@@ -1,5 +1,5 @@
 /** Order and checkout-completion schemas (the wire contract) and the mapping from domain objects to it. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { lineTotalMinor, type BasketLine } from '../domain/basket.ts';
 import { ORDER_STATUSES, type CheckoutState, type Order } from '../domain/order.ts';
 import type { Checkout } from '../store/checkout-store.ts';

@@ -1,5 +1,5 @@
 /** Project price schemas. Prices are registered by the company's own systems (internal API key). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { fromMinorUnits } from '../shared/money.ts';
 import { formatDate } from '../shared/dates.ts';
 import type { Project } from '../store/project-store.ts';

@@ -2,7 +2,7 @@
  * Route contracts by handler name (the route table's `handler`). The OpenAPI document is built from this
  * and the route table; a test fails when a route has no contract here.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { basketContracts } from './basket.ts';
 import { projectContracts } from './project.ts';
 import { libraryContracts } from './library.ts';

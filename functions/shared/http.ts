@@ -9,7 +9,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError, badRequest, forbidden, isTransientAwsError, serviceUnavailable } from './errors.ts';
 import { escapeDateSolidus } from './dates.ts';
 import { logger, metrics } from './powertools.ts';
