@@ -1,10 +1,11 @@
 /**
  * One realistic, successful request per endpoint, against a small fixed data set of one user (a few
- * baskets with lines, projects, a checkout). Each scenario is the event the real front builds for it;
+ * baskets with lines, projects, checkouts, two orders, a library item). Each scenario is the event the real front builds for it;
  * benchmarks replay it in-process. Endpoints whose handler does not exist yet are left out.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { RequestOptions } from '../../support/service.ts';
+import { multipartBody, pngOfSize } from '../../support/multipart.ts';
 import { presentHandlers, type World } from './world.ts';
 
 export interface Scenario {
@@ -51,8 +52,23 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
   ]);
   const empty = await basket([]);
   const checkedOut = await basket([[photoBook, 1]]);
-  const { CheckoutUrl } = await expectOk(world, 'POST', `/basket/${checkedOut}/checkout`, user);
-  const checkoutId = String(CheckoutUrl).split('/').pop() as string;
+  const checkout = async (basketGuid: string) => String((await expectOk(world, 'POST', `/basket/${basketGuid}/checkout`, user)).CheckoutUrl).split('/').pop() as string;
+  const checkoutId = await checkout(checkedOut);
+  const pendingCheckout = await checkout(await basket([[canvas, 1]]));
+  let orderGuid = '';
+  if (present.has('complete-checkout')) {
+    for (const lines of [[[photoBook, 1], [canvas, 2]], [[canvas, 1]]] as [string, number][][]) {
+      const paid = await checkout(await basket(lines));
+      orderGuid = (await expectOk(world, 'POST', `/checkout/${paid}/complete`, { ...internal, json: { PaymentReference: 'bench' } })).Order.OrderGuid;
+    }
+  }
+  const libraryKey = await world.service.apiKey('bench-library', 'library');
+  const library: RequestOptions = { apiKey: libraryKey };
+  let itemGuid = '';
+  if (present.has('push-library-item')) {
+    const form = multipartBody([{ name: 'image', filename: 'a.png', contentType: 'image/png', data: pngOfSize(32 * 1024) }]);
+    itemGuid = (await expectOk(world, 'POST', '/library/push', { ...library, body: form.body, headers: { 'Content-Type': form.contentType } })).LibraryItem.ItemGuid;
+  }
 
   const planned: Planned[] = [
     { label: 'GET /health', handler: 'get-health', method: 'GET', path: '/health', options: {} },
@@ -68,11 +84,20 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
     { label: 'PUT /project/{guid}', handler: 'put-project', method: 'PUT', path: `/project/${newProject}`, options: { ...internal, json: { UnitPrice: 12.5, Version: 1 } } },
     { label: 'GET /project/{guid}', handler: 'get-project', method: 'GET', path: `/project/${photoBook}`, options: internal },
     { label: 'GET /checkout/{id}', handler: 'get-checkout', method: 'GET', path: `/checkout/${checkoutId}`, options: internal },
+    { label: 'POST /checkout/{id}/complete', handler: 'complete-checkout', method: 'POST', path: `/checkout/${pendingCheckout}/complete`, options: { ...internal, json: { PaymentReference: 'bench' } } },
+    { label: 'GET /orders (2 orders)', handler: 'list-orders', method: 'GET', path: '/orders', options: user },
+    { label: 'GET /orders?projectguid=', handler: 'list-orders', method: 'GET', path: `/orders?projectguid=${photoBook}`, options: user },
+    { label: 'GET /order/{guid}', handler: 'get-order', method: 'GET', path: `/order/${orderGuid}`, options: user },
+    { label: 'PUT /order/{guid}/status', handler: 'update-order-status', method: 'PUT', path: `/order/${orderGuid}/status`, options: { ...internal, json: { Status: 'Processing' } } },
+    { label: 'POST /library/{guid}/builder', handler: 'get-item-builder-url', method: 'POST', path: `/library/${itemGuid}/builder`, options: library },
+    { label: 'POST /library/builder', handler: 'get-items-builder-url', method: 'POST', path: '/library/builder', options: { ...library, json: { Guids: [itemGuid] } } },
+    { label: 'POST /library/upload', handler: 'create-library-upload', method: 'POST', path: '/library/upload', options: library },
   ];
 
   const scenarios: Scenario[] = [];
   for (const plan of planned) {
-    if (!present.has(plan.handler)) continue;
+    // Order and library scenarios need the order and push handlers to seed their data.
+    if (!present.has(plan.handler) || plan.path.includes('//') || plan.path.endsWith('/')) continue;
     scenarios.push({ label: plan.label, handler: plan.handler, event: await world.capture(plan.method, plan.path, plan.options) });
   }
   return scenarios;
