@@ -10,13 +10,14 @@ export type Credential = 'none' | 'user' | 'library' | 'internal';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
- * What a route's function may touch; the CDK stack grants exactly this and nothing more. `read` never
- * includes a write action. Bucket `write` is put-only (a presigned upload is signed with it);
- * `readwrite` adds get and delete (a failed multi upload removes what it stored).
+ * What a route's function may touch; the CDK stack grants exactly this and nothing more (a smoke test
+ * checks each handler's real calls against it). Table `read` has no write action. Bucket (image objects):
+ * `put` only signs presigned uploads; `write` streams objects in and deletes them when the request fails;
+ * `readwrite` also reads them back.
  */
 export interface Grants {
   table?: 'read' | 'readwrite';
-  bucket?: 'write' | 'readwrite';
+  bucket?: 'put' | 'write' | 'readwrite';
   /** events:PutEvents on the service's bus. */
   events?: true;
 }
@@ -55,13 +56,13 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: 'read' } },
   { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'internal', summary: "Move an order along its status transitions", grants: { table: 'readwrite', events: true } },
 
-  { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: 'readwrite', bucket: 'readwrite' } },
-  { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL', grants: { table: 'readwrite', bucket: 'readwrite' } },
-  { method: 'POST', path: '/library/multi/push', handler: 'push-library-items', credential: 'library', summary: 'Upload several images (multipart)', grants: { table: 'readwrite', bucket: 'readwrite' } },
-  { method: 'POST', path: '/library/multi/pull', handler: 'pull-library-items', credential: 'library', summary: 'Fetch several images from URLs', grants: { table: 'readwrite', bucket: 'readwrite' } },
+  { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: 'readwrite', bucket: 'write' } },
+  { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL', grants: { table: 'readwrite', bucket: 'write' } },
+  { method: 'POST', path: '/library/multi/push', handler: 'push-library-items', credential: 'library', summary: 'Upload several images (multipart)', grants: { table: 'readwrite', bucket: 'write' } },
+  { method: 'POST', path: '/library/multi/pull', handler: 'pull-library-items', credential: 'library', summary: 'Fetch several images from URLs', grants: { table: 'readwrite', bucket: 'write' } },
   { method: 'POST', path: '/library/{itemGuid}/builder', handler: 'get-item-builder-url', credential: 'library', summary: 'Product builder URL for one library item', grants: { table: 'readwrite' } },
   { method: 'POST', path: '/library/builder', handler: 'get-items-builder-url', credential: 'library', summary: 'Product builder URL for several library items', grants: { table: 'readwrite' } },
-  { method: 'POST', path: '/library/upload', handler: 'create-library-upload', credential: 'library', summary: 'Presigned S3 upload for an image above the push cap', grants: { table: 'readwrite', bucket: 'write' } },
+  { method: 'POST', path: '/library/upload', handler: 'create-library-upload', credential: 'library', summary: 'Presigned S3 upload for an image above the push cap', grants: { table: 'readwrite', bucket: 'put' } },
   { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library', grants: { table: 'readwrite', bucket: 'readwrite' } },
 ];
 

@@ -20,6 +20,8 @@ export interface SmokeOptions {
   /** A public image URL the service may fetch; without it the pull step is skipped. */
   imageUrl?: string;
   log?: (line: string) => void;
+  /** The HTTP client; tests pass one that notes which route is being called. */
+  fetch?: typeof fetch;
 }
 
 export interface SmokeResult {
@@ -42,6 +44,7 @@ function check(condition: unknown, message: string): asserts condition {
 export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
   const base = options.url.replace(/\/+$/, '');
   const log = options.log ?? (() => {});
+  const send = options.fetch ?? fetch;
   const result: SmokeResult = { passed: [], skipped: [] };
 
   async function call(method: string, path: string, init: { token?: string; apiKey?: string; json?: unknown; form?: FormData; expect?: number } = {}) {
@@ -55,7 +58,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
     } else if (init.form) {
       body = init.form;
     }
-    const response = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const response = await send(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await response.text();
     const expected = init.expect ?? 200;
     check(response.status === expected, `${method} ${path}: expected ${expected}, got ${response.status}: ${text.slice(0, 500)}`);
@@ -169,7 +172,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
     const form = new FormData();
     for (const [name, value] of Object.entries(ticket.Upload.Fields as Record<string, string>)) form.append(name, value);
     form.append('file', new Blob([SMOKE_PNG], { type: 'image/png' }), 'smoke.png');
-    const stored = await fetch(ticket.Upload.Url, { method: 'POST', body: form });
+    const stored = await send(ticket.Upload.Url, { method: 'POST', body: form });
     check(stored.status >= 200 && stored.status < 300, `the presigned upload answered ${stored.status}: ${(await stored.text()).slice(0, 300)}`);
     const completed = await call('POST', `/library/upload/${ticket.ItemGuid}/complete`, { apiKey: options.apiKey });
     check(completed.LibraryItem.ItemGuid === ticket.ItemGuid && completed.LibraryItem.FileMd5 === md5(SMOKE_PNG), `unexpected item ${JSON.stringify(completed)}`);

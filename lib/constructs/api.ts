@@ -36,9 +36,9 @@ export interface Endpoint {
   endpoint: EndpointFunction;
 }
 
-/** Memory and timeout per route. Functions that stream image bytes get more of both (memory buys CPU too). */
+/** Memory and timeout per route. Functions that move image bytes get more of both (memory buys CPU too). */
 function tuning(route: Route): { memorySize: number; timeout: Duration } {
-  if (route.grants.bucket === 'readwrite') return { memorySize: 1024, timeout: Duration.seconds(29) };
+  if (route.grants.bucket === 'write' || route.grants.bucket === 'readwrite') return { memorySize: 1024, timeout: Duration.seconds(29) };
   return { memorySize: 512, timeout: Duration.seconds(10) };
 }
 

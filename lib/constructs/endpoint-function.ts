@@ -16,6 +16,7 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { Construct } from 'constructs';
 import type { Grants } from '../../functions/routes.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
+import { LAMBDA_NODE_OPTIONS } from '../lambda-runtime.ts';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -42,8 +43,22 @@ export const bundling: BundlingOptions = {
 
 const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 const TABLE_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
-const OBJECT_WRITE = ['s3:PutObject', 's3:AbortMultipartUpload'];
-const OBJECT_READ_DELETE = ['s3:GetObject', 's3:DeleteObject'];
+const OBJECT_ACTIONS: Record<NonNullable<Grants['bucket']>, string[]> = {
+  put: ['s3:PutObject'],
+  write: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject'],
+  readwrite: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject'],
+};
+
+/** The IAM actions `grants` allows, by resource: the table (and its indexes), image objects, the bucket, the bus. */
+export function grantedActions(grants: Grants): { table: string[]; objects: string[]; bucket: string[]; bus: string[] } {
+  return {
+    table: grants.table === 'readwrite' ? [...TABLE_READ, ...TABLE_WRITE] : grants.table === 'read' ? TABLE_READ : [],
+    objects: grants.bucket ? OBJECT_ACTIONS[grants.bucket] : [],
+    // A function that reads objects also lists, or S3 answers a read of a missing key with 403, not 404 (NoSuchKey).
+    bucket: grants.bucket === 'readwrite' ? ['s3:ListBucket'] : [],
+    bus: grants.events ? ['events:PutEvents'] : [],
+  };
+}
 
 export interface EndpointFunctionProps {
   /** Module name under functions/handlers/. */
@@ -104,7 +119,7 @@ export class EndpointFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: 'INFO',
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: LAMBDA_NODE_OPTIONS.join(' '),
         ...props.environment,
       },
     });
@@ -112,18 +127,16 @@ export class EndpointFunction extends Construct {
 
   /** Grants exactly what `grants` names (see functions/routes.ts) and sets the environment that goes with it. */
   grant(grants: Grants, data: DataResources): void {
+    const actions = grantedActions(grants);
     if (grants.table) this.grantTable(data.table, grants.table);
     if (grants.bucket) {
-      const bucket = data.bucket;
-      this.function.addEnvironment('BUCKET_NAME', bucket.bucketName);
-      const actions = grants.bucket === 'readwrite' ? [...OBJECT_WRITE, ...OBJECT_READ_DELETE] : OBJECT_WRITE;
-      this.role.addToPrincipalPolicy(new PolicyStatement({ actions, resources: [bucket.arnForObjects('*')] }));
-      // Without ListBucket, S3 answers a read of a missing key with 403 instead of 404 (NoSuchKey).
-      if (grants.bucket === 'readwrite') this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+      this.function.addEnvironment('BUCKET_NAME', data.bucket.bucketName);
+      this.role.addToPrincipalPolicy(new PolicyStatement({ actions: actions.objects, resources: [data.bucket.arnForObjects('*')] }));
+      if (actions.bucket.length > 0) this.role.addToPrincipalPolicy(new PolicyStatement({ actions: actions.bucket, resources: [data.bucket.bucketArn] }));
     }
     if (grants.events) {
       this.function.addEnvironment('EVENT_BUS_NAME', data.bus.eventBusName);
-      data.bus.grantPutEventsTo(this.role);
+      this.role.addToPrincipalPolicy(new PolicyStatement({ actions: actions.bus, resources: [data.bus.eventBusArn] }));
     }
   }
 
@@ -135,4 +148,3 @@ export class EndpointFunction extends Construct {
     if (mode === 'readwrite') this.role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_WRITE, resources: [table.tableArn] }));
   }
 }
-

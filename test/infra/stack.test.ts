@@ -100,7 +100,7 @@ describe('routes', () => {
     }
     for (const route of routes) {
       const properties = resources[logicalId(endpointOf(route).function)].Properties;
-      const streamsImages = route.grants.bucket === 'readwrite';
+      const streamsImages = route.grants.bucket === 'write' || route.grants.bucket === 'readwrite';
       expect(properties.MemorySize, route.handler).toBe(streamsImages ? 1024 : 512);
       expect(properties.Timeout).toBe(streamsImages ? 29 : 10);
     }
@@ -148,7 +148,8 @@ describe('least privilege', () => {
       expect(actions.some((a) => a.startsWith('dynamodb:')), label).toBe(route.grants.table !== undefined);
       expect(actions.some((a) => TABLE_WRITES.includes(a)), label).toBe(route.grants.table === 'readwrite');
       expect(actions.some((a) => a.startsWith('s3:')), label).toBe(route.grants.bucket !== undefined);
-      expect(actions.includes('s3:GetObject') || actions.includes('s3:DeleteObject'), label).toBe(route.grants.bucket === 'readwrite');
+      expect(actions.includes('s3:DeleteObject'), label).toBe(route.grants.bucket === 'write' || route.grants.bucket === 'readwrite');
+      expect(actions.includes('s3:GetObject') || actions.includes('s3:ListBucket'), label).toBe(route.grants.bucket === 'readwrite');
       expect(actions.includes('events:PutEvents'), label).toBe(route.grants.events === true);
       expect('TABLE_NAME' in env, label).toBe(route.grants.table !== undefined);
       expect('BUCKET_NAME' in env, label).toBe(route.grants.bucket !== undefined);

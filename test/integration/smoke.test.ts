@@ -1,19 +1,98 @@
 /**
  * The smoke flow a deployer runs against their stage (npm run smoke), here against the local service, with
  * pull from a loopback image server (PULL_ALLOW_LOOPBACK=true), and through the CLI itself once.
+ *
+ * Locally nothing enforces IAM, so the flow also records every DynamoDB and S3 call each route's handler
+ * makes and checks it against the actions the CDK stack grants that route: a missing grant would
+ * otherwise only show as AccessDenied in AWS.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { execFile } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSmoke, SMOKE_PNG } from '../../lib/smoke.ts';
+import { routes } from '../../functions/routes.ts';
+import { matchRoute } from '../../lib/local/api-gateway.ts';
+import { grantedActions } from '../../lib/constructs/endpoint-function.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
 let images: Server;
 let imageUrl: string;
 let credentials: { token: string; apiKey: string; internalKey: string };
+
+/** Handler name -> IAM actions its calls needed, while the smoke flow ran. */
+const observed = new Map<string, Set<string>>();
+let currentHandler: string | undefined;
+
+const DOCUMENT_COMMANDS: Record<string, string> = { Get: 'GetItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', BatchGet: 'BatchGetItem', BatchWrite: 'BatchWriteItem', TransactGet: 'TransactGetItems', TransactWrite: 'TransactWriteItems' };
+/** S3 operations and the IAM actions they need (multipart parts are s3:PutObject; a copy reads and writes). */
+const S3_ACTIONS: Record<string, string[]> = {
+  PutObject: ['s3:PutObject'],
+  CreateMultipartUpload: ['s3:PutObject'],
+  UploadPart: ['s3:PutObject'],
+  CompleteMultipartUpload: ['s3:PutObject'],
+  AbortMultipartUpload: ['s3:AbortMultipartUpload'],
+  GetObject: ['s3:GetObject'],
+  HeadObject: ['s3:GetObject'],
+  CopyObject: ['s3:GetObject', 's3:PutObject'],
+  DeleteObject: ['s3:DeleteObject'],
+  DeleteObjects: ['s3:DeleteObject'],
+  ListObjectsV2: ['s3:ListBucket'],
+};
+
+function note(actions: string[]) {
+  if (currentHandler === undefined) return;
+  const set = observed.get(currentHandler) ?? new Set<string>();
+  for (const action of actions) set.add(action);
+  observed.set(currentHandler, set);
+}
+
+/** The service's own clients, imported once the service has set their environment (as in Lambda). */
+async function recordCalls() {
+  const { dynamoDbClient, s3 } = await import('../../functions/shared/clients.ts');
+  dynamoDbClient.middlewareStack.add(
+    (next, context) => async (args) => {
+      const operation = String(context.commandName).replace(/Command$/, '');
+      note([`dynamodb:${DOCUMENT_COMMANDS[operation] ?? operation}`]);
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordGrantUse' },
+  );
+  s3.middlewareStack.add(
+    (next, context) => async (args) => {
+      const operation = String(context.commandName).replace(/Command$/, '');
+      note(S3_ACTIONS[operation] ?? [`s3:${operation}`]);
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordGrantUse' },
+  );
+}
+
+/** The local service appends each published event to this file (EventBridge in AWS). */
+const eventsFileSize = () => {
+  const file = process.env.EVENTS_FILE;
+  return file && existsSync(file) ? statSync(file).size : 0;
+};
+
+/**
+ * fetch that notes which route (handler) the smoke flow is calling, and whether that call published an
+ * event (events:PutEvents in AWS); the flow is sequential, so everything in between is that route's.
+ */
+const routedFetch: typeof fetch = async (input, init) => {
+  const url = new URL(String(input));
+  const match = url.origin === new URL(service.url).origin ? matchRoute(routes, (init?.method ?? 'GET').toUpperCase(), url.pathname) : undefined;
+  currentHandler = typeof match === 'object' ? match.route.handler : undefined;
+  const eventsBefore = eventsFileSize();
+  try {
+    return await fetch(input, init);
+  } finally {
+    if (eventsFileSize() > eventsBefore) note(['events:PutEvents']);
+    currentHandler = undefined;
+  }
+};
 
 beforeAll(async () => {
   service = await startTestService({ env: { PULL_ALLOW_LOOPBACK: 'true' } });
@@ -23,6 +102,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
   imageUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/smoke.png`;
+  await recordCalls();
   credentials = { token: await service.token('smoke-user'), apiKey: await service.apiKey('smoke-app', 'library'), internalKey: await service.apiKey('smoke-site', 'internal') };
 });
 
@@ -33,7 +113,8 @@ afterAll(async () => {
 
 describe('smoke flow', () => {
   it('passes every step against the local service', async () => {
-    const result = await runSmoke({ url: service.url, imageUrl, ...credentials });
+    expect(process.env.EVENTS_FILE).toBeDefined();
+    const result = await runSmoke({ url: service.url, imageUrl, fetch: routedFetch, ...credentials });
     expect(result.skipped).toEqual([]);
     expect(result.passed).toEqual([
       'health',
@@ -48,6 +129,23 @@ describe('smoke flow', () => {
       'large-file upload (presigned)',
       'builder',
     ]);
+  });
+
+  it('made only the AWS calls the stack grants each route (IAM is not enforced locally)', () => {
+    expect(observed.size).toBeGreaterThan(10);
+    expect([...observed].filter(([, actions]) => actions.has('events:PutEvents')).map(([handler]) => handler).sort()).toEqual([
+      'checkout-basket',
+      'complete-checkout',
+      'update-order-status',
+    ]);
+    const denied: string[] = [];
+    for (const [handler, actions] of observed) {
+      const route = routes.find((r) => r.handler === handler)!;
+      const granted = grantedActions(route.grants);
+      const allowed = new Set([...granted.table, ...granted.objects, ...granted.bucket, ...granted.bus]);
+      for (const action of actions) if (!allowed.has(action)) denied.push(`${handler}: ${action}`);
+    }
+    expect(denied).toEqual([]);
   });
 
   it('runs from the command line and skips pull without --image-url', async () => {

@@ -1,0 +1,80 @@
+/**
+ * Deployment configuration: context beats environment beats defaults, bad values fail the synth with a
+ * message naming the setting, and the settings that change the stack's shape (no authorizer cache, CORS
+ * origins) do what the README says. One synth with those settings for the whole file.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { App } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { routes } from '../../functions/routes.ts';
+import { readServiceConfig } from '../../lib/service-config.ts';
+import { synthServiceStack } from './stack.ts';
+
+const configOf = (context: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) => readServiceConfig(new App({ context }).node, env);
+
+describe('readServiceConfig', () => {
+  it('works with nothing set, naming the placeholders a deployment must replace', () => {
+    const config = configOf({});
+    expect(config).toMatchObject({ stage: 'dev', authorizerCacheSeconds: 300, logRetentionDays: 30, corsAllowedOrigins: [], alarmEmail: '', jwtAudience: '' });
+    expect(config.placeholders).toEqual(['checkoutUrl (CHECKOUT_URL)', 'jwtIssuer (JWT_ISSUER)', 'jwtJwksUrl (JWT_JWKS_URL)']);
+  });
+
+  it('takes context over the environment over the default', () => {
+    const env = { STAGE: 'from-env', CHECKOUT_URL: 'https://shop.example.org/', API_THROTTLE_RATE: '50' };
+    const config = configOf({ stage: 'prod' }, env);
+    expect(config.stage).toBe('prod');
+    expect(config.checkoutUrl).toBe('https://shop.example.org');
+    expect(config.throttleRate).toBe(50);
+    expect(config.placeholders).not.toContain('checkoutUrl (CHECKOUT_URL)');
+    expect(configOf({}, { CORS_ALLOWED_ORIGINS: 'https://a.example, https://b.example/' }).corsAllowedOrigins).toEqual(['https://a.example', 'https://b.example']);
+  });
+
+  it('refuses values that would break the deployment, naming the setting', () => {
+    expect(() => configOf({ stage: 'Prod_1' })).toThrow(/stage \(STAGE\)/);
+    expect(() => configOf({ logRetentionDays: 10 })).toThrow(/logRetentionDays \(LOG_RETENTION_DAYS\)/);
+    expect(() => configOf({ jwtIssuer: 'not a url' })).toThrow(/jwtIssuer \(JWT_ISSUER\)/);
+    expect(() => configOf({ alarmEmail: 'ops' })).toThrow(/alarmEmail \(ALARM_EMAIL\)/);
+    expect(() => configOf({ authorizerCacheSeconds: 7200 })).toThrow(/authorizerCacheSeconds/);
+    expect(() => configOf({ throttleRate: 'fast' })).toThrow(/throttleRate \(API_THROTTLE_RATE\)/);
+  });
+});
+
+describe('stack shape from configuration', () => {
+  let template: Template;
+  let resources: Record<string, any>;
+  beforeAll(() => {
+    ({ template } = synthServiceStack({
+      context: { stage: 'qa', authorizerCacheSeconds: 0, corsAllowedOrigins: 'https://shop.example.org', alarmEmail: 'ops@example.org' },
+    }));
+    resources = template.toJSON().Resources;
+  }, 120_000);
+  const ofType = (type: string) => Object.values(resources).filter((resource) => resource.Type === type);
+
+  it('without an authorizer cache, drops the identity sources so the authorizer sees every request', () => {
+    for (const authorizer of ofType('AWS::ApiGateway::Authorizer')) {
+      expect(authorizer.Properties.AuthorizerResultTtlInSeconds).toBe(0);
+      expect(authorizer.Properties.IdentitySource ?? '').toBe('');
+    }
+  });
+
+  it('answers CORS preflights, lets the origin POST presigned uploads and labels gateway errors for it', () => {
+    const methods = ofType('AWS::ApiGateway::Method');
+    // Every resource and the root answer OPTIONS; the routes keep their own methods.
+    expect(methods.filter((method) => method.Properties.HttpMethod === 'OPTIONS').length).toBe(ofType('AWS::ApiGateway::Resource').length + 1);
+    expect(methods.filter((method) => method.Properties.HttpMethod !== 'OPTIONS').length).toBe(routes.length);
+    const images = ofType('AWS::S3::Bucket').find((bucket) => bucket.Properties.CorsConfiguration);
+    expect(images?.Properties.CorsConfiguration.CorsRules[0]).toMatchObject({ AllowedOrigins: ['https://shop.example.org'], AllowedMethods: ['POST'] });
+    for (const response of ofType('AWS::ApiGateway::GatewayResponse')) {
+      expect(response.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe("'https://shop.example.org'");
+    }
+    for (const fn of ofType('AWS::Lambda::Function')) {
+      if (fn.Properties.FunctionName !== 'photo-commerce-qa-authorizer') expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe('https://shop.example.org');
+    }
+  });
+
+  it('names everything after the stage and subscribes the alarm e-mail', () => {
+    expect(ofType('AWS::ApiGateway::Stage')[0].Properties.StageName).toBe('qa');
+    expect(ofType('AWS::CloudWatch::Dashboard')[0].Properties.DashboardName).toBe('photo-commerce-qa');
+    expect(ofType('AWS::SNS::Subscription')[0].Properties).toMatchObject({ Protocol: 'email', Endpoint: 'ops@example.org' });
+  });
+});
