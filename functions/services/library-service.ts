@@ -107,7 +107,7 @@ async function sniffStream(stream: Readable): Promise<{ mimeType: string; body: 
  * 415 when they carry markup or script behind the image header (a polyglot).
  */
 class ImageMeter extends Transform {
-  // Not named `size`: lib-storage's Upload reads a numeric `body.size` as the body's length (Blob detection)
+  // Not named `size`: SDK body helpers read a numeric `body.size` as the body's length (Blob detection)
   // and would then expect zero parts from a stream of any size.
   byteCount = 0;
   private readonly hash = createHash('md5');

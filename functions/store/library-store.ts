@@ -11,11 +11,11 @@ import { Readable } from 'node:stream';
 import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { createPresignedPost, type PresignedPost } from '@aws-sdk/s3-presigned-post';
 import { dynamo, s3 } from '../shared/clients.ts';
 import { config } from '../shared/config.ts';
 import { ttlSeconds } from './table.ts';
+import { uploadStream } from './s3-stream-upload.ts';
 import type { LibraryItem } from '../domain/library.ts';
 
 export interface StoredItem extends LibraryItem {
@@ -173,18 +173,11 @@ export const recordUploadResult = (itemGuid: string, claimedAt: number, result: 
 // ---- Image bytes ----
 
 /**
- * Streams `body` into the bucket. lib-storage sends a small image as one PutObject and a large one as a
- * multipart upload, buffering at most queueSize x partSize bytes: memory stays constant whatever the size.
+ * Streams `body` into the bucket: one PutObject for a small image, a multipart upload through a small pool
+ * of reused part buffers for a large one, so memory stays constant whatever the size.
  */
 export async function putImageObject(objectKey: string, body: Readable, contentType: string): Promise<void> {
-  const upload = new Upload({
-    client: s3,
-    params: { Bucket: config.bucketName, Key: objectKey, Body: body, ContentType: contentType },
-    queueSize: 2,
-    partSize: 5 * 1024 * 1024,
-    leavePartsOnError: false,
-  });
-  await upload.done();
+  await uploadStream(s3, body, { bucket: config.bucketName, key: objectKey, contentType, concurrency: 2 });
 }
 
 export async function deleteImageObject(objectKey: string): Promise<void> {

@@ -20,6 +20,11 @@ export interface LocalServiceOptions {
   /** Ports of the embedded DynamoDB and S3; 0 (default) picks free ones. A restart in one process must reuse them. */
   dynamoPort?: number;
   s3Port?: number;
+  /**
+   * Storage already running elsewhere (e.g. in another process, as S3 and DynamoDB are outside a Lambda
+   * function); the service then starts none of its own.
+   */
+  externalStorage?: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>;
   /** Extra environment for the handlers (wins over the process environment). */
   env?: Record<string, string>;
   /** Hook for the front (throttling). */
@@ -41,7 +46,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'photo-commerce-'));
   mkdirSync(dataDir, { recursive: true });
-  const storage = await startLocalStorage({ ...(temporary ? {} : { dataDir }), dynamoPort: options.dynamoPort ?? 0, s3Port: options.s3Port ?? 0 });
+  const storage: LocalStorage = options.externalStorage
+    ? { ...options.externalStorage, close: async () => {} }
+    : await startLocalStorage({ ...(temporary ? {} : { dataDir }), dynamoPort: options.dynamoPort ?? 0, s3Port: options.s3Port ?? 0 });
   const keys = await ensureSigningKeys(dataDir);
 
   const defaults: Record<string, string> = {
