@@ -4,30 +4,51 @@
  * retried a bounded number of times, reaches the client as a 503 (or 500) that says it is retryable, and
  * leaves no half-written basket, order or orphaned object; a retry of the same request then succeeds.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestResponse, type TestService } from '../support/service.ts';
 import { injectFault, type FaultHandle, type FaultRule } from '../support/faults.ts';
 import { routeExists, snapshotStore, storeDiff } from '../support/store-snapshot.ts';
-import { tinyPng, multipartBody } from '../support/multipart.ts';
+import { multipartBody, pngOfSize, tinyPng } from '../support/multipart.ts';
 
 let service: TestService;
 let clients: typeof import('../../functions/shared/clients.ts');
 let alice: string;
 let project: string;
 let secondProject: string;
+let internalKey: string;
+let libraryKey: string;
+/** A loopback image server for pulls (the service runs with PULL_ALLOW_LOOPBACK=true in this file). */
+let images: Server;
+let imagesUrl: string;
 const installed: FaultHandle[] = [];
+/** Big enough for a multipart upload of three 5 MiB parts. */
+const LARGE_IMAGE = pngOfSize(12 * 1024 * 1024);
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({ env: { PULL_ALLOW_LOOPBACK: 'true' } });
   clients = await import('../../functions/shared/clients.ts');
   alice = await service.token('alice');
   project = await service.project(12.5);
   secondProject = await service.project(3);
+  internalKey = await service.apiKey('faults-internal', 'internal');
+  libraryKey = await service.apiKey('faults-library', 'library');
+  images = createServer((request, response) => {
+    const body = request.url === '/large.png' ? LARGE_IMAGE : tinyPng();
+    response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': String(body.length) });
+    response.end(body);
+  });
+  await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', () => resolve()));
+  imagesUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
 });
 afterEach(() => {
   for (const handle of installed.splice(0)) handle.remove();
 });
-afterAll(() => service?.close());
+afterAll(async () => {
+  await new Promise((resolve) => images?.close(resolve));
+  await service?.close();
+});
 
 function dynamoFault(rule: FaultRule): FaultHandle {
   const handle = injectFault(clients.dynamoDbClient, rule);
@@ -168,5 +189,119 @@ describe('timeouts and lost answers', () => {
       expect([2, 5]).toContain(basket.Lines[0].Quantity);
     }
     expect(basket.OrderTotal).toBe(basket.Lines[0].Quantity * 12.5);
+  });
+});
+
+const isWrite = (name: string) => ['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand'].includes(name);
+
+/** A basket with a line and a checkout of it: the checkout id. */
+async function checkedOutBasket(): Promise<{ basketGuid: string; checkoutId: string }> {
+  const { guid } = await basketWithLine();
+  const checkout = await service.request('POST', `/basket/${guid}/checkout`, { token: alice });
+  expect(checkout.status).toBe(200);
+  return { basketGuid: guid, checkoutId: checkout.body.CheckoutUrl.split('/').pop() };
+}
+
+const complete = (checkoutId: string) => service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: internalKey, json: { PaymentReference: `pay-${checkoutId.slice(0, 6)}` } });
+
+async function ordersOf(): Promise<{ OrderGuid: string; OrderTotal: number }[]> {
+  const response = await service.request('GET', '/orders', { token: alice });
+  expect(response.status).toBe(200);
+  return response.body.Orders;
+}
+
+/** The DynamoDB writes a clean checkout completion makes, in order (learned, not hard-coded). */
+async function completionWrites(): Promise<number> {
+  const { checkoutId } = await checkedOutBasket();
+  const recorder = dynamoFault({ command: () => false, kind: 'timeout' });
+  expect((await complete(checkoutId)).status).toBe(200);
+  const writes = recorder.commands.filter(isWrite).length;
+  removeFaults();
+  return writes;
+}
+
+describe('checkout completion interrupted at each of its writes', () => {
+  it('answers retryable, and a retry finishes the job with exactly one order', async () => {
+    const writes = await completionWrites();
+    expect(writes).toBeGreaterThan(0);
+    for (let failing = 0; failing < writes; failing++) {
+      // Timeouts rather than throttling here: the same failure for the client, without the SDK's long throttling backoff.
+      for (const kind of ['timeout', 'lost-response'] as const) {
+        const { basketGuid, checkoutId } = await checkedOutBasket();
+        const before = (await ordersOf()).length;
+        // From the failing write on, nothing gets through: the function died at that step.
+        dynamoFault({ command: (name) => isWrite(name), kind, skip: failing });
+        const interrupted = await complete(checkoutId);
+        removeFaults();
+        if (interrupted.status !== 200) expectRetryable(interrupted);
+
+        const finished = await complete(checkoutId);
+        expect(finished.status, `write ${failing} ${kind}: ${finished.text}`).toBe(200);
+        const again = await complete(checkoutId);
+        expect(again.body.Order.OrderGuid).toBe(finished.body.Order.OrderGuid);
+        if (interrupted.status === 200) expect(interrupted.body.Order.OrderGuid).toBe(finished.body.Order.OrderGuid);
+
+        const orders = await ordersOf();
+        expect(orders.length, `write ${failing} ${kind}`).toBe(before + 1);
+        expect(orders.filter((order) => order.OrderGuid === finished.body.Order.OrderGuid)).toHaveLength(1);
+        expect(finished.body.Order.OrderTotal).toBe(25);
+        expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(404);
+      }
+    }
+  });
+});
+
+describe('library writes failing half-way', () => {
+  const pushOne = (data: Buffer = tinyPng()) => {
+    const { body, contentType } = multipartBody([{ name: 'image', filename: 'a.png', contentType: 'image/png', data }]);
+    return service.request('POST', '/library/push', { apiKey: libraryKey, body, headers: { 'Content-Type': contentType } });
+  };
+  const pushThree = () => {
+    const { body, contentType } = multipartBody(['a', 'b', 'c'].map((name) => ({ name, filename: `${name}.png`, contentType: 'image/png', data: tinyPng() })));
+    return service.request('POST', '/library/multi/push', { apiKey: libraryKey, body, headers: { 'Content-Type': contentType } });
+  };
+
+  async function expectRetryableAndNothingStored(send: () => Promise<TestResponse>): Promise<void> {
+    const before = await snapshotStore(service);
+    const response = await send();
+    expectRetryable(response);
+    removeFaults();
+    expect(storeDiff(before, await snapshotStore(service))).toEqual([]);
+  }
+
+  it('leaves no object when S3 fails the upload of a push', async () => {
+    s3Fault({ command: (name) => name === 'PutObjectCommand' || name === 'UploadPartCommand', kind: 's3-internal' });
+    await expectRetryableAndNothingStored(() => pushOne());
+    expect((await pushOne()).status).toBe(200);
+  });
+
+  it('leaves no orphaned object when the item write fails after the upload', async () => {
+    dynamoFault({ command: (name) => isWrite(name), kind: 'timeout' });
+    await expectRetryableAndNothingStored(() => pushOne());
+  });
+
+  it('leaves none of the objects of a multi push when the second upload fails', async () => {
+    s3Fault({ command: 'PutObjectCommand', kind: 's3-slowdown', skip: 1 });
+    await expectRetryableAndNothingStored(pushThree);
+  });
+
+  it('rolls back every item and object of a multi push when its last write fails', async () => {
+    const recorder = dynamoFault({ command: () => false, kind: 'timeout' });
+    expect((await pushThree()).status).toBe(200);
+    const writes = recorder.commands.filter(isWrite).length;
+    removeFaults();
+    // The last write fails every SDK attempt; the rollback's own writes then go through.
+    dynamoFault({ command: (name) => isWrite(name), kind: 'timeout', skip: writes - 1, times: await sdkAttempts() });
+    await expectRetryableAndNothingStored(pushThree);
+  });
+
+  it('aborts a multipart upload whose part fails in the middle, and stores nothing', async () => {
+    const fault = s3Fault({ command: 'UploadPartCommand', kind: 's3-internal', skip: 1 });
+    await expectRetryableAndNothingStored(() => service.request('POST', '/library/pull', { apiKey: libraryKey, json: { Url: `${imagesUrl}/large.png` } }));
+    expect(fault.injected).toBeGreaterThan(0);
+    expect(fault.commands).toContain('AbortMultipartUploadCommand');
+    const retried = await service.request('POST', '/library/pull', { apiKey: libraryKey, json: { Url: `${imagesUrl}/large.png` } });
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.body.LibraryItem.FileSize).toBe(LARGE_IMAGE.length);
   });
 });
