@@ -154,7 +154,7 @@ export class Api extends Construct {
 
     this.usagePlan = this.restApi.addUsagePlan('UsagePlan', {
       name: `${namePrefix}-default`,
-      description: 'Per-key throttling for the API keys the authorizer names (usageIdentifierKey)',
+      description: 'Per-key throttling of service API keys: each is registered as an API Gateway key whose value is its SHA-256 hash, which the authorizer answers as usageIdentifierKey',
       throttle: { rateLimit: config.keyThrottleRate, burstLimit: config.keyThrottleBurst },
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
     });
@@ -174,6 +174,8 @@ export class Api extends Construct {
       this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(endpoint.function, { allowTestInvoke: false }), {
         operationName: route.handler,
         ...(authorizer ? { authorizer } : {}),
+        // The usage plan's per-key throttle applies where API Gateway requires the key the authorizer names.
+        apiKeyRequired: route.credential === 'library' || route.credential === 'internal',
       });
       return { route, endpoint };
     });

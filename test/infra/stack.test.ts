@@ -17,6 +17,7 @@ import { binaryMediaTypes, routes, type Route } from '../../functions/routes.ts'
 import { table as tableSchema } from '../../functions/store/table.ts';
 import { uploadObjectKey } from '../../functions/store/library-store.ts';
 import type { ServiceStack } from '../../lib/service-stack.ts';
+import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-runtime.ts';
 import { nagViolations, synthServiceStack } from './stack.ts';
 
 type Json = any;
@@ -70,6 +71,7 @@ describe('routes', () => {
       expect(JSON.stringify(properties.Integration.Uri)).toContain(`"${functionId}","Arn"`);
       expect(resources[functionId].Properties.FunctionName).toBe(`photo-commerce-dev-${route.handler}`);
 
+      expect(properties.ApiKeyRequired ?? false, route.handler).toBe(route.credential === 'library' || route.credential === 'internal');
       const authorizer = stack.authorizers.for(route.credential);
       if (authorizer) {
         expect(properties.AuthorizationType).toBe('CUSTOM');
@@ -93,7 +95,7 @@ describe('routes', () => {
       expect(properties.Environment.Variables).toMatchObject({
         POWERTOOLS_SERVICE_NAME: 'photo-commerce',
         POWERTOOLS_METRICS_NAMESPACE: 'PhotoCommerce',
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: LAMBDA_NODE_OPTIONS.join(' '),
       });
       const logGroupId = properties.LoggingConfig.LogGroup.Ref;
       expect(resources[logGroupId].Properties).toMatchObject({ LogGroupName: `/aws/lambda/${properties.FunctionName}`, RetentionInDays: 30 });
@@ -229,7 +231,7 @@ describe('data', () => {
   it('has an event bus for the domain events, named in the outputs', () => {
     expect(ofType('AWS::Events::EventBus')).toHaveLength(1);
     const outputs = template.toJSON().Outputs;
-    for (const name of ['ApiUrl', 'TableName', 'BucketName', 'EventBusName', 'DashboardUrl', 'AlarmTopicArn']) expect(outputs[name], name).toBeDefined();
+    for (const name of ['ApiUrl', 'TableName', 'BucketName', 'EventBusName', 'DashboardUrl', 'AlarmTopicArn', 'UsagePlanId']) expect(outputs[name], name).toBeDefined();
   });
 });
 
