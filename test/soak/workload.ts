@@ -15,6 +15,7 @@ import { ensureSigningKeys, signLocalToken } from '../../lib/local/signing-keys.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { multipartBody, tinyPng } from '../support/multipart.ts';
+import { parseJsonOrUndefined } from '../support/json.ts';
 import { listObjectKeys } from '../support/store-snapshot.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -141,14 +142,7 @@ async function send(target: Target, stats: Stats, type: string, method: string, 
     let answer: Answer;
     try {
       const response = await fetch(`${target.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      answer = { status: response.status, body: json };
+      answer = { status: response.status, body: parseJsonOrUndefined(await response.text()) };
     } catch {
       answer = { status: 'network', body: undefined };
     }

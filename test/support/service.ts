@@ -5,6 +5,7 @@
  */
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../../lib/local/service.ts';
 import { signLocalToken, type TokenOptions } from '../../lib/local/signing-keys.ts';
+import { parseJsonOrUndefined } from './json.ts';
 
 export interface TestService extends LocalService {
   token(userId: string, options?: Omit<TokenOptions, 'userId'>): Promise<string>;
@@ -47,13 +48,7 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
     }
     const response = await fetch(`${service.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, body: parsed };
+    return { status: response.status, headers: response.headers, text, body: parseJsonOrUndefined(text) };
   };
 
   const apiKey = async (name: string, scope: 'library' | 'internal') => (await createApiKey(`${name}-${newGuid().slice(0, 8)}`, scope, Date.now())).apiKey;
