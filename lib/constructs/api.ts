@@ -70,6 +70,34 @@ const gatewayResponses: { type: ResponseType; status?: string; code: string; mes
   { type: ResponseType.DEFAULT_5XX, code: 'InternalError', message: 'The request could not be completed. It is safe to retry.', retryable: true },
 ];
 
+/**
+ * One JSON object per request. Status and latency are numbers (always present), so Logs Insights can
+ * compute percentiles on them; fields that can be empty stay strings.
+ */
+const accessLogFormat = JSON.stringify({
+  requestId: '$context.requestId',
+  xrayTraceId: '$context.xrayTraceId',
+  time: '$context.requestTimeEpoch',
+  ip: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+  method: '$context.httpMethod',
+  resource: '$context.resourcePath',
+  path: '$context.path',
+  status: 0,
+  latencyMs: 1,
+  responseLength: '$context.responseLength',
+  integrationLatencyMs: '$context.integration.latency',
+  integrationStatus: '$context.integration.status',
+  authorizerStatus: '$context.authorizer.status',
+  authorizerLatencyMs: '$context.authorizer.latency',
+  principalId: '$context.authorizer.principalId',
+  apiKeyId: '$context.authorizer.apiKeyId',
+  errorType: '$context.error.responseType',
+  errorMessage: '$context.error.message',
+})
+  .replace('"status":0', '"status":$context.status')
+  .replace('"latencyMs":1', '"latencyMs":$context.responseLatency');
+
 export class Api extends Construct {
   readonly restApi: RestApi;
   readonly usagePlan: UsagePlan;
@@ -105,29 +133,7 @@ export class Api extends Construct {
         throttlingRateLimit: config.throttleRate,
         throttlingBurstLimit: config.throttleBurst,
         accessLogDestination: new LogGroupLogDestination(this.accessLogs),
-        accessLogFormat: AccessLogFormat.custom(
-          JSON.stringify({
-            requestId: '$context.requestId',
-            xrayTraceId: '$context.xrayTraceId',
-            time: '$context.requestTimeEpoch',
-            ip: '$context.identity.sourceIp',
-            userAgent: '$context.identity.userAgent',
-            method: '$context.httpMethod',
-            resource: '$context.resourcePath',
-            path: '$context.path',
-            status: '$context.status',
-            responseLength: '$context.responseLength',
-            latencyMs: '$context.responseLatency',
-            integrationLatencyMs: '$context.integration.latency',
-            integrationStatus: '$context.integration.status',
-            authorizerStatus: '$context.authorizer.status',
-            authorizerLatencyMs: '$context.authorizer.latency',
-            principalId: '$context.authorizer.principalId',
-            apiKeyId: '$context.authorizer.apiKeyId',
-            errorType: '$context.error.responseType',
-            errorMessage: '$context.error.message',
-          }),
-        ),
+        accessLogFormat: AccessLogFormat.custom(accessLogFormat),
       },
       defaultCorsPreflightOptions:
         config.corsAllowedOrigins.length > 0
