@@ -386,7 +386,13 @@ async function verifyUploadedObject(objectKey: string, maxBytes: number): Promis
     throw mimeType === undefined ? notAnImage(head.size) : imageTooLarge(maxBytes);
   }
   const meter = new ImageMeter(maxBytes);
-  await pipeline(await library.openObject(objectKey, head.etag), meter, new Writable({ write: (_chunk, _encoding, done) => done() }));
+  try {
+    await pipeline(await library.openObject(objectKey, head.etag), meter, new Writable({ write: (_chunk, _encoding, done) => done() }));
+  } catch (error) {
+    // A polyglot is refused like any other non-image: its bytes are not kept.
+    if (error instanceof ApiError && error.status === 415) await library.deleteImageObject(objectKey);
+    throw error;
+  }
   return { mimeType, size: meter.byteCount, md5: meter.md5(), etag: head.etag };
 }
 

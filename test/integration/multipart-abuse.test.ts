@@ -144,3 +144,22 @@ describe('all or nothing', () => {
     expect(added[0]).not.toMatch(/\.\.|passwd/);
   });
 });
+
+describe('large-file upload', () => {
+  it('refuses a polyglot stored through the presigned upload with 415 and removes its bytes', async () => {
+    const before = await snapshotStore(service);
+    const ticket = await service.request('POST', '/library/upload', { apiKey: libraryKey });
+    expect(ticket.status, ticket.text).toBe(200);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(ticket.body.Upload.Fields as Record<string, string>)) form.append(name, value);
+    form.append('file', new Blob([Buffer.concat([png.subarray(0, 33), Buffer.from('<html><script>alert(1)</script></html>')])]), 'x.png');
+    const uploaded = await fetch(ticket.body.Upload.Url, { method: 'POST', body: form });
+    expect(uploaded.status).toBeLessThan(300);
+
+    const completed = await service.request('POST', `/library/upload/${ticket.body.ItemGuid}/complete`, { apiKey: libraryKey });
+    expect(completed.status, completed.text).toBe(415);
+    const after = await snapshotStore(service);
+    expect(storeDiff(before, after).filter((change) => change.startsWith('object'))).toEqual([]);
+    expect(storeDiff(before, after).filter((change) => /LIBITEM|ANONUSER/.test(change))).toEqual([]);
+  });
+});
