@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { dynamo } from '../shared/clients.ts';
+import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { keyPart } from './table.ts';
 import type { ApiKeyScope } from '../auth/principal.ts';

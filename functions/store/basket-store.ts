@@ -5,7 +5,7 @@
  */
 import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { dynamo } from '../shared/clients.ts';
+import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { serviceUnavailable } from '../shared/errors.ts';
 import { newSecretId } from '../shared/ids.ts';

@@ -3,7 +3,7 @@
  * to the basket version it was taken from. The CheckoutId is the key and is unguessable.
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '../shared/clients.ts';
+import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { ttlSeconds } from './table.ts';
 import type { BasketLine } from '../domain/basket.ts';

@@ -12,7 +12,8 @@ import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand }
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPost } from '@aws-sdk/s3-presigned-post';
-import { dynamo, s3 } from '../shared/clients.ts';
+import { dynamo } from '../shared/clients/dynamodb.ts';
+import { s3 } from '../shared/clients/s3.ts';
 import { config } from '../shared/config.ts';
 import { ttlSeconds } from './table.ts';
 import { uploadStream } from './s3-stream-upload.ts';

@@ -13,7 +13,7 @@
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { dynamo } from '../shared/clients.ts';
+import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { keyPart } from './table.ts';
 import { queryAll } from './query.ts';

@@ -1,7 +1,7 @@
 /** The one place that reads and writes project prices. */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { dynamo } from '../shared/clients.ts';
+import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { conflict } from '../shared/errors.ts';
 import type { ProjectPrice } from '../domain/basket.ts';

@@ -1,6 +1,6 @@
 /** Reads every page of one Query. Callers key it so that its pages are bounded by their own result. */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { dynamo } from '../shared/clients.ts';
+import { dynamo } from '../shared/clients/dynamodb.ts';
 
 export async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];

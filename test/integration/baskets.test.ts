@@ -161,7 +161,7 @@ describe('basket API', () => {
 
 describe('storage cost', () => {
   it('reads a basket with one GetItem, lists with one Query, changes a line with one BatchGet and one Put', async () => {
-    const { dynamoDbClient } = await import('../../functions/shared/clients.ts');
+    const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
     const calls: string[] = [];
     const name = 'count-calls';
     dynamoDbClient.middlewareStack.add(

@@ -13,7 +13,7 @@ import { routeExists, snapshotStore, storeDiff } from '../support/store-snapshot
 import { multipartBody, pngOfSize, tinyPng } from '../support/multipart.ts';
 
 let service: TestService;
-let clients: typeof import('../../functions/shared/clients.ts');
+let clients: typeof import('../../functions/shared/clients/dynamodb.ts') & typeof import('../../functions/shared/clients/s3.ts');
 let alice: string;
 let project: string;
 let secondProject: string;
@@ -28,7 +28,7 @@ const LARGE_IMAGE = pngOfSize(12 * 1024 * 1024);
 
 beforeAll(async () => {
   service = await startTestService({ env: { PULL_ALLOW_LOOPBACK: 'true' } });
-  clients = await import('../../functions/shared/clients.ts');
+  clients = { ...(await import('../../functions/shared/clients/dynamodb.ts')), ...(await import('../../functions/shared/clients/s3.ts')) };
   alice = await service.token('alice');
   project = await service.project(12.5);
   secondProject = await service.project(3);

@@ -177,8 +177,7 @@ describe('POST /library/multi/push', () => {
     ['the builder link fails after the commit point', 'dynamo', { command: 'PutItemCommand', kind: 'dynamo-conditional', skip: 3, times: 1 }],
   ] as const)('keeps no item or object when %s', async (_case, client, rule) => {
     const before = await snapshotStore(service);
-    const clients = await import('../../functions/shared/clients.ts');
-    const fault = injectFault(client === 's3' ? clients.s3 : clients.dynamoDbClient, rule);
+    const fault = injectFault(client === 's3' ? (await import('../../functions/shared/clients/s3.ts')).s3 : (await import('../../functions/shared/clients/dynamodb.ts')).dynamoDbClient, rule);
     try {
       const { status } = await post('/library/multi/push', form([{ name: 'a', data: png(1, 1, 1) }, { name: 'b', data: png(1, 1, 2) }]));
       expect(status).toBeGreaterThanOrEqual(500);

@@ -70,7 +70,7 @@ const events = (): EventLine[] =>
  * (`ScannedCount`: what a Query reads before any filter; dynalite reports no consumed capacity).
  */
 async function recordDynamoCalls<T>(work: () => Promise<T>): Promise<{ result: T; calls: { command: string; scanned?: number }[] }> {
-  const { dynamoDbClient } = await import('../../functions/shared/clients.ts');
+  const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
   const calls: { command: string; scanned?: number }[] = [];
   const name = 'record-dynamo-calls';
   dynamoDbClient.middlewareStack.add(
@@ -285,7 +285,7 @@ describe('crash safety of completion', () => {
    * or happens but the function dies right after. A plain retry must then finish with the same single order.
    */
   it('finishes the job on retry after a crash before or after any of its writes', async () => {
-    const { dynamoDbClient } = await import('../../functions/shared/clients.ts');
+    const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
     const writes = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand']);
     const project = await service.project(11);
     for (const when of ['before', 'after'] as const) {
@@ -334,7 +334,7 @@ describe('crash safety of completion', () => {
   }, 60_000);
 
   it('brings the project copies up to date when a status change is repeated after a crash', async () => {
-    const { dynamoDbClient } = await import('../../functions/shared/clients.ts');
+    const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
     const project = await service.project(2);
     const guid = (await complete((await checkedOutBasket([[project, 1]])).checkoutId)).body.Order.OrderGuid as string;
     const name = 'crash-before-copy';

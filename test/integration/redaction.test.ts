@@ -36,7 +36,7 @@ beforeAll(async () => {
   const { startTestService } = await import('../support/service.ts');
   service = await startTestService();
   // Imported only now: the SDK clients read the local endpoints from the environment when first loaded.
-  const { dynamoDbClient } = await import('../../functions/shared/clients.ts');
+  const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
   // Storage fails for one user only, with an error whose text names internals.
   dynamoDbClient.middlewareStack.add(
     (next) => async (args) => {

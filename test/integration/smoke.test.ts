@@ -52,7 +52,8 @@ function note(actions: string[]) {
 
 /** The service's own clients, imported once the service has set their environment (as in Lambda). */
 async function recordCalls() {
-  const { dynamoDbClient, s3 } = await import('../../functions/shared/clients.ts');
+  const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
+  const { s3 } = await import('../../functions/shared/clients/s3.ts');
   dynamoDbClient.middlewareStack.add(
     (next, context) => async (args) => {
       const operation = String(context.commandName).replace(/Command$/, '');

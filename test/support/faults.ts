@@ -1,6 +1,6 @@
 /**
  * Fault injection through the AWS SDK's middleware stack, on the service's real clients (the test harness
- * runs the handlers in-process, so `dynamoDbClient` and `s3` from functions/shared/clients.ts are the ones
+ * runs the handlers in-process, so `dynamoDbClient` and `s3` from functions/shared/clients/ are the ones
  * the handlers use). No SDK mock: the faulty answer is a raw HTTP response in the service's own wire form,
  * decoded by the SDK's real deserializer and seen by its real retry strategy, or a transport error thrown
  * where the HTTP handler would throw it.

@@ -1,6 +1,6 @@
 /**
  * Watches every DynamoDB call the handlers make, through middleware on the shared low-level client
- * (`dynamoDbClient` of functions/shared/clients.ts, whose stack the DocumentClient shares). It records each call's operation,
+ * (`dynamoDbClient` of functions/shared/clients/dynamodb.ts, whose stack the DocumentClient shares). It records each call's operation,
  * its wire-level input (for replaying the same calls bare), its timing (to count sequential round trips)
  * and, when asked, the consumed capacity (ReturnConsumedCapacity is added to calls that lack it).
  *

@@ -32,7 +32,7 @@ export const presentHandlers = (): Set<string> => new Set(routes.map((route) => 
 export async function startWorld(env: Record<string, string> = {}): Promise<World> {
   const service = await startTestService({ env: { POWERTOOLS_LOG_LEVEL: 'ERROR', ...env } });
   // Imported after the service set the environment: the handlers' clients read it once, at load.
-  const { dynamoDbClient } = await import('../../../functions/shared/clients.ts');
+  const { dynamoDbClient } = await import('../../../functions/shared/clients/dynamodb.ts');
   const probe = new DynamoProbe(dynamoDbClient, service.storage.dynamoEndpoint, process.env.AWS_REGION as string);
   const { handler: authorizer } = (await import('../../../functions/handlers/authorizer.ts')) as { handler: RequestAuthorizer };
 
