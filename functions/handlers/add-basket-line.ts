@@ -1,9 +1,9 @@
-import { endpoint } from '../shared/http.ts';
+import { idempotentEndpoint } from '../shared/idempotency.ts';
 import { metrics } from '../shared/powertools.ts';
 import { addBasketLine } from '../services/basket-service.ts';
 import { basketContracts, toBasketLineOut, toBasketOut } from '../contracts/basket.ts';
 
-export const handler = endpoint(basketContracts.addLine, async ({ principal, path, body }) => {
+export const handler = idempotentEndpoint(basketContracts.addLine, async ({ principal, path, body }) => {
   const { basket, line } = await addBasketLine(principal.userId, path.basketGuid, { projectGuid: body.ProjectGuid, quantity: body.Quantity });
   metrics.addMetric('BasketLinesAdded', 'Count', 1);
   return { Line: toBasketLineOut(line), Basket: toBasketOut(basket) };

@@ -1,9 +1,9 @@
-import { endpoint } from '../shared/http.ts';
+import { idempotentEndpoint } from '../shared/idempotency.ts';
 import { metrics } from '../shared/powertools.ts';
 import { createBasket } from '../services/basket-service.ts';
 import { basketContracts, toBasketOut } from '../contracts/basket.ts';
 
-export const handler = endpoint(basketContracts.create, async ({ principal }) => {
+export const handler = idempotentEndpoint(basketContracts.create, async ({ principal }) => {
   const basket = await createBasket(principal.userId);
   metrics.addMetric('BasketsCreated', 'Count', 1);
   return toBasketOut(basket);

@@ -1,8 +1,8 @@
-import { endpoint } from '../shared/http.ts';
+import { idempotentEndpoint } from '../shared/idempotency.ts';
 import { pullImages } from '../services/pull-service.ts';
 import { libraryPullContracts } from '../contracts/library-pull.ts';
 import { toLibraryItemResultOut } from '../contracts/library.ts';
 
-export const handler = endpoint(libraryPullContracts.pull, async ({ principal, body }) =>
+export const handler = idempotentEndpoint(libraryPullContracts.pull, async ({ principal, body }) =>
   toLibraryItemResultOut(await pullImages({ apiKeyId: principal.apiKey.id }, [body.Url])),
 );

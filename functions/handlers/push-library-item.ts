@@ -1,8 +1,8 @@
-import { endpoint } from '../shared/http.ts';
+import { idempotentEndpoint } from '../shared/idempotency.ts';
 import { pushImages } from '../services/library-service.ts';
 import { libraryContracts, toLibraryItemResultOut } from '../contracts/library.ts';
 
-export const handler = endpoint(libraryContracts.push, async ({ principal, event, headers }) =>
+export const handler = idempotentEndpoint(libraryContracts.push, async ({ principal, event, headers }) =>
   toLibraryItemResultOut(
     await pushImages({ apiKeyId: principal.apiKey.id }, { body: event.body, isBase64Encoded: event.isBase64Encoded, contentType: headers['content-type'] }, 'single'),
   ),

@@ -1,8 +1,8 @@
-import { endpoint } from '../shared/http.ts';
+import { idempotentEndpoint } from '../shared/idempotency.ts';
 import { pushImages } from '../services/library-service.ts';
 import { libraryContracts, toLibraryItemsResultOut } from '../contracts/library.ts';
 
-export const handler = endpoint(libraryContracts.pushMany, async ({ principal, event, headers }) =>
+export const handler = idempotentEndpoint(libraryContracts.pushMany, async ({ principal, event, headers }) =>
   toLibraryItemsResultOut(
     await pushImages({ apiKeyId: principal.apiKey.id }, { body: event.body, isBase64Encoded: event.isBase64Encoded, contentType: headers['content-type'] }, 'multi'),
   ),

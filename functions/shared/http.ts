@@ -14,7 +14,6 @@ import { ApiError, badRequest, forbidden, isTransientAwsError, serviceUnavailabl
 import { escapeDateSolidus } from './dates.ts';
 import { logger, metrics } from './powertools.ts';
 import { config } from './config.ts';
-import { idempotencyKeyOf, runIdempotent } from './idempotency.ts';
 import { fromAuthorizerContext, type Principal } from '../auth/principal.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -38,7 +37,11 @@ export interface EndpointSpec<P extends Schema | undefined, Q extends Schema | u
   principal?: K;
   /** The success body's schema: documentation (OpenAPI) and contract tests; not checked at run time. */
   response?: Schema;
-  /** Honour an `Idempotency-Key` header (POSTs that create something): a retry answers the first result. */
+  /**
+   * Honour an `Idempotency-Key` header (POSTs that create something): a retry answers the first result.
+   * Such a contract is served by `idempotentEndpoint` (functions/shared/idempotency.ts), so that only its
+   * handlers carry the idempotency code.
+   */
   idempotent?: boolean;
 }
 
@@ -134,13 +137,24 @@ function parseJsonBody(event: APIGatewayProxyEvent): unknown {
   }
 }
 
+/**
+ * Turns the handler's answer into the response: by default `answer()`, its JSON. Idempotency
+ * (functions/shared/idempotency.ts) passes one that runs `answer` at most once per key.
+ */
+export type Respond = (
+  request: { principal: Principal; headers: Record<string, string | undefined>; event: APIGatewayProxyEvent },
+  context: Context,
+  answer: () => Promise<APIGatewayProxyResult>,
+) => Promise<APIGatewayProxyResult>;
+
 /** Builds a Lambda handler for one API Gateway REST (v1 proxy) route. */
 export function endpoint<
   P extends Schema | undefined = undefined,
   Q extends Schema | undefined = undefined,
   B extends Schema | undefined = undefined,
   K extends PrincipalKind = undefined,
->(spec: EndpointSpec<P, Q, B, K>, run: (request: EndpointRequest<Infer<P>, Infer<Q>, Infer<B>, K>) => Promise<unknown>) {
+>(spec: EndpointSpec<P, Q, B, K>, run: (request: EndpointRequest<Infer<P>, Infer<Q>, Infer<B>, K>) => Promise<unknown>, respond?: Respond) {
+  if (spec.idempotent && !respond) throw new Error('an idempotent contract is served by idempotentEndpoint (functions/shared/idempotency.ts)');
   const core = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     // Set directly: a correlationIdPath would need a JMESPath search function, and only this one id is wanted.
     if (event.requestContext?.requestId) logger.setCorrelationId(event.requestContext.requestId);
@@ -155,11 +169,8 @@ export function endpoint<
       headers: event.headers as Record<string, string | undefined>,
       event,
     };
-    const idempotencyKey = spec.idempotent ? idempotencyKeyOf(request.headers) : undefined;
-    if (idempotencyKey === undefined) return withCors(jsonResponse(200, await run(request)), event.headers);
-    const stored = await runIdempotent(idempotencyKey, { principal, event, headers: request.headers, context }, async () => jsonResponse(200, await run(request)).body);
-    const replayed: Record<string, string> = stored.replayed ? { 'Idempotent-Replayed': 'true' } : {};
-    return withCors({ statusCode: 200, headers: { 'Content-Type': JSON_CONTENT_TYPE, ...replayed }, body: stored.body }, event.headers);
+    const answer = async () => jsonResponse(200, await run(request));
+    return withCors(await (respond ? respond(request, context, answer) : answer()), event.headers);
   };
 
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
