@@ -1,5 +1,5 @@
 /** Basket request and response schemas (the wire contract) and the mapping from domain objects to it. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { MAX_QUANTITY, basketTotalMinor, lineTotalMinor, type Basket, type BasketLine } from '../domain/basket.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
@@ -10,11 +10,11 @@ export const BasketLinePath = z.object({ basketGuid: Guid, lineId: PathInteger }
 
 export const LineInput = z.object({
   ProjectGuid: Guid,
-  Quantity: z.number().int(`must be a whole number from 1 to ${MAX_QUANTITY}`).min(1, `must be from 1 to ${MAX_QUANTITY}`).max(MAX_QUANTITY, `must be from 1 to ${MAX_QUANTITY}`),
+  Quantity: z.number().check(z.int(`must be a whole number from 1 to ${MAX_QUANTITY}`), z.minimum(1, `must be from 1 to ${MAX_QUANTITY}`), z.maximum(MAX_QUANTITY, `must be from 1 to ${MAX_QUANTITY}`)),
 });
 export type LineInput = z.output<typeof LineInput>;
 
-export const BasketLineOut = z.object({ Id: z.number().int(), ProjectGuid: GuidOut, Quantity: z.number().int(), Total: MoneyOut });
+export const BasketLineOut = z.object({ Id: z.int(), ProjectGuid: GuidOut, Quantity: z.int(), Total: MoneyOut });
 
 export const BasketOut = z.object({
   Guid: GuidOut,

@@ -1,18 +1,22 @@
 /** Pull request schemas (fetch by URL); the responses are the library's (contracts/library.ts). */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { LibraryItemResultOut, LibraryItemsResultOut } from './library.ts';
 
 /** Only the length is checked here: scheme, host and addresses are the fetch policy's (a 422 naming the URL). */
 const PullUrl = z
   .string()
-  .min(1, 'must not be empty')
-  .max(2048, 'must be at most 2048 characters')
-  .meta({ description: 'Absolute http or https URL of an image on a public address', example: 'https://images.example.com/photo.jpg' });
+  .check(
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(2048, 'must be at most 2048 characters'),
+    z.meta({ description: 'Absolute http or https URL of an image on a public address', example: 'https://images.example.com/photo.jpg' }),
+  );
 
 export const PullInput = z.object({ Url: PullUrl });
 
 export const MultiPullInput = z.object({
-  Urls: z.array(PullUrl).min(1, 'must name at least one URL').meta({ description: 'At most LIBRARY_MAX_ITEMS (default 20) URLs; fetched 4 at a time (PULL_CONCURRENCY)' }),
+  Urls: z
+    .array(PullUrl)
+    .check(z.minLength(1, 'must name at least one URL'), z.meta({ description: 'At most LIBRARY_MAX_ITEMS (default 20) URLs; fetched 4 at a time (PULL_CONCURRENCY)' })),
 });
 
 export const libraryPullContracts = {

@@ -1,26 +1,32 @@
 /** Library and product builder request and response schemas (the wire contract) and the mapping to it. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { MAX_BUILDER_ITEMS, type LibraryItem } from '../domain/library.ts';
 import { Guid, GuidOut, WireDateOut } from './common.ts';
 import { formatDate } from '../shared/dates.ts';
 
 export const LibraryItemOut = z.object({
   ItemGuid: GuidOut,
-  FileMimeType: z.string().meta({ description: 'The type sniffed from the bytes, not the one the client declared', example: 'image/jpeg' }),
-  FileSize: z.number().int().meta({ description: 'Size in bytes' }),
-  FileMd5: z.string().regex(/^[0-9A-F]{32}$/).meta({ description: 'MD5 of the bytes, 32 uppercase hexadecimal characters' }),
+  FileMimeType: z.string().check(z.meta({ description: 'The type sniffed from the bytes, not the one the client declared', example: 'image/jpeg' })),
+  FileSize: z.int().check(z.meta({ description: 'Size in bytes' })),
+  FileMd5: z.string().check(z.regex(/^[0-9A-F]{32}$/), z.meta({ description: 'MD5 of the bytes, 32 uppercase hexadecimal characters' })),
 });
 
-const ProductBuilderUrl = z.url().meta({ description: 'Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items' });
+const ProductBuilderUrl = z.url().check(z.meta({ description: 'Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items' }));
 
 export const LibraryItemResultOut = z.object({ LibraryItem: LibraryItemOut, ProductBuilderUrl });
-export const LibraryItemsResultOut = z.object({ LibraryItems: z.array(LibraryItemOut).meta({ description: 'One per file or URL, in request order' }), ProductBuilderUrl });
+export const LibraryItemsResultOut = z.object({ LibraryItems: z.array(LibraryItemOut).check(z.meta({ description: 'One per file or URL, in request order' })), ProductBuilderUrl });
 export const BuilderUrlOut = z.object({ ProductBuilderUrl });
 
 export const LibraryItemPath = z.object({ itemGuid: Guid });
 
 export const BuilderInput = z.object({
-  Guids: z.array(Guid).min(1, 'must name at least one item').max(MAX_BUILDER_ITEMS, `must name at most ${MAX_BUILDER_ITEMS} items`).meta({ description: 'Item guids, 36-character hyphenated (32 hexadecimal accepted too)' }),
+  Guids: z
+    .array(Guid)
+    .check(
+      z.minLength(1, 'must name at least one item'),
+      z.maxLength(MAX_BUILDER_ITEMS, `must name at most ${MAX_BUILDER_ITEMS} items`),
+      z.meta({ description: 'Item guids, 36-character hyphenated (32 hexadecimal accepted too)' }),
+    ),
 });
 
 export const UploadTicketOut = z.object({
@@ -28,9 +34,9 @@ export const UploadTicketOut = z.object({
   Upload: z.object({
     Url: z.url(),
     Method: z.literal('POST'),
-    Fields: z.record(z.string(), z.string()).meta({ description: 'Send every field as a form field, then the file as the last part, named "file"' }),
+    Fields: z.record(z.string(), z.string()).check(z.meta({ description: 'Send every field as a form field, then the file as the last part, named "file"' })),
   }),
-  MaxBytes: z.number().int(),
+  MaxBytes: z.int(),
   ExpiresDateUtc: WireDateOut,
 });
 

@@ -1,12 +1,12 @@
 /** Builds the OpenAPI 3.1 document from the route table and the zod contracts (JSON Schema 2020-12). */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { routes } from '../routes.ts';
 import { contracts } from './registry.ts';
 import { ErrorBody } from './common.ts';
 
 type JsonSchema = Record<string, unknown>;
 
-const schemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+const schemaOf = (schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema => {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
   return rest;
 };

@@ -1,5 +1,5 @@
 /** Order and checkout-completion schemas (the wire contract) and the mapping from domain objects to it. */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { lineTotalMinor, type BasketLine } from '../domain/basket.ts';
 import { ORDER_STATUSES, type CheckoutState, type Order } from '../domain/order.ts';
 import type { Checkout } from '../store/checkout-store.ts';
@@ -11,26 +11,23 @@ import { Guid, GuidOut, MoneyOut, WireDateOut } from './common.ts';
 export const OrderStatusSchema = z.enum(ORDER_STATUSES);
 
 export const OrderPath = z.object({ orderGuid: Guid });
-export const OrderListQuery = z.object({ projectguid: Guid.optional() });
+export const OrderListQuery = z.object({ projectguid: z.optional(Guid) });
 export const StatusInput = z.object({ Status: OrderStatusSchema });
 
 /** CheckoutIds are unguessable 128-bit ids in 32 hex. */
 export const CheckoutPath = z.object({
-  checkoutId: z
-    .string()
-    .regex(/^[0-9a-fA-F]{32}$/, 'must be a checkout id (32 hexadecimal characters)')
-    .transform((id) => id.toLowerCase()),
+  checkoutId: z.string().check(z.regex(/^[0-9a-fA-F]{32}$/, 'must be a checkout id (32 hexadecimal characters)'), z.toLowerCase()),
 });
 export const CompleteCheckoutInput = z.object({
-  PaymentReference: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+  PaymentReference: z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(200, 'must be at most 200 characters')),
 });
 
-const DateOrUnset = WireDateOut.meta({ description: 'A date as "\\/Date(<ms>)\\/"; not set yet: "\\/Date(-62135596800000+0000)\\/" (.NET DateTime.MinValue)' });
+const DateOrUnset = WireDateOut.check(z.meta({ description: 'A date as "\\/Date(<ms>)\\/"; not set yet: "\\/Date(-62135596800000+0000)\\/" (.NET DateTime.MinValue)' }));
 
 /** An order line as the list responses show it. */
 export const OrderLineOut = BasketLineOut;
 /** An order line in the single-order response. `SubTotal` is the line before add-ons; with no add-ons it equals `Total`. */
-export const OrderLineDetailOut = OrderLineOut.extend({ ProjectVersion: z.number().int(), SubTotal: MoneyOut, AddOns: z.array(z.never()) });
+export const OrderLineDetailOut = z.extend(OrderLineOut, { ProjectVersion: z.int(), SubTotal: MoneyOut, AddOns: z.array(z.never()) });
 
 /** The fields after `Lines`, in the interface's order. */
 const orderFields = {
@@ -47,12 +44,14 @@ export const OrderResultOut = z.object({ Order: OrderDetailOut });
 
 export const CheckoutOut = z.object({
   Checkout: z.object({
-    CheckoutId: z.string().regex(/^[0-9a-f]{32}$/),
+    CheckoutId: z.string().check(z.regex(/^[0-9a-f]{32}$/)),
     BasketGuid: GuidOut,
     Lines: z.array(BasketLineOut),
     OrderTotal: MoneyOut,
-    Status: z.enum(['Open', 'Completed', 'BasketChanged']).meta({ description: 'Open: completion will create the order. Completed: OrderGuid is its order. BasketChanged: completion would be refused (409).' }),
-    OrderGuid: GuidOut.optional(),
+    Status: z
+      .enum(['Open', 'Completed', 'BasketChanged'])
+      .check(z.meta({ description: 'Open: completion will create the order. Completed: OrderGuid is its order. BasketChanged: completion would be refused (409).' })),
+    OrderGuid: z.optional(GuidOut),
     CreatedDateUtc: WireDateOut,
     ExpiresDateUtc: WireDateOut,
   }),

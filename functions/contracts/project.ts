@@ -1,5 +1,5 @@
 /** Project price schemas. Prices are registered by the company's own systems (internal API key). */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { fromMinorUnits } from '../shared/money.ts';
 import { formatDate } from '../shared/dates.ts';
 import type { Project } from '../store/project-store.ts';
@@ -12,10 +12,10 @@ export const ProjectPath = z.object({ projectGuid: Guid });
 export const ProjectInput = z.object({
   /** Parsed into minor units. */
   UnitPrice: MoneyIn(MAX_UNIT_PRICE),
-  Version: z.number().int('must be a whole number').min(0, 'must not be negative').max(2_147_483_647, 'must fit in 32 bits'),
+  Version: z.number().check(z.int('must be a whole number'), z.minimum(0, 'must not be negative'), z.maximum(2_147_483_647, 'must fit in 32 bits')),
 });
 
-export const ProjectOut = z.object({ ProjectGuid: GuidOut, UnitPrice: MoneyOut, Version: z.number().int(), LastSavedDateUtc: WireDateOut });
+export const ProjectOut = z.object({ ProjectGuid: GuidOut, UnitPrice: MoneyOut, Version: z.int(), LastSavedDateUtc: WireDateOut });
 
 export const toProjectOut = (project: Project): z.infer<typeof ProjectOut> => ({
   ProjectGuid: project.projectGuid,

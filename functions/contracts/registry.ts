@@ -2,7 +2,7 @@
  * Route contracts by handler name (the route table's `handler`). The OpenAPI document is built from this
  * and the route table; a test fails when a route has no contract here.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { basketContracts } from './basket.ts';
 import { projectContracts } from './project.ts';
 import { libraryContracts } from './library.ts';
@@ -11,12 +11,12 @@ import { orderContracts } from './order.ts';
 
 export interface RouteContract {
   principal?: 'user' | 'apiKey';
-  path?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
+  path?: z.ZodMiniType;
+  query?: z.ZodMiniType;
+  body?: z.ZodMiniType;
   /** Non-JSON request bodies (multipart uploads) are described here instead of `body`. */
   requestContentType?: string;
-  response?: z.ZodType;
+  response?: z.ZodMiniType;
   /** Takes an `Idempotency-Key` header (see functions/shared/idempotency.ts). */
   idempotent?: boolean;
 }
@@ -25,7 +25,7 @@ export const HealthOut = z.object({ Status: z.literal('ok') });
 
 export const contracts: Record<string, RouteContract> = {
   'get-health': { response: HealthOut },
-  'get-openapi': { response: z.object({ openapi: z.string() }).loose() },
+  'get-openapi': { response: z.looseObject({ openapi: z.string() }) },
   'create-basket': basketContracts.create,
   'list-baskets': basketContracts.list,
   'get-basket': basketContracts.get,

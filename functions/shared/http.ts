@@ -9,7 +9,8 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import { en } from 'zod/locales';
 import { ApiError, badRequest, forbidden, isTransientAwsError, serviceUnavailable } from './errors.ts';
 import { escapeDateSolidus } from './dates.ts';
 import { logger, metrics } from './powertools.ts';
@@ -18,7 +19,10 @@ import { fromAuthorizerContext, type Principal } from '../auth/principal.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-type Schema = z.ZodType;
+// zod/mini has no messages of its own; the English ones name what was expected ("expected number, received string").
+z.config(en());
+
+type Schema = z.ZodMiniType;
 type Infer<S> = S extends Schema ? z.output<S> : undefined;
 
 type PrincipalKind = 'user' | 'apiKey' | undefined;
