@@ -1,5 +1,5 @@
 import { endpoint } from '../shared/http.ts';
-import { builderUrlForItems } from '../services/library-service.ts';
+import { builderUrlForItems } from '../services/builder-service.ts';
 import { libraryContracts } from '../contracts/library.ts';
 
 export const handler = endpoint(libraryContracts.itemBuilder, async ({ principal, path }) => ({

@@ -1,6 +1,6 @@
 /**
  * Library use cases: store images (push, pull, large-file upload) all or nothing under a new anonymous
- * user, and mint product builder URLs. Handlers call these; they know nothing of HTTP.
+ * user, with a product builder URL for them (builder-service.ts). Handlers call these; they know nothing of HTTP.
  *
  * Anonymous users: every push, pull or completed upload creates one (a fresh guid) that owns exactly the
  * items of that call. It has no credential of its own: it is identified afterwards by the unguessable
@@ -27,6 +27,7 @@ import { config } from '../shared/config.ts';
 import { logger, metrics } from '../shared/powertools.ts';
 import * as library from '../store/library-store.ts';
 import { bodyBytes, bodyStream, multipartParts, type MultipartPart } from '../library/multipart.ts';
+import { builderUrl } from './builder-service.ts';
 
 /**
  * One image of a request. `open` is called once, when a concurrency slot is free, and must give the
@@ -56,8 +57,6 @@ export interface IngestResult {
   productBuilderUrl: string;
   anonymousUserId: string;
 }
-
-export const builderUrl = (token: string): string => `${config.checkoutUrl}/builder/${token}`;
 
 const largeFileHint = () =>
   `Upload larger images (up to ${config.uploadMaxBytes} bytes) with POST /library/upload and POST /library/upload/{ItemGuid}/complete.`;
@@ -333,20 +332,6 @@ export async function pushImages(owner: { apiKeyId: string }, request: Multipart
   if (size > maxBytes) throw pushTooLarge(size);
   const parts = multipartParts(bodyStream(request.body, request.isBase64Encoded), request.contentType, { maxParts: config.libraryMaxItems, maxPartBytes: maxBytes });
   return ingestImages(owner, imageSources(shape === 'single' ? onlyImagePart(parts) : parts), { maxBytes });
-}
-
-// ---- Builder URLs for existing items ----
-
-/** A new builder URL for exactly these items, which must all be committed items of this API key. */
-export async function builderUrlForItems(apiKeyId: string, itemGuids: string[]): Promise<string> {
-  const wanted = [...new Set(itemGuids)];
-  const found = new Map((await library.getCommittedItems(wanted)).filter((item) => item.apiKeyId === apiKeyId).map((item) => [item.itemGuid, item]));
-  const missing = wanted.filter((guid) => !found.has(guid));
-  if (missing.length > 0) throw notFound('LibraryItemNotFound', `No library item ${missing.join(', ')}.`);
-  const token = newSecretId();
-  const owners = [...new Set(wanted.map((guid) => (found.get(guid) as library.StoredItem).ownerId))];
-  await library.putBuilderLink({ token, apiKeyId, itemGuids: wanted, anonymousUserIds: owners, createdAt: Date.now() });
-  return builderUrl(token);
 }
 
 // ---- Large-file upload ----

@@ -1,0 +1,23 @@
+/**
+ * Product builder URLs: `{CHECKOUT_URL}/builder/<token>`, where the unguessable token names a builder
+ * link (items, their anonymous owners, the API key). Kept apart from library-service.ts, which stores
+ * images, so that the builder-URL handlers carry neither the multipart parser nor the S3 client.
+ */
+import { notFound } from '../shared/errors.ts';
+import { newSecretId } from '../shared/ids.ts';
+import { config } from '../shared/config.ts';
+import * as library from '../store/library-store.ts';
+
+export const builderUrl = (token: string): string => `${config.checkoutUrl}/builder/${token}`;
+
+/** A new builder URL for exactly these items, which must all be committed items of this API key. */
+export async function builderUrlForItems(apiKeyId: string, itemGuids: string[]): Promise<string> {
+  const wanted = [...new Set(itemGuids)];
+  const found = new Map((await library.getCommittedItems(wanted)).filter((item) => item.apiKeyId === apiKeyId).map((item) => [item.itemGuid, item]));
+  const missing = wanted.filter((guid) => !found.has(guid));
+  if (missing.length > 0) throw notFound('LibraryItemNotFound', `No library item ${missing.join(', ')}.`);
+  const token = newSecretId();
+  const owners = [...new Set(wanted.map((guid) => (found.get(guid) as library.StoredItem).ownerId))];
+  await library.putBuilderLink({ token, apiKeyId, itemGuids: wanted, anonymousUserIds: owners, createdAt: Date.now() });
+  return builderUrl(token);
+}
