@@ -8,10 +8,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import type { Route } from '../../functions/routes.ts';
 import { isAllowed, type PolicyDocument } from '../../functions/auth/policy.ts';
-import { errorResponse, preflightHeaders, withCors } from '../../functions/shared/http.ts';
+import { errorResponse, JSON_CONTENT_TYPE, preflightHeaders, withCors } from '../../functions/shared/http.ts';
 import { ApiError, forbidden, payloadTooLarge, unauthorized } from '../../functions/shared/errors.ts';
 import { callersOf, Throttle, throttleSettingsFromEnv, type ThrottleSettings } from './throttle.ts';
 
@@ -240,7 +241,7 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
     return handler(event, lambdaContext(route.handler));
   }
 
-  return createServer((request, response) => {
+  const server = createServer((request, response) => {
     const requestId = randomUUID();
     handle(request, requestId)
       .catch((error: unknown) => {
@@ -250,4 +251,24 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
       // API Gateway's own answers (401, 403, 429, ...) carry the CORS headers too (gateway responses in AWS).
       .then((result) => send(response, withCors(result, request.headers as Record<string, string | undefined>), requestId));
   });
+  server.on('clientError', answerUnparsable);
+  return server;
+}
+
+/**
+ * Requests Node cannot parse (headers over 16 KiB, a malformed request line) never reach `handle`; they
+ * still get the API's JSON error shape, as API Gateway's gateway responses give them in AWS.
+ */
+function answerUnparsable(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const result = errorResponse(
+    tooLarge ? new ApiError(431, 'RequestHeaderFieldsTooLarge', 'The request line and headers are too large.') : new ApiError(400, 'MalformedRequest', 'The request could not be parsed as HTTP.'),
+  );
+  const body = Buffer.from(result.body ?? '', 'utf8');
+  const head = [`HTTP/1.1 ${result.statusCode} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}`, `Content-Type: ${JSON_CONTENT_TYPE}`, `Content-Length: ${body.length}`, 'Connection: close', '', ''];
+  socket.end(Buffer.concat([Buffer.from(head.join('\r\n'), 'latin1'), body]));
 }
