@@ -30,17 +30,13 @@ export interface MultipartLimits {
 const malformed = (reason: string) => badRequest('MalformedMultipart', `The multipart/form-data body could not be read: ${reason}.`);
 
 /**
- * The request body as bytes, decoded in slices: API Gateway hands binary bodies over base64-encoded, and
- * decoding it whole would hold a second copy of every file at once.
+ * The request body as bytes (API Gateway hands binary bodies over base64-encoded), decoded whole, as one
+ * chunk: the body is capped (PUSH_MAX_BYTES, 4 MiB), so the decoded copy is small, and a file then
+ * reaches the uploader as a single slice of it that goes to S3 without another copy (see
+ * store/s3-stream-upload.ts), instead of passing every stream stage in dozens of pieces.
  */
 export function bodyStream(body: string | null | undefined, isBase64Encoded: boolean): Readable {
-  const text = body ?? '';
-  if (!isBase64Encoded) return Readable.from([Buffer.from(text, 'utf8')], { objectMode: false });
-  const sliceChars = 64 * 1024; // a multiple of 4: each slice decodes on its own
-  function* slices() {
-    for (let start = 0; start < text.length; start += sliceChars) yield Buffer.from(text.slice(start, start + sliceChars), 'base64');
-  }
-  return Readable.from(slices(), { objectMode: false });
+  return Readable.from([Buffer.from(body ?? '', isBase64Encoded ? 'base64' : 'utf8')], { objectMode: false });
 }
 
 /** Decoded size of the body without decoding it. */

@@ -110,6 +110,8 @@ class ImageMeter extends Transform {
   // and would then expect zero parts from a stream of any size.
   byteCount = 0;
   private readonly hash = createHash('md5');
+  /** Set once the last byte has passed. */
+  private digest: Buffer | undefined;
   private readonly markup = new ActiveContentScanner();
   private readonly maxBytes: number;
 
@@ -126,10 +128,18 @@ class ImageMeter extends Transform {
     done(null, chunk);
   }
 
-  /** 32 uppercase hex; call once, after the last byte. */
-  md5(): string {
-    return this.hash.digest('hex').toUpperCase();
+  override _flush(done: () => void): void {
+    this.digest = this.hash.digest();
+    done();
   }
+
+  /** 32 uppercase hex, after the last byte. */
+  md5(): string {
+    return (this.digest as Buffer).toString('hex').toUpperCase();
+  }
+
+  /** The MD5 as a Content-MD5 header (base64) once the last byte has passed, for S3 to check what it stored. */
+  readonly contentMd5 = (): string | undefined => this.digest?.toString('base64');
 }
 
 /** The ApiError behind a stream failure: the one a source or the meter raised, not the SDK's wrapping of it. */
@@ -157,7 +167,7 @@ async function storeImage(source: ImageSource, maxBytes: number): Promise<Stored
   // A source may fail after the upload gave up reading: the cause stays readable as `errored`, and must not crash the process.
   meter.on('error', () => {});
   try {
-    await library.putImageObject(objectKey, metered, mimeType);
+    await library.putImageObject(objectKey, metered, mimeType, meter.contentMd5);
   } catch (error) {
     body.destroy();
     throw clientError(error, meter, body);
@@ -234,17 +244,18 @@ interface CommitPlan {
   images: StoredImage[];
 }
 
-/** Items, then their owner (the commit point), then the builder link. Every write is safe to repeat. */
+/**
+ * Items and the builder link in one round trip, then their owner: the commit point, after which the items
+ * read as present. Every write is safe to repeat.
+ */
 async function writeCommit(plan: CommitPlan): Promise<void> {
   const { apiKeyId, anonymousUserId, token, createdAt, images } = plan;
-  const writes = await Promise.allSettled(
-    images.map((image) => library.putItem({ ...image.item, apiKeyId, ownerId: anonymousUserId, objectKey: image.objectKey, createdAt, ...(image.fileName !== undefined ? { fileName: image.fileName } : {}) })),
-  );
-  const failed = writes.find((write) => write.status === 'rejected');
-  if (failed) throw failed.reason;
   const itemGuids = images.map((image) => image.item.itemGuid);
+  await library.putItemsAndBuilderLink(
+    images.map((image) => ({ ...image.item, apiKeyId, ownerId: anonymousUserId, objectKey: image.objectKey, createdAt, ...(image.fileName !== undefined ? { fileName: image.fileName } : {}) })),
+    { token, apiKeyId, itemGuids, anonymousUserIds: [anonymousUserId], createdAt },
+  );
   await library.putAnonymousUser({ anonymousUserId, apiKeyId, itemGuids, createdAt });
-  await library.putBuilderLink({ token, apiKeyId, itemGuids, anonymousUserIds: [anonymousUserId], createdAt });
 }
 
 function recordMetrics(images: StoredImage[]): void {
@@ -290,7 +301,11 @@ export async function ingestImages(
   } catch (error) {
     // The owner record goes first: without it the items are uncommitted even if a later delete fails.
     await removeAll([() => library.deleteAnonymousUser(plan.anonymousUserId)]);
-    await removeAll([...images.map((image) => () => library.deleteItem(image.item.itemGuid)), ...images.map((image) => () => library.deleteImageObject(image.objectKey))]);
+    await removeAll([
+      ...images.map((image) => () => library.deleteItem(image.item.itemGuid)),
+      () => library.deleteBuilderLink(plan.token),
+      ...images.map((image) => () => library.deleteImageObject(image.objectKey)),
+    ]);
     throw error;
   }
   recordMetrics(images);

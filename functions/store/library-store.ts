@@ -3,12 +3,13 @@
  * pending large-file uploads in the single table; image bytes in the bucket.
  *
  * Without transactions, a request's records are written in an order whose last write is the commit:
- * objects, then items, then the anonymous user that owns them, then the builder link. An item whose
- * owner record does not exist is uncommitted and reads as missing (see getCommittedItems), so a request
- * that dies half way never exposes half its images.
+ * objects, then the items and the builder link (one BatchWriteItem), then the anonymous user that owns
+ * them. An item whose owner record does not exist is uncommitted and reads as missing (see
+ * getCommittedItems), so a request that dies half way never exposes half its images; its builder link
+ * names only such items, and its token has not been handed out.
  */
 import { Readable } from 'node:stream';
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPost } from '@aws-sdk/s3-presigned-post';
@@ -75,15 +76,35 @@ function strip<T>(item: Record<string, unknown>): T {
   return rest as T;
 }
 
+const toRecord = (key: { PK: string; SK: string }, type: string, record: object, ttlAt?: number): Record<string, unknown> => ({
+  ...key,
+  Type: type,
+  ...(ttlAt !== undefined ? { TtlEpochSeconds: ttlSeconds(ttlAt) } : {}),
+  ...record,
+});
+
 /**
  * Every key here holds a fresh random guid or token, so a plain PutItem never meets another request's
  * record, and repeating it (a replayed upload completion) writes the same thing again.
  */
 async function putRecord(key: { PK: string; SK: string }, type: string, record: object, ttlAt?: number): Promise<void> {
-  await dynamo.send(
-    new PutCommand({
-      TableName: config.tableName,
-      Item: { ...key, Type: type, ...(ttlAt !== undefined ? { TtlEpochSeconds: ttlSeconds(ttlAt) } : {}), ...record },
+  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: toRecord(key, type, record, ttlAt) }));
+}
+
+/** Plain puts (see putRecord) in BatchWriteItem chunks of 25 sent side by side, finishing UnprocessedItems. */
+async function putRecords(records: Record<string, unknown>[]): Promise<void> {
+  const tableName = config.tableName;
+  const chunks: Record<string, unknown>[][] = [];
+  for (let start = 0; start < records.length; start += 25) chunks.push(records.slice(start, start + 25));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
+      // UnprocessedItems only appear under throttling; the SDK's own retries back off, this loop just finishes the batch.
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 5) throw new Error('BatchWriteItem left items unprocessed');
+        const result = await dynamo.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+        pending = (result.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+      }
     }),
   );
 }
@@ -108,11 +129,14 @@ async function batchGet(keys: { PK: string; SK: string }[]): Promise<Record<stri
 
 // ---- Item records, anonymous users, builder links ----
 
-export const putItem = (item: StoredItem) => putRecord(itemKey(item.itemGuid), 'LibraryItem', item);
+/** A request's items and its builder link in one round trip, before their owner (the commit point) exists. */
+export const putItemsAndBuilderLink = (items: StoredItem[], link: BuilderLink) =>
+  putRecords([...items.map((item) => toRecord(itemKey(item.itemGuid), 'LibraryItem', item)), toRecord(builderLinkKey(link.token), 'BuilderLink', link)]);
 export const deleteItem = (itemGuid: string) => deleteRecord(itemKey(itemGuid));
 export const putAnonymousUser = (user: AnonymousUser) => putRecord(anonymousUserKey(user.anonymousUserId), 'AnonymousUser', user);
 export const deleteAnonymousUser = (id: string) => deleteRecord(anonymousUserKey(id));
 export const putBuilderLink = (link: BuilderLink) => putRecord(builderLinkKey(link.token), 'BuilderLink', link);
+export const deleteBuilderLink = (token: string) => deleteRecord(builderLinkKey(token));
 
 export async function getBuilderLink(token: string): Promise<BuilderLink | undefined> {
   const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: builderLinkKey(token), ConsistentRead: true }));
@@ -175,10 +199,11 @@ export const recordUploadResult = (itemGuid: string, claimedAt: number, result: 
 
 /**
  * Streams `body` into the bucket: one PutObject for a small image, a multipart upload through a small pool
- * of reused part buffers for a large one, so memory stays constant whatever the size.
+ * of reused part buffers for a large one, so memory stays constant whatever the size. `contentMd5` gives
+ * the body's MD5 once it has been read (see uploadStream).
  */
-export async function putImageObject(objectKey: string, body: Readable, contentType: string): Promise<void> {
-  await uploadStream(s3, body, { bucket: config.bucketName, key: objectKey, contentType, concurrency: 2 });
+export async function putImageObject(objectKey: string, body: Readable, contentType: string, contentMd5?: () => string | undefined): Promise<void> {
+  await uploadStream(s3, body, { bucket: config.bucketName, key: objectKey, contentType, concurrency: 2, ...(contentMd5 ? { contentMd5 } : {}) });
 }
 
 export async function deleteImageObject(objectKey: string): Promise<void> {

@@ -17,7 +17,7 @@
  * | checkout completion claim        | conditional PutItem / GetItem PK=USER#<user> SK=BASKETORDER#<basketGuid> |
  * | API keys by name (CLI)           | Query GSI1 GSI1PK=APIKEYS                                 |
  * | library item (builder URLs)      | BatchGetItem PK=LIBITEM#<itemGuid> SK=LIBITEM, then the owners PK=ANONUSER#<id> SK=ANONUSER (no owner = uncommitted) |
- * | push / pull / upload commit      | PutItem items, then PK=ANONUSER#<id> (the commit point), then PK=BUILDER#<token> SK=BUILDER |
+ * | push / pull / upload commit      | BatchWriteItem items + PK=BUILDER#<token> SK=BUILDER, then PutItem PK=ANONUSER#<id> (the commit point) |
  * | builder URL token (builder site) | GetItem PK=BUILDER#<token> SK=BUILDER                     |
  * | pending large-file upload        | PutItem / conditional UpdateItem / GetItem PK=UPLOAD#<itemGuid> SK=UPLOAD (TTL) |
  * | Idempotency-Key record (POSTs)   | conditional PutItem / GetItem PK=IDEMPOTENCY#<sha256> SK=IDEMPOTENCY |

@@ -170,11 +170,11 @@ describe('POST /library/multi/push', () => {
     expect(await libraryChanges(before)).toEqual([]);
   });
 
-  // Two images: PutObject x2, then PutItem x2 (items), PutItem (anonymous user: the commit point), PutItem (builder link).
+  // Two images: PutObject x2, then BatchWriteItem (both items and the builder link), then PutItem (anonymous user: the commit point).
   it.each([
     ['S3 fails for the second image', 's3', { command: 'PutObjectCommand', kind: 's3-internal', skip: 1 }],
-    ['the commit point fails after the items were written', 'dynamo', { command: 'PutItemCommand', kind: 'dynamo-conditional', skip: 2, times: 1 }],
-    ['the builder link fails after the commit point', 'dynamo', { command: 'PutItemCommand', kind: 'dynamo-conditional', skip: 3, times: 1 }],
+    ['the items and builder link fail after the uploads', 'dynamo', { command: 'BatchWriteItemCommand', kind: 'dynamo-throughput' }],
+    ['the commit point fails after the items and builder link were written', 'dynamo', { command: 'PutItemCommand', kind: 'dynamo-conditional', times: 1 }],
   ] as const)('keeps no item or object when %s', async (_case, client, rule) => {
     const before = await snapshotStore(service);
     const fault = injectFault(client === 's3' ? (await import('../../functions/shared/clients/s3.ts')).s3 : (await import('../../functions/shared/clients/dynamodb.ts')).dynamoDbClient, rule);

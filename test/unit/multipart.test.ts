@@ -140,12 +140,11 @@ describe('multipartParts', () => {
 });
 
 describe('bodyStream', () => {
-  it('decodes a base64 body in slices to the same bytes, and measures it without decoding', async () => {
+  it('decodes a base64 body to the same bytes, and measures it without decoding', async () => {
     const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7919) & 0xff));
     const base64 = bytes.toString('base64');
     const chunks: Buffer[] = [];
     for await (const chunk of bodyStream(base64, true)) chunks.push(chunk as Buffer);
-    expect(chunks.length).toBeGreaterThan(1);
     expect(Buffer.concat(chunks)).toEqual(bytes);
     expect(bodyBytes(base64, true)).toBe(bytes.length);
     expect(bodyBytes('héllo', false)).toBe(6);

@@ -8,5 +8,10 @@ import { config } from '../config.ts';
 
 const endpoint = config.s3Endpoint;
 
-/** Marked pure so that a bundle that imports the library store but never touches the bucket leaves the client out. */
-export const s3 = /* @__PURE__ */ new S3Client(endpoint ? { endpoint, forcePathStyle: true } : {});
+/**
+ * Checksums only where S3 requires them: the image upload sends its own MD5 as Content-MD5 and asks for
+ * CRC32 on multipart parts itself (store/s3-stream-upload.ts), so a pushed image is hashed once, not
+ * three times. Marked pure so that a bundle that imports the library store but never touches the bucket
+ * leaves the client out.
+ */
+export const s3 = /* @__PURE__ */ new S3Client({ requestChecksumCalculation: 'WHEN_REQUIRED', ...(endpoint ? { endpoint, forcePathStyle: true } : {}) });
