@@ -103,14 +103,19 @@ async function sniffStream(stream: Readable): Promise<{ mimeType: string; body: 
 
 /**
  * Counts and hashes bytes passing through; fails with a 413 the moment they exceed `maxBytes`, and with a
- * 415 when they carry markup or script behind the image header (a polyglot).
+ * 415 when they carry markup or script behind the image header (a polyglot). A body that comes as one
+ * chunk (a pushed image: the request body is decoded whole) is hashed only when its MD5 is asked for:
+ * S3 reports the MD5 of what it stored in one PutObject, and the 4 MB hash is then not needed at all.
  */
 class ImageMeter extends Transform {
   // Not named `size`: SDK body helpers read a numeric `body.size` as the body's length (Blob detection)
   // and would then expect zero parts from a stream of any size.
   byteCount = 0;
   private readonly hash = createHash('md5');
-  /** Set once the last byte has passed. */
+  /** The first chunk while it is the only one, not hashed yet. */
+  private unhashed: Buffer | undefined;
+  private chunks = 0;
+  /** Set once every byte is hashed. */
   private digest: Buffer | undefined;
   private readonly markup = new ActiveContentScanner();
   private readonly maxBytes: number;
@@ -124,21 +129,35 @@ class ImageMeter extends Transform {
     this.byteCount += chunk.length;
     if (this.byteCount > this.maxBytes) return done(imageTooLarge(this.maxBytes));
     if (this.markup.scan(chunk)) return done(polyglot());
-    this.hash.update(chunk);
+    if (this.chunks++ === 0) this.unhashed = chunk;
+    else {
+      this.hashUnhashed();
+      this.hash.update(chunk);
+    }
     done(null, chunk);
   }
 
   override _flush(done: () => void): void {
-    this.digest = this.hash.digest();
+    if (this.unhashed === undefined) this.digest = this.hash.digest();
     done();
   }
 
-  /** 32 uppercase hex, after the last byte. */
-  md5(): string {
-    return (this.digest as Buffer).toString('hex').toUpperCase();
+  private hashUnhashed(): void {
+    if (this.unhashed === undefined) return;
+    this.hash.update(this.unhashed);
+    this.unhashed = undefined;
   }
 
-  /** The MD5 as a Content-MD5 header (base64) once the last byte has passed, for S3 to check what it stored. */
+  /** 32 uppercase hex, after the last byte (a one-chunk body is hashed now). */
+  md5(): string {
+    if (this.digest === undefined) {
+      this.hashUnhashed();
+      this.digest = this.hash.digest();
+    }
+    return this.digest.toString('hex').toUpperCase();
+  }
+
+  /** The MD5 as a Content-MD5 header (base64) once the last byte has passed; undefined for a one-chunk body, not hashed yet. */
   readonly contentMd5 = (): string | undefined => this.digest?.toString('base64');
 }
 
@@ -166,13 +185,14 @@ async function storeImage(source: ImageSource, maxBytes: number): Promise<Stored
   body.on('error', (error) => meter.destroy(error));
   // A source may fail after the upload gave up reading: the cause stays readable as `errored`, and must not crash the process.
   meter.on('error', () => {});
+  let md5FromS3: string | undefined;
   try {
-    await library.putImageObject(objectKey, metered, mimeType, meter.contentMd5);
+    md5FromS3 = await library.putImageObject(objectKey, metered, mimeType, meter.contentMd5);
   } catch (error) {
     body.destroy();
     throw clientError(error, meter, body);
   }
-  const item = { itemGuid, mimeType, size: meter.byteCount, md5: meter.md5() };
+  const item = { itemGuid, mimeType, size: meter.byteCount, md5: md5FromS3 ?? meter.md5() };
   return { item, objectKey, ...(source.declaredName !== undefined ? { fileName: source.declaredName } : {}) };
 }
 

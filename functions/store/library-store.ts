@@ -17,7 +17,7 @@ import { dynamo } from '../shared/clients/dynamodb.ts';
 import { s3 } from '../shared/clients/s3.ts';
 import { config } from '../shared/config.ts';
 import { ttlSeconds } from './table.ts';
-import { uploadStream } from './s3-stream-upload.ts';
+import { uploadStream, type SinglePutResult } from './s3-stream-upload.ts';
 import type { LibraryItem } from '../domain/library.ts';
 
 export interface StoredItem extends LibraryItem {
@@ -198,12 +198,25 @@ export const recordUploadResult = (itemGuid: string, claimedAt: number, result: 
 // ---- Image bytes ----
 
 /**
+ * The MD5 of a stored object when S3 reports it: the ETag of an object stored by one PutObject, unencrypted
+ * or encrypted with S3-managed keys (SSE-S3, this bucket's setting), is the MD5 of its bytes (S3 API
+ * reference, common response headers). With KMS (SSE-KMS, DSSE-KMS) or a multipart upload it is not:
+ * undefined, and the caller hashes the bytes itself.
+ */
+function md5ReportedByS3(stored: SinglePutResult | undefined): string | undefined {
+  if (!stored || (stored.serverSideEncryption !== undefined && stored.serverSideEncryption !== 'AES256')) return undefined;
+  return /^"([0-9a-fA-F]{32})"$/.exec(stored.etag ?? '')?.[1]?.toUpperCase();
+}
+
+/**
  * Streams `body` into the bucket: one PutObject for a small image, a multipart upload through a small pool
  * of reused part buffers for a large one, so memory stays constant whatever the size. `contentMd5` gives
- * the body's MD5 once it has been read (see uploadStream).
+ * the body's MD5 once it has been read, if the caller has it (see uploadStream). Answers the object's MD5
+ * (32 uppercase hex) when S3 reports it, so a caller need not hash what S3 has hashed already.
  */
-export async function putImageObject(objectKey: string, body: Readable, contentType: string, contentMd5?: () => string | undefined): Promise<void> {
-  await uploadStream(s3, body, { bucket: config.bucketName, key: objectKey, contentType, concurrency: 2, ...(contentMd5 ? { contentMd5 } : {}) });
+export async function putImageObject(objectKey: string, body: Readable, contentType: string, contentMd5?: () => string | undefined): Promise<string | undefined> {
+  const stored = await uploadStream(s3, body, { bucket: config.bucketName, key: objectKey, contentType, concurrency: 2, ...(contentMd5 ? { contentMd5 } : {}) });
+  return md5ReportedByS3(stored);
 }
 
 export async function deleteImageObject(objectKey: string): Promise<void> {

@@ -27,22 +27,29 @@ export interface StreamUpload {
   /** Parts uploaded at once; also the number of part buffers (plus one being filled). */
   concurrency?: number;
   /**
-   * The body's MD5 (base64), asked for once the body has ended. A body that fits one part is sent with it
-   * as Content-MD5, which S3 checks against what it stores; then neither the SDK's CRC32 (the S3 client
-   * computes checksums only where required) nor a SHA-256 of the payload for the signature is needed, and
-   * a pushed image is hashed once instead of three times. Parts of a multipart upload carry a CRC32 each.
+   * The body's MD5 (base64) if the caller has it once the body has ended. A body that fits one part is
+   * sent with it as Content-MD5, else with a CRC32: either way S3 checks the bytes it stores against it.
    */
   contentMd5?: () => string | undefined;
 }
 
-/** Signs the request without hashing its payload (`UNSIGNED-PAYLOAD`): for a body whose Content-MD5 S3 checks. */
+/** What S3 answered for an object stored by one PutObject; a multipart upload answers nothing (its ETag is no digest). */
+export interface SinglePutResult {
+  etag: string | undefined;
+  serverSideEncryption: string | undefined;
+}
+
+/**
+ * Signs the request without hashing its payload (`UNSIGNED-PAYLOAD`, as the SDK does for streams): the
+ * request carries a Content-MD5 or CRC32 that S3 checks, so a SHA-256 of 4 MB for the signature adds nothing.
+ */
 function withUnsignedPayload<C extends PutObjectCommand>(command: C): C {
   command.middlewareStack.add(
     (next) => async (args) => {
       (args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
       return next(args);
     },
-    { step: 'build', name: 'unsignedPayloadWithContentMd5' },
+    { step: 'build', name: 'unsignedPayloadWithChecksum' },
   );
   return command;
 }
@@ -56,7 +63,7 @@ const returnBuffer = (buffer: Buffer): void => {
   if (freeBuffers.length < MAX_POOLED) freeBuffers.push(buffer);
 };
 
-export async function uploadStream(s3: S3Client, body: Readable, target: StreamUpload): Promise<void> {
+export async function uploadStream(s3: S3Client, body: Readable, target: StreamUpload): Promise<SinglePutResult | undefined> {
   const concurrency = Math.max(1, target.concurrency ?? 2);
   const object = { Bucket: target.bucket, Key: target.key };
   let uploadId: string | undefined;
@@ -123,15 +130,17 @@ export async function uploadStream(s3: S3Client, body: Readable, target: StreamU
       // The whole body fit in one part: a plain PutObject.
       const single = whole ?? (buffer ?? Buffer.alloc(0)).subarray(0, filled);
       const contentMd5 = target.contentMd5?.();
-      const put = new PutObjectCommand({ ...object, ContentType: target.contentType, Body: single, ContentLength: single.length, ...(contentMd5 ? { ContentMD5: contentMd5 } : {}) });
-      await s3.send(contentMd5 ? withUnsignedPayload(put) : put);
-      return;
+      const checksum = contentMd5 ? { ContentMD5: contentMd5 } : { ChecksumAlgorithm: 'CRC32' as const };
+      const put = new PutObjectCommand({ ...object, ContentType: target.contentType, Body: single, ContentLength: single.length, ...checksum });
+      const output = await s3.send(withUnsignedPayload(put));
+      return { etag: output.ETag, serverSideEncryption: output.ServerSideEncryption };
     }
     if (filled > 0) await sendPart(buffer as Buffer, filled);
     else if (buffer) returnBuffer(buffer);
     await Promise.all(inFlight);
     if (failure) throw failure;
     await s3.send(new CompleteMultipartUploadCommand({ ...object, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+    return undefined;
   } catch (error) {
     await Promise.allSettled(inFlight);
     if (uploadId !== undefined) await s3.send(new AbortMultipartUploadCommand({ ...object, UploadId: uploadId })).catch(() => {});

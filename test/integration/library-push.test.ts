@@ -79,6 +79,28 @@ describe('POST /library/push', () => {
     expect(await storedBytes(`library/${body.LibraryItem.ItemGuid}`)).toEqual(image);
   });
 
+  it('hashes the bytes itself when the ETag S3 answers is no MD5 (a KMS-encrypted bucket)', async () => {
+    // Where S3 encrypts with KMS, the ETag of a PutObject is not the MD5 of the bytes and says so in ServerSideEncryption.
+    const { s3 } = await import('../../functions/shared/clients/s3.ts');
+    const asKms = 'answerAsKmsBucket';
+    s3.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'PutObjectCommand') Object.assign(result.output as object, { ServerSideEncryption: 'aws:kms', ETag: '"0123456789abcdef0123456789abcdef"' });
+        return result;
+      },
+      { step: 'initialize', name: asKms },
+    );
+    try {
+      const image = png(5, 2, 9);
+      const { status, body } = await post('/library/push', form([{ name: 'image', data: image, filename: 'photo.png', type: 'image/png' }]));
+      expect(status).toBe(200);
+      expect(body.LibraryItem).toMatchObject({ FileSize: image.length, FileMd5: md5(image) });
+    } finally {
+      s3.middlewareStack.remove(asKms);
+    }
+  });
+
   it('trusts the bytes, not the declared type: a JPEG sent as image/png is image/jpeg', async () => {
     const image = jpeg('lying client');
     const { status, body } = await post('/library/push', form([{ name: 'image', data: image, filename: 'photo.png', type: 'image/png' }]));
