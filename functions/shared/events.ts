@@ -6,7 +6,7 @@
  * Delivery is at least once: a retried request may publish an event again with the same `EventId`
  * (deterministic per fact), which consumers use to drop duplicates.
  */
-import { appendFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { logger, serviceName } from './powertools.ts';
 
@@ -46,11 +46,30 @@ async function putEvents(busName: string, event: DomainEvent): Promise<void> {
   if ((result.FailedEntryCount ?? 0) > 0) throw new Error(`EventBridge refused ${event.type} ${event.id}: ${failed?.ErrorCode} ${failed?.ErrorMessage}`);
 }
 
+/** The local events file, opened once for appending: one write per event instead of open, write and close. */
+let eventsFile: { path: string; handle: Promise<FileHandle> } | undefined;
+
+async function appendEvent(path: string, line: string): Promise<void> {
+  if (eventsFile?.path !== path) {
+    const previous = eventsFile;
+    eventsFile = { path, handle: open(path, 'a') };
+    void previous?.handle.then((handle) => handle.close()).catch(() => {});
+  }
+  const opened = eventsFile;
+  try {
+    await (await opened.handle).write(line);
+  } catch (error) {
+    // A file that could not be opened or written is opened afresh for the next event.
+    if (eventsFile === opened) eventsFile = undefined;
+    throw error;
+  }
+}
+
 /** Publishes one event; throws when it could not be delivered, so the caller's request fails and is retried. */
 export async function publishEvent(event: DomainEvent): Promise<void> {
   const busName = process.env.EVENT_BUS_NAME;
   const file = process.env.EVENTS_FILE;
   if (busName) await putEvents(busName, event);
-  else if (file) await appendFile(file, `${JSON.stringify(envelope(event))}\n`, 'utf8');
+  else if (file) await appendEvent(file, `${JSON.stringify(envelope(event))}\n`);
   else logger.info('domain event', { event: envelope(event) });
 }
