@@ -4,6 +4,7 @@
  * sent bare.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import type { Check, Figure } from './support/report.ts';
 import { costOf, median, ms, ratio, sideBySide, type Cost } from './support/stats.ts';
 import { startWorld, type World } from './support/world.ts';
@@ -81,6 +82,7 @@ function storageFigure(scenarios: Scenario[], few: Map<Scenario, StorageFigures>
 
 async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figure> {
   const bare = new DynamoDBClient({ endpoint: world.service.storage.dynamoEndpoint, region: process.env.AWS_REGION as string });
+  const bareS3 = new S3Client({ endpoint: world.service.storage.s3Endpoint, forcePathStyle: true, region: process.env.AWS_REGION as string });
   const rows: string[][] = [];
   const checks: Check[] = [];
   const medians = (samples: Cost[]) => ({ wall: median(samples.map((s) => s.wall)), cpu: median(samples.map((s) => s.cpu)) });
@@ -105,7 +107,10 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
     };
     const bareRun = async (): Promise<Cost> => {
       const calls = last;
-      const cost = await costOf(() => replay(bare, calls));
+      const cost = await costOf(async () => {
+        await replay(bare, calls);
+        await scenario.bareSdkWork?.(bareS3);
+      });
       await world.probe.restore(journal, calls);
       return cost;
     };
@@ -127,11 +132,13 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
     progress(`  overhead ${scenario.label}: ${ratio(cpuRatio)} (wall ${ratio(handler.wall / baseline.wall)})`);
   }
   bare.destroy();
+  bareS3.destroy();
   return {
     title: '2. Handler overhead',
     howToRead:
       'One request through the handler, invoked in-process with the API Gateway event the local front builds (authorizer context included), ' +
-      'against the same DynamoDB calls (same wire-level inputs, same order, side-by-side calls kept side by side) sent on a plain DynamoDBClient to the same dynalite. ' +
+      'against the same DynamoDB calls (same wire-level inputs, same order, side-by-side calls kept side by side) sent on a plain DynamoDBClient to the same dynalite, ' +
+      'plus the SDK work a handler does without a storage call: POST /library/upload signs a presigned POST, so its bare side signs the same POST on a plain S3Client. ' +
       `The two run alternately, ${OVERHEAD_ROUNDS} times each after ${WARM_UP_ROUNDS} warm-up runs, every run starting from the same table state; figures are medians. ` +
       'Dynalite runs in the same process, so both sides include the storage work and the ratio is what the service adds on top of the calls it cannot avoid ' +
       `(middy, Powertools, zod validation, marshalling, domain rules, JSON): budget ≤ ${OVERHEAD_BUDGET}. ` +
