@@ -5,10 +5,13 @@
  * `{ "Error": { "Code", "Message" } }`, with internals never exposed. Logs carry the Lambda context and
  * the API Gateway request id as correlation id; metrics a request added are flushed as it ends.
  *
- * Plain code rather than a middy chain with Powertools' middlewares: that chain (header normalizer,
- * injectLambdaContext, logMetrics flushing an empty metric set on every read) cost about 0.2 ms of CPU
- * per request, a fifth of a whole DynamoDB round trip (BENCHMARKS.md, figure 2).
+ * The handler is a middy chain with one small middleware of our own rather than the stock header
+ * normalizer and Powertools' injectLambdaContext/logMetrics: those cost about 0.2 ms of CPU per request
+ * (logMetrics serializes an empty metric set on every read), a fifth of a DynamoDB round trip
+ * (BENCHMARKS.md, figure 2). Early timeout is off: API Gateway's 29 s and the functions' timeouts bound
+ * a request, and its per-request timer is not free.
  */
+import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import * as z from 'zod/mini';
 import { en } from 'zod/locales';
@@ -180,20 +183,34 @@ export function endpoint<
     return respond ? respond(request, context, answer) : answer();
   };
 
-  return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
-    // The event is never logged: it holds the caller's token or key.
-    logger.addContext(context);
-    logger.setCorrelationId(event.requestContext?.requestId);
-    const headers = lowerCaseNames(event.headers);
-    try {
-      return withCors(await core(event, context, headers), headers);
-    } catch (error) {
-      const response = withCors(errorResponse(error), headers);
-      if (response.statusCode >= 500) logger.error('request failed', error as Error);
-      else logger.info('request refused', { status: response.statusCode, code: (error as ApiError).code });
-      return response;
-    } finally {
-      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
-    }
-  };
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
+    .use(httpMiddleware)
+    .handler((event, context) => core(event, context, lowerCaseNames(event.headers)));
 }
+
+const flushMetrics = (): void => {
+  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+};
+
+/**
+ * Shared by every endpoint: the Lambda context and correlation id on the logger (the event itself is never
+ * logged: it holds the caller's token or key), CORS headers, one error path, and a metrics flush only when
+ * the request added metrics.
+ */
+const httpMiddleware: MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> = {
+  before: (request) => {
+    logger.addContext(request.context);
+    logger.setCorrelationId(request.event.requestContext?.requestId);
+  },
+  after: (request) => {
+    request.response = withCors(request.response as APIGatewayProxyResult, request.event.headers);
+    flushMetrics();
+  },
+  onError: (request) => {
+    const response = errorResponse(request.error);
+    if (response.statusCode >= 500) logger.error('request failed', request.error as Error);
+    else logger.info('request refused', { status: response.statusCode, code: (request.error as ApiError).code });
+    request.response = withCors(response, request.event.headers);
+    flushMetrics();
+  },
+};
