@@ -29,15 +29,42 @@ export interface MultipartLimits {
 
 const malformed = (reason: string) => badRequest('MalformedMultipart', `The multipart/form-data body could not be read: ${reason}.`);
 
-/**
- * The request body as bytes (API Gateway hands binary bodies over base64-encoded), decoded whole, as one
- * chunk: the body is capped (PUSH_MAX_BYTES, 4 MiB), so the decoded copy is small, and a file then
- * reaches the uploader as a single slice of it that goes to S3 without another copy (see
- * store/s3-stream-upload.ts), instead of passing every stream stage in dozens of pieces.
- */
-export function bodyStream(body: string | null | undefined, isBase64Encoded: boolean): Readable {
-  return Readable.from([Buffer.from(body ?? '', isBase64Encoded ? 'base64' : 'utf8')], { objectMode: false });
+/** Buffers that request bodies are decoded into, reused by later requests of this process. */
+const freeBodyBuffers: Buffer[] = [];
+const MAX_POOLED_BODIES = 2;
+
+export interface DecodedBody {
+  bytes: Buffer;
+  /** Gives the buffer to the next request: call once nothing reads `bytes` any more (the request has ended). */
+  release(): void;
 }
+
+/**
+ * The request body as bytes (API Gateway hands binary bodies over base64-encoded), decoded whole: the
+ * body is capped (PUSH_MAX_BYTES, 4 MiB), and a file then reaches the uploader as a single slice of it
+ * that goes to S3 without another copy (see store/s3-stream-upload.ts). The bytes land in a reused buffer
+ * of at least `capacity` bytes: a fresh 4 MB buffer per push made V8 run a full GC every few pushes.
+ */
+export function decodeBody(body: string | null | undefined, isBase64Encoded: boolean, capacity: number): DecodedBody {
+  const text = body ?? '';
+  const encoding = isBase64Encoded ? 'base64' : 'utf8';
+  const size = Buffer.byteLength(text, encoding);
+  const pooled = freeBodyBuffers.findIndex((buffer) => buffer.length >= size);
+  const buffer = pooled >= 0 ? (freeBodyBuffers.splice(pooled, 1)[0] as Buffer) : Buffer.allocUnsafe(Math.max(size, capacity));
+  const written = buffer.write(text, 0, encoding);
+  let released = false;
+  return {
+    bytes: buffer.subarray(0, written),
+    release: () => {
+      if (released) return;
+      released = true;
+      if (freeBodyBuffers.length < MAX_POOLED_BODIES) freeBodyBuffers.push(buffer);
+    },
+  };
+}
+
+/** Decoded bytes as the one-chunk stream multipartParts reads. */
+export const bodyStream = (bytes: Buffer): Readable => Readable.from([bytes], { objectMode: false });
 
 /** Decoded size of the body without decoding it. */
 export function bodyBytes(body: string | null | undefined, isBase64Encoded: boolean): number {

@@ -26,7 +26,7 @@ import { newGuid, newSecretId } from '../shared/ids.ts';
 import { config } from '../shared/config.ts';
 import { logger, metrics } from '../shared/powertools.ts';
 import * as library from '../store/library-store.ts';
-import { bodyBytes, bodyStream, multipartParts, type MultipartPart } from '../library/multipart.ts';
+import { bodyBytes, bodyStream, decodeBody, multipartParts, type MultipartPart } from '../library/multipart.ts';
 import { builderUrl } from './builder-service.ts';
 
 /**
@@ -365,8 +365,14 @@ export async function pushImages(owner: { apiKeyId: string }, request: Multipart
   const maxBytes = config.pushMaxBytes;
   const size = bodyBytes(request.body, request.isBase64Encoded);
   if (size > maxBytes) throw pushTooLarge(size);
-  const parts = multipartParts(bodyStream(request.body, request.isBase64Encoded), request.contentType, { maxParts: config.libraryMaxItems, maxPartBytes: maxBytes });
-  return ingestImages(owner, imageSources(shape === 'single' ? onlyImagePart(parts) : parts), { maxBytes });
+  const decoded = decodeBody(request.body, request.isBase64Encoded, maxBytes);
+  try {
+    const parts = multipartParts(bodyStream(decoded.bytes), request.contentType, { maxParts: config.libraryMaxItems, maxPartBytes: maxBytes });
+    // Every upload of the request has ended when ingestImages settles, so the buffer is free again.
+    return await ingestImages(owner, imageSources(shape === 'single' ? onlyImagePart(parts) : parts), { maxBytes });
+  } finally {
+    decoded.release();
+  }
 }
 
 // ---- Large-file upload ----

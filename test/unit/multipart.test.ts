@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bodyBytes, bodyStream, multipartParts } from '../../functions/library/multipart.ts';
+import { bodyBytes, bodyStream, decodeBody, multipartParts } from '../../functions/library/multipart.ts';
 import { ApiError } from '../../functions/shared/errors.ts';
 
 const limits = { maxParts: 5, maxPartBytes: 1024 * 1024 };
@@ -139,13 +139,19 @@ describe('multipartParts', () => {
   });
 });
 
-describe('bodyStream', () => {
+describe('decodeBody', () => {
   it('decodes a base64 body to the same bytes, and measures it without decoding', async () => {
     const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7919) & 0xff));
     const base64 = bytes.toString('base64');
+    const decoded = decodeBody(base64, true, 1024);
     const chunks: Buffer[] = [];
-    for await (const chunk of bodyStream(base64, true)) chunks.push(chunk as Buffer);
+    for await (const chunk of bodyStream(decoded.bytes)) chunks.push(chunk as Buffer);
     expect(Buffer.concat(chunks)).toEqual(bytes);
+    decoded.release();
+    // A released buffer serves the next body; the bytes are that body's only.
+    const next = decodeBody(Buffer.from('short').toString('base64'), true, 1024);
+    expect(next.bytes.toString()).toBe('short');
+    next.release();
     expect(bodyBytes(base64, true)).toBe(bytes.length);
     expect(bodyBytes('héllo', false)).toBe(6);
   });
