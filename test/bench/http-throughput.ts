@@ -3,9 +3,9 @@
  * server (support/bare-server.ts, in another) making the same DynamoDB calls on the same dynalite (the
  * one inside `npm start`). autocannon drives both from this process over loopback.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -24,10 +24,28 @@ const USERS = 64;
 const BUDGET = 0.6;
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Starts a Node process and resolves once its stdout prints a line matching `ready`. */
+/**
+ * Both servers run on one core and autocannon on another (Linux `taskset`, when there are two cores or
+ * more). Dynalite lives inside `npm start`: unpinned, the bare server would get a core of its own while
+ * its storage runs on the service's, so on an idle machine it had twice the CPU the service has.
+ */
+const SERVER_CORE = 1;
+const LOAD_CORE = 0;
+const pinning = (() => {
+  if (process.platform !== 'linux' || availableParallelism() < 2) return false;
+  try {
+    execFileSync('taskset', ['-pc', String(LOAD_CORE), String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Starts a Node process (on the server core) and resolves once its stdout prints a line matching `ready`. */
 function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const [command, commandArgs] = pinning ? ['taskset', ['-c', String(SERVER_CORE), process.execPath, ...args]] : [process.execPath, args];
+    const child = spawn(command as string, commandArgs as string[], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let seen = '';
     const onData = (chunk: Buffer) => {
       seen += chunk.toString('utf8');
@@ -153,6 +171,9 @@ export async function run(): Promise<Figure[]> {
         howToRead:
           `autocannon sends ${CONNECTIONS} concurrent connections at \`npm start\` (bin/local.ts: the local API Gateway front with the real authorizer and handlers, dynalite and s3rver in one process) ` +
           'and, alternately, at a bare node:http server in its own process that makes the same DynamoDB calls on the same dynalite with nothing else (no authorizer, validation, middleware or logging). ' +
+          (pinning
+            ? `Both servers run on CPU core ${SERVER_CORE} and autocannon on core ${LOAD_CORE} (taskset): the bare server's storage is the dynalite inside \`npm start\`, so unpinned it would have a core of its own plus the service's, twice the CPU the service gets on an idle machine. `
+            : 'The processes are not pinned to cores (taskset unavailable): on an idle machine the bare server gets more CPU than the service, whose process also runs its storage. ') +
           `Each side gets ${ROUNDS} rounds of ${ROUND_SECONDS} s after a 1 s warm-up; figures are the medians over rounds of the average requests per second and of the p99 latency. ` +
           `Requests rotate over ${USERS} users with one basket each (bearer tokens verified by the authorizer on every request); adding a line adds 1 to the basket's line. ` +
           `Budgets: the service reaches at least ${BUDGET} of the bare server's requests per second, and its p99 is at most 1/${BUDGET} of the bare server's (bare p99 / service p99 ≥ ${BUDGET}); no request fails.`,

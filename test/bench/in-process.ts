@@ -144,7 +144,7 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
       `(middy, Powertools, zod validation, marshalling, domain rules, JSON): budget ≤ ${OVERHEAD_BUDGET}. ` +
       'The budget is checked on CPU time (this process, all threads, from call to answer): on the shared 2-core machine the wall clock also counts time spent waiting for a core ' +
       'behind other processes, which grows with load, not with the code; the wall-clock medians are shown beside it and match the CPU time on an idle machine. ' +
-      'Endpoints without storage calls show their own time only. Domain events (checkout, orders) go to the log locally, where AWS sends them to EventBridge; that write is counted on the handler side only.',
+      'Endpoints without storage calls show their own time only. Domain events (checkout, orders) are appended to the local events file (EVENTS_FILE), where AWS sends them to EventBridge; that write is counted on the handler side only.',
     columns: ['Endpoint', 'DynamoDB calls', 'Handler CPU', 'Bare CPU', 'Ratio (budget)', 'Handler wall', 'Bare wall', 'Wall ratio'],
     rows,
     checks,
