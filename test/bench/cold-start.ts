@@ -13,13 +13,13 @@ import { build, type BuildOptions, type Metafile } from 'esbuild';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { bundling, METRICS_NAMESPACE, SERVICE_NAME } from '../../lib/constructs/endpoint-function.ts';
 import type { Check, Figure } from './support/report.ts';
-import { kib, median, ms, ratio, sideBySide, type Cost } from './support/stats.ts';
+import { kib, median, ms, pairedRatio, ratio, sideBySide, type Cost } from './support/stats.ts';
 import { startWorld } from './support/world.ts';
 import { buildScenarios, type Scenario } from './support/scenarios.ts';
 import { waves, type DynamoCall, type Journal } from './support/dynamo-probe.ts';
 import { progress } from './support/progress.ts';
 
-const ROUNDS = 9;
+const ROUNDS = 11;
 const BUDGET = 1.3;
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 const execFileAsync = promisify(execFile);
@@ -164,6 +164,7 @@ export async function run(): Promise<Figure[]> {
       const handlerWall = median(samples.candidate.map((s) => s.wall));
       const baselineWall = median(samples.baseline.map((s) => s.wall));
       const sizeRatio = bundle.handlerBytes / bundle.baselineBytes;
+      const startRatio = pairedRatio({ candidate: samples.candidate.map((s) => s.cpu), baseline: samples.baseline.map((s) => s.cpu) });
       if (bundle.packages.length === 0) {
         rows.push([bundle.scenario.handler, kib(bundle.handlerBytes), '— (no SDK client)', '—', ms(handlerCpu, 0), ms(baselineCpu, 0), '—', `${ms(handlerWall, 0)} / ${ms(baselineWall, 0)}`]);
         progress(`  cold ${bundle.scenario.handler}: no SDK client, ${kib(bundle.handlerBytes)}, start ${ms(handlerCpu, 0)} CPU`);
@@ -176,12 +177,12 @@ export async function run(): Promise<Figure[]> {
         ratio(sizeRatio),
         ms(handlerCpu, 0),
         ms(baselineCpu, 0),
-        ratio(handlerCpu / baselineCpu),
+        ratio(startRatio),
         `${ms(handlerWall, 0)} / ${ms(baselineWall, 0)}`,
       ]);
       checks.push({ name: `${bundle.scenario.handler}: bundle size / baseline`, measured: sizeRatio, limit: BUDGET, kind: 'max', shown: ratio(sizeRatio) });
-      checks.push({ name: `${bundle.scenario.handler}: cold start / baseline (CPU time)`, measured: handlerCpu / baselineCpu, limit: BUDGET, kind: 'max', shown: ratio(handlerCpu / baselineCpu) });
-      progress(`  cold ${bundle.scenario.handler}: size ${ratio(sizeRatio)}, start ${ratio(handlerCpu / baselineCpu)} (wall ${ratio(handlerWall / baselineWall)})`);
+      checks.push({ name: `${bundle.scenario.handler}: cold start / baseline (CPU time)`, measured: startRatio, limit: BUDGET, kind: 'max', shown: ratio(startRatio) });
+      progress(`  cold ${bundle.scenario.handler}: size ${ratio(sizeRatio)}, start ${ratio(startRatio)} (wall ${ratio(handlerWall / baselineWall)})`);
     }
     return [
       {
@@ -194,7 +195,8 @@ export async function run(): Promise<Figure[]> {
           'A handler whose bundle holds no SDK client at all (health, OpenAPI document) has no SDK cost to compare with: its baseline would be an empty module, ' +
           'so, as figure 2 does for endpoints without storage calls, its own size and start are shown without a ratio or budget. ' +
           `Sizes are of the .mjs file (the source map is separate and not loaded). Start is measured inside a fresh Node process, from just before \`import()\` of the bundle to the handler's answer to one request; ` +
-          `${ROUNDS} fresh processes each, alternating, medians. As in figure 2 the budget is checked on CPU time, with wall clock (handler / baseline) shown beside it. Budgets: both ratios ≤ ${BUDGET}.`,
+          `${ROUNDS} fresh processes each, alternating; the start columns are medians, and the start ratio is the median of the ${ROUNDS} per-round ratios (each round runs the two back to back, so a change in the machine's load between rounds cancels out). ` +
+          `As in figure 2 the budget is checked on CPU time, with wall clock (handler / baseline) shown beside it. Budgets: both ratios ≤ ${BUDGET}.`,
         columns: ['Handler', 'Bundle', 'Baseline bundle', 'Size ratio', 'Start CPU', 'Baseline start CPU', 'Start ratio', 'Start wall (handler / baseline)'],
         rows,
         checks,

@@ -32,6 +32,13 @@ export async function sideBySide<T>(rounds: number, candidate: () => Promise<T>,
   return samples;
 }
 
+/**
+ * The median of the per-round ratios candidate / baseline. Each round's two samples ran back to back, so
+ * a change in the machine's load between rounds cancels out of each ratio, where a ratio of the two sides'
+ * medians can pair a sample from a busy moment with one from a quiet moment.
+ */
+export const pairedRatio = (samples: Paired<number>): number => median(samples.candidate.map((value, round) => value / (samples.baseline[round] as number)));
+
 /** Milliseconds spent in `work`. */
 export async function timed(work: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
