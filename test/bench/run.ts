@@ -20,7 +20,8 @@ for (const name of selected) if (!SUITES.includes(name)) throw new Error(`unknow
 
 function runSuite(name: string): Promise<Figure[]> {
   return new Promise((resolve, reject) => {
-    const child = fork(new URL('./suite.ts', import.meta.url), [name], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    // --expose-gc: a suite may start a measurement from a collected heap (see in-process.ts).
+    const child = fork(new URL('./suite.ts', import.meta.url), [name], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [...process.execArgv, '--expose-gc'] });
     let figures: Figure[] | undefined;
     child.on('message', (message: { figures: Figure[] }) => {
       figures = message.figures;
