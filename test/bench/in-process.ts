@@ -13,7 +13,7 @@ import type { Check, Figure } from './support/report.ts';
 import { costOf, median, ms, ratio, sideBySide, type Cost } from './support/stats.ts';
 import { startWorld, type World } from './support/world.ts';
 import { buildScenarios, seedOtherBaskets, type Scenario } from './support/scenarios.ts';
-import { waves, replay, type DynamoCall } from './support/dynamo-probe.ts';
+import { DynamoProbe, waves, replay, type DynamoCall } from './support/dynamo-probe.ts';
 import { progress } from './support/progress.ts';
 
 const FEW_OTHERS = 10;
@@ -86,6 +86,8 @@ function storageFigure(scenarios: Scenario[], few: Map<Scenario, StorageFigures>
 
 async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figure> {
   const bare = new DynamoDBClient({ endpoint: world.service.storage.dynamoEndpoint, region: process.env.AWS_REGION as string });
+  // The same recording middleware as on the handlers' client, so the instrument costs both sides alike.
+  const bareProbe = new DynamoProbe(bare, world.service.storage.dynamoEndpoint, process.env.AWS_REGION as string);
   const bareS3 = new S3Client({ endpoint: world.service.storage.s3Endpoint, forcePathStyle: true, region: process.env.AWS_REGION as string });
   const rows: string[][] = [];
   const checks: Check[] = [];
@@ -119,17 +121,21 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
     };
     const bareRun = async (): Promise<Cost> => {
       const calls = last;
+      bareProbe.watch();
       const cost = await costOf(async () => {
         await replay(bare, calls);
         if (events !== '') await bareEvents.write(events);
         await scenario.bareSdkWork?.(bareS3);
       });
+      bareProbe.take();
       await world.probe.restore(journal, calls);
       return cost;
     };
     // Each endpoint starts from a collected heap: the garbage of seeding and of the endpoints measured
     // before it would otherwise be collected, on helper threads whose CPU time counts, during its runs.
+    // The pause lets V8 finish sweeping that collection on its helper threads before the runs start.
     (globalThis as { gc?: () => void }).gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 300));
     for (let i = 0; i < WARM_UP_ROUNDS; i++) await handlerRun();
     if (last.length === 0) {
       const alone: Cost[] = [];
