@@ -9,9 +9,12 @@ import { config } from '../config.ts';
 const endpoint = config.s3Endpoint;
 
 /**
- * Checksums only where S3 requires them: the image upload sends its own MD5 as Content-MD5 and asks for
- * CRC32 on multipart parts itself (store/s3-stream-upload.ts), so a pushed image is hashed once, not
- * three times. Marked pure so that a bundle that imports the library store but never touches the bucket
- * leaves the client out.
+ * Checksums only where S3 requires them: the image upload chooses its own (Content-MD5 when it has the
+ * MD5, else CRC32, on every PutObject and part; store/s3-stream-upload.ts), so a pushed image is hashed
+ * once, not three times. Marked pure so that a bundle that imports the library store but never touches
+ * the bucket leaves the client out.
  */
-export const s3 = /* @__PURE__ */ new S3Client({ requestChecksumCalculation: 'WHEN_REQUIRED', ...(endpoint ? { endpoint, forcePathStyle: true } : {}) });
+export const s3 = /* @__PURE__ */ new S3Client(
+  // Plain object literals, no spread: esbuild keeps a spread as a possible side effect, and with it the client.
+  endpoint ? { requestChecksumCalculation: 'WHEN_REQUIRED', endpoint, forcePathStyle: true } : { requestChecksumCalculation: 'WHEN_REQUIRED' },
+);
