@@ -1,5 +1,5 @@
 import { idempotentEndpoint } from '../shared/idempotency.ts';
-import { pushImages } from '../services/library-service.ts';
+import { pushImages } from '../services/push-service.ts';
 import { libraryContracts, toLibraryItemResultOut } from '../contracts/library.ts';
 
 export const handler = idempotentEndpoint(libraryContracts.push, async ({ principal, event, headers }) =>
