@@ -104,7 +104,7 @@ export class ActiveContentScanner {
   private carry = Buffer.alloc(0);
 
   /** True once the bytes seen so far hold markup or script. */
-  scan(chunk: Uint8Array): boolean {
+  foundIn(chunk: Uint8Array): boolean {
     const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const seam = Buffer.concat([this.carry, bytes.subarray(0, ACTIVE_CONTENT_CARRY + 1)]);
     const found = tokenIn(seam, 0, this.carry.length) || tokenIn(bytes, 0, bytes.length);

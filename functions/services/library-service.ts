@@ -124,7 +124,7 @@ class ImageMeter extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void): void {
     this.byteCount += chunk.length;
     if (this.byteCount > this.maxBytes) return done(imageTooLarge(this.maxBytes));
-    if (this.markup.scan(chunk)) return done(polyglot());
+    if (this.markup.foundIn(chunk)) return done(polyglot());
     if (this.chunks++ === 0) this.unhashed = chunk;
     else {
       this.hashUnhashed();
