@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Check, Figure } from './support/report.ts';
-import { costOf, median, ms, ratio, sideBySide, type Cost } from './support/stats.ts';
+import { costOf, median, ms, pairedRatio, ratio, sideBySide, type Cost } from './support/stats.ts';
 import { startWorld, type World } from './support/world.ts';
 import { buildScenarios, seedOtherBaskets, type Scenario } from './support/scenarios.ts';
 import { DynamoProbe, waves, replay, type DynamoCall } from './support/dynamo-probe.ts';
@@ -148,10 +148,11 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
     const samples = await sideBySide(OVERHEAD_ROUNDS, handlerRun, bareRun);
     const handler = medians(samples.candidate);
     const baseline = medians(samples.baseline);
-    const cpuRatio = handler.cpu / baseline.cpu;
-    rows.push([scenario.label, String(last.length), ms(handler.cpu), ms(baseline.cpu), ratio(cpuRatio), ms(handler.wall), ms(baseline.wall), ratio(handler.wall / baseline.wall)]);
+    const cpuRatio = pairedRatio({ candidate: samples.candidate.map((s) => s.cpu), baseline: samples.baseline.map((s) => s.cpu) });
+    const wallRatio = pairedRatio({ candidate: samples.candidate.map((s) => s.wall), baseline: samples.baseline.map((s) => s.wall) });
+    rows.push([scenario.label, String(last.length), ms(handler.cpu), ms(baseline.cpu), ratio(cpuRatio), ms(handler.wall), ms(baseline.wall), ratio(wallRatio)]);
     checks.push({ name: `${scenario.label}: handler / bare SDK calls (CPU time)`, measured: cpuRatio, limit: OVERHEAD_BUDGET, kind: 'max', shown: ratio(cpuRatio) });
-    progress(`  overhead ${scenario.label}: ${ratio(cpuRatio)} (wall ${ratio(handler.wall / baseline.wall)})`);
+    progress(`  overhead ${scenario.label}: ${ratio(cpuRatio)} (wall ${ratio(wallRatio)})`);
   }
   bare.destroy();
   bareS3.destroy();
@@ -164,7 +165,7 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
       'against the same DynamoDB calls (same wire-level inputs, same order, side-by-side calls kept side by side) sent on a plain DynamoDBClient to the same dynalite, ' +
       'plus the other AWS calls the handler makes, through the same local stand-ins: a domain event (checkout, orders) is EventBridge PutEvents in AWS and a line appended to the events file locally, so the bare side appends the same lines to a file; ' +
       'POST /library/upload signs a presigned POST, so its bare side signs the same POST on a plain S3Client. ' +
-      `The two run alternately, ${OVERHEAD_ROUNDS} times each after ${WARM_UP_ROUNDS} warm-up runs, every run starting from the same table state; figures are medians. ` +
+      `The two run alternately, ${OVERHEAD_ROUNDS} times each after ${WARM_UP_ROUNDS} warm-up runs, every run starting from the same table state; times are medians, and each ratio is the median of the ${OVERHEAD_ROUNDS} per-round ratios (a round runs the two back to back, so a change in the machine's load between rounds cancels out of it). ` +
       'Dynalite runs in the same process, so both sides include the storage work and the ratio is what the service adds on top of the calls it cannot avoid ' +
       `(middy, Powertools, zod validation, marshalling, domain rules, JSON): budget ≤ ${OVERHEAD_BUDGET}. ` +
       'The budget is checked on CPU time (this process, all threads, from call to answer): on the shared 2-core machine the wall clock also counts time spent waiting for a core ' +
