@@ -3,10 +3,11 @@
  * Each asset is an ESM bundle with the createRequire banner, the AWS SDK inside (no import left to the
  * runtime's copy) and a source map; and a bundle actually loads and answers in this Node.js 24.
  */
+import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -47,6 +48,21 @@ describe('function bundles', () => {
       // Minified: a few long lines, not one statement per line.
       expect(code.split('\n').length, handler).toBeLessThan(200);
       expect(statSync(join(dir, 'index.mjs')).size, handler).toBeLessThan(5 * 1024 * 1024);
+    }
+  });
+
+  it('hold code from production dependencies only (what `npm audit --omit=dev` covers)', () => {
+    // `npm ls --omit=dev` walks the lock file's production tree; its package folders are all a bundle may draw from.
+    const production = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n')
+      .filter((path) => path.includes(`${sep}node_modules${sep}`));
+    expect(production.length).toBeGreaterThan(20);
+    for (const [handler, dir] of assets) {
+      const { sources } = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+      const packaged = sources.map((source) => resolve(dir, source)).filter((path) => path.includes(`${sep}node_modules${sep}`));
+      expect(packaged.length, handler).toBeGreaterThan(0);
+      const devOnly = packaged.filter((path) => !production.some((folder) => path.startsWith(folder + sep)));
+      expect(devOnly, handler).toEqual([]);
     }
   });
 

@@ -5,7 +5,10 @@
  */
 import dns from 'node:dns';
 import net, { type AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import { getCACertificates, setDefaultCACertificates, type TLSSocket } from 'node:tls';
 import { text } from 'node:stream/consumers';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { ApiError } from '../../functions/shared/errors.ts';
@@ -257,5 +260,65 @@ describe('fetch over loopback', () => {
     const fetched = await safeFetch(`http://127.0.0.1:${port}/stall`, policy({ timeoutMs: 100 }));
     const stalled = await refusal(text(fetched.body));
     expect(stalled.message).toContain('within 100 ms');
+  });
+});
+
+/**
+ * test/fixtures/tls: a test CA (its key was thrown away) and a certificate it signed for
+ * images.example.test only, valid until 2126. The stubbed resolver sends that name to 127.0.0.1.
+ */
+describe('fetch over HTTPS (loopback server with a test CA)', () => {
+  const fixture = (name: string) => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url), 'utf8');
+  const image = Buffer.from('GIF89a-over-tls');
+  const serverNames: (string | false | null)[] = [];
+  let tlsServer: ReturnType<typeof createTlsServer>;
+  let tlsPort: number;
+  const systemCAs = getCACertificates('default');
+
+  beforeAll(async () => {
+    tlsServer = createTlsServer({ key: fixture('images.key'), cert: fixture('images.pem') }, (request, response) => {
+      serverNames.push((request.socket as TLSSocket).servername);
+      response.writeHead(200, { 'Content-Type': 'image/gif', 'Content-Length': image.length }).end(image);
+    });
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+    tlsPort = (tlsServer.address() as AddressInfo).port;
+  });
+  afterAll(() => {
+    setDefaultCACertificates(systemCAs);
+    tlsServer.closeAllConnections();
+    tlsServer.close();
+  });
+  beforeEach(() => {
+    serverNames.length = 0;
+  });
+
+  const resolver = () => stubResolver({ 'images.example.test': ['127.0.0.1'], 'elsewhere.example.test': ['127.0.0.1'] });
+
+  it('verifies the certificate against the URL host name, sent as the TLS server name', async () => {
+    setDefaultCACertificates([...systemCAs, fixture('ca.pem')]);
+    const stub = resolver();
+    const fetched = await safeFetch(`https://images.example.test:${tlsPort}/photo.gif`, policy({ resolve: stub.resolve }));
+    expect(await text(fetched.body)).toBe(image.toString());
+    expect(serverNames).toEqual(['images.example.test']);
+    expect(stub.calls).toEqual(['images.example.test']);
+    expect(systemLookup).not.toHaveBeenCalled();
+  });
+
+  it('fails a certificate for another name, pinned address or not', async () => {
+    setDefaultCACertificates([...systemCAs, fixture('ca.pem')]);
+    const url = `https://elsewhere.example.test:${tlsPort}/photo.gif`;
+    const error = await refusal(safeFetch(url, policy({ resolve: resolver().resolve })));
+    expect(error.status).toBe(422);
+    expect(error.code).toBe('PullFailed');
+    expect(error.message).toContain(url);
+    expect(error.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+  });
+
+  it('fails a certificate from an untrusted issuer', async () => {
+    setDefaultCACertificates(systemCAs);
+    const error = await refusal(safeFetch(`https://images.example.test:${tlsPort}/photo.gif`, policy({ resolve: resolver().resolve })));
+    expect(error.code).toBe('PullFailed');
+    expect(error.message).toContain('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+    expect(serverNames).toEqual([]);
   });
 });
