@@ -3,27 +3,13 @@
  * revoke. Locally the authorizer has no cache, so a revoked key is refused at once; in AWS it is refused
  * once API Gateway's cached authorizer result for it expires (AUTHORIZER_CACHE_SECONDS, 300 s).
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
+import type { TestService } from '../support/service.ts';
+import { temporaryDataDir } from '../support/data-dir.ts';
 
-const run = promisify(execFile);
-const dataDir = mkdtempSync(join(tmpdir(), 'photo-commerce-keys-'));
-
-/** `npm run -s api-key -- ...` without npm's start-up cost: the same script on the same Node 24 as this test. */
-async function apiKeyCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['bin/api-key.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir }, cwd: process.cwd() });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const dataDir = temporaryDataDir('photo-commerce-keys-');
+/** `npm run -s api-key -- ...` on the service's DATA_DIR. */
+const apiKeyCli = (...args: string[]) => dataDir.cli('bin/api-key.ts', ...args);
 
 const parseList = (stdout: string) =>
   stdout
@@ -37,12 +23,9 @@ const parseList = (stdout: string) =>
 
 let service: TestService;
 beforeAll(async () => {
-  service = await startTestService({ dataDir });
+  service = await dataDir.start();
 });
-afterAll(async () => {
-  await service?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => dataDir.remove());
 
 describe('API keys from the CLI', () => {
   it('creates, lists, uses and revokes a key; the revoked key is refused at once', async () => {

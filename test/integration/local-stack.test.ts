@@ -2,29 +2,24 @@
  * The local stack as a developer uses it: `npm start` on a data directory that survives a restart, the
  * token, API-key and seed CLIs working while it runs, and the OpenAPI document covering every route.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
+import type { TestService } from '../support/service.ts';
+import { temporaryDataDir } from '../support/data-dir.ts';
 import { routes } from '../../functions/routes.ts';
 import { contracts } from '../../functions/contracts/registry.ts';
 
-const run = promisify(execFile);
-const dataDir = mkdtempSync(join(tmpdir(), 'photo-commerce-local-'));
-const cli = async (script: string, ...args: string[]) =>
-  (await run(process.execPath, [script, ...args], { env: { ...process.env, DATA_DIR: dataDir }, cwd: process.cwd() })).stdout.trim();
+const dataDir = temporaryDataDir('photo-commerce-local-');
+const cli = async (script: string, ...args: string[]) => {
+  const { code, stdout, stderr } = await dataDir.cli(script, ...args);
+  if (code !== 0) throw new Error(`${script} exited ${code}: ${stderr}`);
+  return stdout.trim();
+};
 
 let service: TestService;
 beforeAll(async () => {
-  service = await startTestService({ dataDir });
+  service = await dataDir.start();
 });
-afterAll(async () => {
-  await service?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => dataDir.remove());
 
 describe('local stack', () => {
   it('answers /health without credentials', async () => {
@@ -54,7 +49,7 @@ describe('local stack', () => {
     const ports = { dynamoPort: Number(new URL(service.storage.dynamoEndpoint).port), s3Port: Number(new URL(service.storage.s3Endpoint).port) };
     await service.close();
     // Same ports: the handler modules of this process keep the SDK clients they were loaded with, as in Lambda.
-    service = await startTestService({ dataDir, ...ports });
+    service = await dataDir.start(ports);
     const read = await service.request('GET', `/basket/${created.body.Guid}`, { token: await service.token('dave') });
     expect(read.status).toBe(200);
     expect(read.body).toEqual(created.body);

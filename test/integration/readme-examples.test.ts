@@ -3,24 +3,20 @@
  * reader pastes them after `npm start`. A failing curl (`-f`) or command fails the test.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
+import type { TestService } from '../support/service.ts';
+import { temporaryDataDir } from '../support/data-dir.ts';
 
 const run = promisify(execFile);
-const dataDir = mkdtempSync(join(tmpdir(), 'photo-commerce-readme-'));
+const dataDir = temporaryDataDir('photo-commerce-readme-');
 let service: TestService;
 
 beforeAll(async () => {
-  service = await startTestService({ dataDir, env: { PULL_ALLOW_LOOPBACK: 'true' } });
+  service = await dataDir.start({ env: { PULL_ALLOW_LOOPBACK: 'true' } });
 });
-afterAll(async () => {
-  await service?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => dataDir.remove());
 
 function readmeExamples(markdown: string): string[] {
   return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
@@ -34,7 +30,7 @@ it('runs every README example against the local service', async () => {
   const script = ['set -euo pipefail', ...examples].join('\n');
   const { stdout } = await run('bash', ['-c', script], {
     cwd: process.cwd(),
-    env: { ...process.env, BASE: service.url, DATA_DIR: dataDir },
+    env: { ...process.env, BASE: service.url, DATA_DIR: dataDir.path },
     maxBuffer: 16 * 1024 * 1024,
     timeout: 120_000,
   });
