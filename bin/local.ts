@@ -10,6 +10,8 @@ const service = await startLocalService({
   dataDir,
   dynamoPort: Number(process.env.DYNAMODB_PORT ?? 0),
   s3Port: Number(process.env.S3_PORT ?? 0),
+  // DynamoDB deletes expired items some time after they expire; once a minute stands in for that.
+  ttlIntervalMs: 60_000,
 });
 process.stdout.write(`photo-commerce service listening on ${service.url} (data in ${dataDir})\n`);
 

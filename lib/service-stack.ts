@@ -8,6 +8,7 @@ import type { ServiceConfig } from './service-config.ts';
 import { Api } from './constructs/api.ts';
 import { Authorizers } from './constructs/authorizers.ts';
 import { Data } from './constructs/data.ts';
+import { LibrarySweeper } from './constructs/library-sweeper.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -18,6 +19,7 @@ export class ServiceStack extends Stack {
   readonly data: Data;
   readonly authorizers: Authorizers;
   readonly api: Api;
+  readonly librarySweeper: LibrarySweeper;
   readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
@@ -41,12 +43,14 @@ export class ServiceStack extends Stack {
       logRetention: config.logRetentionDays,
     });
     this.api = new Api(this, 'Api', { config, namePrefix, data: this.data, authorizers: this.authorizers });
+    this.librarySweeper = new LibrarySweeper(this, 'LibrarySweeper', { namePrefix, table: this.data.table, bucket: this.data.bucket, logRetention: config.logRetentionDays });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       namePrefix,
       api: this.api.restApi,
       accessLogs: this.api.accessLogs,
       endpoints: this.api.endpoints,
       authorizer: this.authorizers.endpoint,
+      librarySweeper: this.librarySweeper,
       table: this.data.table,
       bucket: this.data.bucket,
       alarmEmail: config.alarmEmail,
@@ -79,7 +83,7 @@ export class ServiceStack extends Stack {
         {
           id: `AwsSolutions-IAM5[Resource::${bucketArn}/*]`,
           reason:
-            'Image objects are keyed by generated item guids (library/<guid>, uploads/<guid>), unknown until the request; the grant covers objects of this one bucket and exists only on library functions.',
+            'Image objects are keyed by generated guids (library/<anonymous user>/<item>, uploads/<item>), unknown until the request; the grant covers objects of this one bucket and exists only on library functions.',
         },
       );
     }

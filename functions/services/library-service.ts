@@ -172,9 +172,9 @@ interface StoredImage {
   fileName?: string;
 }
 
-async function storeImage(source: ImageSource, maxBytes: number): Promise<StoredImage> {
+async function storeImage(source: ImageSource, maxBytes: number, ingest: Ingest): Promise<StoredImage> {
   const itemGuid = newGuid();
-  const objectKey = library.libraryObjectKey(itemGuid);
+  const objectKey = library.libraryObjectKey(ingest.anonymousUserId, itemGuid);
   const { mimeType, body } = await sniffStream(await source.open());
   const meter = new ImageMeter(maxBytes);
   const metered = body.pipe(meter);
@@ -183,6 +183,9 @@ async function storeImage(source: ImageSource, maxBytes: number): Promise<Stored
   meter.on('error', () => {});
   let md5FromS3: string | undefined;
   try {
+    await ingest.writeIntent();
+    // Even a failed upload may have stored its object (an answer lost after S3 took it): the rollback deletes every key tried.
+    ingest.objectKeys.push(objectKey);
     md5FromS3 = await library.putImageObject(objectKey, metered, mimeType, meter.contentMd5);
   } catch (error) {
     body.destroy();
@@ -243,29 +246,66 @@ async function settleBounded<R>(
 
 // ---- Commit and roll back ----
 
-/** Best effort: a failed delete leaves an uncommitted (invisible) record or an orphan object, logged. */
-async function removeAll(deletes: (() => Promise<unknown>)[]): Promise<void> {
-  const results = await Promise.allSettled(deletes.map((remove) => remove()));
-  const failed = results.filter((result) => result.status === 'rejected');
-  if (failed.length > 0) logger.error('library rollback left records or objects behind', { failed: failed.length, reason: String((failed[0] as PromiseRejectedResult).reason) });
-}
+/**
+ * How long after a push, pull or upload began the sweeper may remove what it left uncommitted: far
+ * longer than any function runs (15 minutes at most), so no request is still writing then.
+ */
+export const SWEEP_AFTER_MS = 60 * 60 * 1000;
 
-const removeObjects = (images: StoredImage[]) => removeAll(images.map((image) => () => library.deleteImageObject(image.objectKey)));
-
-interface CommitPlan {
+/** One push, pull or completed upload: the anonymous user it creates and the builder link token it hands out. */
+interface Ingest {
   apiKeyId: string;
   anonymousUserId: string;
   token: string;
   createdAt: number;
-  images: StoredImage[];
+  /** Writes the ingest intent once, before the first object (a request refused before storing anything writes none). */
+  writeIntent(): Promise<void>;
+  /** Whether writeIntent was called: then rollback deletes the intent last. */
+  intentStarted(): boolean;
+  /** Every object key an upload was started for. */
+  objectKeys: string[];
 }
+
+function newIngest(apiKeyId: string): Ingest {
+  const identity = { apiKeyId, anonymousUserId: newGuid(), token: newSecretId(), createdAt: Date.now() };
+  let written: Promise<void> | undefined;
+  return {
+    ...identity,
+    writeIntent: () => (written ??= library.putIngestIntent(identity, identity.createdAt + SWEEP_AFTER_MS)),
+    intentStarted: () => written !== undefined,
+    objectKeys: [],
+  };
+}
+
+/**
+ * Undoes a request stage by stage, each only after the one before fully succeeded: owner, then records,
+ * then objects, then the intent. A failed delete stops it there, and what is left is what the sweeper
+ * finds from the intent: an item record exists only while its object does, and objects are listed by the
+ * request's prefix.
+ */
+async function rollBack(...stages: (() => Promise<unknown>)[][]): Promise<void> {
+  for (const stage of stages) {
+    const results = await Promise.allSettled(stage.map((remove) => remove()));
+    const failed = results.filter((result) => result.status === 'rejected');
+    if (failed.length > 0) {
+      logger.error('library rollback stopped; the sweeper removes the rest once the intent expires', {
+        failed: failed.length,
+        reason: String((failed[0] as PromiseRejectedResult).reason),
+      });
+      return;
+    }
+  }
+}
+
+const objectsOf = (ingest: Ingest) => ingest.objectKeys.map((objectKey) => () => library.deleteImageObject(objectKey));
+const intentOf = (ingest: Ingest) => (ingest.intentStarted() ? [() => library.deleteIngestIntent(ingest.anonymousUserId)] : []);
 
 /**
  * Items and the builder link in one round trip, then their owner: the commit point, after which the items
  * read as present. Every write is safe to repeat.
  */
-async function writeCommit(plan: CommitPlan): Promise<void> {
-  const { apiKeyId, anonymousUserId, token, createdAt, images } = plan;
+async function writeCommit(ingest: Pick<Ingest, 'apiKeyId' | 'anonymousUserId' | 'token' | 'createdAt'>, images: StoredImage[]): Promise<void> {
+  const { apiKeyId, anonymousUserId, token, createdAt } = ingest;
   const itemGuids = images.map((image) => image.item.itemGuid);
   await library.putItemsAndBuilderLink(
     images.map((image) => ({ ...image.item, apiKeyId, ownerId: anonymousUserId, objectKey: image.objectKey, createdAt, ...(image.fileName !== undefined ? { fileName: image.fileName } : {}) })),
@@ -274,17 +314,15 @@ async function writeCommit(plan: CommitPlan): Promise<void> {
   await library.putAnonymousUser({ anonymousUserId, apiKeyId, itemGuids, createdAt });
 }
 
-function recordMetrics(images: StoredImage[]): void {
-  metrics.addMetric('ImagesStored', 'Count', images.length);
-  metrics.addMetric('ImageBytesStored', 'Bytes', images.reduce((sum, image) => sum + image.item.size, 0));
+function recordMetrics(items: LibraryItem[]): void {
+  metrics.addMetric('ImagesStored', 'Count', items.length);
+  metrics.addMetric('ImageBytesStored', 'Bytes', items.reduce((sum, item) => sum + item.size, 0));
 }
 
-const newPlan = (apiKeyId: string, images: StoredImage[]): CommitPlan => ({ apiKeyId, anonymousUserId: newGuid(), token: newSecretId(), createdAt: Date.now(), images });
-
-const resultOf = (plan: CommitPlan): IngestResult => ({
-  items: plan.images.map((image) => image.item),
-  productBuilderUrl: builderUrl(plan.token),
-  anonymousUserId: plan.anonymousUserId,
+const resultOf = (ingest: { anonymousUserId: string; token: string }, images: StoredImage[]): IngestResult => ({
+  items: images.map((image) => image.item),
+  productBuilderUrl: builderUrl(ingest.token),
+  anonymousUserId: ingest.anonymousUserId,
 });
 
 /**
@@ -298,12 +336,13 @@ export async function ingestImages(
   options: IngestOptions = {},
 ): Promise<IngestResult> {
   const maxBytes = options.maxBytes ?? config.uploadMaxBytes;
-  const { settled, count, listError } = await settleBounded(sources, options.concurrency ?? 4, config.libraryMaxItems, (source) => storeImage(source, maxBytes));
+  const ingest = newIngest(owner.apiKeyId);
+  const { settled, count, listError } = await settleBounded(sources, options.concurrency ?? 4, config.libraryMaxItems, (source) => storeImage(source, maxBytes, ingest));
   const images = settled.flatMap(({ outcome }) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   const rejected = settled.flatMap(({ index, outcome }) => (outcome.status === 'rejected' ? [{ index, reason: outcome.reason as unknown }] : []));
   const internal = rejected.find(({ reason }) => !(reason instanceof ApiError));
   if (listError !== undefined || rejected.length > 0 || count === 0) {
-    await removeObjects(images);
+    await rollBack(objectsOf(ingest), intentOf(ingest));
     if (internal) throw internal.reason;
     if (listError !== undefined) throw listError;
     if (count === 0) throw badRequest('NoImages', 'The request carries no image.');
@@ -311,21 +350,22 @@ export async function ingestImages(
     throw failedItemsError(failures, count);
   }
 
-  const plan = newPlan(owner.apiKeyId, images);
   try {
-    await writeCommit(plan);
+    await writeCommit(ingest, images);
   } catch (error) {
     // The owner record goes first: without it the items are uncommitted even if a later delete fails.
-    await removeAll([() => library.deleteAnonymousUser(plan.anonymousUserId)]);
-    await removeAll([
-      ...images.map((image) => () => library.deleteItem(image.item.itemGuid)),
-      () => library.deleteBuilderLink(plan.token),
-      ...images.map((image) => () => library.deleteImageObject(image.objectKey)),
-    ]);
+    await rollBack(
+      [() => library.deleteAnonymousUser(ingest.anonymousUserId)],
+      [...images.map((image) => () => library.deleteItem(image.item.itemGuid)), () => library.deleteBuilderLink(ingest.token)],
+      objectsOf(ingest),
+      intentOf(ingest),
+    );
     throw error;
   }
-  recordMetrics(images);
-  return resultOf(plan);
+  // The intent stays until it expires: deleting it would cost every push a round trip, and the sweeper
+  // finds this request committed.
+  recordMetrics(images.map((image) => image.item));
+  return resultOf(ingest, images);
 }
 
 // ---- Large-file upload ----
@@ -348,7 +388,8 @@ export async function createUpload(apiKeyId: string): Promise<UploadTicket> {
   const expirySeconds = config.uploadExpirySeconds;
   const expiresAt = Date.now() + expirySeconds * 1000;
   const post = await library.presignUpload(objectKey, maxBytes, expirySeconds);
-  await library.putUpload({ itemGuid, apiKeyId, objectKey, expiresAt });
+  // The pending upload is this request's intent: once it expires, an upload never committed is swept.
+  await library.putUpload({ itemGuid, apiKeyId, anonymousUserId: newGuid(), objectKey, expiresAt }, expiresAt + SWEEP_AFTER_MS);
   return { itemGuid, url: post.url, fields: post.fields, maxBytes, expiresAt };
 }
 
@@ -376,11 +417,11 @@ async function verifyUploadedObject(objectKey: string, maxBytes: number): Promis
 }
 
 async function finishUpload(upload: library.PendingUpload, result: library.UploadResult): Promise<IngestResult> {
-  const image: StoredImage = { item: result.item, objectKey: library.libraryObjectKey(result.item.itemGuid) };
-  const plan: CommitPlan = { apiKeyId: upload.apiKeyId, anonymousUserId: result.anonymousUserId, token: result.token, createdAt: result.createdAt, images: [image] };
-  await writeCommit(plan);
+  const ingest = { apiKeyId: upload.apiKeyId, anonymousUserId: upload.anonymousUserId, token: result.token, createdAt: result.createdAt };
+  const images: StoredImage[] = [{ item: result.item, objectKey: library.libraryObjectKey(upload.anonymousUserId, result.item.itemGuid) }];
+  await writeCommit(ingest, images);
   await library.deleteImageObject(upload.objectKey);
-  return resultOf(plan);
+  return resultOf(ingest, images);
 }
 
 /**
@@ -401,14 +442,13 @@ export async function completeUpload(apiKeyId: string, itemGuid: string): Promis
   try {
     verified = await verifyUploadedObject(upload.objectKey, config.uploadMaxBytes);
     // The library copy is made before the decision; a call that dies here leaves the same key for the retry.
-    await library.copyObject(upload.objectKey, library.libraryObjectKey(itemGuid), verified.etag);
+    await library.copyObject(upload.objectKey, library.libraryObjectKey(upload.anonymousUserId, itemGuid), verified.etag);
   } catch (error) {
     await library.releaseUpload(itemGuid, now).catch((release: unknown) => logger.warn('could not release upload claim', { itemGuid, reason: String(release) }));
     throw error;
   }
   const result: library.UploadResult = {
     item: { itemGuid, mimeType: verified.mimeType, size: verified.size, md5: verified.md5 },
-    anonymousUserId: newGuid(),
     token: newSecretId(),
     createdAt: now,
   };
@@ -416,6 +456,6 @@ export async function completeUpload(apiKeyId: string, itemGuid: string): Promis
     throw conflict('UploadInProgress', `Upload ${itemGuid} was taken over by another request; retry to read its outcome.`);
   }
   const ingested = await finishUpload(upload, result);
-  recordMetrics([{ item: result.item, objectKey: library.libraryObjectKey(itemGuid) }]);
+  recordMetrics([result.item]);
   return ingested;
 }

@@ -1,17 +1,19 @@
 /**
- * The one place that reads and writes the image library: item records, anonymous users, builder links and
- * pending large-file uploads in the single table; image bytes in the bucket.
+ * The one place that reads and writes the image library: item records, anonymous users, builder links,
+ * ingest intents and pending large-file uploads in the single table; image bytes in the bucket.
  *
  * Without transactions, a request's records are written in an order whose last write is the commit:
- * objects, then the items and the builder link (one BatchWriteItem), then the anonymous user that owns
- * them. An item whose owner record does not exist is uncommitted and reads as missing (see
- * getCommittedItems), so a request that dies half way never exposes half its images; its builder link
- * names only such items, and its token has not been handed out.
+ * the ingest intent, objects (under `library/<anonymousUserId>/`), then the items and the builder link
+ * (one BatchWriteItem), then the anonymous user that owns them. An item whose owner record does not exist
+ * is uncommitted and reads as missing (see getCommittedItems), so a request that dies half way never
+ * exposes half its images; its builder link names only such items, and its token has not been handed out.
+ * What such a request leaves behind is swept once its intent (or its pending upload) expires: the TTL
+ * deletion reaches the sweeper through the table's stream (services/library-sweep-service.ts).
  */
 import { Readable } from 'node:stream';
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, NoSuchKey } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey } from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPost } from '@aws-sdk/s3-presigned-post';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { s3 } from '../shared/clients/s3.ts';
@@ -45,9 +47,22 @@ export interface BuilderLink {
   createdAt: number;
 }
 
+/**
+ * Written before a push or pull stores its first object; expires (TTL) when the request is long over. If
+ * its anonymous user was never written by then, the sweeper removes what the request left behind.
+ */
+export interface IngestIntent {
+  anonymousUserId: string;
+  apiKeyId: string;
+  token: string;
+  createdAt: number;
+}
+
 export interface PendingUpload {
   itemGuid: string;
   apiKeyId: string;
+  /** The anonymous user the completed upload will belong to; its library objects go under its prefix. */
+  anonymousUserId: string;
   objectKey: string;
   expiresAt: number;
   /** Set while one complete call verifies the object; a stale claim (the call died) may be taken over. */
@@ -58,7 +73,6 @@ export interface PendingUpload {
 
 export interface UploadResult {
   item: LibraryItem;
-  anonymousUserId: string;
   token: string;
   createdAt: number;
 }
@@ -67,8 +81,11 @@ const itemKey = (itemGuid: string) => ({ PK: `LIBITEM#${itemGuid}`, SK: 'LIBITEM
 const anonymousUserKey = (id: string) => ({ PK: `ANONUSER#${id}`, SK: 'ANONUSER' });
 const builderLinkKey = (token: string) => ({ PK: `BUILDER#${token}`, SK: 'BUILDER' });
 const uploadKey = (itemGuid: string) => ({ PK: `UPLOAD#${itemGuid}`, SK: 'UPLOAD' });
+const intentKey = (anonymousUserId: string) => ({ PK: `INGEST#${anonymousUserId}`, SK: 'INGEST' });
 
-export const libraryObjectKey = (itemGuid: string) => `library/${itemGuid}`;
+/** Every object of one request under one prefix: the sweeper finds them by listing it. */
+const libraryObjectPrefix = (anonymousUserId: string) => `library/${anonymousUserId}/`;
+export const libraryObjectKey = (anonymousUserId: string, itemGuid: string) => `${libraryObjectPrefix(anonymousUserId)}${itemGuid}`;
 export const uploadObjectKey = (itemGuid: string) => `uploads/${itemGuid}`;
 
 function strip<T>(item: Record<string, unknown>): T {
@@ -133,10 +150,17 @@ async function batchGet(keys: { PK: string; SK: string }[]): Promise<Record<stri
 export const putItemsAndBuilderLink = (items: StoredItem[], link: BuilderLink) =>
   putRecords([...items.map((item) => toRecord(itemKey(item.itemGuid), 'LibraryItem', item)), toRecord(builderLinkKey(link.token), 'BuilderLink', link)]);
 export const deleteItem = (itemGuid: string) => deleteRecord(itemKey(itemGuid));
+export const putIngestIntent = (intent: IngestIntent, sweepAt: number) => putRecord(intentKey(intent.anonymousUserId), 'IngestIntent', intent, sweepAt);
+export const deleteIngestIntent = (anonymousUserId: string) => deleteRecord(intentKey(anonymousUserId));
 export const putAnonymousUser = (user: AnonymousUser) => putRecord(anonymousUserKey(user.anonymousUserId), 'AnonymousUser', user);
 export const deleteAnonymousUser = (id: string) => deleteRecord(anonymousUserKey(id));
 export const putBuilderLink = (link: BuilderLink) => putRecord(builderLinkKey(link.token), 'BuilderLink', link);
 export const deleteBuilderLink = (token: string) => deleteRecord(builderLinkKey(token));
+
+export async function anonymousUserExists(anonymousUserId: string): Promise<boolean> {
+  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: anonymousUserKey(anonymousUserId), ConsistentRead: true, ProjectionExpression: 'PK' }));
+  return result.Item !== undefined;
+}
 
 export async function getBuilderLink(token: string): Promise<BuilderLink | undefined> {
   const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: builderLinkKey(token), ConsistentRead: true }));
@@ -153,7 +177,7 @@ export async function getCommittedItems(itemGuids: string[]): Promise<StoredItem
 
 // ---- Pending large-file uploads ----
 
-export const putUpload = (upload: PendingUpload) => putRecord(uploadKey(upload.itemGuid), 'PendingUpload', upload, upload.expiresAt);
+export const putUpload = (upload: PendingUpload, sweepAt: number) => putRecord(uploadKey(upload.itemGuid), 'PendingUpload', upload, sweepAt);
 
 export async function getUpload(itemGuid: string): Promise<PendingUpload | undefined> {
   const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: uploadKey(itemGuid), ConsistentRead: true }));
@@ -221,6 +245,19 @@ export async function putImageObject(objectKey: string, body: Readable, contentT
 
 export async function deleteImageObject(objectKey: string): Promise<void> {
   await s3.send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: objectKey }));
+}
+
+/** The item guids of one request's objects: as many as the request stored (LIBRARY_MAX_ITEMS at most). */
+export async function listLibraryObjects(anonymousUserId: string): Promise<string[]> {
+  const prefix = libraryObjectPrefix(anonymousUserId);
+  const itemGuids: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: prefix, ContinuationToken: token }));
+    for (const object of page.Contents ?? []) itemGuids.push((object.Key ?? '').slice(prefix.length));
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return itemGuids;
 }
 
 export interface ObjectHead {

@@ -4,7 +4,7 @@
  * bus for domain events. Customer data is retained when the stack is deleted.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Construct } from 'constructs';
@@ -32,6 +32,8 @@ export class Data extends Construct {
       partitionKey: string(tableSchema.partitionKey),
       sortKey: string(tableSchema.sortKey),
       timeToLiveAttribute: tableSchema.timeToLiveAttribute,
+      // TTL deletions of ingest intents and pending uploads reach the library sweeper through the stream.
+      stream: StreamViewType.OLD_IMAGE,
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,

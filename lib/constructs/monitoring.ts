@@ -29,6 +29,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { Endpoint } from './api.ts';
+import type { LibrarySweeper } from './library-sweeper.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME, type EndpointFunction } from './endpoint-function.ts';
 
 /** Business metrics the handlers emit (`metrics.addMetric(...)`), in the order the dashboard shows them. */
@@ -44,6 +45,7 @@ export interface MonitoringProps {
   accessLogs: ILogGroup;
   endpoints: Endpoint[];
   authorizer: EndpointFunction;
+  librarySweeper: LibrarySweeper;
   table: Table;
   bucket: IBucket;
   alarmEmail: string;
@@ -69,7 +71,8 @@ export class Monitoring extends Construct {
       new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service: SERVICE_NAME }, statistic: 'Sum', period: FIVE_MINUTES, label: name });
     const labelled = (endpoint: EndpointFunction, metric: Metric) => metric.with({ label: endpoint.handlerName });
     const perEndpoint = (metric: (fn: EndpointFunction['function']) => Metric) => endpoints.map(({ endpoint }) => labelled(endpoint, metric(endpoint.function)));
-    const allFunctions = [...endpoints.map(({ endpoint }) => endpoint), props.authorizer];
+    const sweeper = props.librarySweeper;
+    const allFunctions = [...endpoints.map(({ endpoint }) => endpoint), props.authorizer, sweeper.endpoint];
 
     new MetricFilter(this, 'GatewayRefusals', {
       logGroup: props.accessLogs,
@@ -133,11 +136,21 @@ export class Monitoring extends Construct {
         1,
         isAuthorizer
           ? 'The authorizer was throttled: requests are failing with 500 before reaching any endpoint.'
-          : `${endpoint.handlerName}: invocations that crashed, timed out or were throttled (answered 4xx/5xx are not counted here).`,
+          : endpoint === sweeper.endpoint
+            ? 'The library sweeper failed on a batch of expired intents; the stream retries it (see its log group).'
+            : `${endpoint.handlerName}: invocations that crashed, timed out or were throttled (answered 4xx/5xx are not counted here).`,
         1,
         1,
       );
     }
+    alarm(
+      'library-sweeper-dead-letters',
+      sweeper.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+      1,
+      `Expired library intents the sweeper gave up on after its retries: each message names a stream batch (queue ${sweeper.deadLetters.queueName}). README, Operations: re-run the sweep for it.`,
+      1,
+      1,
+    );
     alarm(
       'table-throttles',
       new MathExpression({
@@ -260,6 +273,20 @@ export class Monitoring extends Construct {
           }),
         ],
         ...third,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Library sweeper: uncommitted requests and items removed',
+        left: ['LibraryLeftoversSwept', 'LibraryItemsSwept'].map(business),
+        right: [sweeper.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'dead letters' })],
+        ...wide,
+      }),
+      new GraphWidget({
+        title: 'Library sweeper: stream iterator age (ms) and errors',
+        left: [sweeper.endpoint.function.metric('IteratorAge', { statistic: 'Maximum', period: FIVE_MINUTES, label: 'iterator age max' })],
+        right: [sweeper.endpoint.function.metricErrors({ period: FIVE_MINUTES, label: 'errors' })],
+        ...wide,
       }),
     );
     this.dashboard.addWidgets(

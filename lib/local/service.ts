@@ -10,6 +10,7 @@ import { binaryMediaTypes, routes } from '../../functions/routes.ts';
 import { createApiGatewayFront, type ApiGatewayFrontOptions, type ProxyHandler, type RequestAuthorizer } from './api-gateway.ts';
 import { ensureTableAndBucket, LOCAL_AWS_ENV, publishEndpoints, startLocalStorage, withdrawEndpoints, type LocalStorage } from './storage.ts';
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
+import { ttlStandIn, type TtlRun } from './ttl.ts';
 
 export interface LocalServiceOptions {
   /** 0 picks a free port. */
@@ -29,13 +30,21 @@ export interface LocalServiceOptions {
   env?: Record<string, string>;
   /** Hook for the front (throttling). */
   beforeRoute?: ApiGatewayFrontOptions['beforeRoute'];
+  /** How often the DynamoDB TTL stand-in runs (`expireTtl` on a timer); 0 or omitted: only when called. */
+  ttlIntervalMs?: number;
 }
+
 
 export interface LocalService {
   url: string;
   storage: LocalStorage;
   keys: LocalSigningKeys;
   dataDir: string;
+  /**
+   * DynamoDB's TTL process and the sweeper's stream mapping, run once: deletes the items expired at `nowMs`
+   * (default: now) and hands their stream records, filtered as in AWS, to the library sweeper.
+   */
+  expireTtl(nowMs?: number): Promise<TtlRun>;
   close(): Promise<void>;
 }
 
@@ -84,6 +93,16 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   };
   const { handler: authorizer } = (await import('../../functions/handlers/authorizer.ts')) as { handler: RequestAuthorizer };
 
+  const ttl = ttlStandIn(storage, process.env.TABLE_NAME as string);
+  const expireTtl = (nowMs?: number) => ttl.run(nowMs);
+  let ttlRunning: Promise<unknown> = Promise.resolve();
+  const ttlTimer =
+    options.ttlIntervalMs && options.ttlIntervalMs > 0
+      ? setInterval(() => {
+          ttlRunning = expireTtl().catch((error: unknown) => process.stderr.write(`TTL stand-in: ${String(error)}\n`));
+        }, options.ttlIntervalMs).unref()
+      : undefined;
+
   const server = createApiGatewayFront({ routes, loadHandler, authorizer, binaryMediaTypes, maxBodyBytes: MAX_REQUEST_BYTES, beforeRoute: options.beforeRoute });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
@@ -98,7 +117,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     storage,
     keys,
     dataDir,
+    expireTtl,
     async close() {
+      clearInterval(ttlTimer);
+      await ttlRunning;
+      ttl.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await storage.close();

@@ -31,6 +31,9 @@ const clientOptions = (endpoint: string) => ({
   credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
 });
 
+/** A client of the local DynamoDB of its own, for what stands in for AWS itself (the TTL process), not the service. */
+export const localDynamoClient = (storage: Pick<LocalStorage, 'dynamoEndpoint'>) => new DynamoDBClient(clientOptions(storage.dynamoEndpoint));
+
 function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -62,7 +65,7 @@ export async function startLocalStorage(options: { dataDir?: string; dynamoPort?
 
 /** Creates the single table (from functions/store/table.ts) and the bucket when they are missing. */
 export async function ensureTableAndBucket(storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>, tableName: string, bucketName: string): Promise<void> {
-  const dynamo = new DynamoDBClient(clientOptions(storage.dynamoEndpoint));
+  const dynamo = localDynamoClient(storage);
   try {
     await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
   } catch (error) {
@@ -88,7 +91,7 @@ export async function ensureTableAndBucket(storage: Pick<LocalStorage, 'dynamoEn
       }),
     );
     await dynamo.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: table.timeToLiveAttribute, Enabled: true } })).catch(() => {
-      // dynalite does not implement TTL; reads treat expired items as missing anyway.
+      // dynalite does not implement TTL: lib/local/ttl.ts stands in for it, and reads treat expired items as missing anyway.
     });
   } finally {
     dynamo.destroy();

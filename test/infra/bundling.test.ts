@@ -30,8 +30,8 @@ beforeAll(() => {
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('function bundles', () => {
-  it('builds one bundle per route and one for the authorizer', () => {
-    expect([...assets.keys()].sort()).toEqual([...routes.map((route) => route.handler), 'authorizer'].sort());
+  it('builds one bundle per route, one for the authorizer and one for the library sweeper', () => {
+    expect([...assets.keys()].sort()).toEqual([...routes.map((route) => route.handler), 'authorizer', 'sweep-library-leftovers'].sort());
   });
 
   it('are minified ESM with the createRequire banner, the AWS SDK inside and a linked source map', () => {

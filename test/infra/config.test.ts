@@ -67,9 +67,11 @@ describe('stack shape from configuration', () => {
     for (const response of ofType('AWS::ApiGateway::GatewayResponse')) {
       expect(response.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe("'https://shop.example.org'");
     }
-    for (const fn of ofType('AWS::Lambda::Function')) {
-      if (fn.Properties.FunctionName !== 'photo-commerce-qa-authorizer') expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe('https://shop.example.org');
-    }
+    // Every function that answers HTTP requests; the authorizer and the stream-fed sweeper answer none.
+    const routeFunctions = new Set(routes.map((route) => `photo-commerce-qa-${route.handler}`));
+    const answering = ofType('AWS::Lambda::Function').filter((fn) => routeFunctions.has(fn.Properties.FunctionName));
+    expect(answering).toHaveLength(routes.length);
+    for (const fn of answering) expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe('https://shop.example.org');
   });
 
   it('names everything after the stage and subscribes the alarm e-mail', () => {

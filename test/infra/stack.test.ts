@@ -16,6 +16,7 @@ import type { IConstruct } from 'constructs';
 import { binaryMediaTypes, routes, type Route } from '../../functions/routes.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
 import { uploadObjectKey } from '../../functions/store/library-store.ts';
+import { SWEPT_RECORD_TYPES } from '../../functions/contracts/library-sweep.ts';
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-runtime.ts';
 import { nagViolations, synthServiceStack } from './stack.ts';
@@ -53,6 +54,8 @@ function statementsOf(role: IConstruct): { Action: string | string[]; Resource: 
     .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
 }
 const actionsOf = (role: IConstruct): string[] => statementsOf(role).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+
+const dashboardBody = () => JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody);
 
 const TABLE_WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 
@@ -275,8 +278,6 @@ describe('API stage and gateway responses', () => {
 });
 
 describe('monitoring', () => {
-  const dashboardBody = () => JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody);
-
   it('shows every business metric the handlers emit, per-endpoint figures, cold starts and storage', () => {
     const emitted = new Set<string>();
     const handlersDir = new URL('../../functions/', import.meta.url);
@@ -310,6 +311,45 @@ describe('monitoring', () => {
     expect(rate).toMatchObject({ MetricName: '5XXError', Statistic: 'Average', Threshold: 0.01 });
     const latency = alarms.find((a) => a.AlarmName.endsWith('api-p99-latency'));
     expect(latency).toMatchObject({ MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: 2500 });
+  });
+});
+
+describe('library sweeper', () => {
+  it('reads the table stream: old images, TTL deletions of intents and pending uploads only, failures retried then dead-lettered', () => {
+    expect(resources[logicalId(stack.data.table)].Properties.StreamSpecification).toEqual({ StreamViewType: 'OLD_IMAGE' });
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
+    expect(mappings).toHaveLength(1);
+    const mapping = mappings[0];
+    expect(mapping.FunctionName).toEqual(ref(stack.librarySweeper.endpoint.function));
+    expect(mapping.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.data.table), 'StreamArn'] });
+    expect(mapping).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRetryAttempts: 5, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    expect(mapping.DestinationConfig.OnFailure.Destination).toEqual(arnOf(stack.librarySweeper.deadLetters));
+    expect(JSON.parse(mapping.FilterCriteria.Filters[0].Pattern)).toEqual({
+      eventName: ['REMOVE'],
+      userIdentity: { type: ['Service'], principalId: ['dynamodb.amazonaws.com'] },
+      dynamodb: { OldImage: { Type: { S: [...SWEPT_RECORD_TYPES] } } },
+    });
+  });
+
+  it('may read and delete, never write, and deletes only library and staging objects', () => {
+    const statements = statementsOf(stack.librarySweeper.endpoint.role);
+    const actions = statements.flatMap((statement) => [statement.Action].flat());
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(actions.filter((action) => action.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:ListBucket']);
+    const bucket = arnOf(stack.data.bucket);
+    const deletes = statements.find((statement) => [statement.Action].flat().includes('s3:DeleteObject'));
+    expect(deletes?.Resource).toEqual([{ 'Fn::Join': ['', [bucket, '/library/*']] }, { 'Fn::Join': ['', [bucket, '/uploads/*']] }]);
+    const lists = statements.find((statement) => [statement.Action].flat().includes('s3:ListBucket'));
+    expect(lists).toMatchObject({ Resource: bucket, Condition: { StringLike: { 's3:prefix': ['library/*'] } } });
+    const streamReads = statements.find((statement) => [statement.Action].flat().includes('dynamodb:GetRecords'));
+    expect(streamReads?.Resource).toEqual({ 'Fn::GetAtt': [logicalId(stack.data.table), 'StreamArn'] });
+  });
+
+  it('alarms on dead letters and on its own failures, and shows what it swept', () => {
+    const names = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties.AlarmName);
+    expect(names).toEqual(expect.arrayContaining(['photo-commerce-dev-library-sweeper-dead-letters', 'photo-commerce-dev-sweep-library-leftovers-failures']));
+    const body = dashboardBody();
+    for (const text of ['LibraryLeftoversSwept', 'LibraryItemsSwept', 'IteratorAge', 'ApproximateNumberOfMessagesVisible']) expect(body).toContain(text);
   });
 });
 

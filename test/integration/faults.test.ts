@@ -275,6 +275,12 @@ describe('library writes failing half-way', () => {
     expect((await pushOne()).status).toBe(200);
   });
 
+  it('leaves no object when S3 stored the image but its answer was lost', async () => {
+    const fault = s3Fault({ command: 'PutObjectCommand', kind: 'lost-response' });
+    await expectRetryableAndNothingStored(() => pushOne());
+    expect(fault.injected).toBeGreaterThan(0);
+  });
+
   it('leaves no orphaned object when the item write fails after the upload', async () => {
     dynamoFault({ command: (name) => isWrite(name), kind: 'timeout' });
     await expectRetryableAndNothingStored(() => pushOne());

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { pngOfSize, tinyPng } from '../support/multipart.ts';
-import { snapshotStore, storeDiff, listObjectKeys, type StoreSnapshot } from '../support/store-snapshot.ts';
+import { libraryObjectKeyOf, snapshotStore, storeDiff, listObjectKeys, type StoreSnapshot } from '../support/store-snapshot.ts';
 import type { PullPolicy, ResolvedAddress } from '../../functions/library/safe-fetch.ts';
 import type { ApiError } from '../../functions/shared/errors.ts';
 
@@ -101,7 +101,7 @@ describe('pull over HTTP from a loopback image server (PULL_ALLOW_LOOPBACK=true)
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ LibraryItem: itemOf(png, 'image/png'), ProductBuilderUrl: expect.stringMatching(BUILDER_URL) });
     const objects = await listObjectKeys(service.storage);
-    expect(objects.get(`library/${response.body.LibraryItem.ItemGuid}`)).toMatch(new RegExp(`^${png.length}:`));
+    expect(objects.get((await libraryObjectKeyOf(service.storage, response.body.LibraryItem.ItemGuid))!)).toMatch(new RegExp(`^${png.length}:`));
   });
 
   it('sniffs the type from the bytes, not the Content-Type, and follows a redirect', async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startTestService, type TestService } from '../support/service.ts';
 import { gif, jpeg, png, pngOfSize } from '../support/images.ts';
-import { snapshotStore, storeDiff } from '../support/store-snapshot.ts';
+import { libraryObjectKeyOf, snapshotStore, storeDiff } from '../support/store-snapshot.ts';
 import { injectFault } from '../support/faults.ts';
 import { LOCAL_AWS_ENV } from '../../lib/local/storage.ts';
 
@@ -76,7 +76,7 @@ describe('POST /library/push', () => {
     expect(body.LibraryItem).toMatchObject({ FileMimeType: 'image/png', FileSize: image.length, FileMd5: md5(image) });
     expect(body.LibraryItem.ItemGuid).toMatch(/^[0-9a-f]{32}$/);
     expect(body.ProductBuilderUrl).toMatch(new RegExp(`^${CHECKOUT_URL}/builder/[0-9a-f]{32}$`));
-    expect(await storedBytes(`library/${body.LibraryItem.ItemGuid}`)).toEqual(image);
+    expect(await storedBytes((await libraryObjectKeyOf(service.storage, body.LibraryItem.ItemGuid))!)).toEqual(image);
   });
 
   it('hashes the bytes itself when the ETag S3 answers is no MD5 (a KMS-encrypted bucket)', async () => {
@@ -364,7 +364,7 @@ describe('large-file upload', () => {
     const first = await post(`/library/upload/${hyphenate(ticket.ItemGuid)}/complete`, Buffer.alloc(0));
     expect(first.status).toBe(200);
     expect(first.body.LibraryItem).toEqual({ ItemGuid: ticket.ItemGuid, FileMimeType: 'image/png', FileSize: image.length, FileMd5: md5(image) });
-    expect(await storedBytes(`library/${ticket.ItemGuid}`)).toEqual(image);
+    expect(await storedBytes((await libraryObjectKeyOf(service.storage, ticket.ItemGuid))!)).toEqual(image);
 
     const again = await post(`/library/upload/${ticket.ItemGuid}/complete`, Buffer.alloc(0));
     expect(again).toEqual(first);

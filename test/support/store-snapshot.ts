@@ -43,6 +43,12 @@ export async function listObjectKeys(storage: Pick<LocalStorage, 'dynamoEndpoint
   return objects;
 }
 
+/** The object key of an item's image, `library/<anonymous user>/<item guid>`; undefined when it is not stored. */
+export async function libraryObjectKeyOf(storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>, itemGuid: string): Promise<string | undefined> {
+  const pattern = new RegExp(`^library/[0-9a-f]{32}/${itemGuid}$`);
+  return [...(await listObjectKeys(storage)).keys()].find((key) => pattern.test(key));
+}
+
 export async function snapshotStore(service: { storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'> }, tableName = process.env.TABLE_NAME ?? 'photo-commerce'): Promise<StoreSnapshot> {
   const { dynamo } = readersFor(service.storage);
   const items = new Map<string, Record<string, AttributeValue>>();

@@ -1,0 +1,34 @@
+/**
+ * The records whose expiry the library sweeper acts on, as the table stream hands them over (the old image
+ * of a TTL deletion, unmarshalled). Only the fields the sweep needs are read; others pass.
+ */
+import * as z from 'zod/mini';
+import type { Leftover } from '../services/library-sweep-service.ts';
+
+/** The record types whose expiry the sweeper acts on (library-store writes them). */
+export const SWEPT_RECORD_TYPES = ['IngestIntent', 'PendingUpload'] as const;
+
+/**
+ * The stream records the sweeper is given, as a Lambda event filter pattern: DynamoDB's own TTL deletions
+ * (its service identity; a delete by the service or a person carries none) of the swept record types. The
+ * CDK stack sets it on the event source mapping; the local TTL stand-in applies the same pattern.
+ */
+export const SWEEPER_STREAM_FILTER = {
+  eventName: ['REMOVE'],
+  userIdentity: { type: ['Service'], principalId: ['dynamodb.amazonaws.com'] },
+  dynamodb: { OldImage: { Type: { S: [...SWEPT_RECORD_TYPES] } } },
+};
+
+const Id = z.string().check(z.regex(/^[0-9a-f]{32}$/));
+
+export const SweptRecord = z.discriminatedUnion('Type', [
+  z.looseObject({ Type: z.literal('IngestIntent'), anonymousUserId: Id, token: z.string() }),
+  z.looseObject({ Type: z.literal('PendingUpload'), anonymousUserId: Id, objectKey: z.string(), result: z.optional(z.looseObject({ token: z.string() })) }),
+]);
+
+export type SweptRecord = z.infer<typeof SweptRecord>;
+
+export const toLeftover = (record: SweptRecord): Leftover =>
+  record.Type === 'IngestIntent'
+    ? { anonymousUserId: record.anonymousUserId, token: record.token }
+    : { anonymousUserId: record.anonymousUserId, stagingKey: record.objectKey, ...(record.result ? { token: record.result.token } : {}) };

@@ -1,0 +1,43 @@
+/**
+ * Table stream consumer: when DynamoDB's TTL deletes an expired ingest intent or pending upload, removes
+ * what that request left uncommitted (services/library-sweep-service.ts). Records are handled in stream
+ * order; the first failure is reported (ReportBatchItemFailures), so Lambda retries from it and nothing
+ * after it is skipped. In AWS the event source mapping passes only TTL deletions of those record types;
+ * the same checks run here, so any other record is ignored.
+ */
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import * as z from 'zod/mini';
+import { SweptRecord, toLeftover } from '../contracts/library-sweep.ts';
+import { sweepLeftover } from '../services/library-sweep-service.ts';
+import { logger, metrics } from '../shared/powertools.ts';
+
+/** DynamoDB's own TTL deletions carry this identity; a delete by the service or a person does not. */
+export const isTtlDeletion = (record: DynamoDBRecord): boolean =>
+  record.eventName === 'REMOVE' && record.userIdentity?.type === 'Service' && record.userIdentity?.principalId === 'dynamodb.amazonaws.com';
+
+export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
+  if (context) logger.addContext(context);
+  try {
+    for (const record of event.Records) {
+      if (!isTtlDeletion(record)) continue;
+      const parsed = z.safeParse(SweptRecord, unmarshall((record.dynamodb?.OldImage ?? {}) as Record<string, AttributeValue>));
+      if (!parsed.success) continue;
+      try {
+        const outcome = await sweepLeftover(toLeftover(parsed.data));
+        if (!outcome.committed) {
+          logger.info('swept an uncommitted library request', { type: parsed.data.Type, anonymousUserId: parsed.data.anonymousUserId, itemsRemoved: outcome.itemsRemoved });
+          metrics.addMetric('LibraryLeftoversSwept', 'Count', 1);
+          metrics.addMetric('LibraryItemsSwept', 'Count', outcome.itemsRemoved);
+        }
+      } catch (error) {
+        logger.error('library sweep failed; the stream retries from this record', { type: parsed.data.Type, anonymousUserId: parsed.data.anonymousUserId, error: error as Error });
+        return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+      }
+    }
+    return { batchItemFailures: [] };
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * Removes what a push, pull or large-file upload left behind when it never reached its commit (the
+ * process died, or a rollback delete failed): its item records, builder link and objects. Called when the
+ * request's intent (or pending upload) expires, an hour after it began, so the request is long over.
+ */
+import * as library from '../store/library-store.ts';
+
+export interface Leftover {
+  anonymousUserId: string;
+  /** The builder link token, when the request had chosen one. */
+  token?: string;
+  /** A large-file upload's staging object. */
+  stagingKey?: string;
+}
+
+export interface SweepOutcome {
+  /** The request committed: its images are in the library and nothing is removed. */
+  committed: boolean;
+  /** Library objects (and their item records) removed. */
+  itemsRemoved: number;
+}
+
+export async function sweepLeftover(leftover: Leftover): Promise<SweepOutcome> {
+  const { anonymousUserId, token, stagingKey } = leftover;
+  if (await library.anonymousUserExists(anonymousUserId)) return { committed: true, itemsRemoved: 0 };
+  const itemGuids = await library.listLibraryObjects(anonymousUserId);
+  // Records before objects: an item record exists only while its object does, so a sweep that fails half
+  // way (and is retried from the stream) finds the rest by listing again.
+  await Promise.all([...itemGuids.map((itemGuid) => library.deleteItem(itemGuid)), ...(token !== undefined ? [library.deleteBuilderLink(token)] : [])]);
+  await Promise.all([
+    ...itemGuids.map((itemGuid) => library.deleteImageObject(library.libraryObjectKey(anonymousUserId, itemGuid))),
+    ...(stagingKey !== undefined ? [library.deleteImageObject(stagingKey)] : []),
+  ]);
+  return { committed: false, itemsRemoved: itemGuids.length };
+}

@@ -1,0 +1,154 @@
+/**
+ * What a push, pull or large-file upload leaves behind when it never commits (its process died, or its
+ * rollback failed as well) is swept once its intent expires: DynamoDB's TTL deletes the intent and the
+ * table stream hands the deletion to the sweeper. Locally `service.expireTtl(now)` is that TTL process and
+ * stream mapping (lib/local/ttl.ts), run at a chosen clock. Committed requests keep everything.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { startTestService, type TestService } from '../support/service.ts';
+import { injectFault, type FaultHandle, type FaultRule } from '../support/faults.ts';
+import { libraryObjectKeyOf, snapshotStore, storeDiff, type StoreSnapshot } from '../support/store-snapshot.ts';
+import { multipartBody, pngOfSize, tinyPng } from '../support/multipart.ts';
+
+let service: TestService;
+let clients: typeof import('../../functions/shared/clients/dynamodb.ts') & typeof import('../../functions/shared/clients/s3.ts');
+let libraryKey: string;
+let sweepAfterMs: number;
+const installed: FaultHandle[] = [];
+
+beforeAll(async () => {
+  service = await startTestService({ env: { UPLOAD_MAX_BYTES: String(1024 * 1024) } });
+  clients = { ...(await import('../../functions/shared/clients/dynamodb.ts')), ...(await import('../../functions/shared/clients/s3.ts')) };
+  libraryKey = await service.apiKey('sweep-library', 'library');
+  // Service modules load after the service has set the environment their clients read.
+  sweepAfterMs = (await import('../../functions/services/library-service.ts')).SWEEP_AFTER_MS;
+});
+afterEach(() => {
+  for (const handle of installed.splice(0)) handle.remove();
+});
+afterAll(() => service?.close());
+
+const fault = (client: 'dynamo' | 's3', rule: FaultRule) => {
+  installed.push(injectFault(client === 'dynamo' ? clients.dynamoDbClient : clients.s3, rule));
+};
+const removeFaults = () => installed.splice(0).forEach((handle) => handle.remove());
+/** The owner record is the commit point: failing its PutItem (every SDK attempt) fails the commit. */
+const ownerPut = (name: string, input: Record<string, unknown>) => name === 'PutItemCommand' && (input.Item as { Type?: { S?: string } } | undefined)?.Type?.S === 'AnonymousUser';
+/** A clock past every intent written so far: SWEEP_AFTER_MS (an hour) and a margin. */
+const afterSweepDelay = (extraMs = 0) => Date.now() + sweepAfterMs + 60_000 + extraMs;
+/** Changes to library data only: API keys are created by the harness between snapshots. */
+const libraryChanges = async (before: StoreSnapshot) => storeDiff(before, await snapshotStore(service), (key) => key.startsWith('APIKEY'));
+/** What kind of record or object each change is: `item added: LIBITEM#<guid>|LIBITEM` is `added LIBITEM`, `object added: library/<a>/<b>` is `added library`. */
+const kindsOf = (changes: string[]) => changes.map((change) => /^\w+ (\w+): ([^#/|]+)/.exec(change)?.slice(1).join(' ')).sort();
+const count = (changes: string[], kind: string) => kindsOf(changes).filter((found) => found === kind).length;
+
+const push = (count: number) => {
+  const { body, contentType } = multipartBody(Array.from({ length: count }, (_, index) => ({ name: 'image', filename: `${index}.png`, contentType: 'image/png', data: tinyPng() })));
+  return service.request('POST', count === 1 ? '/library/push' : '/library/multi/push', { apiKey: libraryKey, body, headers: { 'Content-Type': contentType } });
+};
+/** A push whose commit and then its rollback fail: it leaves what a push killed just before its commit leaves. */
+async function abandonedPush(count: number): Promise<void> {
+  fault('dynamo', { command: ownerPut, kind: 'timeout' });
+  fault('dynamo', { command: 'DeleteItemCommand', kind: 'timeout' });
+  const response = await push(count);
+  removeFaults();
+  expect(response.status).toBe(503);
+}
+const builderFor = (itemGuid: string) => service.request('POST', `/library/${itemGuid}/builder`, { apiKey: libraryKey });
+
+describe('committed requests', () => {
+  it('keep their items, objects and builder link when their intent expires; only the intent goes', async () => {
+    expect(await service.expireTtl(afterSweepDelay())).toMatchObject({ retrying: 0 });
+    const pushed = await push(2);
+    expect(pushed.status).toBe(200);
+    const before = await snapshotStore(service);
+    expect([...before.items.keys()].filter((key) => key.startsWith('INGEST#'))).toHaveLength(1);
+
+    expect(await service.expireTtl()).toEqual({ expired: 0, swept: 0, retrying: 0 });
+    expect(await service.expireTtl(afterSweepDelay())).toEqual({ expired: 1, swept: 1, retrying: 0 });
+    expect(kindsOf(await libraryChanges(before))).toEqual(['removed INGEST']);
+    for (const item of pushed.body.LibraryItems as { ItemGuid: string }[]) {
+      expect((await builderFor(item.ItemGuid)).status).toBe(200);
+      expect(await libraryObjectKeyOf(service.storage, item.ItemGuid)).toBeDefined();
+    }
+  });
+});
+
+describe('requests that never committed', () => {
+  it('a multi push whose commit and rollback both failed: invisible at once, gone once its intent expires', async () => {
+    const before = await snapshotStore(service);
+    await abandonedPush(3);
+
+    const leftovers = await libraryChanges(before);
+    expect(kindsOf(leftovers)).toEqual(['added BUILDER', 'added INGEST', ...Array(3).fill('added LIBITEM'), ...Array(3).fill('added library')]);
+    const itemGuid = /LIBITEM#([0-9a-f]{32})/.exec(leftovers.join('\n'))?.[1] as string;
+    expect((await builderFor(itemGuid)).status).toBe(404);
+
+    expect(await service.expireTtl(afterSweepDelay())).toEqual({ expired: 1, swept: 1, retrying: 0 });
+    expect(await libraryChanges(before)).toEqual([]);
+  });
+
+  it('a push whose object deletes failed in the rollback: the objects go once its intent expires', async () => {
+    const images = pngOfSize(64 * 1024);
+    const before = await snapshotStore(service);
+    fault('dynamo', { command: ownerPut, kind: 'timeout' });
+    fault('s3', { command: 'DeleteObjectCommand', kind: 's3-internal' });
+    const { body, contentType } = multipartBody([{ name: 'image', filename: 'big.png', contentType: 'image/png', data: images }]);
+    expect((await service.request('POST', '/library/push', { apiKey: libraryKey, body, headers: { 'Content-Type': contentType } })).status).toBe(503);
+    removeFaults();
+    // The rollback removed the owner and the records, then stopped at the objects.
+    expect(kindsOf(await libraryChanges(before))).toEqual(['added INGEST', 'added library']);
+
+    await service.expireTtl(afterSweepDelay());
+    expect(await libraryChanges(before)).toEqual([]);
+  });
+
+  it('a large-file upload whose completion died after copying and recording: gone once its pending upload expires', async () => {
+    const before = await snapshotStore(service);
+    const ticket = (await service.request('POST', '/library/upload', { apiKey: libraryKey })).body as { ItemGuid: string; Upload: { Url: string; Fields: Record<string, string> } };
+    const form = new FormData();
+    for (const [name, value] of Object.entries(ticket.Upload.Fields)) form.append(name, value);
+    form.append('file', new Blob([pngOfSize(300 * 1024)]), 'big.png');
+    expect((await fetch(ticket.Upload.Url, { method: 'POST', body: form })).status).toBeLessThan(300);
+    fault('dynamo', { command: ownerPut, kind: 'timeout' });
+    expect((await service.request('POST', `/library/upload/${ticket.ItemGuid}/complete`, { apiKey: libraryKey })).status).toBe(503);
+    removeFaults();
+    // The outcome was recorded on the pending upload, so a retry would finish; none comes.
+    expect(kindsOf(await libraryChanges(before))).toEqual(['added BUILDER', 'added LIBITEM', 'added UPLOAD', 'added library', 'added uploads']);
+
+    // The pending upload lives until its presigned POST expires (UPLOAD_EXPIRY_SECONDS), then SWEEP_AFTER_MS.
+    expect(await service.expireTtl(afterSweepDelay())).toMatchObject({ expired: 0 });
+    expect(await service.expireTtl(afterSweepDelay(900_000))).toEqual({ expired: 1, swept: 1, retrying: 0 });
+    expect(await libraryChanges(before)).toEqual([]);
+  });
+
+  it('is handed to the sweeper again on the next run when the sweeper fails, as the stream retries a failed record', async () => {
+    const before = await snapshotStore(service);
+    await abandonedPush(1);
+
+    fault('s3', { command: 'ListObjectsV2Command', kind: 's3-internal' });
+    expect(await service.expireTtl(afterSweepDelay())).toEqual({ expired: 0, swept: 0, retrying: 1 });
+    removeFaults();
+    expect(count(await libraryChanges(before), 'added INGEST')).toBe(1);
+    expect(await service.expireTtl(afterSweepDelay())).toEqual({ expired: 1, swept: 1, retrying: 0 });
+    expect(await libraryChanges(before)).toEqual([]);
+  });
+});
+
+describe('the sweeper handler', () => {
+  it('acts on TTL deletions only: a delete by anyone else of an intent removes nothing', async () => {
+    const before = await snapshotStore(service);
+    await abandonedPush(1);
+    const intent = [...(await snapshotStore(service)).items.entries()].find(([key]) => key.startsWith('INGEST#') && !before.items.has(key));
+    expect(intent).toBeDefined();
+    const { handler } = await import('../../functions/handlers/sweep-library-leftovers.ts');
+    const removedByPerson: DynamoDBRecord = { eventName: 'REMOVE', userIdentity: undefined, dynamodb: { OldImage: intent![1] as never, SequenceNumber: '1' } };
+    expect(await handler({ Records: [removedByPerson, { ...removedByPerson, eventName: 'MODIFY', userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } }] })).toEqual({ batchItemFailures: [] });
+    expect(count(await libraryChanges(before), 'added LIBITEM')).toBe(1);
+
+    // Once its TTL does delete it, the request's leftovers go.
+    await service.expireTtl(afterSweepDelay());
+    expect(await libraryChanges(before)).toEqual([]);
+  });
+});
