@@ -17,9 +17,11 @@
  * | checkout completion claim        | conditional PutItem / GetItem PK=USER#<user> SK=BASKETORDER#<basketGuid> |
  * | API keys by name (CLI)           | Query GSI1 GSI1PK=APIKEYS                                 |
  * | library item (builder URLs)      | BatchGetItem PK=LIBITEM#<itemGuid> SK=LIBITEM, then the owners PK=ANONUSER#<id> SK=ANONUSER (no owner = uncommitted) |
+ * | push / pull intent               | PutItem PK=INGEST#<anonymous user> SK=INGEST (TTL: its expiry feeds the sweeper) |
  * | push / pull / upload commit      | BatchWriteItem items + PK=BUILDER#<token> SK=BUILDER, then PutItem PK=ANONUSER#<id> (the commit point) |
+ * | sweep of an expired intent       | GetItem PK=ANONUSER#<id>; if missing, DeleteItem of its items and builder link |
  * | builder URL token (builder site) | GetItem PK=BUILDER#<token> SK=BUILDER                     |
- * | pending large-file upload        | PutItem / conditional UpdateItem / GetItem PK=UPLOAD#<itemGuid> SK=UPLOAD (TTL) |
+ * | pending large-file upload        | PutItem / conditional UpdateItem / GetItem PK=UPLOAD#<itemGuid> SK=UPLOAD (TTL, feeds the sweeper) |
  * | Idempotency-Key record (POSTs)   | conditional PutItem / GetItem PK=IDEMPOTENCY#<sha256> SK=IDEMPOTENCY |
  */
 export const table = {
