@@ -401,7 +401,7 @@ function possibleLines(basket: ModelBasket): Lines[] {
 export async function audit(models: ClientModel[], fixture: Fixture, target: Target): Promise<AuditResult> {
   const stats = newStats();
   const problems: string[] = [];
-  const figures = { baskets: 0, basketsUncertain: 0, lines: 0, orders: 0, completionsResolved: 0, items: 0, pushesUncertain: 0, leftoversSwept: 0, s3Objects: 0, strayObjects: 0 };
+  const figures = { baskets: 0, basketsUncertain: 0, lines: 0, orders: 0, completionsResolved: 0, items: 0, pushesUncertain: 0, intentsExpired: 0, s3Objects: 0, strayObjects: 0 };
   const price = new Map(fixture.projects.map((project) => [project.guid, project.priceMinor]));
   const internal = { 'X-SERVICE-API-Key': fixture.internalKey, 'Content-Type': 'application/json' };
 
@@ -491,7 +491,7 @@ export async function audit(models: ClientModel[], fixture: Fixture, target: Tar
       return { stdout: error.stdout ?? '' };
     },
   );
-  figures.leftoversSwept = Number(/^swept\t(\d+)$/m.exec(expired.stdout)?.[1] ?? 0);
+  figures.intentsExpired = Number(/^swept\t(\d+)$/m.exec(expired.stdout)?.[1] ?? 0);
   const stored = await snapshotStore({ storage: JSON.parse(readFileSync(join(fixture.dataDir, 'local-endpoints.json'), 'utf8')) as { s3Endpoint: string; dynamoEndpoint: string } });
   for (const key of stored.objects.keys()) {
     figures.s3Objects++;
