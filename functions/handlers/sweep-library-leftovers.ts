@@ -23,7 +23,11 @@ export async function handler(event: DynamoDBStreamEvent, context?: Context): Pr
     for (const record of event.Records) {
       if (!isTtlDeletion(record)) continue;
       const parsed = z.safeParse(SweptRecord, unmarshall((record.dynamodb?.OldImage ?? {}) as Record<string, AttributeValue>));
-      if (!parsed.success) continue;
+      if (!parsed.success) {
+        // Only the filter's record types arrive in AWS; one that does not parse is a bug to see, not to retry.
+        logger.warn('expired record is not an ingest intent or pending upload; ignored', { keys: record.dynamodb?.Keys, issues: parsed.error.issues.length });
+        continue;
+      }
       try {
         const outcome = await sweepLeftover(toLeftover(parsed.data));
         if (!outcome.committed) {
