@@ -372,6 +372,11 @@ export async function ingestImages(
 
 /** How long a complete call may hold an upload before another call may take it over (Lambda's timeout is shorter). */
 const CLAIM_STALE_MS = 60 * 1000;
+/**
+ * How long after its presigned POST expired a decided upload may still be finished: half the sweep delay,
+ * so a call that starts in time ends (29 s at most) long before the sweeper may look at the upload.
+ */
+const FINISH_WITHIN_MS = SWEEP_AFTER_MS / 2;
 
 export interface UploadTicket {
   itemGuid: string;
@@ -429,11 +434,14 @@ async function finishUpload(upload: library.PendingUpload, result: library.Uploa
  * the outcome is recorded on the upload first, and a repeated call finishes the same writes and answers
  * the same. A refused object (not an image, too large) is deleted; the presigned upload may be used again.
  */
-export async function completeUpload(apiKeyId: string, itemGuid: string): Promise<IngestResult> {
-  const now = Date.now();
+export async function completeUpload(apiKeyId: string, itemGuid: string, now = Date.now()): Promise<IngestResult> {
   const upload = await library.getUpload(itemGuid);
   if (!upload || upload.apiKeyId !== apiKeyId) throw uploadNotFound(itemGuid);
-  if (upload.result) return finishUpload(upload, upload.result);
+  // A decided upload is finished (or answered again) only while the sweeper cannot be at work on it.
+  if (upload.result) {
+    if (now >= upload.expiresAt + FINISH_WITHIN_MS) throw uploadNotFound(itemGuid);
+    return finishUpload(upload, upload.result);
+  }
   if (upload.expiresAt <= now) throw uploadNotFound(itemGuid);
   if (!(await library.claimUpload(itemGuid, now, now - CLAIM_STALE_MS))) {
     throw conflict('UploadInProgress', `Upload ${itemGuid} is being completed by another request; retry in a moment.`);

@@ -55,6 +55,19 @@ async function abandonedPush(count: number): Promise<void> {
   removeFaults();
   expect(response.status).toBe(503);
 }
+/** A large-file upload whose completion recorded its outcome, copied the object, then failed at the commit. */
+async function failedUpload(): Promise<{ ItemGuid: string }> {
+  const ticket = (await service.request('POST', '/library/upload', { apiKey: libraryKey })).body as { ItemGuid: string; Upload: { Url: string; Fields: Record<string, string> } };
+  const form = new FormData();
+  for (const [name, value] of Object.entries(ticket.Upload.Fields)) form.append(name, value);
+  form.append('file', new Blob([pngOfSize(300 * 1024)]), 'big.png');
+  expect((await fetch(ticket.Upload.Url, { method: 'POST', body: form })).status).toBeLessThan(300);
+  fault('dynamo', { command: ownerPut, kind: 'timeout' });
+  const response = await service.request('POST', `/library/upload/${ticket.ItemGuid}/complete`, { apiKey: libraryKey });
+  removeFaults();
+  expect(response.status).toBe(503);
+  return ticket;
+}
 const builderFor = (itemGuid: string) => service.request('POST', `/library/${itemGuid}/builder`, { apiKey: libraryKey });
 
 describe('committed requests', () => {
@@ -72,6 +85,16 @@ describe('committed requests', () => {
       expect((await builderFor(item.ItemGuid)).status).toBe(200);
       expect(await libraryObjectKeyOf(service.storage, item.ItemGuid)).toBeDefined();
     }
+  });
+
+  it('a large-file upload finished by a retry after a failed completion keeps everything but its pending record', async () => {
+    const ticket = await failedUpload();
+    const retried = await service.request('POST', `/library/upload/${ticket.ItemGuid}/complete`, { apiKey: libraryKey });
+    expect(retried.status).toBe(200);
+    const before = await snapshotStore(service);
+    await service.expireTtl(afterSweepDelay(900_000));
+    expect(kindsOf(await libraryChanges(before))).toEqual(['removed UPLOAD']);
+    expect((await builderFor(ticket.ItemGuid)).status).toBe(200);
   });
 });
 
@@ -106,15 +129,14 @@ describe('requests that never committed', () => {
 
   it('a large-file upload whose completion died after copying and recording: gone once its pending upload expires', async () => {
     const before = await snapshotStore(service);
-    const ticket = (await service.request('POST', '/library/upload', { apiKey: libraryKey })).body as { ItemGuid: string; Upload: { Url: string; Fields: Record<string, string> } };
-    const form = new FormData();
-    for (const [name, value] of Object.entries(ticket.Upload.Fields)) form.append(name, value);
-    form.append('file', new Blob([pngOfSize(300 * 1024)]), 'big.png');
-    expect((await fetch(ticket.Upload.Url, { method: 'POST', body: form })).status).toBeLessThan(300);
-    fault('dynamo', { command: ownerPut, kind: 'timeout' });
-    expect((await service.request('POST', `/library/upload/${ticket.ItemGuid}/complete`, { apiKey: libraryKey })).status).toBe(503);
-    removeFaults();
-    // The outcome was recorded on the pending upload, so a retry would finish; none comes.
+    const ticket = await failedUpload();
+    // The outcome was recorded on the pending upload, so a retry would finish; none comes in time: half an
+    // hour after the presigned POST expired (900 s here) it is refused, so no commit can race the sweeper.
+    expect(kindsOf(await libraryChanges(before))).toEqual(['added BUILDER', 'added LIBITEM', 'added UPLOAD', 'added library', 'added uploads']);
+    const { completeUpload } = await import('../../functions/services/library-service.ts');
+    const { findApiKey } = await import('../../functions/store/api-key-store.ts');
+    const keyId = (await findApiKey(libraryKey))!.keyId;
+    await expect(completeUpload(keyId, ticket.ItemGuid, Date.now() + 900_000 + sweepAfterMs / 2 + 60_000)).rejects.toMatchObject({ status: 404, code: 'UploadNotFound' });
     expect(kindsOf(await libraryChanges(before))).toEqual(['added BUILDER', 'added LIBITEM', 'added UPLOAD', 'added library', 'added uploads']);
 
     // The pending upload lives until its presigned POST expires (UPLOAD_EXPIRY_SECONDS), then SWEEP_AFTER_MS.
