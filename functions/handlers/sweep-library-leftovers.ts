@@ -17,8 +17,8 @@ import { logger, metrics } from '../shared/powertools.ts';
 export const isTtlDeletion = (record: DynamoDBRecord): boolean =>
   record.eventName === 'REMOVE' && record.userIdentity?.type === 'Service' && record.userIdentity?.principalId === 'dynamodb.amazonaws.com';
 
-export async function handler(event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> {
-  if (context) logger.addContext(context);
+export async function handler(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
+  logger.addContext(context);
   try {
     for (const record of event.Records) {
       if (!isTtlDeletion(record)) continue;

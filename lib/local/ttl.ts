@@ -8,9 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, DeleteItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { SWEEPER_STREAM_FILTER } from '../../functions/contracts/library-sweep.ts';
 import { table } from '../../functions/store/table.ts';
+import { lambdaContext } from './api-gateway.ts';
 import { localDynamoClient, type LocalStorage } from './storage.ts';
 
 export interface TtlRun {
@@ -41,8 +42,10 @@ export function ttlStandIn(storage: Pick<LocalStorage, 'dynamoEndpoint'>, tableN
       const forSweeper = expired.filter(({ record }) => matchesFilter(SWEEPER_STREAM_FILTER, record));
       let failedFrom = forSweeper.length;
       if (forSweeper.length > 0) {
-        const { handler: sweeper } = (await import('../../functions/handlers/sweep-library-leftovers.ts')) as { handler: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> };
-        const failed = (await sweeper({ Records: forSweeper.map(({ record }) => record) })).batchItemFailures[0];
+        const { handler: sweeper } = (await import('../../functions/handlers/sweep-library-leftovers.ts')) as {
+          handler: (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
+        };
+        const failed = (await sweeper({ Records: forSweeper.map(({ record }) => record) }, lambdaContext('sweep-library-leftovers', 60_000))).batchItemFailures[0];
         if (failed) failedFrom = forSweeper.findIndex(({ record }) => record.dynamodb?.SequenceNumber === failed.itemIdentifier);
       }
       const kept = new Set(forSweeper.slice(failedFrom));

@@ -165,8 +165,11 @@ describe('the sweeper handler', () => {
     const intent = [...(await snapshotStore(service)).items.entries()].find(([key]) => key.startsWith('INGEST#') && !before.items.has(key));
     expect(intent).toBeDefined();
     const { handler } = await import('../../functions/handlers/sweep-library-leftovers.ts');
+    const { lambdaContext } = await import('../../lib/local/api-gateway.ts');
     const removedByPerson: DynamoDBRecord = { eventName: 'REMOVE', userIdentity: undefined, dynamodb: { OldImage: intent![1] as never, SequenceNumber: '1' } };
-    expect(await handler({ Records: [removedByPerson, { ...removedByPerson, eventName: 'MODIFY', userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } }] })).toEqual({ batchItemFailures: [] });
+    expect(await handler({ Records: [removedByPerson, { ...removedByPerson, eventName: 'MODIFY', userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } }] }, lambdaContext('sweep-library-leftovers'))).toEqual({
+      batchItemFailures: [],
+    });
     expect(count(await libraryChanges(before), 'added LIBITEM')).toBe(1);
 
     // Once its TTL does delete it, the request's leftovers go.
