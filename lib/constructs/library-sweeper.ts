@@ -37,8 +37,9 @@ export class LibrarySweeper extends Construct {
       timeout: Duration.minutes(1),
       logRetention: props.logRetention,
     });
-    // GetItem of the owner, DeleteItem of items and links.
-    this.endpoint.grantTable(props.table, 'readwrite');
+    // GetItem of the owner, DeleteItem of items and builder links: it never writes.
+    this.endpoint.grantTable(props.table, 'read');
+    this.endpoint.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:DeleteItem'], resources: [props.table.tableArn] }));
     this.endpoint.function.addEnvironment('BUCKET_NAME', props.bucket.bucketName);
     this.endpoint.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects('library/*'), props.bucket.arnForObjects('uploads/*')] }));
     this.endpoint.role.addToPrincipalPolicy(
@@ -69,16 +70,16 @@ export class LibrarySweeper extends Construct {
       id: 'AwsSolutions-SQS3',
       reason: 'This queue is the dead-letter destination of the sweeper\'s stream mapping; a dead-letter queue of its own would only move the same records once more.',
     });
-    const tableArn = `<${Stack.of(this).getLogicalId(props.table.node.defaultChild as CfnElement)}.Arn>`;
+    const arnOf = (resource: ITable | IBucket) => `<${Stack.of(this).getLogicalId(resource.node.defaultChild as CfnElement)}.Arn>`;
     Validations.of(this.endpoint.role).acknowledge(
       { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray PutTraceSegments/PutTelemetryRecords and dynamodb:ListStreams do not support resource-level permissions; AWS documents Resource "*" for them.' },
-      { id: `AwsSolutions-IAM5[Resource::${tableArn}/stream/*]`, reason: 'The stream ARN carries a creation timestamp that is known only after deployment; the grant is the one table\'s streams.' },
+      { id: `AwsSolutions-IAM5[Resource::${arnOf(props.table)}/stream/*]`, reason: 'The stream ARN carries a creation timestamp that is known only after deployment; the grant is the one table\'s streams.' },
       {
-        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(props.bucket.node.defaultChild as CfnElement)}.Arn>/library/*]`,
+        id: `AwsSolutions-IAM5[Resource::${arnOf(props.bucket)}/library/*]`,
         reason: 'Library objects are keyed by generated guids (library/<anonymous user>/<item>); the sweeper deletes those of uncommitted requests only.',
       },
       {
-        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(props.bucket.node.defaultChild as CfnElement)}.Arn>/uploads/*]`,
+        id: `AwsSolutions-IAM5[Resource::${arnOf(props.bucket)}/uploads/*]`,
         reason: 'Staging objects of presigned uploads are keyed by generated item guids (uploads/<item>).',
       },
     );

@@ -34,7 +34,6 @@ export interface LocalServiceOptions {
   ttlIntervalMs?: number;
 }
 
-
 export interface LocalService {
   url: string;
   storage: LocalStorage;

@@ -46,7 +46,8 @@ export function ttlStandIn(storage: Pick<LocalStorage, 'dynamoEndpoint'>, tableN
           handler: (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
         };
         const failed = (await sweeper({ Records: forSweeper.map(({ record }) => record) }, lambdaContext('sweep-library-leftovers', 60_000))).batchItemFailures[0];
-        if (failed) failedFrom = forSweeper.findIndex(({ record }) => record.dynamodb?.SequenceNumber === failed.itemIdentifier);
+        // A failure names the record to retry from; one it does not name is the whole batch.
+        if (failed) failedFrom = Math.max(0, forSweeper.findIndex(({ record }) => record.dynamodb?.SequenceNumber === failed.itemIdentifier));
       }
       const kept = new Set(forSweeper.slice(failedFrom));
       let deleted = 0;
