@@ -216,10 +216,20 @@ function bodyArb(route: Route): fc.Arbitrary<string | Uint8Array | undefined> {
   );
 }
 
-/** The pull routes fetch URLs: a generated request must never name a host beyond loopback. */
+/**
+ * The pull routes fetch URLs: a generated request must never name a host beyond loopback. Every `://`
+ * (JSON's `\/` and `\u002f` escapes decoded first) must be followed by a loopback host. Found with
+ * `indexOf`, not a regular expression: a scheme pattern backtracks quadratically over the megabyte-long
+ * letter strings some bodies carry, and the run hung there.
+ */
 const loopbackOnly = (body: string | Uint8Array | undefined): boolean => {
-  const text = typeof body === 'string' ? body : body ? Buffer.from(body).toString('latin1') : '';
-  return [...text.matchAll(/[a-z][a-z0-9+.-]*:\/\/+([^/"\\?#\s]*)/gi)].every((match) => /^(127\.0\.0\.1|\[::1\])(:\d+)?$/.test(match[1] ?? ''));
+  const raw = typeof body === 'string' ? body : body ? Buffer.from(body).toString('latin1') : '';
+  const text = raw.replaceAll('\\/', '/').replace(/\\u002f/gi, '/');
+  for (let at = text.indexOf('://'); at !== -1; at = text.indexOf('://', at + 3)) {
+    const host = /^\/*([^/"\\?#\s]*)/.exec(text.slice(at + 3, at + 3 + 300))?.[1] ?? '';
+    if (!/^(127\.0\.0\.1|\[::1\])(:\d+)?$/.test(host)) return false;
+  }
+  return true;
 };
 
 /** Checks one answer and that a refusal changed nothing; returns a description of what is wrong, if anything. */
