@@ -44,3 +44,20 @@ export const MoneyIn = (max: number) =>
     ),
     z.transform((amount: number) => toMinorUnits(amount) as number),
   );
+
+/**
+ * `?limit=&cursor=` of a paginated list. `limit` 1..maxLimit (default `defaultLimit`); `cursor` is the
+ * `NextCursor` of the page before, opaque to clients.
+ */
+export const PageQuery = (defaultLimit: number, maxLimit = 200) => ({
+  limit: z.optional(
+    z.pipe(
+      z.string().check(z.regex(/^[1-9]\d{0,3}$/, `must be an integer from 1 to ${maxLimit}`), z.refine((text) => Number(text) <= maxLimit, `must be an integer from 1 to ${maxLimit}`)),
+      z.transform(Number),
+    ),
+  ).check(z.meta({ description: `Items per page, 1 to ${maxLimit} (default ${defaultLimit})` })),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(1024), z.meta({ description: 'NextCursor of the previous page' }))),
+});
+
+/** `NextCursor` of a paginated answer: present only when more items follow. */
+export const NextCursorOut = z.optional(z.string().check(z.meta({ description: 'Pass as ?cursor= for the next page; absent on the last page' })));

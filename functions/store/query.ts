@@ -1,6 +1,12 @@
-/** Reads every page of one Query. Callers key it so that its pages are bounded by their own result. */
+/**
+ * Query helpers. Every Query is keyed on one partition, so its cost is bounded by the result it reads.
+ * `queryPage` reads one page and hands out a cursor that can only continue the same listing: it holds
+ * the last key read, and is refused (400 InvalidCursor) unless its partition is the caller's own and its
+ * sort key lies in the listing's range, so a tampered or foreign cursor reads nothing it should not.
+ */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
+import { badRequest } from '../shared/errors.ts';
 
 export async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
@@ -11,4 +17,55 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
     startKey = result.LastEvaluatedKey;
   } while (startKey);
   return items;
+}
+
+/** The listing a page belongs to: the table's keys, one partition, a sort-key prefix. */
+export interface PageRange {
+  partitionKey: string;
+  partitionValue: string;
+  sortKey: string;
+  sortKeyPrefix: string;
+}
+
+export interface Page {
+  items: Record<string, unknown>[];
+  /** Present only when more items follow this page. */
+  nextCursor?: string;
+}
+
+const invalidCursor = () => badRequest('InvalidCursor', 'cursor: not a cursor this listing handed out; start again without it.');
+
+/** A cursor for the page after the item with this key (base64url of its two key attributes). */
+export function encodeCursor(range: PageRange, item: Record<string, unknown>): string {
+  const key = [item[range.partitionKey], item[range.sortKey]];
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+/** The ExclusiveStartKey of a cursor, checked against the listing; a 400 for anything else. */
+export function decodeCursor(range: PageRange, cursor: string): Record<string, string> {
+  let key: unknown;
+  try {
+    if (!/^[A-Za-z0-9_-]{1,1024}$/.test(cursor)) throw invalidCursor();
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  if (!Array.isArray(key) || key.length !== 2) throw invalidCursor();
+  const [partition, sort] = key as unknown[];
+  if (partition !== range.partitionValue || typeof sort !== 'string' || !sort.startsWith(range.sortKeyPrefix)) throw invalidCursor();
+  return { [range.partitionKey]: partition, [range.sortKey]: sort };
+}
+
+/**
+ * One Query of at most `limit + 1` items: the extra one only tells whether another page exists, so
+ * `nextCursor` is present exactly when more items follow. `input` names the key condition; the range
+ * must describe the same partition and prefix, with `:pk` and `:prefix` bound by the caller.
+ */
+export async function queryPage(input: QueryCommandInput, range: PageRange, page: { limit: number; cursor?: string | undefined }): Promise<Page> {
+  const startKey = page.cursor === undefined ? undefined : decodeCursor(range, page.cursor);
+  const result = await dynamo.send(new QueryCommand({ ...input, Limit: page.limit + 1, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+  const items = result.Items ?? [];
+  if (items.length <= page.limit) return { items };
+  const shown = items.slice(0, page.limit);
+  return { items: shown, nextCursor: encodeCursor(range, shown[shown.length - 1] as Record<string, unknown>) };
 }
