@@ -21,6 +21,13 @@ function intEnv(name: string, fallback: number): number {
   return parsed;
 }
 
+function listEnv(name: string): string[] {
+  return (env(name) ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
 export const config = {
   get tableName() {
     return requiredEnv('TABLE_NAME');
@@ -84,8 +91,17 @@ export const config = {
   get jwtIssuer() {
     return requiredEnv('JWT_ISSUER');
   },
-  get jwtAudience() {
-    return env('JWT_AUDIENCE');
+  /** Accepted `aud` values (comma-separated). With JWT_CLIENT_IDS empty too, every token is refused. */
+  get jwtAudiences(): string[] {
+    return listEnv('JWT_AUDIENCE');
+  },
+  /** Cognito app client ids whose access tokens (`token_use` access, no `aud`) are accepted (comma-separated). */
+  get jwtClientIds(): string[] {
+    return listEnv('JWT_CLIENT_IDS');
+  },
+  /** Oldest accepted token, by its `iat`; 0 turns the check off (and `iat` is then optional). */
+  get jwtMaxAgeSeconds() {
+    return intEnv('JWT_MAX_AGE_SECONDS', 86_400);
   },
   /** Remote JWKS (Cognito, any OIDC provider). */
   get jwtJwksUrl() {
@@ -97,9 +113,8 @@ export const config = {
   },
   /** Browser origins allowed to call the API (comma-separated, exact `scheme://host[:port]`, or `*`); none by default. */
   get corsAllowedOrigins(): string[] {
-    return (env('CORS_ALLOWED_ORIGINS') ?? '')
-      .split(',')
-      .map((origin) => origin.trim().replace(/\/+$/, ''))
+    return listEnv('CORS_ALLOWED_ORIGINS')
+      .map((origin) => origin.replace(/\/+$/, ''))
       .filter((origin) => origin !== '');
   },
 };
