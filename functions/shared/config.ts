@@ -21,12 +21,14 @@ function intEnv(name: string, fallback: number): number {
   return parsed;
 }
 
-function listEnv(name: string): string[] {
-  return (env(name) ?? '')
+function listEnvText(text: string): string[] {
+  return text
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
 }
+
+const listEnv = (name: string): string[] => listEnvText(env(name) ?? '');
 
 export const config = {
   get tableName() {
@@ -45,6 +47,19 @@ export const config = {
   /** Pull (fetch by URL): loopback image servers are refused unless this is `true` (local development, tests). */
   get pullAllowLoopback() {
     return env('PULL_ALLOW_LOOPBACK') === 'true';
+  },
+  /**
+   * Pull: the ports a public address may be fetched on (comma-separated, or `any`). Loopback, when
+   * PULL_ALLOW_LOOPBACK allows it, takes any port: test and development image servers listen on random ones.
+   */
+  get pullAllowedPorts(): readonly number[] | 'any' {
+    const text = env('PULL_ALLOWED_PORTS') ?? '80,443';
+    if (text.trim().toLowerCase() === 'any') return 'any';
+    const ports = listEnvText(text).map(Number);
+    if (ports.length === 0 || !ports.every((port) => Number.isInteger(port) && port >= 1 && port <= 65_535)) {
+      throw new Error('environment variable PULL_ALLOWED_PORTS must be port numbers (1-65535), comma-separated, or any');
+    }
+    return ports;
   },
   /** Pull: the whole fetch of one URL (connect, redirects, body) must finish within this. */
   get pullTimeoutMs() {
