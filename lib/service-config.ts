@@ -2,7 +2,8 @@
  * Deployment configuration of the CDK stack. Each setting comes from CDK context (`-c name=value` or
  * cdk.json), else from the environment variable beside it, else from a default that lets `cdk synth` run
  * offline on a clean clone. The defaults are placeholders where a real deployment needs its own value;
- * `placeholders` names those so the stack can warn about them.
+ * `placeholders` names those so the stack can warn about them. Settings that would weaken the service
+ * (no token audience, keys over plain http) fail the synth instead.
  */
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
@@ -13,8 +14,13 @@ export interface ServiceConfig {
   /** Base URL of the checkout and product builder site (CHECKOUT_URL of the functions). */
   checkoutUrl: string;
   jwtIssuer: string;
-  /** Empty: tokens are not checked for an audience. */
+  /** Accepted `aud` values, comma-separated; empty only when jwtClientIds is set. */
   jwtAudience: string;
+  /** Cognito app clients whose access tokens (no `aud`) are accepted, comma-separated. */
+  jwtClientIds: string;
+  /** Oldest accepted token by its `iat`; 0: no limit. */
+  jwtMaxAgeSeconds: number;
+  /** https only: the keys decide every identity. */
   jwtJwksUrl: string;
   /** Empty: the alarm topic has no subscription (subscribe later in the console). */
   alarmEmail: string;
@@ -47,7 +53,9 @@ const settings = {
   stage: { context: 'stage', env: 'STAGE', fallback: 'dev' },
   checkoutUrl: { context: 'checkoutUrl', env: 'CHECKOUT_URL', fallback: 'https://checkout.example.com', placeholder: true },
   jwtIssuer: { context: 'jwtIssuer', env: 'JWT_ISSUER', fallback: 'https://issuer.example.com/', placeholder: true },
-  jwtAudience: { context: 'jwtAudience', env: 'JWT_AUDIENCE', fallback: '' },
+  jwtAudience: { context: 'jwtAudience', env: 'JWT_AUDIENCE', fallback: 'photo-commerce-api', placeholder: true },
+  jwtClientIds: { context: 'jwtClientIds', env: 'JWT_CLIENT_IDS', fallback: '' },
+  jwtMaxAgeSeconds: { context: 'jwtMaxAgeSeconds', env: 'JWT_MAX_AGE_SECONDS', fallback: '86400' },
   jwtJwksUrl: { context: 'jwtJwksUrl', env: 'JWT_JWKS_URL', fallback: 'https://issuer.example.com/.well-known/jwks.json', placeholder: true },
   alarmEmail: { context: 'alarmEmail', env: 'ALARM_EMAIL', fallback: '' },
   corsAllowedOrigins: { context: 'corsAllowedOrigins', env: 'CORS_ALLOWED_ORIGINS', fallback: '' },
@@ -68,12 +76,17 @@ export const configSettings: Readonly<Record<Name, Setting>> = settings;
 
 export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const placeholders: string[] = [];
-  const raw = (name: Name): string => {
+  /** The value set in context or environment, if any. */
+  const given = (name: Name): string | undefined => {
     const setting: Setting = settings[name];
     const fromContext = node.tryGetContext(setting.context) as unknown;
     if (fromContext !== undefined && fromContext !== null) return String(fromContext).trim();
-    const fromEnv = environment[setting.env]?.trim();
-    if (fromEnv) return fromEnv;
+    return environment[setting.env]?.trim() || undefined;
+  };
+  const raw = (name: Name): string => {
+    const value = given(name);
+    if (value !== undefined) return value;
+    const setting: Setting = settings[name];
     if (setting.placeholder) placeholders.push(`${setting.context} (${setting.env})`);
     return setting.fallback;
   };
@@ -84,11 +97,22 @@ export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = p
     }
     return value;
   };
-  const url = (name: Name): string => {
+  const url = (name: Name, httpsOnly = false): string => {
     const value = raw(name);
     if (value === '') return value;
-    if (!/^https?:\/\/[^\s/]+/.test(value)) throw new Error(`${settings[name].context} (${settings[name].env}) must be an http(s) URL, got ${value}`);
+    const pattern = httpsOnly ? /^https:\/\/[^\s/]+/ : /^https?:\/\/[^\s/]+/;
+    if (!pattern.test(value)) throw new Error(`${settings[name].context} (${settings[name].env}) must be an ${httpsOnly ? 'https' : 'http(s)'} URL, got ${value}`);
     return value;
+  };
+  /**
+   * A token must name this API: an audience, or for Cognito access tokens (no `aud`) an app client id.
+   * Without client ids the audience is a placeholder like the issuer; set empty, with no client ids, it fails.
+   */
+  const audience = (clientIds: string): string => {
+    const value = given('jwtAudience');
+    if (value === undefined && clientIds !== '') return '';
+    if (value === '' && clientIds === '') throw new Error('jwtAudience (JWT_AUDIENCE) or jwtClientIds (JWT_CLIENT_IDS) must be set: tokens must be meant for this API');
+    return raw('jwtAudience');
   };
 
   const retention = (): RetentionDays => {
@@ -103,12 +127,19 @@ export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = p
   const alarmEmail = raw('alarmEmail');
   if (alarmEmail !== '' && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) throw new Error(`alarmEmail (ALARM_EMAIL) is not an e-mail address: ${alarmEmail}`);
 
+  const jwtClientIds = raw('jwtClientIds')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '')
+    .join(',');
   const config: ServiceConfig = {
     stage,
     checkoutUrl: url('checkoutUrl').replace(/\/+$/, ''),
     jwtIssuer: url('jwtIssuer'),
-    jwtAudience: raw('jwtAudience'),
-    jwtJwksUrl: url('jwtJwksUrl'),
+    jwtAudience: audience(jwtClientIds),
+    jwtClientIds,
+    jwtMaxAgeSeconds: number('jwtMaxAgeSeconds', 0, 30 * 86_400),
+    jwtJwksUrl: url('jwtJwksUrl', true),
     alarmEmail,
     corsAllowedOrigins: raw('corsAllowedOrigins')
       .split(',')

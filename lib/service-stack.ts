@@ -38,6 +38,8 @@ export class ServiceStack extends Stack {
       table: this.data.table,
       jwtIssuer: config.jwtIssuer,
       jwtAudience: config.jwtAudience,
+      jwtClientIds: config.jwtClientIds,
+      jwtMaxAgeSeconds: config.jwtMaxAgeSeconds,
       jwtJwksUrl: config.jwtJwksUrl,
       cacheSeconds: config.authorizerCacheSeconds,
       logRetention: config.logRetentionDays,

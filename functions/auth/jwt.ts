@@ -1,35 +1,45 @@
 /**
- * Bearer token verification with jose: signature against the issuer's JWKS (remote for Cognito or any
- * OIDC provider, a local file for `npm start`), issuer, audience, expiry.
+ * Bearer token verification with jose: signature against the issuer's JWKS (remote over https for Cognito
+ * or any OIDC provider, a local file for `npm start`), issuer, and the claims rules of functions/auth/claims.ts
+ * (`exp` and `sub` required, `nbf`/`iat` not in the future, a maximum age, a mandatory audience).
  */
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { config } from '../shared/config.ts';
+import { audienceProblem, CLOCK_TOLERANCE_SECONDS } from './claims.ts';
 
 let keySet: JWTVerifyGetKey | undefined;
 
 function jwks(): JWTVerifyGetKey {
   if (keySet) return keySet;
   const url = config.jwtJwksUrl;
-  if (url) return (keySet = createRemoteJWKSet(new URL(url), { timeoutDuration: 3000, cacheMaxAge: 10 * 60 * 1000 }));
+  if (url) {
+    // Over plain http anyone on the path could swap the keys, and with them every identity.
+    if (!url.startsWith('https://')) throw new Error('JWT_JWKS_URL must be an https URL');
+    return (keySet = createRemoteJWKSet(new URL(url), { timeoutDuration: 3000, cacheMaxAge: 10 * 60 * 1000 }));
+  }
   const file = config.jwtJwksFile;
   if (!file) throw new Error('set JWT_JWKS_URL (or JWT_JWKS_FILE locally) to verify bearer tokens');
   return (keySet = createLocalJWKSet(JSON.parse(readFileSync(file, 'utf8'))));
 }
 
-/** The token's subject when the token is valid; undefined otherwise (the reason is logged by the caller). */
+/** The token's subject when the token is valid; otherwise why not (logged by the caller, never answered). */
 export async function verifyBearerToken(token: string): Promise<{ userId: string } | { error: string }> {
   try {
-    const audience = config.jwtAudience;
+    const maxAge = config.jwtMaxAgeSeconds;
     const { payload } = await jwtVerify(token, jwks(), {
       issuer: config.jwtIssuer,
-      ...(audience ? { audience } : {}),
       algorithms: ['RS256', 'ES256'],
-      clockTolerance: 5,
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      requiredClaims: ['exp', 'sub'],
+      // jose then requires `iat`, refuses it in the future and refuses a token older than this.
+      ...(maxAge > 0 ? { maxTokenAge: maxAge } : {}),
     });
+    const problem = audienceProblem(payload, { audiences: config.jwtAudiences, clientIds: config.jwtClientIds });
+    if (problem) return { error: problem };
     if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 256) return { error: 'token has no usable subject' };
     return { userId: payload.sub };
   } catch (error) {
-    return { error: (error as { code?: string }).code ?? 'token verification failed' };
+    return { error: (error as { code?: string }).code ?? (error as Error).message ?? 'token verification failed' };
   }
 }

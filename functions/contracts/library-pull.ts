@@ -20,6 +20,6 @@ export const MultiPullInput = z.object({
 });
 
 export const libraryPullContracts = {
-  pull: { principal: 'apiKey', body: PullInput, idempotent: true, response: LibraryItemResultOut },
-  pullMany: { principal: 'apiKey', body: MultiPullInput, idempotent: true, response: LibraryItemsResultOut },
+  pull: { principal: 'library', body: PullInput, idempotent: true, response: LibraryItemResultOut },
+  pullMany: { principal: 'library', body: MultiPullInput, idempotent: true, response: LibraryItemsResultOut },
 } as const;

@@ -76,10 +76,10 @@ const multipart = 'multipart/form-data';
 
 /** Route contracts of the library handlers this module owns (pull contracts live with the pull handlers). */
 export const libraryContracts = {
-  push: { principal: 'apiKey', requestContentType: multipart, idempotent: true, response: LibraryItemResultOut },
-  pushMany: { principal: 'apiKey', requestContentType: multipart, idempotent: true, response: LibraryItemsResultOut },
-  itemBuilder: { principal: 'apiKey', path: LibraryItemPath, response: BuilderUrlOut },
-  itemsBuilder: { principal: 'apiKey', body: BuilderInput, response: BuilderUrlOut },
-  createUpload: { principal: 'apiKey', response: UploadTicketOut },
-  completeUpload: { principal: 'apiKey', path: LibraryItemPath, response: LibraryItemResultOut },
+  push: { principal: 'library', requestContentType: multipart, idempotent: true, response: LibraryItemResultOut },
+  pushMany: { principal: 'library', requestContentType: multipart, idempotent: true, response: LibraryItemsResultOut },
+  itemBuilder: { principal: 'library', path: LibraryItemPath, response: BuilderUrlOut },
+  itemsBuilder: { principal: 'library', body: BuilderInput, response: BuilderUrlOut },
+  createUpload: { principal: 'library', response: UploadTicketOut },
+  completeUpload: { principal: 'library', path: LibraryItemPath, response: LibraryItemResultOut },
 } as const;

@@ -89,9 +89,9 @@ export const toCheckoutOut = (checkout: Checkout, state: CheckoutState): z.infer
 
 /** Route contracts: what each order and checkout handler validates and answers. */
 export const orderContracts = {
-  getCheckout: { principal: 'apiKey', path: CheckoutPath, response: CheckoutOut },
-  completeCheckout: { principal: 'apiKey', path: CheckoutPath, body: CompleteCheckoutInput, response: OrderResultOut },
+  getCheckout: { principal: 'internal', path: CheckoutPath, response: CheckoutOut },
+  completeCheckout: { principal: 'internal', path: CheckoutPath, body: CompleteCheckoutInput, response: OrderResultOut },
   list: { principal: 'user', query: OrderListQuery, response: OrderListOut },
   get: { principal: 'user', path: OrderPath, response: OrderDetailOut },
-  updateStatus: { principal: 'apiKey', path: OrderPath, body: StatusInput, response: OrderResultOut },
+  updateStatus: { principal: 'internal', path: OrderPath, body: StatusInput, response: OrderResultOut },
 } as const;

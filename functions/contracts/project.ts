@@ -25,6 +25,6 @@ export const toProjectOut = (project: Project): z.infer<typeof ProjectOut> => ({
 });
 
 export const projectContracts = {
-  put: { principal: 'apiKey', path: ProjectPath, body: ProjectInput, response: ProjectOut },
-  get: { principal: 'apiKey', path: ProjectPath, response: ProjectOut },
+  put: { principal: 'internal', path: ProjectPath, body: ProjectInput, response: ProjectOut },
+  get: { principal: 'internal', path: ProjectPath, response: ProjectOut },
 } as const;

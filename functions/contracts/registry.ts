@@ -3,6 +3,7 @@
  * and the route table; a test fails when a route has no contract here.
  */
 import * as z from 'zod/mini';
+import type { Credential } from '../routes.ts';
 import { basketContracts } from './basket.ts';
 import { projectContracts } from './project.ts';
 import { libraryContracts } from './library.ts';
@@ -10,7 +11,8 @@ import { libraryPullContracts } from './library-pull.ts';
 import { orderContracts } from './order.ts';
 
 export interface RouteContract {
-  principal?: 'user' | 'apiKey';
+  /** The route's credential (the route table's `credential`; a test keeps them equal). */
+  principal?: Exclude<Credential, 'none'>;
   path?: z.ZodMiniType;
   query?: z.ZodMiniType;
   body?: z.ZodMiniType;

@@ -9,6 +9,12 @@
  * Gateway API key that stands for this key in the usage plan, which throttles per key. That value is the
  * key's SHA-256 hash, the same one that keys its DynamoDB item: it is never sent by clients (API Gateway
  * takes it only from the authorizer), so it need not be secret, and no mapping has to be stored.
+ *
+ * One credential per answer: API Gateway caches the answer by the route's own header (Authorization for
+ * user routes, X-SERVICE-API-Key for key routes) and reuses it for every request with that header value,
+ * so nothing in the answer, the 401 included, may come from the other header. The route's own header
+ * decides; only when it is absent is the other one checked, so a valid credential of the wrong kind is
+ * still told apart (403) from an invalid one (401).
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { verifyBearerToken } from '../auth/jwt.ts';
@@ -16,20 +22,30 @@ import { policyFor } from '../auth/policy.ts';
 import { toAuthorizerContext, type Principal } from '../auth/principal.ts';
 import { findApiKey, hashApiKey } from '../store/api-key-store.ts';
 import { logger } from '../shared/powertools.ts';
+import { routes, type Route } from '../routes.ts';
 
 const header = (event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined => {
   const entry = Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name);
   return entry?.[1] ?? undefined;
 };
 
+/** Which credential the answer is built from: the route's own kind when its header was sent, else the other. */
+function credentialToCheck(route: Route, sent: { token: boolean; key: boolean }): 'token' | 'key' | undefined {
+  const own = route.credential === 'user' ? 'token' : 'key';
+  const other = own === 'token' ? 'key' : 'token';
+  return sent[own] ? own : sent[other] ? other : undefined;
+}
+
 export async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const authorization = header(event, 'authorization');
   const apiKey = header(event, 'x-service-api-key');
-  if (authorization === undefined && apiKey === undefined) throw new Error('Unauthorized');
+  const route = routes.find((candidate) => candidate.method === event.httpMethod && candidate.path === event.resource);
+  const checked = route && credentialToCheck(route, { token: authorization !== undefined, key: apiKey !== undefined });
+  if (checked === undefined) throw new Error('Unauthorized');
 
   const principal: Principal = {};
   let usageIdentifierKey: string | undefined;
-  if (authorization !== undefined) {
+  if (checked === 'token' && authorization !== undefined) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     const verified = match?.[1] ? await verifyBearerToken(match[1]) : { error: 'not a bearer token' };
     if ('error' in verified) {
@@ -38,7 +54,7 @@ export async function authorize(event: APIGatewayRequestAuthorizerEvent): Promis
     }
     principal.userId = verified.userId;
   }
-  if (apiKey !== undefined) {
+  if (checked === 'key' && apiKey !== undefined) {
     const record = await findApiKey(apiKey.trim());
     if (!record) {
       logger.info('API key refused');

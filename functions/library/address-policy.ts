@@ -86,6 +86,14 @@ export const refusedRanges: readonly { cidr: string; family: 4 | 6 }[] = [
   ...IPV6_REFUSED.map(({ cidr }) => ({ cidr, family: 6 as const })),
 ];
 
+/** 127.0.0.0/8, ::1, or an IPv4-mapped loopback address. */
+export function isLoopback(address: string): boolean {
+  const bytes = addressBytes(address);
+  if (bytes === undefined) return false;
+  const ipv4 = bytes.length === 16 && inRange(bytes, IPV4_MAPPED) ? bytes.subarray(12) : bytes;
+  return [...IPV4_REFUSED, ...IPV6_REFUSED].some((candidate) => candidate.what === LOOPBACK && inRange(ipv4, candidate));
+}
+
 /** Judges one resolved (or literal) address. Text that is not an IP address is refused. */
 export function classifyAddress(address: string, policy: AddressPolicy): AddressVerdict {
   if (address.includes('%')) return { allowed: false, reason: `${address} is a scoped (zone-qualified) address` };

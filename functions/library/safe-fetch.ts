@@ -6,9 +6,14 @@
  * vetted the same way, up to a limit. One deadline covers the whole fetch, body included, and the body
  * is a stream capped at a byte limit (Content-Length is checked up front, the count while streaming).
  *
- * Every refusal or failure is an ApiError with a 4xx status that names the URL and the reason:
- * 422 PullRefused (the policy said no), 422 PullFailed (DNS, connection, TLS, HTTP status, time-out),
- * 413 PayloadTooLarge (over the byte limit).
+ * Every refusal or failure is an ApiError with a 4xx status that names the URL: 422 PullRefused (the
+ * policy said no to the URL or its addresses: scheme, credentials, an internal address, too many
+ * redirects), 422 PullFailed (DNS, no answer, HTTP status, a broken or slow body), 413 PayloadTooLarge.
+ *
+ * No port-scanning oracle: until the server has answered with a status line, every failure reads the same
+ * (UNREACHABLE): a port outside PULL_ALLOWED_PORTS (80 and 443), a refused, reset or timed-out connection,
+ * a TLS failure, a server that speaks no HTTP. So the answer never tells an open port from a closed or
+ * filtered one, or an allowed port from a refused one. Only after a status line do reasons differ.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
@@ -17,7 +22,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { ApiError } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
-import { classifyAddress, type AddressPolicy } from './address-policy.ts';
+import { classifyAddress, isLoopback, type AddressPolicy } from './address-policy.ts';
 
 export interface ResolvedAddress {
   address: string;
@@ -28,6 +33,8 @@ export interface ResolvedAddress {
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export interface PullPolicy extends AddressPolicy {
+  /** Ports of public addresses; loopback (when allowed) takes any. */
+  allowedPorts: readonly number[] | 'any';
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
@@ -56,6 +63,7 @@ export const systemResolver: Resolver = async (hostname) => dnsLookup(hostname, 
 export function pullPolicy(overrides: Partial<PullPolicy> = {}): PullPolicy {
   return {
     allowLoopback: config.pullAllowLoopback,
+    allowedPorts: config.pullAllowedPorts,
     timeoutMs: config.pullTimeoutMs,
     maxBytes: config.pullMaxBytes,
     maxRedirects: config.pullMaxRedirects,
@@ -66,6 +74,9 @@ export function pullPolicy(overrides: Partial<PullPolicy> = {}): PullPolicy {
 
 const pullRefused = (url: string, reason: string) => new ApiError(422, 'PullRefused', `Pull of ${url} refused: ${reason}.`);
 const pullFailed = (url: string, reason: string) => new ApiError(422, 'PullFailed', `Pull of ${url} failed: ${reason}.`);
+/** The one reason for every connection that gave no answer, whatever happened (see the header). */
+export const UNREACHABLE = 'the server could not be reached or did not answer';
+const unreachable = (url: string) => pullFailed(url, UNREACHABLE);
 const pullTooLarge = (url: string, maxBytes: number) => new ApiError(413, 'PayloadTooLarge', `Pull of ${url} failed: the image is larger than ${maxBytes} bytes.`);
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -110,6 +121,12 @@ export async function resolveAndVet(url: URL, policy: PullPolicy, requested: str
   const first = verdicts[0];
   if (!first?.allowed) throw pullFailed(requested, `the host ${host} has no addresses`);
   return { address: first.address, family: first.family };
+}
+
+function portAllowed(url: URL, target: VettedTarget, policy: PullPolicy): boolean {
+  if (policy.allowedPorts === 'any' || (policy.allowLoopback && isLoopback(target.address))) return true;
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return policy.allowedPorts.includes(port);
 }
 
 /** A `lookup` that answers every query with the vetted address, in both callback forms `net` uses. */
@@ -157,8 +174,10 @@ export async function safeFetch(requested: string, policy: PullPolicy): Promise<
     let url = checkUrl(requested);
     for (let redirects = 0; ; redirects++) {
       const target = await Promise.race([resolveAndVet(url, policy, requested), abandoned]);
-      const response = await Promise.race([get(url, target, signal), abandoned]).catch((error: unknown) => {
-        throw signal.aborted ? signal.reason : pullFailed(requested, `could not connect to ${url.host} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      if (!portAllowed(url, target, policy)) throw unreachable(requested);
+      // Refused, reset, TLS, not HTTP, or the deadline before any status line: all one answer.
+      const response = await Promise.race([get(url, target, signal), abandoned]).catch(() => {
+        throw unreachable(requested);
       });
       const status = response.statusCode ?? 0;
       if (REDIRECT_STATUSES.has(status)) {

@@ -21,6 +21,15 @@ function intEnv(name: string, fallback: number): number {
   return parsed;
 }
 
+function listEnvText(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+const listEnv = (name: string): string[] => listEnvText(env(name) ?? '');
+
 export const config = {
   get tableName() {
     return requiredEnv('TABLE_NAME');
@@ -38,6 +47,19 @@ export const config = {
   /** Pull (fetch by URL): loopback image servers are refused unless this is `true` (local development, tests). */
   get pullAllowLoopback() {
     return env('PULL_ALLOW_LOOPBACK') === 'true';
+  },
+  /**
+   * Pull: the ports a public address may be fetched on (comma-separated, or `any`). Loopback, when
+   * PULL_ALLOW_LOOPBACK allows it, takes any port: test and development image servers listen on random ones.
+   */
+  get pullAllowedPorts(): readonly number[] | 'any' {
+    const text = env('PULL_ALLOWED_PORTS') ?? '80,443';
+    if (text.trim().toLowerCase() === 'any') return 'any';
+    const ports = listEnvText(text).map(Number);
+    if (ports.length === 0 || !ports.every((port) => Number.isInteger(port) && port >= 1 && port <= 65_535)) {
+      throw new Error('environment variable PULL_ALLOWED_PORTS must be port numbers (1-65535), comma-separated, or any');
+    }
+    return ports;
   },
   /** Pull: the whole fetch of one URL (connect, redirects, body) must finish within this. */
   get pullTimeoutMs() {
@@ -84,8 +106,17 @@ export const config = {
   get jwtIssuer() {
     return requiredEnv('JWT_ISSUER');
   },
-  get jwtAudience() {
-    return env('JWT_AUDIENCE');
+  /** Accepted `aud` values (comma-separated). With JWT_CLIENT_IDS empty too, every token is refused. */
+  get jwtAudiences(): string[] {
+    return listEnv('JWT_AUDIENCE');
+  },
+  /** Cognito app client ids whose access tokens (`token_use` access, no `aud`) are accepted (comma-separated). */
+  get jwtClientIds(): string[] {
+    return listEnv('JWT_CLIENT_IDS');
+  },
+  /** Oldest accepted token, by its `iat`; 0 turns the check off (and `iat` is then optional). */
+  get jwtMaxAgeSeconds() {
+    return intEnv('JWT_MAX_AGE_SECONDS', 86_400);
   },
   /** Remote JWKS (Cognito, any OIDC provider). */
   get jwtJwksUrl() {
@@ -97,9 +128,8 @@ export const config = {
   },
   /** Browser origins allowed to call the API (comma-separated, exact `scheme://host[:port]`, or `*`); none by default. */
   get corsAllowedOrigins(): string[] {
-    return (env('CORS_ALLOWED_ORIGINS') ?? '')
-      .split(',')
-      .map((origin) => origin.trim().replace(/\/+$/, ''))
+    return listEnv('CORS_ALLOWED_ORIGINS')
+      .map((origin) => origin.replace(/\/+$/, ''))
       .filter((origin) => origin !== '');
   },
 };

@@ -19,7 +19,7 @@ import { ApiError, badRequest, forbidden, isTransientAwsError, serviceUnavailabl
 import { escapeDateSolidus } from './dates.ts';
 import { logger, metrics } from './powertools.ts';
 import { config } from './config.ts';
-import { fromAuthorizerContext, type Principal } from '../auth/principal.ts';
+import { fromAuthorizerContext, type ApiKeyScope, type Principal } from '../auth/principal.ts';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -29,10 +29,11 @@ z.config(en());
 type Schema = z.ZodMiniType;
 type Infer<S> = S extends Schema ? z.output<S> : undefined;
 
-type PrincipalKind = 'user' | 'apiKey' | undefined;
+/** The route's credential kind (functions/routes.ts): a bearer token, or an API key of that scope. */
+type PrincipalKind = 'user' | ApiKeyScope | undefined;
 type PrincipalOf<K extends PrincipalKind> = K extends 'user'
   ? Principal & { userId: string }
-  : K extends 'apiKey'
+  : K extends ApiKeyScope
     ? Principal & { apiKey: NonNullable<Principal['apiKey']> }
     : Principal;
 
@@ -41,7 +42,11 @@ export interface EndpointSpec<P extends Schema | undefined, Q extends Schema | u
   query?: Q;
   /** JSON body schema. Leave out for routes without a body, or that read `event.body` themselves (multipart). */
   body?: B;
-  /** Which principal the handler needs; the authorizer already enforced it, this makes the type non-optional. */
+  /**
+   * Which credential the route takes, as in the route table. The authorizer's policy already enforced it;
+   * the handler checks again (defence in depth: an internal route never serves a library key) and the
+   * principal's type becomes non-optional.
+   */
   principal?: K;
   /** The success body's schema: documentation (OpenAPI) and contract tests; not checked at run time. */
   response?: Schema;
@@ -170,7 +175,7 @@ export function endpoint<
   const core = async (event: APIGatewayProxyEvent, context: Context, headers: Record<string, string | undefined>): Promise<APIGatewayProxyResult> => {
     const principal = fromAuthorizerContext(event.requestContext?.authorizer);
     if (spec.principal === 'user' && principal.userId === undefined) throw forbidden('This endpoint takes a bearer token.');
-    if (spec.principal === 'apiKey' && principal.apiKey === undefined) throw forbidden('This endpoint takes an API key.');
+    if (spec.principal !== undefined && spec.principal !== 'user' && principal.apiKey?.scope !== spec.principal) throw forbidden(`This endpoint takes an API key of scope ${spec.principal}.`);
     const request = {
       path: (spec.path ? validate(spec.path, event.pathParameters ?? {}, 'path') : undefined) as Infer<P>,
       query: (spec.query ? validate(spec.query, event.queryStringParameters ?? {}, 'query') : undefined) as Infer<Q>,

@@ -30,6 +30,8 @@ export interface AuthorizersProps {
   table: ITable;
   jwtIssuer: string;
   jwtAudience: string;
+  jwtClientIds: string;
+  jwtMaxAgeSeconds: number;
   jwtJwksUrl: string;
   cacheSeconds: number;
   logRetention: RetentionDays;
@@ -52,7 +54,9 @@ export class Authorizers extends Construct {
       environment: {
         JWT_ISSUER: props.jwtIssuer,
         JWT_JWKS_URL: props.jwtJwksUrl,
+        JWT_MAX_AGE_SECONDS: String(props.jwtMaxAgeSeconds),
         ...(props.jwtAudience !== '' ? { JWT_AUDIENCE: props.jwtAudience } : {}),
+        ...(props.jwtClientIds !== '' ? { JWT_CLIENT_IDS: props.jwtClientIds } : {}),
       },
     });
     // API key lookup only: a GetItem by the key's hash.

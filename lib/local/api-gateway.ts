@@ -4,7 +4,9 @@
  * REQUEST authorizer with the same policy evaluation (401 when it refuses, 403 when its policy leaves
  * the route out), throttled per API key and per user (429, like a usage plan), and handed to the
  * route's handler with the authorizer context in `requestContext.authorizer`. It answers CORS
- * preflights (OPTIONS) itself, as API Gateway does in AWS.
+ * preflights (OPTIONS) itself, as API Gateway does in AWS. Like API Gateway it authorizes before it
+ * reads the body, and reads (and discards) the body of a request it refuses before answering, so a
+ * client still sending a large body gets the JSON error, not a reset.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -34,6 +36,8 @@ export interface ApiGatewayFrontOptions {
 }
 
 const API_ID = 'local';
+/** What the front reads and throws away of a body it answers without (API Gateway's payload limit). */
+const DISCARD_LIMIT_BYTES = 10 * 1024 * 1024;
 const ACCOUNT = '000000000000';
 const REGION = 'local';
 
@@ -109,18 +113,52 @@ function queryOf(url: URL) {
   return Object.keys(single).length > 0 ? { single, multi } : { single: null, multi: null };
 }
 
-async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      request.resume();
-      throw payloadTooLarge(`The request body is over ${limit} bytes, API Gateway's limit for this API.`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/** The body, or a 413 once it passes `limit` (the rest is left to `discardBody`, never cut off with a reset). */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else {
+        request.off('data', onData);
+        reject(payloadTooLarge(`The request body is over ${limit} bytes, API Gateway's limit for this API.`));
+      }
+    };
+    request.on('data', onData);
+    request.once('end', () => resolve(Buffer.concat(chunks)));
+    request.once('error', reject);
+  });
+}
+
+/**
+ * Reads and throws away what the client is still sending, up to `limit` bytes, before an answer given
+ * without the body (401, 403, 404, 405, 413). Answering and closing while the client still writes makes
+ * its TCP stack see a reset instead of the answer; API Gateway reads the body first too. False when the
+ * body went past the limit (the connection is then closed after the answer).
+ */
+function discardBody(request: IncomingMessage, limit: number): Promise<boolean> {
+  if (request.complete) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let discarded = 0;
+    const finish = (whole: boolean) => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('close', onClose);
+      resolve(whole);
+    };
+    const onData = (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > limit) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onClose = () => finish(request.complete);
+    request.on('data', onData);
+    request.once('end', onEnd);
+    request.once('close', onClose);
+    request.resume();
+  });
 }
 
 function isBinary(contentType: string | undefined, binaryMediaTypes: readonly string[]): boolean {
@@ -172,7 +210,6 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
     if (match === 'method-not-allowed') return errorResponse(new ApiError(405, 'MethodNotAllowed', `${method} is not allowed on ${url.pathname}.`));
     const { route, pathParameters } = match;
 
-    const body = await readBody(request, options.maxBodyBytes);
     const { headers, multiValueHeaders } = headersOf(request);
     const query = queryOf(url);
     const binary = isBinary(request.headers['content-type'], options.binaryMediaTypes);
@@ -223,6 +260,8 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
       throttle.take(callersOf(requestContext.authorizer));
     }
 
+    // After the authorizer, as in API Gateway: a refused caller gets 401/403 whatever the body's size.
+    const body = await readBody(request, options.maxBodyBytes);
     const event: APIGatewayProxyEvent = {
       resource: route.path,
       path: url.pathname,
@@ -248,8 +287,11 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
         if (!(error instanceof ApiError)) console.error(`[local api] ${request.method} ${request.url} failed:`, error);
         return errorResponse(error);
       })
-      // API Gateway's own answers (401, 403, 429, ...) carry the CORS headers too (gateway responses in AWS).
-      .then((result) => send(response, withCors(result, request.headers as Record<string, string | undefined>), requestId));
+      .then(async (result) => {
+        if (!(await discardBody(request, DISCARD_LIMIT_BYTES))) response.setHeader('Connection', 'close');
+        // API Gateway's own answers (401, 403, 429, ...) carry the CORS headers too (gateway responses in AWS).
+        send(response, withCors(result, request.headers as Record<string, string | undefined>), requestId);
+      });
   });
   server.on('clientError', answerUnparsable);
   return server;

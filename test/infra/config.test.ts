@@ -15,8 +15,8 @@ const configOf = (context: Record<string, unknown>, env: NodeJS.ProcessEnv = {})
 describe('readServiceConfig', () => {
   it('works with nothing set, naming the placeholders a deployment must replace', () => {
     const config = configOf({});
-    expect(config).toMatchObject({ stage: 'dev', authorizerCacheSeconds: 300, logRetentionDays: 30, corsAllowedOrigins: [], alarmEmail: '', jwtAudience: '' });
-    expect(config.placeholders).toEqual(['checkoutUrl (CHECKOUT_URL)', 'jwtIssuer (JWT_ISSUER)', 'jwtJwksUrl (JWT_JWKS_URL)']);
+    expect(config).toMatchObject({ stage: 'dev', authorizerCacheSeconds: 300, logRetentionDays: 30, corsAllowedOrigins: [], alarmEmail: '', jwtAudience: 'photo-commerce-api', jwtClientIds: '', jwtMaxAgeSeconds: 86_400 });
+    expect(config.placeholders).toEqual(['checkoutUrl (CHECKOUT_URL)', 'jwtIssuer (JWT_ISSUER)', 'jwtAudience (JWT_AUDIENCE)', 'jwtJwksUrl (JWT_JWKS_URL)']);
   });
 
   it('takes context over the environment over the default', () => {
@@ -36,6 +36,17 @@ describe('readServiceConfig', () => {
     expect(() => configOf({ alarmEmail: 'ops' })).toThrow(/alarmEmail \(ALARM_EMAIL\)/);
     expect(() => configOf({ authorizerCacheSeconds: 7200 })).toThrow(/authorizerCacheSeconds/);
     expect(() => configOf({ throttleRate: 'fast' })).toThrow(/throttleRate \(API_THROTTLE_RATE\)/);
+  });
+
+  it('refuses a stack whose tokens need no audience, and a JWKS URL over plain http', () => {
+    expect(() => configOf({ jwtAudience: '' })).toThrow(/jwtAudience \(JWT_AUDIENCE\) or jwtClientIds \(JWT_CLIENT_IDS\)/);
+    expect(() => configOf({ jwtJwksUrl: 'http://issuer.example.org/jwks.json' })).toThrow(/jwtJwksUrl \(JWT_JWKS_URL\) must be an https URL/);
+    // Cognito access tokens carry no aud: the app client ids stand in for the audience.
+    const cognito = configOf({}, { JWT_CLIENT_IDS: 'client-a, client-b' });
+    expect(cognito).toMatchObject({ jwtAudience: '', jwtClientIds: 'client-a,client-b' });
+    expect(cognito.placeholders).not.toContain('jwtAudience (JWT_AUDIENCE)');
+    expect(configOf({ jwtAudience: 'api.example.org' }).placeholders).not.toContain('jwtAudience (JWT_AUDIENCE)');
+    expect(() => configOf({ jwtMaxAgeSeconds: -1 })).toThrow(/jwtMaxAgeSeconds \(JWT_MAX_AGE_SECONDS\)/);
   });
 });
 

@@ -138,7 +138,7 @@ describe('authorizers', () => {
     const dataActions = actionsOf(role).filter((action) => !action.startsWith('logs:') && !action.startsWith('xray:'));
     expect(dataActions.sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
     const env = resources[logicalId(stack.authorizers.endpoint.function)].Properties.Environment.Variables;
-    expect(Object.keys(env)).toEqual(expect.arrayContaining(['JWT_ISSUER', 'JWT_JWKS_URL', 'TABLE_NAME']));
+    expect(Object.keys(env)).toEqual(expect.arrayContaining(['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_MAX_AGE_SECONDS', 'JWT_JWKS_URL', 'TABLE_NAME']));
   });
 });
 

@@ -5,7 +5,8 @@
  * refused as 400 or 404, never 401, 403 or 5xx). A route without a sample here fails the test, so a
  * route added later has to be placed in the matrix. Another user's resources answer like missing ones.
  */
-import { generateKeyPair, SignJWT } from 'jose';
+import { readFileSync } from 'node:fs';
+import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type RequestOptions, type TestService } from '../support/service.ts';
 import { routes, type Credential, type Route } from '../../functions/routes.ts';
@@ -56,6 +57,7 @@ type Column =
   | 'token signed by another key'
   | 'token of another issuer'
   | 'token for another audience'
+  | 'token without exp'
   | "the owner's token"
   | "another user's token"
   | 'library key'
@@ -70,6 +72,7 @@ const columns: Column[] = [
   'token signed by another key',
   'token of another issuer',
   'token for another audience',
+  'token without exp',
   "the owner's token",
   "another user's token",
   'library key',
@@ -122,6 +125,9 @@ beforeAll(async () => {
     .setIssuedAt()
     .setExpirationTime('1h')
     .sign(foreignKey);
+  // Signed by the local issuer and for this API, but valid forever: refused since exp is required.
+  const issuerKey = await importJWK(JSON.parse(readFileSync(service.keys.privateKeyFile, 'utf8')) as JWK, 'ES256');
+  const endless = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'local-1', typ: 'JWT' }).setSubject('matrix-alice').setIssuer(LOCAL_ISSUER).setAudience(LOCAL_AUDIENCE).setIssuedAt().sign(issuerKey);
 
   Object.assign(credentials, {
     none: {},
@@ -131,6 +137,7 @@ beforeAll(async () => {
     'token signed by another key': { token: forged },
     'token of another issuer': { token: await service.token('matrix-alice', { issuer: 'https://issuer.example.com' }) },
     'token for another audience': { token: await service.token('matrix-alice', { audience: 'another-api' }) },
+    'token without exp': { token: endless },
     "the owner's token": { token: alice },
     "another user's token": { token: bob },
     'library key': { apiKey: libraryKey },

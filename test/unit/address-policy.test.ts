@@ -1,7 +1,7 @@
 import { BlockList } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { addressBytes, classifyAddress, refusedRanges } from '../../functions/library/address-policy.ts';
+import { addressBytes, classifyAddress, isLoopback, refusedRanges } from '../../functions/library/address-policy.ts';
 
 const strict = { allowLoopback: false };
 const loopbackAllowed = { allowLoopback: true };
@@ -120,5 +120,12 @@ describe('address policy', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('loopback (the only addresses that take any port when PULL_ALLOW_LOOPBACK is on)', () => {
+  it('is 127.0.0.0/8, ::1 and their mapped forms, nothing else', () => {
+    for (const address of ['127.0.0.1', '127.255.0.9', '::1', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1']) expect(isLoopback(address), address).toBe(true);
+    for (const address of ['128.0.0.1', '10.0.0.1', '::2', '::ffff:10.0.0.1', '64:ff9b::7f00:1', 'localhost', '93.184.215.14']) expect(isLoopback(address), address).toBe(false);
   });
 });

@@ -12,7 +12,7 @@ import { getCACertificates, setDefaultCACertificates, type TLSSocket } from 'nod
 import { text } from 'node:stream/consumers';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { ApiError } from '../../functions/shared/errors.ts';
-import { pullPolicy, resolveAndVet, safeFetch, type PullPolicy, type ResolvedAddress } from '../../functions/library/safe-fetch.ts';
+import { pullPolicy, resolveAndVet, safeFetch, UNREACHABLE, type PullPolicy, type ResolvedAddress } from '../../functions/library/safe-fetch.ts';
 
 type Route = (request: IncomingMessage, response: ServerResponse) => void;
 const routes = new Map<string, Route>();
@@ -44,8 +44,26 @@ beforeEach(() => {
   systemLookup = vi.spyOn(dns, 'lookup').mockImplementation(() => {
     throw new Error('system DNS lookup attempted');
   });
-  connects = vi.spyOn(net.Socket.prototype, 'connect');
+  // Every connection goes through here; one to anything but loopback throws before a packet leaves.
+  const realConnect = net.Socket.prototype.connect;
+  connects = vi.spyOn(net.Socket.prototype, 'connect').mockImplementation(function (this: net.Socket, ...args: unknown[]) {
+    assertLoopbackTarget(args[0]);
+    return (realConnect as (...rest: unknown[]) => net.Socket).apply(this, args);
+  });
 });
+
+/** Where a Socket#connect call would go, resolved through its own (pinned) lookup when it has one. */
+function assertLoopbackTarget(first: unknown): void {
+  const options = (Array.isArray(first) ? first[0] : first) as { host?: string; lookup?: net.LookupFunction } | number | undefined;
+  if (typeof options !== 'object' || options === null) throw new Error('test guard: unexpected Socket#connect form');
+  let target = options.host ?? 'localhost';
+  if (options.lookup && net.isIP(target) === 0) {
+    options.lookup(target, { all: false }, (_error, address) => {
+      target = typeof address === 'string' ? address : 'unresolved';
+    });
+  }
+  if (!/^(127\.|::1$|::ffff:127\.|localhost$)/.test(target)) throw new Error(`test guard: connection to ${target} refused (loopback only)`);
+}
 afterEach(() => vi.restoreAllMocks());
 
 /** A resolver that answers from a table, counting its calls; unknown names fail like NXDOMAIN. */
@@ -255,11 +273,86 @@ describe('fetch over loopback', () => {
     });
     const silent = await refusal(safeFetch(`http://127.0.0.1:${port}/silent`, policy({ timeoutMs: 100 })));
     expect(silent.code).toBe('PullFailed');
-    expect(silent.message).toContain('within 100 ms');
+    // No answer at all reads like no connection at all (below); a body that stalls names the deadline.
+    expect(silent.message).toBe(`Pull of http://127.0.0.1:${port}/silent failed: ${UNREACHABLE}.`);
 
     const fetched = await safeFetch(`http://127.0.0.1:${port}/stall`, policy({ timeoutMs: 100 }));
     const stalled = await refusal(text(fetched.body));
     expect(stalled.message).toContain('within 100 ms');
+  });
+});
+
+/**
+ * No port-scanning oracle: a refused port, a closed port, a reset, a server that speaks no HTTP and one
+ * that never answers all read alike. Refused ports are proven against public addresses that exist only
+ * in the stubbed resolver (nothing connects); the other failures against loopback servers.
+ */
+describe('one answer for every connection that fails', () => {
+  const sameFailure = (error: ApiError, url: string) => ({ status: error.status, code: error.code, message: error.message.replace(url, '<url>') });
+  const servers: net.Server[] = [];
+  const loopbackServer = async (onConnection: (socket: net.Socket) => void): Promise<number> => {
+    const tcp = net.createServer(onConnection);
+    servers.push(tcp);
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    return (tcp.address() as AddressInfo).port;
+  };
+  /** Ports of loopback servers that fail in each way (listening happens before the DNS spy is set). */
+  const ports = { closed: 0, reset: 0, notHttp: 0, silent: 0 };
+  beforeAll(async () => {
+    ports.closed = await loopbackServer(() => undefined);
+    await new Promise((resolve) => servers.pop()?.close(resolve));
+    ports.reset = await loopbackServer((socket) => socket.resetAndDestroy());
+    ports.notHttp = await loopbackServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
+    ports.silent = await loopbackServer(() => undefined);
+  });
+  afterAll(() => servers.forEach((tcp) => tcp.close()));
+
+  const publicHost = () => stubResolver({ 'images.example.com': ['93.184.215.14'], 'v6.example.com': ['2606:4700::6810:84e5'] });
+
+  it('reads the port from PULL_ALLOWED_PORTS: 80 and 443 by default, a list, or any', () => {
+    expect(pullPolicy().allowedPorts).toEqual([80, 443]);
+    process.env.PULL_ALLOWED_PORTS = '443, 8443';
+    expect(pullPolicy().allowedPorts).toEqual([443, 8443]);
+    process.env.PULL_ALLOWED_PORTS = 'any';
+    expect(pullPolicy().allowedPorts).toBe('any');
+    process.env.PULL_ALLOWED_PORTS = '80,70000';
+    expect(() => pullPolicy()).toThrow(/PULL_ALLOWED_PORTS/);
+    delete process.env.PULL_ALLOWED_PORTS;
+  });
+
+  it('refuses any other port of a public address before connecting, as a failed connection', async () => {
+    const refusedUrl = `http://127.0.0.1:${ports.closed}/a.png`;
+    const expected = sameFailure(await refusal(safeFetch(refusedUrl, policy())), refusedUrl);
+    expect(expected.code).toBe('PullFailed');
+    connects.mockClear();
+    for (const url of ['http://images.example.com:8080/a.png', 'https://images.example.com:22/a.png', 'http://v6.example.com:6379/', 'http://93.184.215.14:25/']) {
+      const error = await refusal(safeFetch(url, policy({ allowLoopback: false, resolve: publicHost().resolve })));
+      expect(sameFailure(error, url), url).toEqual(expected);
+    }
+    expect(connectTargets()).toEqual([]);
+  });
+
+  it('refuses a redirect to another port of a public address the same way', async () => {
+    routes.set('/hop', (_request, response) => response.writeHead(302, { Location: 'http://images.example.com:8080/secret' }).end());
+    const url = `http://127.0.0.1:${port}/hop`;
+    const error = await refusal(safeFetch(url, policy({ resolve: publicHost().resolve })));
+    expect(error.code).toBe('PullFailed');
+    expect(error.message).not.toContain('8080');
+    expect(connectTargets()).toHaveLength(1);
+  });
+
+  it('answers a closed port, a reset, a server that speaks no HTTP, a silent one and a refused port alike', async () => {
+    const urls = [
+      `http://127.0.0.1:${ports.closed}/a.png`,
+      `http://127.0.0.1:${ports.reset}/a.png`,
+      `http://127.0.0.1:${ports.notHttp}/a.png`,
+      `http://127.0.0.1:${ports.silent}/a.png`,
+      `http://images.example.com:8080/a.png`,
+    ];
+    const failures = [];
+    for (const url of urls) failures.push(sameFailure(await refusal(safeFetch(url, policy({ timeoutMs: 200, resolve: publicHost().resolve }))), url));
+    expect(new Set(failures.map((failure) => JSON.stringify(failure))).size).toBe(1);
+    expect(failures[0]?.code).toBe('PullFailed');
   });
 });
 
@@ -311,14 +404,16 @@ describe('fetch over HTTPS (loopback server with a test CA)', () => {
     expect(error.status).toBe(422);
     expect(error.code).toBe('PullFailed');
     expect(error.message).toContain(url);
-    expect(error.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+    expect(error.message).not.toContain('ERR_TLS');
+    expect(error.message).toBe(`Pull of ${url} failed: ${UNREACHABLE}.`);
   });
 
   it('fails a certificate from an untrusted issuer', async () => {
     setDefaultCACertificates(systemCAs);
-    const error = await refusal(safeFetch(`https://images.example.test:${tlsPort}/photo.gif`, policy({ resolve: resolver().resolve })));
+    const url = `https://images.example.test:${tlsPort}/photo.gif`;
+    const error = await refusal(safeFetch(url, policy({ resolve: resolver().resolve })));
     expect(error.code).toBe('PullFailed');
-    expect(error.message).toContain('UNABLE_TO_VERIFY_LEAF_SIGNATURE');
+    expect(error.message).toBe(`Pull of ${url} failed: ${UNREACHABLE}.`);
     expect(serverNames).toEqual([]);
   });
 });

@@ -1,0 +1,147 @@
+/**
+ * One credential per answer. API Gateway caches an authorizer's answer by that authorizer's identity
+ * header only (Authorization for user routes, X-SERVICE-API-Key for key routes), so the answer must be
+ * built from that header alone: a token sent beside a key must not put a `userId` into the key's cached
+ * context (a later caller with the same key would inherit it), nor decide its 401. And a handler of an
+ * internal route refuses a key of another scope on its own, whatever context reaches it.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/service.ts';
+import { routes, type Route } from '../../functions/routes.ts';
+import { createApiGatewayFront, lambdaContext, type ProxyHandler, type RequestAuthorizer } from '../../lib/local/api-gateway.ts';
+import { isAllowed, type PolicyDocument } from '../../functions/auth/policy.ts';
+import { contracts } from '../../functions/contracts/registry.ts';
+
+let service: TestService;
+let authorize: RequestAuthorizer;
+let token: string;
+let libraryKey: string;
+let internalKey: string;
+/** A front over the real authorizer whose every handler echoes the authorizer context it received. */
+let echoFront: Server;
+let echoUrl: string;
+
+const routeOf = (method: string, path: string) => routes.find((route) => route.method === method && route.path === path) as Route;
+const arnOf = (method: string, path: string) => `arn:aws:execute-api:local:000000000000:local/local/${method}${path}`;
+
+function authorizerEvent(route: Route, headers: Record<string, string>): APIGatewayRequestAuthorizerEvent {
+  const path = route.path.replace(/\{[^}]+\}/g, '0123456789abcdef0123456789abcdef');
+  return { type: 'REQUEST', methodArn: arnOf(route.method, path), resource: route.path, path, httpMethod: route.method, headers, multiValueHeaders: {}, pathParameters: null, queryStringParameters: null, multiValueQueryStringParameters: null, stageVariables: null, requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'] };
+}
+
+beforeAll(async () => {
+  service = await startTestService();
+  ({ handler: authorize } = (await import('../../functions/handlers/authorizer.ts')) as { handler: RequestAuthorizer });
+  token = await service.token('credentials-alice');
+  libraryKey = await service.apiKey('credentials-library', 'library');
+  internalKey = await service.apiKey('credentials-internal', 'internal');
+  const echo: ProxyHandler = async (event) => ({ statusCode: 200, body: JSON.stringify(event.requestContext.authorizer) });
+  echoFront = createApiGatewayFront({ routes, loadHandler: async () => echo, authorizer: authorize, binaryMediaTypes: [], maxBodyBytes: 1024 });
+  await new Promise<void>((resolve) => echoFront.listen(0, '127.0.0.1', resolve));
+  echoUrl = `http://127.0.0.1:${(echoFront.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  echoFront?.closeAllConnections();
+  echoFront?.close();
+  await service?.close();
+});
+
+describe("the authorizer's answer holds the route's credential only", () => {
+  const builder = () => routeOf('POST', '/library/builder');
+  const baskets = () => routeOf('GET', '/baskets');
+
+  it('a key route: no userId and no user routes from a token sent alongside', async () => {
+    const result = await authorize(authorizerEvent(builder(), { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': libraryKey }));
+    expect(result.context).not.toHaveProperty('userId');
+    expect(result.context).toMatchObject({ apiKeyScope: 'library' });
+    expect(result.principalId).toMatch(/^apikey:/);
+    expect(isAllowed(result.policyDocument as PolicyDocument, arnOf('GET', '/baskets'))).toBe(false);
+  });
+
+  it('a user route: no key fields and no key routes from a key sent alongside', async () => {
+    const result = await authorize(authorizerEvent(baskets(), { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': libraryKey }));
+    expect(result.context).toEqual({ userId: 'credentials-alice' });
+    expect(isAllowed(result.policyDocument as PolicyDocument, arnOf('POST', '/library/builder'))).toBe(false);
+  });
+
+  it("the other header, valid or not, does not decide the route's answer", async () => {
+    const expired = await service.token('credentials-alice', { ttlSeconds: -600 });
+    const withBadToken = await authorize(authorizerEvent(builder(), { Authorization: `Bearer ${expired}`, 'X-SERVICE-API-Key': libraryKey }));
+    expect(withBadToken.context).toMatchObject({ apiKeyScope: 'library' });
+    const withBadKey = await authorize(authorizerEvent(baskets(), { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': 'not-a-key' }));
+    expect(withBadKey.context).toEqual({ userId: 'credentials-alice' });
+  });
+
+  it('through the local front: a key route hands its handler the key alone; a user route the user alone', async () => {
+    const both = { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': libraryKey, 'Content-Type': 'application/json' };
+    const keyContext = await (await fetch(`${echoUrl}/library/builder`, { method: 'POST', headers: both, body: '{}' })).json();
+    expect(keyContext).not.toHaveProperty('userId');
+    expect(keyContext).toMatchObject({ apiKeyScope: 'library' });
+    const userContext = await (await fetch(`${echoUrl}/baskets`, { headers: both })).json();
+    expect(userContext).not.toHaveProperty('apiKeyId');
+    expect(userContext).toMatchObject({ userId: 'credentials-alice' });
+  });
+
+  it('through the whole service: a library key with an expired token beside it still works', async () => {
+    const expired = await service.token('credentials-alice', { ttlSeconds: -600 });
+    const response = await service.request('POST', '/library/builder', { apiKey: libraryKey, token: expired, json: { Guids: [] } });
+    expect(response.status).not.toBe(401);
+    expect(response.status).toBeLessThan(500);
+  });
+
+  it('a wrong-kind credential alone is still a 403 (valid) or 401 (invalid)', async () => {
+    expect((await service.request('GET', '/baskets', { apiKey: libraryKey })).status).toBe(403);
+    expect((await service.request('GET', '/baskets', { apiKey: 'not-a-key' })).status).toBe(401);
+    expect((await service.request('POST', '/library/builder', { token, json: { Guids: [] } })).status).toBe(403);
+  });
+});
+
+describe('handlers check the key scope themselves (a forged authorizer context)', () => {
+  const forged = (route: Route, scope: string): APIGatewayProxyEvent =>
+    ({
+      resource: route.path,
+      path: route.path,
+      httpMethod: route.method,
+      headers: { 'Content-Type': 'application/json' },
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: { projectGuid: '0123456789abcdef0123456789abcdef', checkoutId: '0123456789abcdef0123456789abcdef', orderGuid: '0123456789abcdef0123456789abcdef' },
+      stageVariables: null,
+      requestContext: { requestId: 'forged', authorizer: { apiKeyId: 'k', apiKeyName: 'forged', apiKeyScope: scope, principalId: 'apikey:k' } },
+      body: JSON.stringify({ UnitPrice: 1, Version: 1, Status: 'InProduction', PaymentReference: 'forged', Guids: [] }),
+      isBase64Encoded: false,
+    }) as unknown as APIGatewayProxyEvent;
+
+  const invoke = async (route: Route, scope: string) => {
+    const { handler } = (await import(`../../functions/handlers/${route.handler}.ts`)) as { handler: (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; body: string }> };
+    return handler(forged(route, scope), lambdaContext(route.handler));
+  };
+
+  it("every route's contract names the route table's credential, so the handler checks the right scope", () => {
+    for (const route of routes) expect(contracts[route.handler]?.principal, route.handler).toBe(route.credential === 'none' ? undefined : route.credential);
+  });
+
+  it('every internal route answers 403 to a library-scope key, and no internal route refuses an internal key for its scope', async () => {
+    const internal = routes.filter((route) => route.credential === 'internal');
+    expect(internal.length).toBeGreaterThan(3);
+    for (const route of internal) {
+      const refused = await invoke(route, 'library');
+      expect(refused.statusCode, route.handler).toBe(403);
+      expect(JSON.parse(refused.body).Error.Code, route.handler).toBe('Forbidden');
+      expect((await invoke(route, 'internal')).statusCode, route.handler).not.toBe(403);
+    }
+  });
+
+  it('a library route answers 403 to an internal-scope key', async () => {
+    const refused = await invoke(routeOf('POST', '/library/builder'), 'internal');
+    expect(refused.statusCode).toBe(403);
+  });
+
+  it('an unused internal key is still accepted over HTTP', async () => {
+    expect((await service.request('GET', `/project/${crypto.randomUUID().replaceAll('-', '')}`, { apiKey: internalKey })).status).toBe(404);
+  });
+});
