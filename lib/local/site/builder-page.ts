@@ -47,7 +47,7 @@ ${PRODUCT_SIZES.map((option) => html`<option value="${option.id}"${option.id ===
 `)}</select>
 <button type="submit">Show print quality</button>
 </form>
-<h2>Print quality for a ${size.label}</h2>
+<h2>Print quality for the ${size.label}</h2>
 ${count === 0 ? html`<p>There are no photos at this link any more.</p>` : html`<ul class="items">
 ${builder.Items.map((item, index) => itemCard(item, index, count, size))}</ul>`}`,
   });

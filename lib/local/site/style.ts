@@ -24,7 +24,7 @@ dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 ul.items { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); gap: 1rem; }
 ul.items li { background: #fff; border: 1px solid #ddd; padding: 0.6rem; }
-ul.items img { display: block; max-width: 100%; height: auto; max-height: 14rem; margin: 0 auto 0.5rem; }
+ul.items img { display: block; width: auto; height: auto; max-width: 100%; max-height: 14rem; margin: 0 auto 0.5rem; }
 .rating-Good { color: #1d6b3a; } .rating-Fair { color: #8a5a00; } .rating-Poor { color: #a51d2d; }
 code { overflow-wrap: anywhere; }
 `;

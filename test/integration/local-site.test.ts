@@ -1,18 +1,15 @@
 /**
  * The local checkout site in headless Chromium, against the real local service: a shopper pays a checkout
- * and the order appears in GET /orders; a changed or unknown checkout says why it cannot be paid; the
- * pages reach nothing but loopback and never carry the site's internal API key.
+ * and the order appears in GET /orders; a changed or unknown checkout says why it cannot be paid; an
+ * unknown builder link says so; the pages reach nothing but loopback and never carry the site's internal
+ * API key. The builder page with images: local-site-builder.pending.ts (needs GET /builder/{token}).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page, Response } from 'playwright-core';
-import { startTestService, type TestService } from '../support/service.ts';
-import { launchBrowser, type TestBrowser } from '../support/browser.ts';
-import { SITE_KEY_NAME, startCheckoutStandIn } from '../../lib/local/site/stand-in.ts';
-import type { LocalSite } from '../../lib/local/site/server.ts';
+import type { Response } from 'playwright-core';
+import { pageHeading as heading, startSiteStack, type SiteStack } from '../support/site.ts';
+import { SITE_KEY_NAME } from '../../lib/local/site/stand-in.ts';
 
-let service: TestService;
-let site: LocalSite | undefined;
-let browser: TestBrowser;
+let stack: SiteStack;
 let alice: string;
 let photoBook: string;
 let canvas: string;
@@ -21,39 +18,28 @@ const received: string[] = [];
 const bodiesRead: Promise<unknown>[] = [];
 
 beforeAll(async () => {
-  service = await startTestService();
-  // Port 0: a free port. The service reads CHECKOUT_URL per request, so the URLs it hands out name the site.
-  site = await startCheckoutStandIn(service.url, 'http://127.0.0.1:0');
-  if (!site) throw new Error('the stand-in did not start on a loopback CHECKOUT_URL');
-  process.env.CHECKOUT_URL = site.url;
-  browser = await launchBrowser();
-  browser.context.on('response', (response: Response) => {
+  stack = await startSiteStack();
+  stack.browser.context.on('response', (response: Response) => {
     received.push(response.url(), ...Object.values(response.headers()));
     // A redirect has no body to read.
     bodiesRead.push(response.text().then((text) => received.push(text), () => {}));
   });
-  alice = await service.token('alice');
-  photoBook = await service.project(29.99);
-  canvas = await service.project(49.5);
+  alice = await stack.service.token('alice');
+  photoBook = await stack.service.project(29.99);
+  canvas = await stack.service.project(49.5);
 });
-afterAll(async () => {
-  await browser?.close();
-  await site?.close();
-  await service?.close();
-});
+afterAll(() => stack?.close());
 
 /** A basket of alice's with these lines, checked out: answers the CheckoutUrl the app would open. */
 async function checkoutUrlFor(lines: [string, number][]): Promise<{ basketGuid: string; checkoutUrl: string }> {
-  const basketGuid = (await service.request('POST', '/basket', { token: alice })).body.Guid as string;
+  const basketGuid = (await stack.service.request('POST', '/basket', { token: alice })).body.Guid as string;
   for (const [ProjectGuid, Quantity] of lines) {
-    expect((await service.request('POST', `/basket/${basketGuid}/line`, { token: alice, json: { ProjectGuid, Quantity } })).status).toBe(200);
+    expect((await stack.service.request('POST', `/basket/${basketGuid}/line`, { token: alice, json: { ProjectGuid, Quantity } })).status).toBe(200);
   }
-  const checkout = await service.request('POST', `/basket/${basketGuid}/checkout`, { token: alice });
+  const checkout = await stack.service.request('POST', `/basket/${basketGuid}/checkout`, { token: alice });
   expect(checkout.status).toBe(200);
   return { basketGuid, checkoutUrl: checkout.body.CheckoutUrl as string };
 }
-
-const heading = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
 
 describe('local checkout site in a browser', () => {
   it('shows the lines and total, pays with the Pay button (keyboard), and confirms the order that GET /orders lists', async () => {
@@ -61,8 +47,8 @@ describe('local checkout site in a browser', () => {
       [photoBook, 2],
       [canvas, 1],
     ]);
-    expect(checkoutUrl.startsWith(`${site?.url}/checkout/`)).toBe(true);
-    const page = await browser.newPage();
+    expect(checkoutUrl.startsWith(`${stack.site.url}/checkout/`)).toBe(true);
+    const page = await stack.browser.newPage();
     expect((await page.goto(checkoutUrl))?.status()).toBe(200);
     expect(await page.title()).toBe('Pay for your order · Local checkout');
     expect(await heading(page)).toBe('Pay for your order');
@@ -70,7 +56,7 @@ describe('local checkout site in a browser', () => {
     expect(rows.some((row) => row.includes(photoBook) && row.includes('2') && row.includes('59.98'))).toBe(true);
     expect(rows.some((row) => row.includes(canvas) && row.includes('49.50'))).toBe(true);
     expect(await page.locator('[data-total]').textContent()).toBe('109.48');
-    await browser.screenshot(page, 'checkout');
+    await stack.browser.screenshot(page, 'checkout');
 
     // Keyboard only: the skip link, then the Pay button, with a visible focus outline; Enter pays.
     const pay = page.getByRole('button', { name: /Pay/ });
@@ -86,63 +72,70 @@ describe('local checkout site in a browser', () => {
     const orderGuid = (await page.locator('[data-order-guid]').textContent()) as string;
     expect(orderGuid).toMatch(/^[0-9a-f]{32}$/);
     expect(await page.locator('[data-order-status]').textContent()).toBe('Order received');
-    await browser.screenshot(page, 'confirmation');
+    await stack.browser.screenshot(page, 'confirmation');
 
-    const orders = await service.request('GET', '/orders', { token: alice });
+    const orders = await stack.service.request('GET', '/orders', { token: alice });
     expect(orders.body.Orders).toContainEqual(expect.objectContaining({ OrderGuid: orderGuid, Status: 'OrderReceived', OrderTotal: 109.48 }));
 
     // The checkout URL again (back button, second tab): the confirmation, not a second payment.
     await page.goto(checkoutUrl);
     expect(page.url()).toMatch(/\/confirmation$/);
     expect(await page.locator('[data-order-guid]').textContent()).toBe(orderGuid);
-    expect((await service.request('GET', '/orders', { token: alice })).body.Orders).toHaveLength(orders.body.Orders.length);
+    expect((await stack.service.request('GET', '/orders', { token: alice })).body.Orders).toHaveLength(orders.body.Orders.length);
     await page.close();
   });
 
   it('says why a changed checkout cannot be paid, whether it changed before the page opened or before Pay', async () => {
     const before = await checkoutUrlFor([[photoBook, 1]]);
-    await service.request('POST', `/basket/${before.basketGuid}/line`, { token: alice, json: { ProjectGuid: canvas, Quantity: 1 } });
-    const page = await browser.newPage();
+    await stack.service.request('POST', `/basket/${before.basketGuid}/line`, { token: alice, json: { ProjectGuid: canvas, Quantity: 1 } });
+    const page = await stack.browser.newPage();
     expect((await page.goto(before.checkoutUrl))?.status()).toBe(409);
     expect(await heading(page)).toBe('This checkout can no longer be paid');
     expect(await page.getByRole('alert').textContent()).toContain('The basket was changed');
     expect(await page.getByRole('button', { name: /Pay/ }).count()).toBe(0);
-    await browser.screenshot(page, 'checkout-changed');
+    await stack.browser.screenshot(page, 'checkout-changed');
 
     const during = await checkoutUrlFor([[photoBook, 1]]);
     await page.goto(during.checkoutUrl);
-    await service.request('PUT', `/basket/${during.basketGuid}/line/1`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 3 } });
+    await stack.service.request('PUT', `/basket/${during.basketGuid}/line/1`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 3 } });
     await page.getByRole('button', { name: /Pay/ }).click();
     expect(await heading(page)).toBe('This checkout can no longer be paid');
     expect(await page.getByRole('alert').textContent()).toContain('Nothing has been charged.');
-    await browser.screenshot(page, 'pay-refused');
+    await stack.browser.screenshot(page, 'pay-refused');
     await page.close();
   });
 
   it('says an unknown or expired checkout link has expired (the service answers both 404)', async () => {
-    const page = await browser.newPage();
-    expect((await page.goto(`${site?.url}/checkout/${'0'.repeat(32)}`))?.status()).toBe(404);
+    const page = await stack.browser.newPage();
+    expect((await page.goto(`${stack.site.url}/checkout/${'0'.repeat(32)}`))?.status()).toBe(404);
     expect(await heading(page)).toBe('This checkout link has expired');
     expect(await page.getByRole('alert').textContent()).toContain('Checkout links are valid for a limited time');
-    await browser.screenshot(page, 'checkout-expired');
+    await stack.browser.screenshot(page, 'checkout-expired');
+    await page.close();
+  });
+
+  it('says when a product builder link is unknown', async () => {
+    const page = await stack.browser.newPage();
+    expect((await page.goto(`${stack.site.url}/builder/${'0'.repeat(32)}`))?.status()).toBe(404);
+    expect(await heading(page)).toBe('We could not find these photos');
+    await stack.browser.screenshot(page, 'builder-not-found');
     await page.close();
   });
 
   it('made no request beyond loopback and never sent the internal API key to the browser', async () => {
-    expect(browser.foreignRequests).toEqual([]);
+    expect(stack.browser.foreignRequests).toEqual([]);
     await Promise.all(bodiesRead);
     expect(received.length).toBeGreaterThan(10);
     // API keys have this form (a UUID); nothing the pages show, link or set has it.
     const keyForm = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
     expect(received.filter((text) => keyForm.test(text))).toEqual([]);
-    expect(await browser.context.cookies()).toEqual([]);
+    expect(await stack.browser.context.cookies()).toEqual([]);
   });
 
   it('runs on an internal key made through the API-key store, revoked when the site closes', async () => {
     const { listApiKeys } = await import('../../functions/store/api-key-store.ts');
     expect((await listApiKeys()).filter((key) => key.name === SITE_KEY_NAME).map((key) => key.scope)).toEqual(['internal']);
-    await site?.close();
-    site = undefined;
+    await stack.closeSite();
     expect((await listApiKeys()).filter((key) => key.name === SITE_KEY_NAME)).toEqual([]);
   });
 });
