@@ -105,11 +105,19 @@ describe('local checkout site in a browser', () => {
     await page.close();
   });
 
-  it('says an unknown or expired checkout link has expired (the service answers both 404)', async () => {
+  it('says an expired or unknown checkout link has expired (the service answers both 404 CheckoutNotFound)', async () => {
+    // A checkout lives as long as its basket (BASKET_TTL_DAYS, read per request): 0 days expires it at once.
+    const basketGuid = (await stack.service.request('POST', '/basket', { token: alice })).body.Guid as string;
+    await stack.service.request('POST', `/basket/${basketGuid}/line`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 1 } });
+    process.env.BASKET_TTL_DAYS = '0';
+    const expired = await stack.service.request('POST', `/basket/${basketGuid}/checkout`, { token: alice }).finally(() => delete process.env.BASKET_TTL_DAYS);
     const page = await stack.browser.newPage();
-    expect((await page.goto(`${stack.site.url}/checkout/${'0'.repeat(32)}`))?.status()).toBe(404);
-    expect(await heading(page)).toBe('This checkout link has expired');
-    expect(await page.getByRole('alert').textContent()).toContain('Checkout links are valid for a limited time');
+    for (const url of [expired.body.CheckoutUrl as string, `${stack.site.url}/checkout/${'0'.repeat(32)}`]) {
+      expect((await page.goto(url))?.status()).toBe(404);
+      expect(await heading(page)).toBe('This checkout link has expired');
+      expect(await page.getByRole('alert').textContent()).toContain('Checkout links are valid for a limited time');
+      expect(await page.getByRole('button', { name: /Pay/ }).count()).toBe(0);
+    }
     await stack.browser.screenshot(page, 'checkout-expired');
     await page.close();
   });
@@ -120,6 +128,20 @@ describe('local checkout site in a browser', () => {
     expect(await heading(page)).toBe('We could not find these photos');
     await stack.browser.screenshot(page, 'builder-not-found');
     await page.close();
+  });
+
+  it('sends every page with a strict content security policy and no referrer, and a 404 page for other paths', async () => {
+    const css = await fetch(`${stack.site.url}/site.css`);
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    const paid = await fetch(`${stack.site.url}/checkout/${'0'.repeat(32)}/pay`, { method: 'POST', redirect: 'manual' });
+    expect(paid.status).toBe(404);
+    expect(paid.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
+    expect(paid.headers.get('referrer-policy')).toBe('no-referrer');
+    for (const [method, path] of [['GET', '/'], ['GET', '/checkout'], ['DELETE', `/checkout/${'0'.repeat(32)}`], ['GET', '/builder/a/b'], ['GET', '/checkout/%E0%A4%A']]) {
+      const response = await fetch(`${stack.site.url}${path}`, { method: method as string });
+      expect([path, response.status]).toEqual([path, 404]);
+      expect(await response.text()).toContain('<h1>Page not found</h1>');
+    }
   });
 
   it('made no request beyond loopback and never sent the internal API key to the browser', async () => {
