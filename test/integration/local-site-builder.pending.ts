@@ -34,7 +34,7 @@ async function pushedBuilderUrl(): Promise<string> {
   return body.ProductBuilderUrl;
 }
 
-describe('product builder page in a browser', () => {
+describe('product builder page in a browser', { timeout: 120_000 }, () => {
   it('shows the three pushed images, loaded, with pixel sizes and the print rating for the chosen size', async () => {
     const builderUrl = await pushedBuilderUrl();
     expect(builderUrl.startsWith(`${stack.site.url}/builder/`)).toBe(true);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Response } from 'playwright-core';
 import { pageHeading as heading, startSiteStack, type SiteStack } from '../support/site.ts';
+import { launchBrowser } from '../support/browser.ts';
 import { SITE_KEY_NAME } from '../../lib/local/site/stand-in.ts';
 
 let stack: SiteStack;
@@ -41,7 +42,7 @@ async function checkoutUrlFor(lines: [string, number][]): Promise<{ basketGuid: 
   return { basketGuid, checkoutUrl: checkout.body.CheckoutUrl as string };
 }
 
-describe('local checkout site in a browser', () => {
+describe('local checkout site in a browser', { timeout: 120_000 }, () => {
   it('shows the lines and total, pays with the Pay button (keyboard), and confirms the order that GET /orders lists', async () => {
     const { checkoutUrl } = await checkoutUrlFor([
       [photoBook, 2],
@@ -152,6 +153,10 @@ describe('local checkout site in a browser', () => {
     const keyForm = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
     expect(received.filter((text) => keyForm.test(text))).toEqual([]);
     expect(await stack.browser.context.cookies()).toEqual([]);
+  });
+
+  it('fails with a clear message when chromium is not installed', async () => {
+    await expect(launchBrowser('/nonexistent/chromium')).rejects.toThrow('install it with `apt-get update && apt-get install -y chromium`');
   });
 
   it('runs on an internal key made through the API-key store, revoked when the site closes', async () => {

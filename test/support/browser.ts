@@ -31,17 +31,20 @@ export function isLoopbackRequest(url: string): boolean {
   return LOOPBACK_HOSTS.test(parsed.hostname);
 }
 
-export async function launchBrowser(): Promise<TestBrowser> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`The browser tests need Debian's chromium at ${CHROMIUM_PATH}: install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does this), or set CHROMIUM_PATH.`);
+export async function launchBrowser(executablePath = CHROMIUM_PATH): Promise<TestBrowser> {
+  if (!existsSync(executablePath)) {
+    throw new Error(`The browser tests need Debian's chromium at ${executablePath}: install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does this), or set CHROMIUM_PATH.`);
   }
   const profile = mkdtempSync(join(tmpdir(), 'site-browser-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
+    executablePath,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
     viewport: { width: 1000, height: 800 },
   });
+  // Generous: the machine running the tests may be busy; no test asserts on how long anything took.
+  context.setDefaultTimeout(60_000);
+  context.setDefaultNavigationTimeout(60_000);
   const foreignRequests: string[] = [];
   context.on('request', (request) => {
     if (!isLoopbackRequest(request.url())) foreignRequests.push(request.url());
