@@ -7,6 +7,7 @@ import { PRODUCT_SIZES, printQuality, productSize } from '../../lib/local/site/p
 import { builderProblem, checkoutProblem, problemPage } from '../../lib/local/site/problems.ts';
 import type { BuilderView, CheckoutView, OrderView } from '../../lib/local/site/service-api.ts';
 import { loopbackAddress } from '../../lib/local/site/stand-in.ts';
+import { serviceApi } from '../../lib/local/site/service-api.ts';
 
 const HOSTILE = `"><script>alert(1)</script><img src=x onerror=alert(2)>'&`;
 /** No tag or attribute the hostile value could have opened survives unescaped. */
@@ -143,7 +144,7 @@ describe('print quality (the service formula of issue 11)', () => {
   });
 });
 
-describe('stand-in address', () => {
+describe('site plumbing', () => {
   it('starts only for a loopback http origin', () => {
     expect(loopbackAddress('http://127.0.0.1:3001')).toEqual({ host: '127.0.0.1', port: 3001 });
     expect(loopbackAddress('http://localhost:4000/')).toEqual({ host: 'localhost', port: 4000 });
@@ -152,6 +153,17 @@ describe('stand-in address', () => {
     expect(loopbackAddress('http://10.0.0.1:3001')).toBeUndefined();
     expect(loopbackAddress('http://127.0.0.1:3001/shop')).toBeUndefined();
     expect(loopbackAddress('not a url')).toBeUndefined();
+  });
+
+  it('sends no id from the URL that could name another path of the service', async () => {
+    // Port 9 is closed: a request that went out would answer 502 Unreachable, not 404.
+    const api = serviceApi('http://127.0.0.1:9', 'key');
+    for (const id of ['..', '.', 'a/b', 'a%2Fb', 'a?b', '', 'x'.repeat(101)]) {
+      expect(await api.getCheckout(id)).toMatchObject({ ok: false, status: 404 });
+      expect(await api.completeCheckout(id, 'ref')).toMatchObject({ ok: false, status: 404 });
+      expect(await api.getBuilder(id)).toMatchObject({ ok: false, status: 404 });
+    }
+    expect(await api.getCheckout('a'.repeat(32))).toMatchObject({ ok: false, status: 502, code: 'Unreachable' });
   });
 
   it('escapes interpolations, nested html stays markup', () => {

@@ -39,6 +39,8 @@ export interface ServiceApi {
 }
 
 const API_KEY_HEADER = 'X-SERVICE-API-Key';
+/** Checkout ids and builder tokens are hex today; letters, digits, `-` and `_` leave room without allowing `.` or `/`. */
+const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 export function serviceApi(serviceUrl: string, apiKey: string): ServiceApi {
   const base = serviceUrl.replace(/\/+$/, '');
@@ -58,12 +60,16 @@ export function serviceApi(serviceUrl: string, apiKey: string): ServiceApi {
     return { ok: false, status: response.status, code: String(error.Code ?? 'UnexpectedAnswer'), message: String(error.Message ?? `HTTP ${response.status}`) };
   }
 
-  // Path segments come from the shopper's URL: encode them so they can only ever be one segment.
-  const segment = encodeURIComponent;
+  /**
+   * Ids and tokens come from the shopper's URL. Only URL-safe ones are sent, so none can become another path
+   * (`..` would, even encoded); anything else is not a link the service handed out.
+   */
+  const withId = <T>(id: string, send: (segment: string) => Promise<Answer<T>>): Promise<Answer<T>> =>
+    SAFE_ID.test(id) ? send(id) : Promise.resolve({ ok: false, status: 404, code: 'NotFound', message: 'Not a link the service hands out.' });
   return {
-    getCheckout: (checkoutId) => call('GET', `/checkout/${segment(checkoutId)}`, (body) => body.Checkout as CheckoutView),
+    getCheckout: (checkoutId) => withId(checkoutId, (id) => call('GET', `/checkout/${id}`, (body) => body.Checkout as CheckoutView)),
     completeCheckout: (checkoutId, PaymentReference) =>
-      call('POST', `/checkout/${segment(checkoutId)}/complete`, (body) => body.Order as OrderView, { PaymentReference }),
-    getBuilder: (token) => call('GET', `/builder/${segment(token)}`, (body) => body.Builder as BuilderView),
+      withId(checkoutId, (id) => call('POST', `/checkout/${id}/complete`, (body) => body.Order as OrderView, { PaymentReference })),
+    getBuilder: (token) => withId(token, (id) => call('GET', `/builder/${id}`, (body) => body.Builder as BuilderView)),
   };
 }
