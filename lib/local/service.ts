@@ -5,8 +5,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { binaryMediaTypes, routes } from '../../functions/routes.ts';
+import { closeServer, listenLocally } from './listen.ts';
 import { createApiGatewayFront, type ApiGatewayFrontOptions, type ProxyHandler, type RequestAuthorizer } from './api-gateway.ts';
 import { ensureTableAndBucket, LOCAL_AWS_ENV, publishEndpoints, startLocalStorage, withdrawEndpoints, type LocalStorage } from './storage.ts';
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
@@ -103,16 +103,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       : undefined;
 
   const server = createApiGatewayFront({ routes, loadHandler, authorizer, binaryMediaTypes, maxBodyBytes: MAX_REQUEST_BYTES, beforeRoute: options.beforeRoute });
-  server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listenLocally(server, options.port, options.host);
 
   return {
-    url: `http://${host}:${address.port}`,
+    url,
     storage,
     keys,
     dataDir,
@@ -121,8 +115,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       clearInterval(ttlTimer);
       await ttlRunning;
       ttl.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
       await storage.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });
       else withdrawEndpoints(dataDir);

@@ -1,0 +1,78 @@
+/**
+ * HTML built from tagged templates that escape every interpolated value, so no text from the service, the
+ * URL or the shopper can become markup. Only `Html` values (the result of `html` itself) pass unescaped.
+ */
+export class Html {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+  toString(): string {
+    return this.text;
+  }
+}
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => ENTITIES[char] as string);
+
+type Value = Html | string | number | boolean | null | undefined | readonly Value[];
+
+function render(value: Value): string {
+  if (value instanceof Html) return value.text;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+/** `html\`<p>${text}</p>\``: interpolations are escaped (attribute values too; always quote attributes). */
+export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
+  let text = strings[0] as string;
+  values.forEach((value, index) => {
+    text += render(value) + (strings[index + 1] as string);
+  });
+  return new Html(text);
+}
+
+export interface PageOptions {
+  title: string;
+  main: Html;
+  /** Extra origins images may load from (the presigned download URLs' storage). */
+  imageOrigins?: readonly string[];
+}
+
+export interface RenderedPage {
+  body: string;
+  /** Content-Security-Policy for this page: nothing runs, nothing loads from anywhere but here and the image storage. */
+  csp: string;
+}
+
+export function page({ title, main, imageOrigins = [] }: PageOptions): RenderedPage {
+  const body = html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Local checkout</title>
+<link rel="stylesheet" href="/site.css">
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header><p class="brand">Local checkout and product builder <span class="tag">(test stand-in, no real payments)</span></p></header>
+<main id="main" tabindex="-1">
+${main}
+</main>
+<footer><p>This page is served by the service's local stand-in for the separate checkout site.</p></footer>
+</body>
+</html>
+`.text;
+  const csp = [
+    "default-src 'none'",
+    "style-src 'self'",
+    `img-src 'self' ${imageOrigins.join(' ')}`.trim(),
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return { body, csp };
+}

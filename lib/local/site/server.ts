@@ -1,0 +1,129 @@
+/**
+ * The local stand-in for the separate checkout and product builder site: a plain HTTP server whose pages
+ * call the service's public endpoints server-side (service-api.ts). Pages work without JavaScript: paying is
+ * a form POST answered with a redirect to the confirmation (post/redirect/get).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { closeServer, listenLocally } from '../listen.ts';
+import { builderPage } from './builder-page.ts';
+import { checkoutPage, confirmationPage, confirmationPath } from './checkout-pages.ts';
+import type { RenderedPage } from './html.ts';
+import { productSize } from './print-quality.ts';
+import { builderProblem, checkoutProblem, notFoundProblem, problemPage, temporaryProblem, type Problem } from './problems.ts';
+import { serviceApi, type ServiceApi } from './service-api.ts';
+import { SITE_CSS } from './style.ts';
+
+export interface LocalSiteOptions {
+  /** Base URL of the service the site calls. */
+  serviceUrl: string;
+  /** The site's internal API key; stays on this server. */
+  apiKey: string;
+  /** 0 picks a free port. */
+  port?: number;
+  host?: string;
+}
+
+export interface LocalSite {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The test payment reference: one per checkout, so a repeated Pay is the same payment (completion is idempotent). */
+export const testPaymentReference = (checkoutId: string) => `local-test-payment-${checkoutId}`;
+
+const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  // Checkout ids and builder tokens are secrets in the URL: no Referer carries them to the image storage.
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+};
+
+function sendPage(response: ServerResponse, status: number, rendered: RenderedPage): void {
+  response.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': rendered.csp });
+  response.end(rendered.body);
+}
+
+const sendProblem = (response: ServerResponse, problem: Problem) => sendPage(response, problem.status, problemPage(problem));
+
+function redirect(response: ServerResponse, location: string): void {
+  response.writeHead(303, { ...SECURITY_HEADERS, Location: location });
+  response.end();
+}
+
+async function showCheckout(api: ServiceApi, checkoutId: string, response: ServerResponse): Promise<void> {
+  const answer = await api.getCheckout(checkoutId);
+  if (!answer.ok) return sendProblem(response, checkoutProblem(answer));
+  const checkout = answer.value;
+  if (checkout.Status === 'Completed') return redirect(response, confirmationPath(checkoutId));
+  if (checkout.Status === 'BasketChanged') return sendProblem(response, checkoutProblem({ status: 409, code: 'BasketChanged' }));
+  sendPage(response, 200, checkoutPage(checkout));
+}
+
+async function pay(api: ServiceApi, checkoutId: string, response: ServerResponse): Promise<void> {
+  const answer = await api.completeCheckout(checkoutId, testPaymentReference(checkoutId));
+  if (!answer.ok) return sendProblem(response, checkoutProblem(answer));
+  redirect(response, confirmationPath(checkoutId));
+}
+
+/**
+ * The confirmation reads the order back by repeating the completion with the same payment reference: the
+ * service answers the existing order, with its current status, and the site's internal key has no other
+ * read of it. Only a checkout the service reports Completed is repeated, so this page never pays.
+ */
+async function showConfirmation(api: ServiceApi, checkoutId: string, response: ServerResponse): Promise<void> {
+  const answer = await api.getCheckout(checkoutId);
+  if (!answer.ok) return sendProblem(response, checkoutProblem(answer));
+  const checkout = answer.value;
+  if (checkout.Status === 'Open') return redirect(response, `/checkout/${encodeURIComponent(checkoutId)}`);
+  if (checkout.Status !== 'Completed') return sendProblem(response, checkoutProblem({ status: 409, code: 'BasketChanged' }));
+  const order = await api.completeCheckout(checkoutId, testPaymentReference(checkoutId));
+  if (!order.ok) return sendProblem(response, checkoutProblem(order));
+  sendPage(response, 200, confirmationPage(checkout, order.value));
+}
+
+async function showBuilder(api: ServiceApi, token: string, sizeId: string | null, response: ServerResponse): Promise<void> {
+  const answer = await api.getBuilder(token);
+  if (!answer.ok) return sendProblem(response, builderProblem(answer));
+  sendPage(response, 200, builderPage(answer.value, productSize(sizeId)));
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+async function route(api: ServiceApi, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://site.invalid');
+  const method = request.method ?? 'GET';
+  const parts = url.pathname.split('/').slice(1);
+  const id = parts[1] === undefined ? undefined : decodeSegment(parts[1]);
+  if (method === 'GET' && url.pathname === '/site.css') {
+    response.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/css; charset=utf-8' });
+    return void response.end(SITE_CSS);
+  }
+  if (id && parts[0] === 'checkout') {
+    if (method === 'GET' && parts.length === 2) return showCheckout(api, id, response);
+    if (method === 'POST' && parts.length === 3 && parts[2] === 'pay') return pay(api, id, response);
+    if (method === 'GET' && parts.length === 3 && parts[2] === 'confirmation') return showConfirmation(api, id, response);
+  }
+  if (id && parts[0] === 'builder' && parts.length === 2 && method === 'GET') return showBuilder(api, id, url.searchParams.get('size'), response);
+  sendProblem(response, notFoundProblem());
+}
+
+export async function startLocalSite(options: LocalSiteOptions): Promise<LocalSite> {
+  const api = serviceApi(options.serviceUrl, options.apiKey);
+  const server = createServer((request, response) => {
+    // The pay form's body carries nothing the site needs; read it to the end so the connection can be reused.
+    request.resume();
+    route(api, request, response).catch((error: unknown) => {
+      process.stderr.write(`local site: ${String(error)}\n`);
+      if (!response.headersSent) sendProblem(response, temporaryProblem());
+      else response.destroy();
+    });
+  });
+  const url = await listenLocally(server, options.port, options.host);
+  return { url, close: () => closeServer(server) };
+}

@@ -1,0 +1,71 @@
+/**
+ * The product builder page in headless Chromium: three pushed images, opened through the ProductBuilderUrl
+ * the push answered, load from their DownloadUrls with their pixel sizes and print ratings.
+ *
+ * PENDING: needs `GET /builder/{token}` and the image metadata of issue 11 (branch i11-lib). After that
+ * merge, rename this file to `local-site-builder.test.ts` so vitest's `test/**\/*.test.ts` includes it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pageHeading as heading, startSiteStack, type SiteStack } from '../support/site.ts';
+import { png } from '../support/images.ts';
+
+let stack: SiteStack;
+let libraryKey: string;
+
+beforeAll(async () => {
+  stack = await startSiteStack();
+  libraryKey = await stack.service.apiKey('builder-app', 'library');
+});
+afterAll(() => stack?.close());
+
+const SIZES: [number, number][] = [
+  [120, 80],
+  [60, 90],
+  [100, 100],
+];
+
+/** Pushes the images in one multi push, as a client app does, and answers the ProductBuilderUrl. */
+async function pushedBuilderUrl(): Promise<string> {
+  const form = new FormData();
+  SIZES.forEach(([width, height], index) => form.append(`photo${index}`, new Blob([png(width, height, index)], { type: 'image/png' }), `photo${index}.png`));
+  const response = await fetch(`${stack.service.url}/library/multi/push`, { method: 'POST', headers: { 'X-SERVICE-API-Key': libraryKey }, body: form });
+  const body = (await response.json()) as { ProductBuilderUrl: string };
+  expect(response.status).toBe(200);
+  return body.ProductBuilderUrl;
+}
+
+describe('product builder page in a browser', { timeout: 120_000 }, () => {
+  it('shows the three pushed images, loaded, with pixel sizes and the print rating for the chosen size', async () => {
+    const builderUrl = await pushedBuilderUrl();
+    expect(builderUrl.startsWith(`${stack.site.url}/builder/`)).toBe(true);
+    const page = await stack.browser.newPage();
+    expect((await page.goto(builderUrl))?.status()).toBe(200);
+    expect(await heading(page)).toBe('Product builder');
+
+    const images = page.getByRole('img');
+    expect(await images.count()).toBe(3);
+    // Loaded means decoded: the browser fetched each DownloadUrl and got the image's own pixels.
+    await page.waitForFunction('[...document.images].every((image) => image.complete && image.naturalWidth > 0)');
+    expect(await page.evaluate('[...document.images].map((image) => [image.naturalWidth, image.naturalHeight])')).toEqual(SIZES);
+    expect(await page.locator('[data-pixel-size]').allTextContents()).toEqual(['120 × 80', '60 × 90', '100 × 100']);
+    expect(await page.locator('[data-rating]').allTextContents()).toEqual([
+      'Poor (will look blurry), 20 pixels per inch',
+      'Poor (will look blurry), 15 pixels per inch',
+      'Poor (will look blurry), 16 pixels per inch',
+    ]);
+    await stack.browser.screenshot(page, 'builder');
+
+    // Another product size, chosen by its label, with the keyboard-operable form (no script).
+    await page.getByLabel('Product size').selectOption({ label: '50 × 70 cm poster' });
+    await Promise.all([page.waitForURL(/\?size=50x70$/), page.getByRole('button', { name: 'Show print quality' }).click()]);
+    expect(await page.getByRole('heading', { level: 2 }).textContent()).toBe('Print quality for the 50 × 70 cm poster');
+    expect(await page.locator('[data-rating]').allTextContents()).toEqual([
+      'Poor (will look blurry), 4 pixels per inch',
+      'Poor (will look blurry), 3 pixels per inch',
+      'Poor (will look blurry), 3 pixels per inch',
+    ]);
+    await stack.browser.screenshot(page, 'builder-poster');
+    await page.close();
+    expect(stack.browser.foreignRequests).toEqual([]);
+  });
+});
