@@ -3,15 +3,15 @@
  * change is a single conditional PutItem on the item's version: concurrent writers never overwrite each
  * other, the loser retries on fresh data (see services/basket-service.ts).
  */
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { serviceUnavailable } from '../shared/errors.ts';
 import { newSecretId } from '../shared/ids.ts';
 import { isExpired, type Basket } from '../domain/basket.ts';
 import { keyPart, ttlSeconds } from './table.ts';
 import { queryAll } from './query.ts';
+import { batchGetItems } from './batch.ts';
 import { projectKey, toProjectPrice, type ProjectItem } from './project-store.ts';
 import type { ProjectPrice } from '../domain/basket.ts';
 
@@ -74,16 +74,7 @@ export async function getBasket(userId: string, guid: string, now: number): Prom
 
 /** The basket and the project a line names, in one BatchGetItem round trip. */
 export async function getBasketAndProject(userId: string, guid: string, projectGuid: string, now: number): Promise<{ basket?: Basket; project?: ProjectPrice }> {
-  const tableName = config.tableName;
-  let keys: Record<string, unknown>[] = [basketKey(userId, guid), projectKey(projectGuid)];
-  const items: Record<string, unknown>[] = [];
-  // UnprocessedKeys only appear under throttling; the SDK's own retries back off, this loop just finishes the batch.
-  for (let attempt = 0; keys.length > 0; attempt++) {
-    if (attempt > 5) throw serviceUnavailable('The table is throttling reads right now; retry the request.');
-    const result = await dynamo.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }));
-    items.push(...(result.Responses?.[tableName] ?? []));
-    keys = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-  }
+  const items = await batchGetItems([basketKey(userId, guid), projectKey(projectGuid)]);
   const basketItem = items.find((item) => item.SK === basketKey(userId, guid).SK);
   const projectItem = items.find((item) => item.PK === projectKey(projectGuid).PK);
   return { basket: fromItem(basketItem, now), project: projectItem ? toProjectPrice(projectItem as unknown as ProjectItem) : undefined };
