@@ -4,13 +4,15 @@
  */
 import { addLine, assertCanCheckOut, basketTotalMinor, changeLine, newBasket, removeLine, repriceLines, type Basket, type BasketLine, type Clock } from '../domain/basket.ts';
 import { badRequest, notFound } from '../shared/errors.ts';
-import { newGuid, newSecretId } from '../shared/ids.ts';
+import { randomBytes } from 'node:crypto';
+import { newGuid, newSecretId, timeOrderedGuid } from '../shared/ids.ts';
 import { config } from '../shared/config.ts';
 import { retryOnConflict } from '../shared/retry.ts';
 import { publishEvent } from '../shared/events.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import * as baskets from '../store/basket-store.ts';
 import { insertCheckout, type Checkout } from '../store/checkout-store.ts';
+import type { PageRequest } from '../store/query.ts';
 import { getProjectPrices } from '../store/project-store.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -21,7 +23,9 @@ const basketNotFound = (guid: string) => notFound('BasketNotFound', `No basket $
 const isStale = (error: unknown) => error instanceof baskets.StaleBasketError;
 
 export async function createBasket(userId: string): Promise<Basket> {
-  const basket = newBasket(newGuid(), userId, clock());
+  const now = clock();
+  // Time-ordered guids: the user's baskets list newest first straight from the key.
+  const basket = newBasket(timeOrderedGuid(now.now, randomBytes(10)), userId, now);
   await baskets.insertBasket(basket);
   return basket;
 }
@@ -32,7 +36,7 @@ export async function readBasket(userId: string, guid: string): Promise<Basket> 
   return basket;
 }
 
-export const listBaskets = (userId: string): Promise<Basket[]> => baskets.listBaskets(userId, Date.now());
+export const listBaskets = (userId: string, page: PageRequest): Promise<baskets.BasketPage> => baskets.listBaskets(userId, Date.now(), page);
 
 export async function deleteBasket(userId: string, guid: string): Promise<void> {
   if (!(await baskets.deleteBasket(userId, guid))) throw basketNotFound(guid);

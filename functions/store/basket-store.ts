@@ -9,8 +9,8 @@ import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { newSecretId } from '../shared/ids.ts';
 import { isExpired, type Basket } from '../domain/basket.ts';
-import { keyPart, ttlSeconds } from './table.ts';
-import { queryAll } from './query.ts';
+import { keyPart, table, ttlSeconds } from './table.ts';
+import { queryPage, type PageRequest } from './query.ts';
 import { batchGetItems } from './batch.ts';
 import { projectKey, toProjectPrice, type ProjectItem } from './project-store.ts';
 import type { ProjectPrice } from '../domain/basket.ts';
@@ -80,16 +80,31 @@ export async function getBasketAndProject(userId: string, guid: string, projectG
   return { basket: fromItem(basketItem, now), project: projectItem ? toProjectPrice(projectItem as unknown as ProjectItem) : undefined };
 }
 
-/** One Query on the user's partition; cost is bounded by that user's baskets, never the table. */
-export async function listBaskets(userId: string, now: number): Promise<Basket[]> {
-  const items = await queryAll({
-    TableName: config.tableName,
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': userPk(userId), ':prefix': 'BASKET#' },
-    ConsistentRead: true,
-  });
+export interface BasketPage {
+  baskets: Basket[];
+  /** Present only when older baskets follow. */
+  nextCursor?: string;
+}
+
+/**
+ * One Query on the user's partition: a page of baskets, newest first (basket guids are time-ordered).
+ * Expired baskets not yet deleted by TTL are left out after the read, so a page may hold fewer.
+ */
+export async function listBaskets(userId: string, now: number, page: PageRequest): Promise<BasketPage> {
+  const range = { partitionKey: table.partitionKey, partitionValue: userPk(userId), sortKey: table.sortKey, sortKeyPrefix: 'BASKET#' };
+  const { items, nextCursor } = await queryPage(
+    {
+      TableName: config.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': range.partitionValue, ':prefix': range.sortKeyPrefix },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+    },
+    range,
+    page,
+  );
   const baskets = items.map((item) => fromItem(item, now)).filter((basket) => basket !== undefined);
-  return baskets.sort((a, b) => a.createdAt - b.createdAt);
+  return { baskets, ...(nextCursor === undefined ? {} : { nextCursor }) };
 }
 
 /** Saves `basket` as version `expectedVersion + 1`, only if nobody saved since `expectedVersion` was read. */

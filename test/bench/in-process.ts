@@ -15,6 +15,7 @@ import { startWorld, type World } from './support/world.ts';
 import { buildScenarios, seedOtherBaskets, type Scenario } from './support/scenarios.ts';
 import { DynamoProbe, waves, replay, type DynamoCall } from './support/dynamo-probe.ts';
 import { progress } from './support/progress.ts';
+import { MANY_ORDERS, orderPagesFigure } from './support/order-pages.ts';
 
 const FEW_OTHERS = 10;
 const MANY_OTHERS = 10_000;
@@ -194,8 +195,10 @@ export async function run(): Promise<Figure[]> {
     const many = new Map<Scenario, StorageFigures>();
     for (const scenario of scenarios) many.set(scenario, await storageFigures(world, scenario));
     const storage = storageFigure(scenarios, few, many);
+    progress(`  seeding ${MANY_ORDERS} orders of one user`);
+    const orderPages = await orderPagesFigure(world);
     const overhead = await overheadFigure(world, scenarios);
-    return [storage, overhead];
+    return [storage, orderPages, overhead];
   } finally {
     await world.close();
   }
