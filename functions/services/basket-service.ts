@@ -3,7 +3,7 @@
  * lost race. Handlers call these; they know nothing of HTTP.
  */
 import { addLine, assertCanCheckOut, basketTotalMinor, changeLine, newBasket, removeLine, repriceLines, type Basket, type BasketLine, type Clock } from '../domain/basket.ts';
-import { badRequest, notFound } from '../shared/errors.ts';
+import { badRequest, conflict, notFound } from '../shared/errors.ts';
 import { randomBytes } from 'node:crypto';
 import { newGuid, newSecretId, timeOrderedGuid } from '../shared/ids.ts';
 import { config } from '../shared/config.ts';
@@ -22,8 +22,17 @@ export const clock = (): Clock => ({ now: Date.now(), ttlMs: config.basketTtlDay
 const basketNotFound = (guid: string) => notFound('BasketNotFound', `No basket ${guid}.`);
 const isStale = (error: unknown) => error instanceof baskets.StaleBasketError;
 
+/**
+ * A new empty basket, unless the user has `MAX_OPEN_BASKETS_PER_USER` open already. The count and the
+ * insert are not atomic: concurrent creates may pass the quota by a few, which a per-user limit against
+ * runaway clients tolerates (the throttle bounds the concurrency), in exchange for no counter to keep.
+ */
 export async function createBasket(userId: string): Promise<Basket> {
   const now = clock();
+  const quota = config.maxOpenBasketsPerUser;
+  if ((await baskets.countOpenBaskets(userId, now.now, quota)) >= quota) {
+    throw conflict('BasketQuotaExceeded', `A user may have at most ${quota} open baskets; check out or delete one first.`);
+  }
   // Time-ordered guids: the user's baskets list newest first straight from the key.
   const basket = newBasket(timeOrderedGuid(now.now, randomBytes(10)), userId, now);
   await baskets.insertBasket(basket);

@@ -3,7 +3,7 @@
  * change is a single conditional PutItem on the item's version: concurrent writers never overwrite each
  * other, the loser retries on fresh data (see services/basket-service.ts).
  */
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
@@ -105,6 +105,32 @@ export async function listBaskets(userId: string, now: number, page: PageRequest
   );
   const baskets = items.map((item) => fromItem(item, now)).filter((basket) => basket !== undefined);
   return { baskets, ...(nextCursor === undefined ? {} : { nextCursor }) };
+}
+
+/**
+ * How many unexpired baskets the user has, counted up to `atMost` (the quota): a Query of the user's
+ * baskets that stops as soon as `atMost` are found. Expired baskets TTL has not deleted yet are read but
+ * not counted, so the cost is bounded by the quota plus those (DynamoDB deletes them within days).
+ */
+export async function countOpenBaskets(userId: string, now: number, atMost: number): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await dynamo.send(
+      new QueryCommand({
+        TableName: config.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        FilterExpression: 'expiresAt > :now',
+        ExpressionAttributeValues: { ':pk': userPk(userId), ':prefix': 'BASKET#', ':now': now },
+        Select: 'COUNT',
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    count += result.Count ?? 0;
+    startKey = result.LastEvaluatedKey;
+  } while (startKey && count < atMost);
+  return count;
 }
 
 /** Saves `basket` as version `expectedVersion + 1`, only if nobody saved since `expectedVersion` was read. */
