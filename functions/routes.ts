@@ -10,17 +10,71 @@ export type Credential = 'none' | 'user' | 'library' | 'internal';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
+ * Partition-key prefixes of the table's items (functions/store/table.ts lists every key). IAM's
+ * `dynamodb:LeadingKeys` condition holds each function to the prefixes its grants name, so a library
+ * function cannot read an API key and a basket function cannot touch a library item. A `USER#` partition
+ * holds a user's baskets and orders alike: leading keys cannot tell those apart.
+ */
+export const KEYS = {
+  user: 'USER#',
+  project: 'PROJECT#',
+  checkout: 'CHECKOUT#',
+  order: 'ORDER#',
+  apiKey: 'APIKEY#',
+  idempotency: 'IDEMPOTENCY#',
+  libraryItem: 'LIBITEM#',
+  anonymousUser: 'ANONUSER#',
+  builder: 'BUILDER#',
+  ingest: 'INGEST#',
+  upload: 'UPLOAD#',
+  libraryUser: 'LIBUSER#',
+} as const;
+
+export type KeyPrefix = (typeof KEYS)[keyof typeof KEYS];
+
+/** Table access: the partition-key prefixes a function may read, and may write (none: no write action). */
+export interface TableGrant {
+  read: readonly KeyPrefix[];
+  write?: readonly KeyPrefix[];
+}
+
+/**
  * What a route's function may touch; the CDK stack grants exactly this and nothing more (a smoke test
- * checks each handler's real calls against it). Table `read` has no write action. Bucket (image objects):
- * `put` only signs presigned uploads; `write` streams objects in and deletes them when the request fails;
+ * checks each handler's real calls, and the keys they name, against it). Bucket (image objects): `put`
+ * only signs presigned uploads; `write` streams objects in and deletes them when the request fails;
  * `readwrite` also reads them back.
  */
 export interface Grants {
-  table?: 'read' | 'readwrite';
+  table?: TableGrant;
   bucket?: 'put' | 'write' | 'readwrite';
   /** events:PutEvents on the service's bus. */
   events?: true;
 }
+
+const { user, project, checkout, order, apiKey, idempotency } = KEYS;
+const LIBRARY_KEYS = [KEYS.libraryItem, KEYS.anonymousUser, KEYS.builder, KEYS.ingest, KEYS.upload, idempotency, KEYS.libraryUser];
+
+/** Table grants by route group. */
+const tables = {
+  basketRead: { read: [user] },
+  basketChange: { read: [user], write: [user] },
+  basketCreate: { read: [user, idempotency], write: [user, idempotency] },
+  linePricing: { read: [user, project], write: [user] },
+  lineAdd: { read: [user, project, idempotency], write: [user, idempotency] },
+  basketCheckout: { read: [user, project, idempotency], write: [user, checkout, idempotency] },
+  projectRead: { read: [project] },
+  projectWrite: { read: [project], write: [project] },
+  checkoutRead: { read: [checkout, user] },
+  checkoutComplete: { read: [checkout, user], write: [user, order] },
+  orderRead: { read: [user] },
+  orderStatus: { read: [order, user], write: [user] },
+  library: { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+} satisfies Record<string, TableGrant>;
+
+/** The API-key authorizer: a GetItem of the key's hash. */
+export const authorizerTableGrant: TableGrant = { read: [apiKey] };
+/** The library sweeper: reads an intent's owner, deletes its item records and builder link (DeleteItem only). */
+export const sweeperTableGrant: TableGrant = { read: [KEYS.anonymousUser], write: [KEYS.libraryItem, KEYS.builder] };
 
 export interface Route {
   method: HttpMethod;
@@ -38,32 +92,32 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/health', handler: 'get-health', credential: 'none', summary: 'Liveness check', grants: {} },
   { method: 'GET', path: '/openapi.json', handler: 'get-openapi', credential: 'none', summary: 'OpenAPI 3.1 document', grants: {} },
 
-  { method: 'POST', path: '/basket', handler: 'create-basket', credential: 'user', summary: 'Create an empty basket', grants: { table: 'readwrite' } },
-  { method: 'GET', path: '/baskets', handler: 'list-baskets', credential: 'user', summary: "List the user's baskets", grants: { table: 'read' } },
-  { method: 'GET', path: '/basket/{basketGuid}', handler: 'get-basket', credential: 'user', summary: 'Read a basket', grants: { table: 'read' } },
-  { method: 'DELETE', path: '/basket/{basketGuid}', handler: 'delete-basket', credential: 'user', summary: 'Delete a basket', grants: { table: 'readwrite' } },
-  { method: 'POST', path: '/basket/{basketGuid}/line', handler: 'add-basket-line', credential: 'user', summary: 'Add a line (or add to the line of that project)', grants: { table: 'readwrite' } },
-  { method: 'PUT', path: '/basket/{basketGuid}/line/{lineId}', handler: 'update-basket-line', credential: 'user', summary: "Change a line's quantity", grants: { table: 'readwrite' } },
-  { method: 'DELETE', path: '/basket/{basketGuid}/line/{lineId}', handler: 'delete-basket-line', credential: 'user', summary: 'Delete a line', grants: { table: 'readwrite' } },
-  { method: 'POST', path: '/basket/{basketGuid}/checkout', handler: 'checkout-basket', credential: 'user', summary: 'Get a checkout URL for the basket', grants: { table: 'readwrite', events: true } },
+  { method: 'POST', path: '/basket', handler: 'create-basket', credential: 'user', summary: 'Create an empty basket', grants: { table: tables.basketCreate } },
+  { method: 'GET', path: '/baskets', handler: 'list-baskets', credential: 'user', summary: "List the user's baskets", grants: { table: tables.basketRead } },
+  { method: 'GET', path: '/basket/{basketGuid}', handler: 'get-basket', credential: 'user', summary: 'Read a basket', grants: { table: tables.basketRead } },
+  { method: 'DELETE', path: '/basket/{basketGuid}', handler: 'delete-basket', credential: 'user', summary: 'Delete a basket', grants: { table: tables.basketChange } },
+  { method: 'POST', path: '/basket/{basketGuid}/line', handler: 'add-basket-line', credential: 'user', summary: 'Add a line (or add to the line of that project)', grants: { table: tables.lineAdd } },
+  { method: 'PUT', path: '/basket/{basketGuid}/line/{lineId}', handler: 'update-basket-line', credential: 'user', summary: "Change a line's quantity", grants: { table: tables.linePricing } },
+  { method: 'DELETE', path: '/basket/{basketGuid}/line/{lineId}', handler: 'delete-basket-line', credential: 'user', summary: 'Delete a line', grants: { table: tables.basketChange } },
+  { method: 'POST', path: '/basket/{basketGuid}/checkout', handler: 'checkout-basket', credential: 'user', summary: 'Get a checkout URL for the basket', grants: { table: tables.basketCheckout, events: true } },
 
-  { method: 'PUT', path: '/project/{projectGuid}', handler: 'put-project', credential: 'internal', summary: 'Register or update a project price', grants: { table: 'readwrite' } },
-  { method: 'GET', path: '/project/{projectGuid}', handler: 'get-project', credential: 'internal', summary: 'Read a project price', grants: { table: 'read' } },
+  { method: 'PUT', path: '/project/{projectGuid}', handler: 'put-project', credential: 'internal', summary: 'Register or update a project price', grants: { table: tables.projectWrite } },
+  { method: 'GET', path: '/project/{projectGuid}', handler: 'get-project', credential: 'internal', summary: 'Read a project price', grants: { table: tables.projectRead } },
 
-  { method: 'GET', path: '/checkout/{checkoutId}', handler: 'get-checkout', credential: 'internal', summary: 'Read the basket snapshot a checkout charges for', grants: { table: 'read' } },
-  { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'internal', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: 'readwrite', events: true } },
-  { method: 'GET', path: '/orders', handler: 'list-orders', credential: 'user', summary: "List the user's orders, optionally only those with a project", grants: { table: 'read' } },
-  { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: 'read' } },
-  { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'internal', summary: "Move an order along its status transitions", grants: { table: 'readwrite', events: true } },
+  { method: 'GET', path: '/checkout/{checkoutId}', handler: 'get-checkout', credential: 'internal', summary: 'Read the basket snapshot a checkout charges for', grants: { table: tables.checkoutRead } },
+  { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'internal', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: tables.checkoutComplete, events: true } },
+  { method: 'GET', path: '/orders', handler: 'list-orders', credential: 'user', summary: "List the user's orders, optionally only those with a project", grants: { table: tables.orderRead } },
+  { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: tables.orderRead } },
+  { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'internal', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus, events: true } },
 
-  { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: 'readwrite', bucket: 'write' } },
-  { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL', grants: { table: 'readwrite', bucket: 'write' } },
-  { method: 'POST', path: '/library/multi/push', handler: 'push-library-items', credential: 'library', summary: 'Upload several images (multipart)', grants: { table: 'readwrite', bucket: 'write' } },
-  { method: 'POST', path: '/library/multi/pull', handler: 'pull-library-items', credential: 'library', summary: 'Fetch several images from URLs', grants: { table: 'readwrite', bucket: 'write' } },
-  { method: 'POST', path: '/library/{itemGuid}/builder', handler: 'get-item-builder-url', credential: 'library', summary: 'Product builder URL for one library item', grants: { table: 'readwrite' } },
-  { method: 'POST', path: '/library/builder', handler: 'get-items-builder-url', credential: 'library', summary: 'Product builder URL for several library items', grants: { table: 'readwrite' } },
-  { method: 'POST', path: '/library/upload', handler: 'create-library-upload', credential: 'library', summary: 'Presigned S3 upload for an image above the push cap', grants: { table: 'readwrite', bucket: 'put' } },
-  { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library', grants: { table: 'readwrite', bucket: 'readwrite' } },
+  { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: tables.library, bucket: 'write' } },
+  { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL', grants: { table: tables.library, bucket: 'write' } },
+  { method: 'POST', path: '/library/multi/push', handler: 'push-library-items', credential: 'library', summary: 'Upload several images (multipart)', grants: { table: tables.library, bucket: 'write' } },
+  { method: 'POST', path: '/library/multi/pull', handler: 'pull-library-items', credential: 'library', summary: 'Fetch several images from URLs', grants: { table: tables.library, bucket: 'write' } },
+  { method: 'POST', path: '/library/{itemGuid}/builder', handler: 'get-item-builder-url', credential: 'library', summary: 'Product builder URL for one library item', grants: { table: tables.library } },
+  { method: 'POST', path: '/library/builder', handler: 'get-items-builder-url', credential: 'library', summary: 'Product builder URL for several library items', grants: { table: tables.library } },
+  { method: 'POST', path: '/library/upload', handler: 'create-library-upload', credential: 'library', summary: 'Presigned S3 upload for an image above the push cap', grants: { table: tables.library, bucket: 'put' } },
+  { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library', grants: { table: tables.library, bucket: 'readwrite' } },
 ];
 
 /** Content types API Gateway must pass through as binary (base64) rather than as UTF-8 text. */

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { MAX_QUANTITY, basketTotalMinor, lineTotalMinor, type Basket, type BasketLine } from '../domain/basket.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
-import { Guid, GuidOut, MoneyOut, PathInteger, WireDateOut } from './common.ts';
+import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, MoneyOut, NextCursorOut, PageQuery, PathInteger, WireDateOut } from './common.ts';
 
 export const BasketPath = z.object({ basketGuid: Guid });
 export const BasketLinePath = z.object({ basketGuid: Guid, lineId: PathInteger });
@@ -24,7 +24,8 @@ export const BasketOut = z.object({
   LastSavedDateUtc: WireDateOut,
 });
 
-export const BasketListOut = z.object({ Baskets: z.array(BasketOut) });
+export const BasketListQuery = z.object(PageQuery(DEFAULT_PAGE_LIMIT));
+export const BasketListOut = z.object({ Baskets: z.array(BasketOut), NextCursor: NextCursorOut });
 export const LineResultOut = z.object({ Line: BasketLineOut, Basket: BasketOut });
 export const BasketResultOut = z.object({ Basket: BasketOut });
 export const CheckoutUrlOut = z.object({ BasketGuid: GuidOut, CheckoutUrl: z.url() });
@@ -49,7 +50,7 @@ export const DeletedBasketOut = z.object({ BasketGuid: GuidOut, Deleted: z.liter
 /** Route contracts: what each basket handler validates and answers. The OpenAPI document is built from these. */
 export const basketContracts = {
   create: { principal: 'user', idempotent: true, response: BasketOut },
-  list: { principal: 'user', response: BasketListOut },
+  list: { principal: 'user', query: BasketListQuery, response: BasketListOut },
   get: { principal: 'user', path: BasketPath, response: BasketOut },
   delete: { principal: 'user', path: BasketPath, response: DeletedBasketOut },
   addLine: { principal: 'user', path: BasketPath, body: LineInput, idempotent: true, response: LineResultOut },

@@ -45,6 +45,9 @@ export const MoneyIn = (max: number) =>
     z.transform((amount: number) => toMinorUnits(amount) as number),
   );
 
+/** Items a list answers when the request names no `?limit=` (GET /orders, GET /baskets). */
+export const DEFAULT_PAGE_LIMIT = 200;
+
 /**
  * `?limit=&cursor=` of a paginated list. `limit` 1..maxLimit (default `defaultLimit`); `cursor` is the
  * `NextCursor` of the page before, opaque to clients.

@@ -6,12 +6,12 @@ import type { Checkout } from '../store/checkout-store.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import { BasketLineOut, toBasketLineOut } from './basket.ts';
-import { Guid, GuidOut, MoneyOut, WireDateOut } from './common.ts';
+import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, MoneyOut, NextCursorOut, PageQuery, WireDateOut } from './common.ts';
 
 export const OrderStatusSchema = z.enum(ORDER_STATUSES);
 
 export const OrderPath = z.object({ orderGuid: Guid });
-export const OrderListQuery = z.object({ projectguid: z.optional(Guid) });
+export const OrderListQuery = z.object({ projectguid: z.optional(Guid), ...PageQuery(DEFAULT_PAGE_LIMIT) });
 export const StatusInput = z.object({ Status: OrderStatusSchema });
 
 /** CheckoutIds are unguessable 128-bit ids in 32 hex. */
@@ -39,7 +39,7 @@ const orderFields = {
 };
 export const OrderOut = z.object({ OrderGuid: GuidOut, Lines: z.array(OrderLineOut), ...orderFields });
 export const OrderDetailOut = z.object({ OrderGuid: GuidOut, Lines: z.array(OrderLineDetailOut), ...orderFields });
-export const OrderListOut = z.object({ Orders: z.array(OrderOut) });
+export const OrderListOut = z.object({ Orders: z.array(OrderOut), NextCursor: NextCursorOut });
 export const OrderResultOut = z.object({ Order: OrderDetailOut });
 
 export const CheckoutOut = z.object({

@@ -104,6 +104,23 @@ export function removeLine(basket: Basket, lineId: number, clock: Clock): Basket
   return touched(basket, basket.lines.filter((l) => l.id !== lineId), clock);
 }
 
+/**
+ * The basket with every line at its project's current price, or the same basket object when every line
+ * is current. A line is current when both its price and its project version match: the project store
+ * accepts a repeat of the stored version, so a price can change without a new version.
+ */
+export function repriceLines(basket: Basket, prices: ReadonlyMap<string, ProjectPrice>, clock: Clock): Basket {
+  let changed = false;
+  const lines = basket.lines.map((line) => {
+    const project = prices.get(line.projectGuid);
+    if (!project) throw conflict('ProjectUnavailable', `Project ${line.projectGuid} of line ${line.id} has no price any more; delete the line and check out again.`);
+    if (project.unitPriceMinor === line.unitPriceMinor && project.version === line.projectVersion) return line;
+    changed = true;
+    return { ...line, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version };
+  });
+  return changed ? touched(basket, lines, clock) : basket;
+}
+
 /** Checking out needs something to pay for. */
 export function assertCanCheckOut(basket: Basket): void {
   if (basket.lines.length === 0) throw conflict('BasketEmpty', 'An empty basket cannot be checked out; add a line first.');

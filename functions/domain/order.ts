@@ -4,6 +4,7 @@
  */
 import { conflict } from '../shared/errors.ts';
 import type { BasketLine } from './basket.ts';
+import { timeOrderedGuid } from '../shared/ids.ts';
 
 export const ORDER_STATUSES = ['OrderReceived', 'Processing', 'Shipped', 'Completed', 'Cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -60,20 +61,8 @@ export interface PaidSnapshot {
   totalMinor: number;
 }
 
-/**
- * A time-ordered guid (UUID version 7 layout, 32 hex): 48 bits of epoch ms, then random bits. Sorting the
- * guids as text sorts orders by creation time, so a user's orders read newest first straight from the key.
- */
-export function orderGuidAt(epochMs: number, random: Uint8Array): string {
-  if (!Number.isSafeInteger(epochMs) || epochMs < 0 || epochMs >= 2 ** 48) throw new RangeError(`epoch ms out of range: ${epochMs}`);
-  if (random.length < 10) throw new RangeError('orderGuidAt needs 10 random bytes');
-  const bytes = new Uint8Array(16);
-  for (let i = 0; i < 6; i++) bytes[i] = Math.floor(epochMs / 2 ** (8 * (5 - i))) % 256;
-  bytes.set(random.subarray(0, 10), 6);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  return Buffer.from(bytes).toString('hex');
-}
+/** Order guids are time-ordered, so a user's orders read newest first straight from the key. */
+export const orderGuidAt = timeOrderedGuid;
 
 export function orderFromCheckout(snapshot: PaidSnapshot, claim: OrderClaim): Order {
   return {

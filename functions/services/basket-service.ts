@@ -2,15 +2,18 @@
  * Basket use cases: load, apply a pure rule from domain/basket.ts, save with a version check, retry on a
  * lost race. Handlers call these; they know nothing of HTTP.
  */
-import { addLine, assertCanCheckOut, basketTotalMinor, changeLine, newBasket, removeLine, type Basket, type BasketLine, type Clock } from '../domain/basket.ts';
-import { badRequest, notFound } from '../shared/errors.ts';
-import { newGuid, newSecretId } from '../shared/ids.ts';
+import { addLine, assertCanCheckOut, basketTotalMinor, changeLine, newBasket, removeLine, repriceLines, type Basket, type BasketLine, type Clock } from '../domain/basket.ts';
+import { badRequest, conflict, notFound } from '../shared/errors.ts';
+import { randomBytes } from 'node:crypto';
+import { newGuid, newSecretId, timeOrderedGuid } from '../shared/ids.ts';
 import { config } from '../shared/config.ts';
 import { retryOnConflict } from '../shared/retry.ts';
 import { publishEvent } from '../shared/events.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import * as baskets from '../store/basket-store.ts';
 import { insertCheckout, type Checkout } from '../store/checkout-store.ts';
+import type { PageRequest } from '../store/query.ts';
+import { getProjectPrices } from '../store/project-store.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -19,8 +22,19 @@ export const clock = (): Clock => ({ now: Date.now(), ttlMs: config.basketTtlDay
 const basketNotFound = (guid: string) => notFound('BasketNotFound', `No basket ${guid}.`);
 const isStale = (error: unknown) => error instanceof baskets.StaleBasketError;
 
+/**
+ * A new empty basket, unless the user has `MAX_OPEN_BASKETS_PER_USER` open already. The count and the
+ * insert are not atomic: concurrent creates may pass the quota by a few, which a per-user limit against
+ * runaway clients tolerates (the throttle bounds the concurrency), in exchange for no counter to keep.
+ */
 export async function createBasket(userId: string): Promise<Basket> {
-  const basket = newBasket(newGuid(), userId, clock());
+  const now = clock();
+  const quota = config.maxOpenBasketsPerUser;
+  if ((await baskets.countOpenBaskets(userId, now.now, quota)) >= quota) {
+    throw conflict('BasketQuotaExceeded', `A user may have at most ${quota} open baskets; check out or delete one first.`);
+  }
+  // Time-ordered guids: the user's baskets list newest first straight from the key.
+  const basket = newBasket(timeOrderedGuid(now.now, randomBytes(10)), userId, now);
   await baskets.insertBasket(basket);
   return basket;
 }
@@ -31,7 +45,7 @@ export async function readBasket(userId: string, guid: string): Promise<Basket> 
   return basket;
 }
 
-export const listBaskets = (userId: string): Promise<Basket[]> => baskets.listBaskets(userId, Date.now());
+export const listBaskets = (userId: string, page: PageRequest): Promise<baskets.BasketPage> => baskets.listBaskets(userId, Date.now(), page);
 
 export async function deleteBasket(userId: string, guid: string): Promise<void> {
   if (!(await baskets.deleteBasket(userId, guid))) throw basketNotFound(guid);
@@ -76,29 +90,39 @@ export function deleteBasketLine(userId: string, guid: string, lineId: number): 
   }, isStale);
 }
 
-/** Takes a snapshot of the basket as it is now; the checkout site charges for exactly that. */
-export async function checkOutBasket(userId: string, guid: string): Promise<Checkout> {
-  const now = clock();
-  const basket = await readBasket(userId, guid);
-  assertCanCheckOut(basket);
-  const checkout: Checkout = {
-    checkoutId: newSecretId(),
-    userId,
-    basketGuid: basket.guid,
-    basketVersion: basket.version,
-    lines: basket.lines,
-    totalMinor: basketTotalMinor(basket),
-    createdAt: now.now,
-    expiresAt: now.now + now.ttlMs,
-  };
-  await insertCheckout(checkout);
-  await publishEvent({
-    type: 'BasketCheckedOut',
-    id: `BasketCheckedOut-${newGuid()}`,
-    time: checkout.createdAt,
-    detail: { UserId: userId, BasketGuid: basket.guid, BasketVersion: basket.version, OrderTotal: fromMinorUnits(checkout.totalMinor), LineCount: basket.lines.length },
-  });
-  return checkout;
+/**
+ * Takes a snapshot of the basket at the projects' current prices; the checkout site charges for exactly
+ * that. A line's stored price is the one it had when last written, possibly long ago, so every line is
+ * repriced first (one BatchGetItem of the basket's projects). When a price moved, the repriced basket is
+ * saved as the next version and the checkout binds to that version; the save and the snapshot go side by
+ * side: a snapshot whose save lost the race is never handed out (the retry takes a new one) and expires.
+ */
+export function checkOutBasket(userId: string, guid: string): Promise<Checkout> {
+  return retryOnConflict(async () => {
+    const now = clock();
+    const stored = await readBasket(userId, guid);
+    assertCanCheckOut(stored);
+    const basket = repriceLines(stored, await getProjectPrices(stored.lines.map((line) => line.projectGuid)), now);
+    const repriced = basket !== stored;
+    const checkout: Checkout = {
+      checkoutId: newSecretId(),
+      userId,
+      basketGuid: basket.guid,
+      basketVersion: repriced ? stored.version + 1 : stored.version,
+      lines: basket.lines,
+      totalMinor: basketTotalMinor(basket),
+      createdAt: now.now,
+      expiresAt: now.now + now.ttlMs,
+    };
+    await Promise.all([repriced ? baskets.saveBasket(basket, stored.version) : undefined, insertCheckout(checkout)]);
+    await publishEvent({
+      type: 'BasketCheckedOut',
+      id: `BasketCheckedOut-${newGuid()}`,
+      time: checkout.createdAt,
+      detail: { UserId: userId, BasketGuid: basket.guid, BasketVersion: checkout.basketVersion, OrderTotal: fromMinorUnits(checkout.totalMinor), LineCount: basket.lines.length },
+    });
+    return checkout;
+  }, isStale);
 }
 
 export const checkoutUrl = (checkoutId: string): string => `${config.checkoutUrl}/checkout/${checkoutId}`;

@@ -23,6 +23,7 @@ import { fromMinorUnits } from '../shared/money.ts';
 import * as baskets from '../store/basket-store.ts';
 import { getCheckout, type Checkout } from '../store/checkout-store.ts';
 import * as orders from '../store/order-store.ts';
+import type { PageRequest } from '../store/query.ts';
 
 const checkoutNotFound = (checkoutId: string) => notFound('CheckoutNotFound', `No checkout ${checkoutId} (unknown or expired).`);
 const orderNotFound = (orderGuid: string) => notFound('OrderNotFound', `No order ${orderGuid}.`);
@@ -131,8 +132,8 @@ export async function readOrder(userId: string, orderGuid: string): Promise<Orde
   return order;
 }
 
-export const listOrders = (userId: string, projectGuid?: string): Promise<Order[]> =>
-  projectGuid === undefined ? orders.listOrders(userId) : orders.listOrdersWithProject(userId, projectGuid);
+export const listOrders = (userId: string, page: PageRequest, projectGuid?: string): Promise<orders.OrderPage> =>
+  projectGuid === undefined ? orders.listOrders(userId, page) : orders.listOrdersWithProject(userId, projectGuid, page);
 
 /** Publishes the status event of the order's current revision unless that was done (the outbox marker). */
 async function publishPendingStatusEvent(order: Order): Promise<Order> {

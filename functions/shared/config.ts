@@ -44,6 +44,10 @@ export const config = {
   get basketTtlDays() {
     return intEnv('BASKET_TTL_DAYS', 60);
   },
+  /** Open (unexpired) baskets one user may have; creating one more answers 409 BasketQuotaExceeded. */
+  get maxOpenBasketsPerUser() {
+    return intEnv('MAX_OPEN_BASKETS_PER_USER', 100);
+  },
   /** Pull (fetch by URL): loopback image servers are refused unless this is `true` (local development, tests). */
   get pullAllowLoopback() {
     return env('PULL_ALLOW_LOOPBACK') === 'true';

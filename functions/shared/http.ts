@@ -17,6 +17,7 @@ import * as z from 'zod/mini';
 import { en } from 'zod/locales';
 import { ApiError, badRequest, forbidden, isTransientAwsError, serviceUnavailable } from './errors.ts';
 import { escapeDateSolidus } from './dates.ts';
+import { holdsExactly } from './decimal.ts';
 import { logger, metrics } from './powertools.ts';
 import { config } from './config.ts';
 import { fromAuthorizerContext, type ApiKeyScope, type Principal } from '../auth/principal.ts';
@@ -144,12 +145,28 @@ export function bodyText(event: APIGatewayProxyEvent): string {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
+/** Node's reviver sees each primitive's source text (JSON.parse source text access). */
+type Reviver = (this: unknown, key: string, value: unknown, context: { source?: string }) => unknown;
+
+/**
+ * Refuses a number whose text says more than the double it parses to (0.1000000000000000000001 is not
+ * 0.1): every number the contracts see then means exactly what the client wrote, and money can be
+ * decided on its decimal text (functions/shared/money.ts).
+ */
+const exactNumbers: Reviver = (key, value, context) => {
+  if (typeof value === 'number' && context.source !== undefined && !holdsExactly(value, context.source)) {
+    throw badRequest('ValidationFailed', `${key || 'body'}: the number ${context.source.slice(0, 40)} has more digits than can be held exactly.`, { Fields: [key || 'body'] });
+  }
+  return value;
+};
+
 function parseJsonBody(event: APIGatewayProxyEvent): unknown {
   const text = bodyText(event);
   if (text.trim() === '') throw badRequest('InvalidJson', 'body: a JSON object is required.');
   try {
-    return JSON.parse(text);
-  } catch {
+    return JSON.parse(text, exactNumbers as Parameters<typeof JSON.parse>[1]);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
     throw badRequest('InvalidJson', 'body: not valid JSON.');
   }
 }

@@ -3,15 +3,15 @@
  * change is a single conditional PutItem on the item's version: concurrent writers never overwrite each
  * other, the loser retries on fresh data (see services/basket-service.ts).
  */
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { serviceUnavailable } from '../shared/errors.ts';
 import { newSecretId } from '../shared/ids.ts';
 import { isExpired, type Basket } from '../domain/basket.ts';
-import { keyPart, ttlSeconds } from './table.ts';
-import { queryAll } from './query.ts';
+import { keyPart, table, ttlSeconds } from './table.ts';
+import { queryPage, type PageRequest } from './query.ts';
+import { batchGetItems } from './batch.ts';
 import { projectKey, toProjectPrice, type ProjectItem } from './project-store.ts';
 import type { ProjectPrice } from '../domain/basket.ts';
 
@@ -74,31 +74,63 @@ export async function getBasket(userId: string, guid: string, now: number): Prom
 
 /** The basket and the project a line names, in one BatchGetItem round trip. */
 export async function getBasketAndProject(userId: string, guid: string, projectGuid: string, now: number): Promise<{ basket?: Basket; project?: ProjectPrice }> {
-  const tableName = config.tableName;
-  let keys: Record<string, unknown>[] = [basketKey(userId, guid), projectKey(projectGuid)];
-  const items: Record<string, unknown>[] = [];
-  // UnprocessedKeys only appear under throttling; the SDK's own retries back off, this loop just finishes the batch.
-  for (let attempt = 0; keys.length > 0; attempt++) {
-    if (attempt > 5) throw serviceUnavailable('The table is throttling reads right now; retry the request.');
-    const result = await dynamo.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }));
-    items.push(...(result.Responses?.[tableName] ?? []));
-    keys = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-  }
+  const items = await batchGetItems([basketKey(userId, guid), projectKey(projectGuid)]);
   const basketItem = items.find((item) => item.SK === basketKey(userId, guid).SK);
   const projectItem = items.find((item) => item.PK === projectKey(projectGuid).PK);
   return { basket: fromItem(basketItem, now), project: projectItem ? toProjectPrice(projectItem as unknown as ProjectItem) : undefined };
 }
 
-/** One Query on the user's partition; cost is bounded by that user's baskets, never the table. */
-export async function listBaskets(userId: string, now: number): Promise<Basket[]> {
-  const items = await queryAll({
-    TableName: config.tableName,
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': userPk(userId), ':prefix': 'BASKET#' },
-    ConsistentRead: true,
-  });
+export interface BasketPage {
+  baskets: Basket[];
+  /** Present only when older baskets follow. */
+  nextCursor?: string;
+}
+
+/**
+ * One Query on the user's partition: a page of baskets, newest first (basket guids are time-ordered).
+ * Expired baskets not yet deleted by TTL are left out after the read, so a page may hold fewer.
+ */
+export async function listBaskets(userId: string, now: number, page: PageRequest): Promise<BasketPage> {
+  const range = { partitionKey: table.partitionKey, partitionValue: userPk(userId), sortKey: table.sortKey, sortKeyPrefix: 'BASKET#' };
+  const { items, nextCursor } = await queryPage(
+    {
+      TableName: config.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': range.partitionValue, ':prefix': range.sortKeyPrefix },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+    },
+    range,
+    page,
+  );
   const baskets = items.map((item) => fromItem(item, now)).filter((basket) => basket !== undefined);
-  return baskets.sort((a, b) => a.createdAt - b.createdAt);
+  return { baskets, ...(nextCursor === undefined ? {} : { nextCursor }) };
+}
+
+/**
+ * How many unexpired baskets the user has, counted up to `atMost` (the quota): a Query of the user's
+ * baskets that stops as soon as `atMost` are found. Expired baskets TTL has not deleted yet are read but
+ * not counted, so the cost is bounded by the quota plus those (DynamoDB deletes them within days).
+ */
+export async function countOpenBaskets(userId: string, now: number, atMost: number): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const result = await dynamo.send(
+      new QueryCommand({
+        TableName: config.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        FilterExpression: 'expiresAt > :now',
+        ExpressionAttributeValues: { ':pk': userPk(userId), ':prefix': 'BASKET#', ':now': now },
+        Select: 'COUNT',
+        ConsistentRead: true,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    count += result.Count ?? 0;
+    startKey = result.LastEvaluatedKey;
+  } while (startKey && count < atMost);
+  return count;
 }
 
 /** Saves `basket` as version `expectedVersion + 1`, only if nobody saved since `expectedVersion` was read. */

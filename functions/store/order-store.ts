@@ -15,8 +15,8 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { keyPart } from './table.ts';
-import { queryAll } from './query.ts';
+import { keyPart, table } from './table.ts';
+import { queryPage, type PageRequest } from './query.ts';
 import { orderProjects, type Order, type OrderClaim } from '../domain/order.ts';
 
 const userPk = (userId: string) => `USER#${keyPart(userId)}`;
@@ -47,15 +47,27 @@ function toOrder(item: Record<string, unknown>): Order {
   return order as unknown as Order;
 }
 
-async function queryOrders(pk: string): Promise<Order[]> {
-  const items = await queryAll({
-    TableName: config.tableName,
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': pk, ':prefix': 'ORDER#' },
-    ScanIndexForward: false,
-    ConsistentRead: true,
-  });
-  return items.map(toOrder);
+export interface OrderPage {
+  orders: Order[];
+  /** Present only when older orders follow. */
+  nextCursor?: string;
+}
+
+/** One page of one partition's orders, newest first (order guids sort by creation time). */
+async function queryOrders(pk: string, page: PageRequest): Promise<OrderPage> {
+  const range = { partitionKey: table.partitionKey, partitionValue: pk, sortKey: table.sortKey, sortKeyPrefix: 'ORDER#' };
+  const { items, nextCursor } = await queryPage(
+    {
+      TableName: config.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': range.sortKeyPrefix },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+    },
+    range,
+    page,
+  );
+  return { orders: items.map(toOrder), ...(nextCursor === undefined ? {} : { nextCursor }) };
 }
 
 export async function getClaim(userId: string, basketGuid: string): Promise<OrderClaim | undefined> {
@@ -88,11 +100,11 @@ export async function getOrder(userId: string, orderGuid: string): Promise<Order
   return result.Item ? toOrder(result.Item) : undefined;
 }
 
-/** One Query on the user's partition, newest first (order guids sort by creation time). */
-export const listOrders = (userId: string): Promise<Order[]> => queryOrders(userPk(userId));
+/** One Query on the user's partition: a page of the user's orders, newest first. */
+export const listOrders = (userId: string, page: PageRequest): Promise<OrderPage> => queryOrders(userPk(userId), page);
 
-/** One Query on the (user, project) copies: reads only the orders that contain the project, newest first. */
-export const listOrdersWithProject = (userId: string, projectGuid: string): Promise<Order[]> => queryOrders(projectPk(userId, projectGuid));
+/** One Query on the (user, project) copies: reads only orders that contain the project, a page, newest first. */
+export const listOrdersWithProject = (userId: string, projectGuid: string, page: PageRequest): Promise<OrderPage> => queryOrders(projectPk(userId, projectGuid), page);
 
 /** Saves a status change as `order.revision`, only if the stored order is still at `expectedRevision`. */
 export async function saveOrderStatus(order: Order, expectedRevision: number): Promise<void> {

@@ -5,6 +5,7 @@ import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { conflict } from '../shared/errors.ts';
 import type { ProjectPrice } from '../domain/basket.ts';
+import { batchGetItems } from './batch.ts';
 
 export interface Project extends ProjectPrice {
   lastSavedAt: number;
@@ -28,6 +29,12 @@ export const toProjectPrice = (item: ProjectItem): Project => ({
 export async function getProject(projectGuid: string): Promise<Project | undefined> {
   const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: projectKey(projectGuid), ConsistentRead: true }));
   return result.Item ? toProjectPrice(result.Item as ProjectItem) : undefined;
+}
+
+/** The current prices of these projects, by guid, in one BatchGetItem (a basket names at most 100); unknown ones are absent. */
+export async function getProjectPrices(projectGuids: readonly string[]): Promise<Map<string, Project>> {
+  const items = await batchGetItems([...new Set(projectGuids)].map(projectKey));
+  return new Map(items.map((item) => [item.projectGuid as string, toProjectPrice(item as unknown as ProjectItem)]));
 }
 
 /** Registers or updates a project. A version older than the stored one is refused, so late writers cannot roll prices back. */

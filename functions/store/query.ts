@@ -1,5 +1,5 @@
 /**
- * Query helpers. Every Query is keyed on one partition, so its cost is bounded by the result it reads.
+ * Paged Query: every listing reads one partition, one page at a time, so its cost is bounded by the page.
  * `queryPage` reads one page and hands out a cursor that can only continue the same listing: it holds
  * the last key read, and is refused (400 InvalidCursor) unless its partition is the caller's own and its
  * sort key lies in the listing's range, so a tampered or foreign cursor reads nothing it should not.
@@ -8,23 +8,18 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { badRequest } from '../shared/errors.ts';
 
-export async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await dynamo.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
-    items.push(...(result.Items ?? []));
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
-
 /** The listing a page belongs to: the table's keys, one partition, a sort-key prefix. */
 export interface PageRange {
   partitionKey: string;
   partitionValue: string;
   sortKey: string;
   sortKeyPrefix: string;
+}
+
+/** What a caller asks of a listing: at most `limit` items, after the item `cursor` names. */
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
 }
 
 export interface Page {
@@ -61,7 +56,7 @@ export function decodeCursor(range: PageRange, cursor: string): Record<string, s
  * `nextCursor` is present exactly when more items follow. `input` names the key condition; the range
  * must describe the same partition and prefix, with `:pk` and `:prefix` bound by the caller.
  */
-export async function queryPage(input: QueryCommandInput, range: PageRange, page: { limit: number; cursor?: string | undefined }): Promise<Page> {
+export async function queryPage(input: QueryCommandInput, range: PageRange, page: PageRequest): Promise<Page> {
   const startKey = page.cursor === undefined ? undefined : decodeCursor(range, page.cursor);
   const result = await dynamo.send(new QueryCommand({ ...input, Limit: page.limit + 1, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
   const items = result.Items ?? [];

@@ -6,13 +6,15 @@
  * | request                          | key                                                      |
  * |----------------------------------|----------------------------------------------------------|
  * | read / change / delete a basket  | GetItem / conditional PutItem  PK=USER#<user> SK=BASKET#<guid> |
- * | list a user's baskets            | Query PK=USER#<user>, SK begins_with BASKET#            |
+ * | list a user's baskets, newest 1st | Query PK=USER#<user>, SK begins_with BASKET#, descending, one page (guid is time-ordered) |
+ * | count open baskets (quota)       | Query PK=USER#<user>, SK begins_with BASKET#, Select COUNT, stops at the quota |
  * | price a line                     | BatchGetItem: the basket + PK=PROJECT#<guid> SK=PROJECT   |
+ * | reprice at checkout              | BatchGetItem PK=PROJECT#<guid> SK=PROJECT of the basket's projects |
  * | checkout snapshot                | PutItem / GetItem PK=CHECKOUT#<id> SK=CHECKOUT            |
  * | API key lookup (authorizer)      | GetItem PK=APIKEY#<sha256> SK=APIKEY                      |
  * | read one order (user)            | GetItem PK=USER#<user> SK=ORDER#<orderGuid> (guid is time-ordered) |
- * | list a user's orders, newest 1st | Query PK=USER#<user>, SK begins_with ORDER#, descending  |
- * | orders with a project            | Query PK=USER#<user>#PROJECT#<project>, SK begins_with ORDER#, descending (a full copy per project) |
+ * | list a user's orders, newest 1st | Query PK=USER#<user>, SK begins_with ORDER#, descending, one page |
+ * | orders with a project            | Query PK=USER#<user>#PROJECT#<project>, SK begins_with ORDER#, descending, one page (a full copy per project) |
  * | order owner (status change)      | GetItem PK=ORDER#<orderGuid> SK=ORDER                     |
  * | checkout completion claim        | conditional PutItem / GetItem PK=USER#<user> SK=BASKETORDER#<basketGuid> |
  * | API keys by name (CLI)           | Query GSI1 GSI1PK=APIKEYS                                 |

@@ -20,7 +20,7 @@ import { IdentitySource, RequestAuthorizer, type IAuthorizer } from 'aws-cdk-lib
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { Credential } from '../../functions/routes.ts';
+import { authorizerTableGrant, type Credential } from '../../functions/routes.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 
 export const API_KEY_HEADER = 'X-SERVICE-API-Key';
@@ -60,7 +60,7 @@ export class Authorizers extends Construct {
       },
     });
     // API key lookup only: a GetItem by the key's hash.
-    this.endpoint.grantTable(props.table, 'read');
+    this.endpoint.grantTable(props.table, authorizerTableGrant);
 
     const cached = props.cacheSeconds > 0;
     const authorizer = (name: string, header: string) =>

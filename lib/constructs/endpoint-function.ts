@@ -14,7 +14,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { Construct } from 'constructs';
-import type { Grants } from '../../functions/routes.ts';
+import type { Grants, TableGrant } from '../../functions/routes.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
 import { LAMBDA_NODE_OPTIONS } from '../lambda-runtime.ts';
 
@@ -49,10 +49,13 @@ const OBJECT_ACTIONS: Record<NonNullable<Grants['bucket']>, string[]> = {
   readwrite: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject'],
 };
 
+/** The IAM condition that holds table calls to items whose partition key starts with one of `prefixes`. */
+export const leadingKeys = (prefixes: readonly string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) } });
+
 /** The IAM actions `grants` allows, by resource: the table (and its indexes), image objects, the bucket, the bus. */
 export function grantedActions(grants: Grants): { table: string[]; objects: string[]; bucket: string[]; bus: string[] } {
   return {
-    table: grants.table === 'readwrite' ? [...TABLE_READ, ...TABLE_WRITE] : grants.table === 'read' ? TABLE_READ : [],
+    table: grants.table ? [...TABLE_READ, ...(grants.table.write ? TABLE_WRITE : [])] : [],
     objects: grants.bucket ? OBJECT_ACTIONS[grants.bucket] : [],
     // A function that reads objects also lists, or S3 answers a read of a missing key with 403, not 404 (NoSuchKey).
     bucket: grants.bucket === 'readwrite' ? ['s3:ListBucket'] : [],
@@ -140,11 +143,15 @@ export class EndpointFunction extends Construct {
     }
   }
 
-  /** Named actions only (never Scan), on the table and its indexes by name. */
-  grantTable(table: ITable, mode: 'read' | 'readwrite'): void {
+  /**
+   * Named actions only (never Scan), on the table and its indexes by name, each statement held by
+   * `dynamodb:LeadingKeys` to the grant's partition-key prefixes. `writeActions` narrows the writes
+   * (the sweeper only deletes).
+   */
+  grantTable(table: ITable, grant: TableGrant, writeActions: readonly string[] = TABLE_WRITE): void {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
     const indexArns = tableSchema.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
-    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_READ, resources: [table.tableArn, ...indexArns] }));
-    if (mode === 'readwrite') this.role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_WRITE, resources: [table.tableArn] }));
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_READ, resources: [table.tableArn, ...indexArns], conditions: leadingKeys(grant.read) }));
+    if (grant.write) this.role.addToPrincipalPolicy(new PolicyStatement({ actions: [...writeActions], resources: [table.tableArn], conditions: leadingKeys(grant.write) }));
   }
 }

@@ -14,6 +14,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SWEEPER_STREAM_FILTER } from '../../functions/contracts/library-sweep.ts';
+import { sweeperTableGrant } from '../../functions/routes.ts';
 import { EndpointFunction } from './endpoint-function.ts';
 
 export interface LibrarySweeperProps {
@@ -38,8 +39,7 @@ export class LibrarySweeper extends Construct {
       logRetention: props.logRetention,
     });
     // GetItem of the owner, DeleteItem of items and builder links: it never writes.
-    this.endpoint.grantTable(props.table, 'read');
-    this.endpoint.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['dynamodb:DeleteItem'], resources: [props.table.tableArn] }));
+    this.endpoint.grantTable(props.table, sweeperTableGrant, ['dynamodb:DeleteItem']);
     this.endpoint.function.addEnvironment('BUCKET_NAME', props.bucket.bucketName);
     this.endpoint.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects('library/*'), props.bucket.arnForObjects('uploads/*')] }));
     this.endpoint.role.addToPrincipalPolicy(

@@ -151,7 +151,7 @@ describe('least privilege', () => {
       const label = route.handler;
 
       expect(actions.some((a) => a.startsWith('dynamodb:')), label).toBe(route.grants.table !== undefined);
-      expect(actions.some((a) => TABLE_WRITES.includes(a)), label).toBe(route.grants.table === 'readwrite');
+      expect(actions.some((a) => TABLE_WRITES.includes(a)), label).toBe(route.grants.table?.write !== undefined);
       expect(actions.some((a) => a.startsWith('s3:')), label).toBe(route.grants.bucket !== undefined);
       expect(actions.includes('s3:DeleteObject'), label).toBe(route.grants.bucket === 'write' || route.grants.bucket === 'readwrite');
       expect(actions.includes('s3:GetObject') || actions.includes('s3:ListBucket'), label).toBe(route.grants.bucket === 'readwrite');
@@ -189,6 +189,80 @@ describe('least privilege', () => {
         if (actions.includes('logs:PutLogEvents')) expect(statement.Resource).toEqual(arnOf(endpoint.logGroup));
       }
     }
+  });
+});
+
+/** Item actions on the table (stream reads are not keyed by item). */
+const ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', ...TABLE_WRITES];
+const LEADING_KEYS = 'ForAllValues:StringLike';
+
+/** The partition-key patterns a role may read and write, from the LeadingKeys conditions of its statements. */
+function leadingKeysOf(role: IConstruct): { read: string[]; write: string[] } {
+  const keys = { read: new Set<string>(), write: new Set<string>() };
+  for (const statement of statementsOf(role)) {
+    const actions = [statement.Action].flat();
+    const patterns: string[] = [statement.Condition?.[LEADING_KEYS]?.['dynamodb:LeadingKeys'] ?? []].flat();
+    if (actions.includes('dynamodb:GetItem')) patterns.forEach((pattern) => keys.read.add(pattern));
+    if (actions.includes('dynamodb:DeleteItem')) patterns.forEach((pattern) => keys.write.add(pattern));
+  }
+  return { read: [...keys.read].sort(), write: [...keys.write].sort() };
+}
+
+const LIBRARY_KEYS = ['ANONUSER#*', 'BUILDER#*', 'IDEMPOTENCY#*', 'INGEST#*', 'LIBITEM#*', 'LIBUSER#*', 'UPLOAD#*'];
+/** What each function may touch, by partition-key prefix (functions/store/table.ts lists every key). */
+const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
+  'create-basket': { read: ['IDEMPOTENCY#*', 'USER#*'], write: ['IDEMPOTENCY#*', 'USER#*'] },
+  'list-baskets': { read: ['USER#*'], write: [] },
+  'get-basket': { read: ['USER#*'], write: [] },
+  'delete-basket': { read: ['USER#*'], write: ['USER#*'] },
+  'add-basket-line': { read: ['IDEMPOTENCY#*', 'PROJECT#*', 'USER#*'], write: ['IDEMPOTENCY#*', 'USER#*'] },
+  'update-basket-line': { read: ['PROJECT#*', 'USER#*'], write: ['USER#*'] },
+  'delete-basket-line': { read: ['USER#*'], write: ['USER#*'] },
+  'checkout-basket': { read: ['IDEMPOTENCY#*', 'PROJECT#*', 'USER#*'], write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'USER#*'] },
+  'put-project': { read: ['PROJECT#*'], write: ['PROJECT#*'] },
+  'get-project': { read: ['PROJECT#*'], write: [] },
+  'get-checkout': { read: ['CHECKOUT#*', 'USER#*'], write: [] },
+  'complete-checkout': { read: ['CHECKOUT#*', 'USER#*'], write: ['ORDER#*', 'USER#*'] },
+  'list-orders': { read: ['USER#*'], write: [] },
+  'get-order': { read: ['USER#*'], write: [] },
+  'update-order-status': { read: ['ORDER#*', 'USER#*'], write: ['USER#*'] },
+  'push-library-item': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'pull-library-item': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'push-library-items': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'pull-library-items': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'get-item-builder-url': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'get-items-builder-url': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'create-library-upload': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'complete-library-upload': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+};
+
+describe('leading keys (which items a function may touch)', () => {
+  const tableRoles = () => [stack.authorizers.endpoint, stack.librarySweeper.endpoint, ...stack.api.endpoints.map((e) => e.endpoint)];
+
+  it('puts a LeadingKeys condition on every table statement', () => {
+    for (const endpoint of tableRoles()) {
+      for (const statement of statementsOf(endpoint.role)) {
+        if (![statement.Action].flat().some((action) => ITEM_ACTIONS.includes(action))) continue;
+        const patterns = statement.Condition?.[LEADING_KEYS]?.['dynamodb:LeadingKeys'];
+        expect(Object.keys(statement.Condition ?? {}), endpoint.handlerName).toEqual([LEADING_KEYS]);
+        expect(Array.isArray(patterns) && patterns.length > 0 && patterns.every((p: string) => /^[A-Z]+#\*$/.test(p)), `${endpoint.handlerName}: ${JSON.stringify(patterns)}`).toBe(true);
+      }
+    }
+  });
+
+  it('gives each route group its own key prefixes, and nothing of the others', () => {
+    for (const route of routes.filter((r) => r.grants.table !== undefined)) {
+      expect(leadingKeysOf(endpointOf(route).role), route.handler).toEqual(EXPECTED_KEYS[route.handler]);
+    }
+    for (const handler of Object.keys(EXPECTED_KEYS).filter((name) => name.includes('library'))) {
+      const { read, write } = EXPECTED_KEYS[handler]!;
+      for (const foreign of ['APIKEY#*', 'USER#*', 'ORDER#*', 'CHECKOUT#*', 'PROJECT#*']) expect([...read, ...write], handler).not.toContain(foreign);
+    }
+  });
+
+  it('lets the authorizer read API keys only, and the sweeper read owners and delete item records and builder links', () => {
+    expect(leadingKeysOf(stack.authorizers.endpoint.role)).toEqual({ read: ['APIKEY#*'], write: [] });
+    expect(leadingKeysOf(stack.librarySweeper.endpoint.role)).toEqual({ read: ['ANONUSER#*'], write: ['BUILDER#*', 'LIBITEM#*'] });
   });
 });
 

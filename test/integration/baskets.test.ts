@@ -137,7 +137,7 @@ describe('basket API', () => {
 
   it('lands 50 concurrent line additions to one basket with an exact total', { timeout: 120_000 }, async () => {
     const guid = await newBasket();
-    const projects = await Promise.all(Array.from({ length: 50 }, (_, i) => service.project(1 + i / 100)));
+    const projects = await Promise.all(Array.from({ length: 50 }, (_, i) => service.project((100 + i) / 100)));
     const responses = await Promise.all(projects.map((ProjectGuid) => service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid, Quantity: 3 } })));
     expect(responses.map((r) => r.status)).toEqual(Array(50).fill(200));
     const basket = (await service.request('GET', `/basket/${guid}`, { token: alice })).body;

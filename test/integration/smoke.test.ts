@@ -4,7 +4,8 @@
  *
  * Locally nothing enforces IAM, so the flow also records every DynamoDB and S3 call each route's handler
  * makes and checks it against the actions the CDK stack grants that route: a missing grant would
- * otherwise only show as AccessDenied in AWS.
+ * otherwise only show as AccessDenied in AWS. It records the partition key every table call names too,
+ * and checks it against the route's key prefixes (the stack's dynamodb:LeadingKeys conditions).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,7 @@ import { existsSync, statSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSmoke, SMOKE_PNG } from '../../lib/smoke.ts';
-import { routes } from '../../functions/routes.ts';
+import { authorizerTableGrant, routes, type TableGrant } from '../../functions/routes.ts';
 import { matchRoute } from '../../lib/local/api-gateway.ts';
 import { grantedActions } from '../../lib/constructs/endpoint-function.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -25,6 +26,8 @@ let credentials: { token: string; apiKey: string; internalKey: string };
 
 /** Handler name -> IAM actions its calls needed, while the smoke flow ran. */
 const observed = new Map<string, Set<string>>();
+/** Handler name -> `read|write <partition key>` of every table call it made. */
+const observedKeys = new Map<string, Set<string>>();
 let currentHandler: string | undefined;
 
 const DOCUMENT_COMMANDS: Record<string, string> = { Get: 'GetItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', BatchGet: 'BatchGetItem', BatchWrite: 'BatchWriteItem', TransactGet: 'TransactGetItems', TransactWrite: 'TransactWriteItems' };
@@ -50,6 +53,30 @@ function note(actions: string[]) {
   observed.set(currentHandler, set);
 }
 
+const READ_OPERATIONS = new Set(['GetItem', 'BatchGetItem', 'Query']);
+/** A key attribute as the client holds it: plain before the DocumentClient marshals it, `{ S }` after. */
+const keyText = (value: unknown): string => (typeof value === 'object' && value !== null && 'S' in value ? String((value as { S: unknown }).S) : String(value));
+
+/** The partition keys a table call names (the values IAM's dynamodb:LeadingKeys sees). */
+function partitionKeys(operation: string, input: Record<string, any>): string[] {
+  if (operation === 'Query') {
+    const placeholder = /(?:^|\s)PK\s*=\s*(:\w+)/.exec(input.KeyConditionExpression ?? '')?.[1];
+    return placeholder ? [keyText(input.ExpressionAttributeValues[placeholder])] : [];
+  }
+  if (operation === 'BatchGetItem') return Object.values(input.RequestItems as Record<string, { Keys: any[] }>).flatMap((request) => request.Keys.map((key) => keyText(key.PK)));
+  if (operation === 'BatchWriteItem') {
+    return Object.values(input.RequestItems as Record<string, any[]>).flatMap((writes) => writes.map((write) => keyText((write.PutRequest?.Item ?? write.DeleteRequest?.Key).PK)));
+  }
+  return [keyText((input.Key ?? input.Item)?.PK)];
+}
+
+function noteKeys(operation: string, input: Record<string, any>) {
+  if (currentHandler === undefined) return;
+  const set = observedKeys.get(currentHandler) ?? new Set<string>();
+  for (const key of partitionKeys(operation, input)) set.add(`${READ_OPERATIONS.has(operation) ? 'read' : 'write'} ${key}`);
+  observedKeys.set(currentHandler, set);
+}
+
 /** The service's own clients, imported once the service has set their environment (as in Lambda). */
 async function recordCalls() {
   const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
@@ -57,7 +84,9 @@ async function recordCalls() {
   dynamoDbClient.middlewareStack.add(
     (next, context) => async (args) => {
       const operation = String(context.commandName).replace(/Command$/, '');
-      note([`dynamodb:${DOCUMENT_COMMANDS[operation] ?? operation}`]);
+      const action = DOCUMENT_COMMANDS[operation] ?? operation;
+      note([`dynamodb:${action}`]);
+      noteKeys(action, args.input as Record<string, any>);
       return next(args);
     },
     { step: 'initialize', name: 'recordGrantUse' },
@@ -145,6 +174,23 @@ describe('smoke flow', () => {
       const granted = grantedActions(route.grants);
       const allowed = new Set([...granted.table, ...granted.objects, ...granted.bucket, ...granted.bus]);
       for (const action of actions) if (!allowed.has(action)) denied.push(`${handler}: ${action}`);
+    }
+    expect(denied).toEqual([]);
+  });
+
+  it('named only partition keys of the prefixes each route (or the API-key authorizer) is granted', () => {
+    const allows = (grant: TableGrant | undefined, access: string, key: string) =>
+      [...((access === 'read' ? grant?.read : grant?.write) ?? [])].some((prefix) => key.startsWith(prefix));
+    expect(observedKeys.size).toBeGreaterThan(10);
+    const denied: string[] = [];
+    for (const [handler, keys] of observedKeys) {
+      const route = routes.find((r) => r.handler === handler)!;
+      for (const call of keys) {
+        const [access, key] = call.split(' ') as [string, string];
+        // The API-key authorizer runs within the request: its reads are checked against its own grant.
+        const grant = key.startsWith('APIKEY#') && route.credential !== 'user' ? authorizerTableGrant : route.grants.table;
+        if (!allows(grant, access, key)) denied.push(`${handler}: ${call}`);
+      }
     }
     expect(denied).toEqual([]);
   });

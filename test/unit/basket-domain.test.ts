@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addLine, basketTotalMinor, changeLine, isExpired, MAX_LINES, newBasket, removeLine, type Clock, type ProjectPrice } from '../../functions/domain/basket.ts';
+import { addLine, basketTotalMinor, changeLine, isExpired, MAX_LINES, newBasket, removeLine, repriceLines, type Clock, type ProjectPrice } from '../../functions/domain/basket.ts';
 import { ApiError } from '../../functions/shared/errors.ts';
 
 const clock: Clock = { now: 1_000_000, ttlMs: 60 * 86_400_000 };
@@ -58,5 +58,16 @@ describe('basket rules', () => {
     const basket = newBasket('g', 'u', clock);
     expect(isExpired(basket, basket.expiresAt - 1)).toBe(false);
     expect(isExpired(basket, basket.expiresAt)).toBe(true);
+  });
+
+  it('reprices lines whose price or project version moved, and returns the same basket when none did', () => {
+    const basket = addLine(addLine(newBasket('g', 'u', clock), book, 2, clock).basket, canvas, 1, clock).basket;
+    expect(repriceLines(basket, new Map([[book.projectGuid, book], [canvas.projectGuid, canvas]]), later)).toBe(basket);
+    const samePriceNewVersion = repriceLines(basket, new Map([[book.projectGuid, { ...book, version: 4 }], [canvas.projectGuid, canvas]]), later);
+    expect(samePriceNewVersion.lines[0]).toMatchObject({ unitPriceMinor: 2999, projectVersion: 4 });
+    const sameVersionNewPrice = repriceLines(basket, new Map([[book.projectGuid, book], [canvas.projectGuid, { ...canvas, unitPriceMinor: 5000 }]]), later);
+    expect(basketTotalMinor(sameVersionNewPrice)).toBe(2 * 2999 + 5000);
+    expect(sameVersionNewPrice).toMatchObject({ lastSavedAt: later.now, version: basket.version });
+    expect(codeOf(() => repriceLines(basket, new Map([[book.projectGuid, book]]), later))).toBe('ProjectUnavailable');
   });
 });

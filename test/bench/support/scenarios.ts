@@ -69,6 +69,10 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
   ]);
   const empty = await basket([]);
   const checkedOut = await basket([[photoBook, 1]]);
+  // A line priced before its project's price changed: the checkout reprices it and saves the basket.
+  const repricedProject = await world.service.project(19.99);
+  const stalePrice = await basket([[repricedProject, 2]]);
+  await expectOk(world, 'PUT', `/project/${repricedProject}`, { ...internal, json: { UnitPrice: 24.99, Version: 2 } });
   const checkout = async (basketGuid: string) => String((await expectOk(world, 'POST', `/basket/${basketGuid}/checkout`, user)).CheckoutUrl).split('/').pop() as string;
   const checkoutId = await checkout(checkedOut);
   const pendingCheckout = await checkout(await basket([[canvas, 1]]));
@@ -98,6 +102,7 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
     { label: 'PUT /basket/{guid}/line/{id}', handler: 'update-basket-line', method: 'PUT', path: `/basket/${full}/line/2`, options: { ...user, json: { ProjectGuid: canvas, Quantity: 3 } } },
     { label: 'DELETE /basket/{guid}/line/{id}', handler: 'delete-basket-line', method: 'DELETE', path: `/basket/${full}/line/1`, options: user },
     { label: 'POST /basket/{guid}/checkout', handler: 'checkout-basket', method: 'POST', path: `/basket/${full}/checkout`, options: user },
+    { label: 'POST /basket/{guid}/checkout (a price changed)', handler: 'checkout-basket', method: 'POST', path: `/basket/${stalePrice}/checkout`, options: user },
     { label: 'PUT /project/{guid}', handler: 'put-project', method: 'PUT', path: `/project/${newProject}`, options: { ...internal, json: { UnitPrice: 12.5, Version: 1 } } },
     { label: 'GET /project/{guid}', handler: 'get-project', method: 'GET', path: `/project/${photoBook}`, options: internal },
     { label: 'GET /checkout/{id}', handler: 'get-checkout', method: 'GET', path: `/checkout/${checkoutId}`, options: internal },
