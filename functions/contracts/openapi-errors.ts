@@ -45,7 +45,8 @@ export function errorCodesOf(route: Route, contract: RouteContract): Partial<Rec
     403: credentialed ? ['Forbidden'] : [],
     404: withOwn(404, []),
     409: withOwn(409, [contract.idempotent && 'IdempotencyKeyInUse']),
-    413: withOwn(413, [(contract.body !== undefined || contract.requestContentType !== undefined) && 'PayloadTooLarge']),
+    // The front refuses a body over its limit on every route, one that takes no body too.
+    413: withOwn(413, ['PayloadTooLarge']),
     415: withOwn(415, []),
     422: withOwn(422, [contract.idempotent && 'IdempotencyKeyReused']),
     429: ['TooManyRequests'],
@@ -59,14 +60,15 @@ export function errorCodesOf(route: Route, contract: RouteContract): Partial<Rec
 
 const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
 
-/** Statuses whose codes are the same on every route that answers them: one shared response each. */
-const SHARED: Partial<Record<Status, string>> = {
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  429: 'TooManyRequests',
-  500: 'InternalError',
-  503: 'ServiceUnavailable',
-  504: 'GatewayTimeout',
+/** Answers that are the same on every route that gives them: one shared response each. */
+const SHARED: Partial<Record<Status, { name: string; codes: readonly string[] }>> = {
+  401: { name: 'Unauthorized', codes: ['Unauthorized'] },
+  403: { name: 'Forbidden', codes: ['Forbidden'] },
+  413: { name: 'PayloadTooLarge', codes: ['PayloadTooLarge'] },
+  429: { name: 'TooManyRequests', codes: ['TooManyRequests'] },
+  500: { name: 'InternalError', codes: ['InternalError'] },
+  503: { name: 'ServiceUnavailable', codes: ['ServiceUnavailable', 'ConcurrentModification'] },
+  504: { name: 'GatewayTimeout', codes: ['GatewayTimeout'] },
 };
 
 function errorResponse(status: Status, codes: readonly string[]) {
@@ -84,15 +86,14 @@ export function errorResponsesOf(route: Route, contract: RouteContract): Record<
   for (const [key, codes = []] of Object.entries(errorCodesOf(route, contract))) {
     const status = Number(key) as Status;
     const shared = SHARED[status];
-    responses[key] = shared ? { $ref: `#/components/responses/${shared}` } : errorResponse(status, codes);
+    const same = shared !== undefined && shared.codes.join() === codes.join();
+    responses[key] = same ? { $ref: `#/components/responses/${shared.name}` } : errorResponse(status, codes);
   }
   return responses;
 }
 
 export const errorComponents = {
-  responses: Object.fromEntries(
-    Object.entries(SHARED).map(([status, name]) => [name, errorResponse(Number(status) as Status, name === 'ServiceUnavailable' ? ['ServiceUnavailable', 'ConcurrentModification'] : [name])]),
-  ),
+  responses: Object.fromEntries(Object.entries(SHARED).map(([status, { name, codes }]) => [name, errorResponse(Number(status) as Status, codes)])),
   headers: {
     RetryAfter: {
       description: 'Seconds to wait before sending the same request again.',

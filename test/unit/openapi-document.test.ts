@@ -113,7 +113,7 @@ describe('the OpenAPI document', () => {
     const statuses = (method: string, path: string) => Object.keys(operation(method, path).responses);
     expect(statuses('POST', '/basket/{basketGuid}/line')).toEqual(['200', '400', '401', '403', '404', '409', '413', '422', '429', '500', '503', '504']);
     expect(statuses('POST', '/library/multi/pull')).toEqual(['200', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503', '504']);
-    expect(statuses('GET', '/health')).toEqual(['200', '429', '500', '504']);
+    expect(statuses('GET', '/health')).toEqual(['200', '413', '429', '500', '504']);
     const addLine = operation('POST', '/basket/{basketGuid}/line').responses;
     expect(addLine['400'].description).toContain('ValidationFailed, InvalidJson, InvalidIdempotencyKey, UnknownProject');
     expect(addLine['404'].description).toContain('BasketNotFound');
