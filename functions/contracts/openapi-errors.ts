@@ -34,12 +34,15 @@ export function errorCodesOf(route: Route, contract: RouteContract): Partial<Rec
     [...codes.filter((code): code is string => typeof code === 'string'), ...(own[status] ?? [])];
   const credentialed = route.credential !== 'none';
   const hasQuery = contract.query !== undefined;
+  // A paginated list takes ?cursor= (PageQuery), refused when it is not one the listing handed out.
+  const pageable = 'cursor' in ((contract.query as { shape?: object } | undefined)?.shape ?? {});
   const storage = route.grants.table !== undefined || route.grants.bucket !== undefined;
   const codes: Partial<Record<Status, string[]>> = {
     400: withOwn(400, [
       (contract.path !== undefined || hasQuery || contract.body !== undefined) && 'ValidationFailed',
       contract.body !== undefined && 'InvalidJson',
       contract.idempotent && 'InvalidIdempotencyKey',
+      pageable && 'InvalidCursor',
     ]),
     401: credentialed ? ['Unauthorized'] : [],
     403: credentialed ? ['Forbidden'] : [],
@@ -49,7 +52,7 @@ export function errorCodesOf(route: Route, contract: RouteContract): Partial<Rec
     413: withOwn(413, ['PayloadTooLarge']),
     415: withOwn(415, []),
     422: withOwn(422, [contract.idempotent && 'IdempotencyKeyReused']),
-    429: ['TooManyRequests'],
+    429: withOwn(429, ['TooManyRequests']),
     500: ['InternalError'],
     503: storage ? ['ServiceUnavailable', 'ConcurrentModification'] : [],
     504: ['GatewayTimeout'],

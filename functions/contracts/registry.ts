@@ -26,7 +26,7 @@ export interface RouteContract {
    * Error codes this route answers beyond the ones every route of its kind does (validation, credentials,
    * idempotency, throttling, storage faults: functions/contracts/openapi-errors.ts), by HTTP status.
    */
-  errors?: Readonly<Partial<Record<400 | 404 | 409 | 413 | 415 | 422, readonly string[]>>>;
+  errors?: Readonly<Partial<Record<400 | 404 | 409 | 413 | 415 | 422 | 429, readonly string[]>>>;
 }
 
 export const HealthOut = z.object({ Status: z.literal('ok') });
