@@ -85,7 +85,7 @@ export const libraryContracts = {
   push: {
     principal: 'apiKey',
     requestContentType: multipart,
-    fileParts: { image: `One image (${ACCEPTED_IMAGE_TYPES}); the only part of the form` },
+    fileParts: { image: { description: `One image (${ACCEPTED_IMAGE_TYPES}); the only part of the form` } },
     idempotent: true,
     response: LibraryItemResultOut,
     errors: { ...pushErrors, 400: ['MalformedMultipart', 'MissingImagePart', 'UnexpectedPart'] },
@@ -93,7 +93,9 @@ export const libraryContracts = {
   pushMany: {
     principal: 'apiKey',
     requestContentType: multipart,
-    fileParts: { images: `Images (${ACCEPTED_IMAGE_TYPES}), one part each, at most LIBRARY_MAX_ITEMS (default 20); any part name is accepted` },
+    fileParts: {
+      images: { description: `Images (${ACCEPTED_IMAGE_TYPES}), one part each, at most LIBRARY_MAX_ITEMS (default 20); any part name is accepted`, repeated: true },
+    },
     idempotent: true,
     response: LibraryItemsResultOut,
     errors: pushErrors,

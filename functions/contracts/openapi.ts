@@ -9,6 +9,7 @@ import { routes, type Credential, type Route } from '../routes.ts';
 import { contracts, type RouteContract } from './registry.ts';
 import { requestSchemas, responseSchemas } from './common.ts';
 import { errorComponents, errorResponsesOf } from './openapi-errors.ts';
+// The error schemas are named there; only this document needs them.
 import './error.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -66,14 +67,11 @@ const tagOf = (route: Route): string => {
 };
 
 /** A multipart body: each file part a binary string, sent with an image content type. */
-function multipartBody(contentType: string, parts: Readonly<Record<string, string>>) {
+function multipartBody(contentType: string, parts: NonNullable<RouteContract['fileParts']>) {
   const names = Object.keys(parts);
-  const many = (name: string) => name.endsWith('s');
+  const file = { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' };
   const properties = Object.fromEntries(
-    Object.entries(parts).map(([name, description]) => {
-      const file = { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' };
-      return [name, many(name) ? { type: 'array', items: file, minItems: 1, description } : { ...file, description }];
-    }),
+    Object.entries(parts).map(([name, { description, repeated }]) => [name, repeated ? { type: 'array', items: file, minItems: 1, description } : { ...file, description }]),
   );
   return {
     required: true,

@@ -18,8 +18,8 @@ export interface RouteContract {
   /** Non-JSON request bodies (multipart uploads) are described here instead of `body`. */
   requestContentType?: string;
   response?: z.ZodMiniType;
-  /** Binary parts of a multipart body, by part name: what each holds (for the OpenAPI document). */
-  fileParts?: Readonly<Record<string, string>>;
+  /** Binary parts of a multipart body, by part name: what each holds, and whether the part repeats (OpenAPI). */
+  fileParts?: Readonly<Record<string, { description: string; repeated?: true }>>;
   /** Takes an `Idempotency-Key` header (see functions/shared/idempotency.ts). */
   idempotent?: boolean;
   /**
