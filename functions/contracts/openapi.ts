@@ -33,7 +33,7 @@ function namedSchemas(io: Io, named: typeof requestSchemas, unnamed: Map<z.ZodMi
   for (const [id, schema] of named._idmap) registry.add(schema, { id });
   for (const [schema, id] of unnamed) if (!registry.has(schema)) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, { io, unrepresentable: 'any', uri: (id) => `${SCHEMAS}${id}` });
-  if ('__shared' in schemas) throw new Error('a schema is used by two named schemas without a name of its own (or recursively); name it with nameSchemas');
+  if ('__shared' in schemas) throw new Error('a schema refers to itself without a name of its own; name it with nameSchemas');
   // `$id` would be a fragment-only URI, which JSON Schema 2020-12 forbids; the component's key is its name.
   return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, (({ $schema: _dialect, $id: _id, ...rest }) => rest)(schema as JsonSchema)]));
 }
