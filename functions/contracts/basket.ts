@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { MAX_QUANTITY, basketTotalMinor, lineTotalMinor, type Basket, type BasketLine } from '../domain/basket.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
-import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, MoneyOut, NextCursorOut, PageQuery, PathInteger, WireDateOut } from './common.ts';
+import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, MoneyOut, nameSchemas, NextCursorOut, PageQuery, PathInteger, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 
 export const BasketPath = z.object({ basketGuid: Guid });
 export const BasketLinePath = z.object({ basketGuid: Guid, lineId: PathInteger });
@@ -49,12 +49,36 @@ export const DeletedBasketOut = z.object({ BasketGuid: GuidOut, Deleted: z.liter
 
 /** Route contracts: what each basket handler validates and answers. The OpenAPI document is built from these. */
 export const basketContracts = {
-  create: { principal: 'user', idempotent: true, response: BasketOut },
+  create: { principal: 'user', idempotent: true, response: BasketOut, errors: { 409: ['BasketQuotaExceeded'] } },
   list: { principal: 'user', query: BasketListQuery, response: BasketListOut },
-  get: { principal: 'user', path: BasketPath, response: BasketOut },
-  delete: { principal: 'user', path: BasketPath, response: DeletedBasketOut },
-  addLine: { principal: 'user', path: BasketPath, body: LineInput, idempotent: true, response: LineResultOut },
-  updateLine: { principal: 'user', path: BasketLinePath, body: LineInput, response: LineResultOut },
-  deleteLine: { principal: 'user', path: BasketLinePath, response: BasketResultOut },
-  checkout: { principal: 'user', path: BasketPath, idempotent: true, response: CheckoutUrlOut },
+  get: { principal: 'user', path: BasketPath, response: BasketOut, errors: { 404: ['BasketNotFound'] } },
+  delete: { principal: 'user', path: BasketPath, response: DeletedBasketOut, errors: { 404: ['BasketNotFound'] } },
+  addLine: {
+    principal: 'user',
+    path: BasketPath,
+    body: LineInput,
+    idempotent: true,
+    response: LineResultOut,
+    errors: { 400: ['UnknownProject'], 404: ['BasketNotFound'], 409: ['QuantityLimitExceeded', 'BasketFull'] },
+  },
+  updateLine: {
+    principal: 'user',
+    path: BasketLinePath,
+    body: LineInput,
+    response: LineResultOut,
+    errors: { 400: ['UnknownProject'], 404: ['BasketNotFound', 'LineNotFound'], 409: ['QuantityLimitExceeded'] },
+  },
+  deleteLine: { principal: 'user', path: BasketLinePath, response: BasketResultOut, errors: { 404: ['BasketNotFound', 'LineNotFound'] } },
+  checkout: { principal: 'user', path: BasketPath, idempotent: true, response: CheckoutUrlOut, errors: { 404: ['BasketNotFound'], 409: ['BasketEmpty'] } },
 } as const;
+
+nameSchemas(requestSchemas, { LineInput });
+nameSchemas(responseSchemas, {
+  Basket: BasketOut,
+  BasketLine: BasketLineOut,
+  BasketList: BasketListOut,
+  LineResult: LineResultOut,
+  BasketResult: BasketResultOut,
+  CheckoutUrl: CheckoutUrlOut,
+  DeletedBasket: DeletedBasketOut,
+});

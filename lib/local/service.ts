@@ -5,12 +5,14 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { IncomingMessage } from 'node:http';
 import { binaryMediaTypes, routes } from '../../functions/routes.ts';
 import { closeServer, listenLocally } from './listen.ts';
 import { createApiGatewayFront, type ApiGatewayFrontOptions, type ProxyHandler, type RequestAuthorizer } from './api-gateway.ts';
 import { ensureTableAndBucket, LOCAL_AWS_ENV, publishEndpoints, startLocalStorage, withdrawEndpoints, type LocalStorage } from './storage.ts';
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
 import { ttlStandIn, type TtlRun } from './ttl.ts';
+import { apiDocs } from './api-docs.ts';
 
 export interface LocalServiceOptions {
   /** 0 picks a free port. */
@@ -102,7 +104,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         }, options.ttlIntervalMs).unref()
       : undefined;
 
-  const server = createApiGatewayFront({ routes, loadHandler, authorizer, binaryMediaTypes, maxBodyBytes: MAX_REQUEST_BYTES, beforeRoute: options.beforeRoute });
+  // The API reference page (GET /docs) is the local front's own, next to the routes; it is not a route (lib/local/api-docs.ts).
+  const beforeRoute = (request: IncomingMessage) => apiDocs(request) ?? options.beforeRoute?.(request);
+  const server = createApiGatewayFront({ routes, loadHandler, authorizer, binaryMediaTypes, maxBodyBytes: MAX_REQUEST_BYTES, beforeRoute });
   const url = await listenLocally(server, options.port, options.host);
 
   return {

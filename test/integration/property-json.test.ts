@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { routes, type Route } from '../../functions/routes.ts';
 import { contracts } from '../../functions/contracts/registry.ts';
+import { errorCodesOf } from '../../functions/contracts/openapi-errors.ts';
 import { MAX_REQUEST_BYTES } from '../../lib/local/service.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { routeExists, snapshotStore, storeDiff, type StoreSnapshot } from '../support/store-snapshot.ts';
@@ -232,6 +233,9 @@ const loopbackOnly = (body: string | Uint8Array | undefined): boolean => {
   return true;
 };
 
+/** Answers of the front to requests that reach no operation: a path no route takes, an unparsable request. */
+const FRONT_CODES = new Set(['RouteNotFound', 'MethodNotAllowed', 'MalformedRequest', 'RequestHeaderFieldsTooLarge']);
+
 /** Checks one answer and that a refusal changed nothing; returns a description of what is wrong, if anything. */
 async function checkAnswer(route: Route, answer: Awaited<ReturnType<typeof call>>): Promise<void> {
   const label = `${answer.status} ${answer.text.slice(0, 300)}`;
@@ -242,6 +246,8 @@ async function checkAnswer(route: Route, answer: Awaited<ReturnType<typeof call>
   const after = await snapshotStore(service);
   if (answer.status >= 400) {
     expect(answer.json?.Error, label).toEqual(expect.objectContaining({ Code: expect.any(String), Message: expect.any(String) }));
+    // The OpenAPI document lists this status and code for the operation (answers to no operation aside).
+    if (!FRONT_CODES.has(answer.json.Error.Code)) expect(errorCodesOf(route, contracts[route.handler] ?? {})[answer.status as 400], `not in the OpenAPI document: ${label}`).toContain(answer.json.Error.Code);
     expect(storeDiff(snapshot, after), `state changed by a refused request: ${label}`).toEqual([]);
   } else {
     expect(answer.status, label).toBe(200);
