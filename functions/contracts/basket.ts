@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { MAX_QUANTITY, basketTotalMinor, lineTotalMinor, type Basket, type BasketLine } from '../domain/basket.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
-import { Guid, GuidOut, MoneyOut, PathInteger, WireDateOut } from './common.ts';
+import { Guid, GuidOut, MoneyOut, nameSchemas, PathInteger, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 
 export const BasketPath = z.object({ basketGuid: Guid });
 export const BasketLinePath = z.object({ basketGuid: Guid, lineId: PathInteger });
@@ -50,10 +50,34 @@ export const DeletedBasketOut = z.object({ BasketGuid: GuidOut, Deleted: z.liter
 export const basketContracts = {
   create: { principal: 'user', idempotent: true, response: BasketOut },
   list: { principal: 'user', response: BasketListOut },
-  get: { principal: 'user', path: BasketPath, response: BasketOut },
-  delete: { principal: 'user', path: BasketPath, response: DeletedBasketOut },
-  addLine: { principal: 'user', path: BasketPath, body: LineInput, idempotent: true, response: LineResultOut },
-  updateLine: { principal: 'user', path: BasketLinePath, body: LineInput, response: LineResultOut },
-  deleteLine: { principal: 'user', path: BasketLinePath, response: BasketResultOut },
-  checkout: { principal: 'user', path: BasketPath, idempotent: true, response: CheckoutUrlOut },
+  get: { principal: 'user', path: BasketPath, response: BasketOut, errors: { 404: ['BasketNotFound'] } },
+  delete: { principal: 'user', path: BasketPath, response: DeletedBasketOut, errors: { 404: ['BasketNotFound'] } },
+  addLine: {
+    principal: 'user',
+    path: BasketPath,
+    body: LineInput,
+    idempotent: true,
+    response: LineResultOut,
+    errors: { 400: ['UnknownProject'], 404: ['BasketNotFound'], 409: ['QuantityLimitExceeded', 'BasketFull'] },
+  },
+  updateLine: {
+    principal: 'user',
+    path: BasketLinePath,
+    body: LineInput,
+    response: LineResultOut,
+    errors: { 400: ['UnknownProject'], 404: ['BasketNotFound', 'LineNotFound'], 409: ['QuantityLimitExceeded'] },
+  },
+  deleteLine: { principal: 'user', path: BasketLinePath, response: BasketResultOut, errors: { 404: ['BasketNotFound', 'LineNotFound'] } },
+  checkout: { principal: 'user', path: BasketPath, idempotent: true, response: CheckoutUrlOut, errors: { 404: ['BasketNotFound'], 409: ['BasketEmpty'] } },
 } as const;
+
+nameSchemas(requestSchemas, { LineInput });
+nameSchemas(responseSchemas, {
+  Basket: BasketOut,
+  BasketLine: BasketLineOut,
+  BasketList: BasketListOut,
+  LineResult: LineResultOut,
+  BasketResult: BasketResultOut,
+  CheckoutUrl: CheckoutUrlOut,
+  DeletedBasket: DeletedBasketOut,
+});

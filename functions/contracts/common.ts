@@ -28,11 +28,22 @@ export const WireDateOut = z
 export const MoneyOut = z.number().check(z.meta({ description: 'Amount as a JSON number; the number of fraction digits varies', example: 12.5 }));
 
 /** A positive integer in a path segment such as `line/{lineId}`. */
-export const PathInteger = z.pipe(z.string().check(z.regex(/^[1-9]\d{0,8}$/, 'must be a positive integer')), z.transform(Number));
+export const PathInteger = z
+  .pipe(z.string().check(z.regex(/^[1-9]\d{0,8}$/, 'must be a positive integer')), z.transform(Number))
+  .check(z.meta({ description: 'A positive integer (a line\'s Id)', example: '1' }));
 
-export const ErrorBody = z.object({
-  Error: z.looseObject({ Code: z.string(), Message: z.string() }),
-});
+/**
+ * Names of the schemas the OpenAPI document lists under `components/schemas` (functions/contracts/openapi.ts),
+ * one registry per direction: request schemas are described as they are sent (before parsing), responses as
+ * they are answered. Each contract module names its own schemas with `nameSchemas`.
+ */
+export const requestSchemas = z.registry<{ id: string }>();
+export const responseSchemas = z.registry<{ id: string }>();
+
+export function nameSchemas(registry: typeof requestSchemas, schemas: Record<string, z.ZodMiniType>): void {
+  for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
+}
+
 
 /** A money amount in, as minor units (cents) out; more than two fraction digits is refused, not rounded. */
 export const MoneyIn = (max: number) =>

@@ -1,6 +1,7 @@
 /** Pull request schemas (fetch by URL); the responses are the library's (contracts/library.ts). */
 import * as z from 'zod/mini';
-import { LibraryItemResultOut, LibraryItemsResultOut } from './library.ts';
+import { imageErrors, LibraryItemResultOut, LibraryItemsResultOut } from './library.ts';
+import { nameSchemas, requestSchemas } from './common.ts';
 
 /** Only the length is checked here: scheme, host and addresses are the fetch policy's (a 422 naming the URL). */
 const PullUrl = z
@@ -19,7 +20,12 @@ export const MultiPullInput = z.object({
     .check(z.minLength(1, 'must name at least one URL'), z.meta({ description: 'At most LIBRARY_MAX_ITEMS (default 20) URLs; fetched 4 at a time (PULL_CONCURRENCY)' })),
 });
 
+/** 422: the fetch policy refused the URL, or the fetch failed (functions/library/safe-fetch.ts). */
+const pullErrors = { ...imageErrors, 422: ['PullRefused', 'PullFailed'] } as const;
+
 export const libraryPullContracts = {
-  pull: { principal: 'apiKey', body: PullInput, idempotent: true, response: LibraryItemResultOut },
-  pullMany: { principal: 'apiKey', body: MultiPullInput, idempotent: true, response: LibraryItemsResultOut },
+  pull: { principal: 'apiKey', body: PullInput, idempotent: true, response: LibraryItemResultOut, errors: pullErrors },
+  pullMany: { principal: 'apiKey', body: MultiPullInput, idempotent: true, response: LibraryItemsResultOut, errors: { ...pullErrors, 400: ['TooManyItems', 'ItemsRejected'] } },
 } as const;
+
+nameSchemas(requestSchemas, { PullInput, MultiPullInput });

@@ -1,7 +1,7 @@
 /** Library and product builder request and response schemas (the wire contract) and the mapping to it. */
 import * as z from 'zod/mini';
-import { MAX_BUILDER_ITEMS, type LibraryItem } from '../domain/library.ts';
-import { Guid, GuidOut, WireDateOut } from './common.ts';
+import { ACCEPTED_IMAGE_TYPES, MAX_BUILDER_ITEMS, type LibraryItem } from '../domain/library.ts';
+import { Guid, GuidOut, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 import { formatDate } from '../shared/dates.ts';
 
 export const LibraryItemOut = z.object({
@@ -29,13 +29,15 @@ export const BuilderInput = z.object({
     ),
 });
 
+export const PresignedUploadOut = z.object({
+  Url: z.url(),
+  Method: z.literal('POST'),
+  Fields: z.record(z.string(), z.string()).check(z.meta({ description: 'Send every field as a form field, then the file as the last part, named "file"' })),
+});
+
 export const UploadTicketOut = z.object({
   ItemGuid: GuidOut,
-  Upload: z.object({
-    Url: z.url(),
-    Method: z.literal('POST'),
-    Fields: z.record(z.string(), z.string()).check(z.meta({ description: 'Send every field as a form field, then the file as the last part, named "file"' })),
-  }),
+  Upload: PresignedUploadOut,
   MaxBytes: z.int(),
   ExpiresDateUtc: WireDateOut,
 });
@@ -74,12 +76,45 @@ export const toUploadTicketOut = (ticket: { itemGuid: string; url: string; field
 
 const multipart = 'multipart/form-data';
 
+/** What a stored image can be refused for: its size, its bytes (sniffed, not the declared type). */
+export const imageErrors = { 413: ['PayloadTooLarge'], 415: ['UnsupportedMediaType'] } as const;
+const pushErrors = { ...imageErrors, 400: ['MalformedMultipart', 'NoImages', 'TooManyItems', 'ItemsRejected'] } as const;
+
 /** Route contracts of the library handlers this module owns (pull contracts live with the pull handlers). */
 export const libraryContracts = {
-  push: { principal: 'apiKey', requestContentType: multipart, idempotent: true, response: LibraryItemResultOut },
-  pushMany: { principal: 'apiKey', requestContentType: multipart, idempotent: true, response: LibraryItemsResultOut },
-  itemBuilder: { principal: 'apiKey', path: LibraryItemPath, response: BuilderUrlOut },
-  itemsBuilder: { principal: 'apiKey', body: BuilderInput, response: BuilderUrlOut },
+  push: {
+    principal: 'apiKey',
+    requestContentType: multipart,
+    fileParts: { image: `One image (${ACCEPTED_IMAGE_TYPES}); the only part of the form` },
+    idempotent: true,
+    response: LibraryItemResultOut,
+    errors: { ...pushErrors, 400: ['MalformedMultipart', 'MissingImagePart', 'UnexpectedPart'] },
+  },
+  pushMany: {
+    principal: 'apiKey',
+    requestContentType: multipart,
+    fileParts: { images: `Images (${ACCEPTED_IMAGE_TYPES}), one part each, at most LIBRARY_MAX_ITEMS (default 20); any part name is accepted` },
+    idempotent: true,
+    response: LibraryItemsResultOut,
+    errors: pushErrors,
+  },
+  itemBuilder: { principal: 'apiKey', path: LibraryItemPath, response: BuilderUrlOut, errors: { 404: ['LibraryItemNotFound'] } },
+  itemsBuilder: { principal: 'apiKey', body: BuilderInput, response: BuilderUrlOut, errors: { 404: ['LibraryItemNotFound'] } },
   createUpload: { principal: 'apiKey', response: UploadTicketOut },
-  completeUpload: { principal: 'apiKey', path: LibraryItemPath, response: LibraryItemResultOut },
+  completeUpload: {
+    principal: 'apiKey',
+    path: LibraryItemPath,
+    response: LibraryItemResultOut,
+    errors: { ...imageErrors, 404: ['UploadNotFound'], 409: ['UploadMissing', 'UploadInProgress'] },
+  },
 } as const;
+
+nameSchemas(requestSchemas, { BuilderInput });
+nameSchemas(responseSchemas, {
+  LibraryItem: LibraryItemOut,
+  LibraryItemResult: LibraryItemResultOut,
+  LibraryItemsResult: LibraryItemsResultOut,
+  BuilderUrl: BuilderUrlOut,
+  UploadTicket: UploadTicketOut,
+  PresignedUpload: PresignedUploadOut,
+});

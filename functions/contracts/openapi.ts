@@ -1,69 +1,197 @@
-/** Builds the OpenAPI 3.1 document from the route table and the zod contracts (JSON Schema 2020-12). */
+/**
+ * Builds the OpenAPI 3.1 document from the route table and the zod contracts (JSON Schema 2020-12). Every
+ * request and response body is a named schema under `components/schemas` (the names the contract modules
+ * give with `nameSchemas`; a body nobody named gets `<OperationId>Request` / `Response`), so that client
+ * generators produce one type per schema rather than one per operation.
+ */
 import * as z from 'zod/mini';
-import { routes } from '../routes.ts';
-import { contracts } from './registry.ts';
-import { ErrorBody } from './common.ts';
+import { routes, type Credential, type Route } from '../routes.ts';
+import { contracts, type RouteContract } from './registry.ts';
+import { requestSchemas, responseSchemas } from './common.ts';
+import { errorComponents, errorResponsesOf } from './openapi-errors.ts';
+import './error.ts';
 
 type JsonSchema = Record<string, unknown>;
+type Io = 'input' | 'output';
 
-const schemaOf = (schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema => {
+const SCHEMAS = '#/components/schemas/';
+
+const schemaOf = (schema: z.ZodMiniType, io: Io): JsonSchema => {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
   return rest;
 };
 
-const securityOf = { none: [], user: [{ bearerToken: [] }], library: [{ apiKey: [] }], internal: [{ apiKey: [] }] } as const;
+/** `get-basket` → `getBasket`: stable, and what client generators name their methods after. */
+export const operationIdOf = (handler: string): string => handler.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 
-const idempotencyKeyParameter = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: false,
-  description: 'A retry with the same key (same caller, route and request) within 24 h answers the first result and creates nothing new.',
-  schema: { type: 'string', minLength: 1, maxLength: 255 },
+const pascal = (handler: string): string => operationIdOf(handler).replace(/^[a-z]/, (letter) => letter.toUpperCase());
+
+/** Every named schema of one direction, as JSON Schema with `$ref`s between them. */
+function namedSchemas(io: Io, named: typeof requestSchemas, unnamed: Map<z.ZodMiniType, string>): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of named._idmap) registry.add(schema, { id });
+  for (const [schema, id] of unnamed) if (!registry.has(schema)) registry.add(schema, { id });
+  const { schemas } = z.toJSONSchema(registry, { io, unrepresentable: 'any', uri: (id) => `${SCHEMAS}${id}` });
+  if ('__shared' in schemas) throw new Error('a schema is used by two named schemas without a name of its own (or recursively); name it with nameSchemas');
+  // `$id` would be a fragment-only URI, which JSON Schema 2020-12 forbids; the component's key is its name.
+  return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, (({ $schema: _dialect, $id: _id, ...rest }) => rest)(schema as JsonSchema)]));
+}
+
+/** The id a body schema is listed under, recording a name for it when its contract gave none. */
+function refTo(schema: z.ZodMiniType, named: typeof requestSchemas, unnamed: Map<z.ZodMiniType, string>, fallback: string): { $ref: string } {
+  const id = named.get(schema)?.id ?? unnamed.get(schema) ?? fallback;
+  if (!named.has(schema)) unnamed.set(schema, id);
+  return { $ref: `${SCHEMAS}${id}` };
+}
+
+const security: Record<Credential, Record<string, string[]>[]> = {
+  none: [],
+  user: [{ bearerToken: [] }],
+  library: [{ apiKey: ['library'] }],
+  internal: [{ apiKey: ['internal'] }],
 };
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+/** By the path's first segment; in alphabetical order, as the document lists them. */
+const tags = [
+  { name: 'Baskets', description: "A user's baskets and their lines (bearer token).", segments: ['basket', 'baskets'] },
+  { name: 'Checkout and orders', description: 'Checkouts the checkout site completes, and the orders they create.', segments: ['checkout', 'orders', 'order'] },
+  { name: 'Library', description: 'Images pushed, pulled or uploaded by client apps, and product builder URLs for them (library API key).', segments: ['library'] },
+  { name: 'Projects', description: "Project prices, registered by the company's own systems (internal API key).", segments: ['project'] },
+  { name: 'Service', description: 'Liveness and this document (no credential).', segments: ['health', 'openapi.json'] },
+];
 
-export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) {
-    const contract = contracts[route.handler] ?? {};
-    const pathSchema = contract.path ? (schemaOf(contract.path, 'input') as { properties?: Record<string, JsonSchema> }) : undefined;
-    const querySchema = contract.query ? (schemaOf(contract.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] }) : undefined;
-    const parameters = [
-      ...Object.entries(pathSchema?.properties ?? {}).map(([name, schema]) => ({ name, in: 'path', required: true, schema })),
-      ...Object.entries(querySchema?.properties ?? {}).map(([name, schema]) => ({ name, in: 'query', required: querySchema?.required?.includes(name) ?? false, schema })),
-      ...(contract.idempotent ? [idempotencyKeyParameter] : []),
-    ];
-    const requestBody = contract.body
-      ? { required: true, content: { 'application/json': { schema: schemaOf(contract.body, 'input') } } }
-      : contract.requestContentType
-        ? { required: true, content: { [contract.requestContentType]: { schema: { type: 'object' } } } }
-        : undefined;
-    paths[route.path] ??= {};
-    paths[route.path]![route.method.toLowerCase()] = {
-      operationId: route.handler,
-      summary: route.summary,
-      security: securityOf[route.credential],
-      ...(parameters.length > 0 ? { parameters } : {}),
-      ...(requestBody ? { requestBody } : {}),
-      responses: {
-        '200': { description: 'Success', content: { 'application/json': { schema: contract.response ? schemaOf(contract.response, 'output') : {} } } },
-        ...(route.credential === 'none' ? {} : { '401': errorResponse('Missing or invalid credentials'), '403': errorResponse('Credential of the wrong kind or scope') }),
-        '4XX': errorResponse('Refused request; nothing was changed'),
-        '5XX': errorResponse('Failure; the body says whether a retry is safe'),
+const tagOf = (route: Route): string => {
+  const segment = route.path.split('/')[1] ?? '';
+  return tags.find((tag) => tag.segments.includes(segment))?.name ?? 'Service';
+};
+
+/** A multipart body: each file part a binary string, sent with an image content type. */
+function multipartBody(contentType: string, parts: Readonly<Record<string, string>>) {
+  const names = Object.keys(parts);
+  const many = (name: string) => name.endsWith('s');
+  const properties = Object.fromEntries(
+    Object.entries(parts).map(([name, description]) => {
+      const file = { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' };
+      return [name, many(name) ? { type: 'array', items: file, minItems: 1, description } : { ...file, description }];
+    }),
+  );
+  return {
+    required: true,
+    content: {
+      [contentType]: {
+        schema: { type: 'object', properties, required: names },
+        encoding: Object.fromEntries(names.map((name) => [name, { contentType: 'image/*' }])),
       },
-    };
+    },
+  };
+}
+
+function parametersOf(contract: RouteContract) {
+  const pathSchema = contract.path ? (schemaOf(contract.path, 'input') as { properties?: Record<string, JsonSchema> }) : undefined;
+  const querySchema = contract.query ? (schemaOf(contract.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] }) : undefined;
+  const parameter = (name: string, where: 'path' | 'query', required: boolean, { description, ...schema }: JsonSchema) => ({
+    name,
+    in: where,
+    required,
+    ...(typeof description === 'string' ? { description } : {}),
+    schema,
+  });
+  return [
+    ...Object.entries(pathSchema?.properties ?? {}).map(([name, schema]) => parameter(name, 'path', true, schema)),
+    ...Object.entries(querySchema?.properties ?? {}).map(([name, schema]) => parameter(name, 'query', querySchema?.required?.includes(name) ?? false, schema)),
+    ...(contract.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+  ];
+}
+
+function operationOf(route: Route, unnamed: { input: Map<z.ZodMiniType, string>; output: Map<z.ZodMiniType, string> }) {
+  const contract = contracts[route.handler] ?? {};
+  const operationId = operationIdOf(route.handler);
+  const parameters = parametersOf(contract);
+  const requestBody = contract.body
+    ? { required: true, content: { 'application/json': { schema: refTo(contract.body, requestSchemas, unnamed.input, `${pascal(route.handler)}Request`) } } }
+    : contract.requestContentType
+      ? multipartBody(contract.requestContentType, contract.fileParts ?? {})
+      : undefined;
+  const success = contract.response ? refTo(contract.response, responseSchemas, unnamed.output, `${pascal(route.handler)}Response`) : {};
+  return {
+    operationId,
+    summary: route.summary,
+    tags: [tagOf(route)],
+    security: security[route.credential],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses: {
+      '200': {
+        description: 'Success',
+        ...(contract.idempotent ? { headers: { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } } : {}),
+        content: { 'application/json': { schema: success } },
+      },
+      ...errorResponsesOf(route, contract),
+    },
+  };
+}
+
+/** Request and response schemas of one name must agree (a schema used both ways, such as an enum). */
+function mergeSchemas(requests: Record<string, JsonSchema>, responses: Record<string, JsonSchema>): Record<string, JsonSchema> {
+  for (const [id, schema] of Object.entries(requests)) {
+    if (id in responses && JSON.stringify(responses[id]) !== JSON.stringify(schema)) throw new Error(`schema name ${id} is used for a request and a different response schema`);
   }
+  const merged = { ...responses, ...requests };
+  return Object.fromEntries(Object.keys(merged).sort().map((id) => [id, merged[id] as JsonSchema]));
+}
+
+const METHOD_ORDER = ['GET', 'PUT', 'POST', 'DELETE'];
+
+export function buildOpenApi(): Record<string, unknown> {
+  const unnamed = { input: new Map<z.ZodMiniType, string>(), output: new Map<z.ZodMiniType, string>() };
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) paths[route.path] ??= {};
+  // Methods in the order OpenAPI lists them, whatever the route table's order.
+  const byMethod = [...routes].sort((a, b) => METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method));
+  for (const route of byMethod) paths[route.path]![route.method.toLowerCase()] = operationOf(route, unnamed);
   return {
     openapi: '3.1.0',
-    info: { title: 'Photo commerce basket, order and library service', version: '1.0.0' },
-    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    info: {
+      title: 'Photo commerce basket, order and library service',
+      version: '1.0.0',
+      description:
+        'Baskets, checkouts, orders and an image library for a photo-product business. Fields are PascalCase, guids 32 hexadecimal characters, ' +
+        'dates "\\/Date(<ms>)\\/" strings, money JSON numbers. Every error answers `{"Error":{"Code","Message",...}}` (the Error schema).',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    // Relative to this document's own URL, so one document serves every stage, custom domain and `npm start`.
+    servers: [{ url: '.', description: 'The API this document is served by (<base>/openapi.json)' }],
+    tags: tags.map(({ name, description }) => ({ name, description })),
     paths,
     components: {
-      schemas: { Error: schemaOf(ErrorBody, 'output') },
+      schemas: mergeSchemas(namedSchemas('input', requestSchemas, unnamed.input), namedSchemas('output', responseSchemas, unnamed.output)),
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'A retry with the same key (same caller, route and request) within 24 h answers the first result and creates nothing new; send a new key (a UUID) per new request.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+        },
+      },
+      responses: errorComponents.responses,
+      headers: {
+        ...errorComponents.headers,
+        IdempotentReplayed: {
+          description: '"true" when this answer is the stored result of an earlier request with the same Idempotency-Key (nothing new was created).',
+          schema: { type: 'string', enum: ['true'] },
+        },
+      },
       securitySchemes: {
-        bearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-SERVICE-API-Key' },
+        bearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A user's access token from the configured issuer (JWT_ISSUER); its `sub` is the user." },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-SERVICE-API-Key',
+          description:
+            'A service API key (npm run api-key). Each key has one scope, listed by every operation that takes a key: `library` (client apps: /library push, pull, uploads, builder URLs) ' +
+            "or `internal` (the company's own systems and the checkout site: projects, checkouts, order status).",
+        },
       },
     },
   };

@@ -6,7 +6,7 @@ import type { Checkout } from '../store/checkout-store.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import { BasketLineOut, toBasketLineOut } from './basket.ts';
-import { Guid, GuidOut, MoneyOut, WireDateOut } from './common.ts';
+import { Guid, GuidOut, MoneyOut, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 
 export const OrderStatusSchema = z.enum(ORDER_STATUSES);
 
@@ -16,7 +16,13 @@ export const StatusInput = z.object({ Status: OrderStatusSchema });
 
 /** CheckoutIds are unguessable 128-bit ids in 32 hex. */
 export const CheckoutPath = z.object({
-  checkoutId: z.string().check(z.regex(/^[0-9a-fA-F]{32}$/, 'must be a checkout id (32 hexadecimal characters)'), z.toLowerCase()),
+  checkoutId: z
+    .string()
+    .check(
+      z.regex(/^[0-9a-fA-F]{32}$/, 'must be a checkout id (32 hexadecimal characters)'),
+      z.toLowerCase(),
+      z.meta({ description: 'The CheckoutId at the end of the CheckoutUrl: 32 hexadecimal characters' }),
+    ),
 });
 export const CompleteCheckoutInput = z.object({
   PaymentReference: z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(200, 'must be at most 200 characters')),
@@ -24,8 +30,8 @@ export const CompleteCheckoutInput = z.object({
 
 const DateOrUnset = WireDateOut.check(z.meta({ description: 'A date as "\\/Date(<ms>)\\/"; not set yet: "\\/Date(-62135596800000+0000)\\/" (.NET DateTime.MinValue)' }));
 
-/** An order line as the list responses show it. */
-export const OrderLineOut = BasketLineOut;
+/** An order line as the list responses show it: a basket line's fields (its own schema, so that it has its own name). */
+export const OrderLineOut = z.extend(BasketLineOut, {});
 /** An order line in the single-order response. `SubTotal` is the line before add-ons; with no add-ons it equals `Total`. */
 export const OrderLineDetailOut = z.extend(OrderLineOut, { ProjectVersion: z.int(), SubTotal: MoneyOut, AddOns: z.array(z.never()) });
 
@@ -42,20 +48,19 @@ export const OrderDetailOut = z.object({ OrderGuid: GuidOut, Lines: z.array(Orde
 export const OrderListOut = z.object({ Orders: z.array(OrderOut) });
 export const OrderResultOut = z.object({ Order: OrderDetailOut });
 
-export const CheckoutOut = z.object({
-  Checkout: z.object({
-    CheckoutId: z.string().check(z.regex(/^[0-9a-f]{32}$/)),
-    BasketGuid: GuidOut,
-    Lines: z.array(BasketLineOut),
-    OrderTotal: MoneyOut,
-    Status: z
-      .enum(['Open', 'Completed', 'BasketChanged'])
-      .check(z.meta({ description: 'Open: completion will create the order. Completed: OrderGuid is its order. BasketChanged: completion would be refused (409).' })),
-    OrderGuid: z.optional(GuidOut),
-    CreatedDateUtc: WireDateOut,
-    ExpiresDateUtc: WireDateOut,
-  }),
+export const CheckoutDetailOut = z.object({
+  CheckoutId: z.string().check(z.regex(/^[0-9a-f]{32}$/)),
+  BasketGuid: GuidOut,
+  Lines: z.array(BasketLineOut),
+  OrderTotal: MoneyOut,
+  Status: z
+    .enum(['Open', 'Completed', 'BasketChanged'])
+    .check(z.meta({ description: 'Open: completion will create the order. Completed: OrderGuid is its order. BasketChanged: completion would be refused (409).' })),
+  OrderGuid: z.optional(GuidOut),
+  CreatedDateUtc: WireDateOut,
+  ExpiresDateUtc: WireDateOut,
 });
+export const CheckoutOut = z.object({ Checkout: CheckoutDetailOut });
 
 const orderFieldsOf = (order: Order) => ({
   OrderTotal: fromMinorUnits(order.totalMinor),
@@ -89,9 +94,22 @@ export const toCheckoutOut = (checkout: Checkout, state: CheckoutState): z.infer
 
 /** Route contracts: what each order and checkout handler validates and answers. */
 export const orderContracts = {
-  getCheckout: { principal: 'apiKey', path: CheckoutPath, response: CheckoutOut },
-  completeCheckout: { principal: 'apiKey', path: CheckoutPath, body: CompleteCheckoutInput, response: OrderResultOut },
+  getCheckout: { principal: 'apiKey', path: CheckoutPath, response: CheckoutOut, errors: { 404: ['CheckoutNotFound'] } },
+  completeCheckout: { principal: 'apiKey', path: CheckoutPath, body: CompleteCheckoutInput, response: OrderResultOut, errors: { 404: ['CheckoutNotFound'], 409: ['BasketChanged'] } },
   list: { principal: 'user', query: OrderListQuery, response: OrderListOut },
-  get: { principal: 'user', path: OrderPath, response: OrderDetailOut },
-  updateStatus: { principal: 'apiKey', path: OrderPath, body: StatusInput, response: OrderResultOut },
+  get: { principal: 'user', path: OrderPath, response: OrderDetailOut, errors: { 404: ['OrderNotFound'] } },
+  updateStatus: { principal: 'apiKey', path: OrderPath, body: StatusInput, response: OrderResultOut, errors: { 404: ['OrderNotFound'], 409: ['IllegalStatusTransition'] } },
 } as const;
+
+nameSchemas(requestSchemas, { CompleteCheckoutInput, StatusInput, OrderStatus: OrderStatusSchema });
+nameSchemas(responseSchemas, {
+  OrderStatus: OrderStatusSchema,
+  Order: OrderOut,
+  OrderLine: OrderLineOut,
+  OrderDetail: OrderDetailOut,
+  OrderLineDetail: OrderLineDetailOut,
+  OrderList: OrderListOut,
+  OrderResult: OrderResultOut,
+  Checkout: CheckoutDetailOut,
+  CheckoutResult: CheckoutOut,
+});

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { fromMinorUnits } from '../shared/money.ts';
 import { formatDate } from '../shared/dates.ts';
 import type { Project } from '../store/project-store.ts';
-import { Guid, GuidOut, MoneyIn, MoneyOut, WireDateOut } from './common.ts';
+import { Guid, GuidOut, MoneyIn, MoneyOut, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 
 export const MAX_UNIT_PRICE = 1_000_000;
 
@@ -25,6 +25,9 @@ export const toProjectOut = (project: Project): z.infer<typeof ProjectOut> => ({
 });
 
 export const projectContracts = {
-  put: { principal: 'apiKey', path: ProjectPath, body: ProjectInput, response: ProjectOut },
-  get: { principal: 'apiKey', path: ProjectPath, response: ProjectOut },
+  put: { principal: 'apiKey', path: ProjectPath, body: ProjectInput, response: ProjectOut, errors: { 409: ['StaleProjectVersion'] } },
+  get: { principal: 'apiKey', path: ProjectPath, response: ProjectOut, errors: { 404: ['ProjectNotFound'] } },
 } as const;
+
+nameSchemas(requestSchemas, { ProjectInput });
+nameSchemas(responseSchemas, { Project: ProjectOut });

@@ -8,6 +8,7 @@ import { projectContracts } from './project.ts';
 import { libraryContracts } from './library.ts';
 import { libraryPullContracts } from './library-pull.ts';
 import { orderContracts } from './order.ts';
+import { nameSchemas, responseSchemas } from './common.ts';
 
 export interface RouteContract {
   principal?: 'user' | 'apiKey';
@@ -17,15 +18,25 @@ export interface RouteContract {
   /** Non-JSON request bodies (multipart uploads) are described here instead of `body`. */
   requestContentType?: string;
   response?: z.ZodMiniType;
+  /** Binary parts of a multipart body, by part name: what each holds (for the OpenAPI document). */
+  fileParts?: Readonly<Record<string, string>>;
   /** Takes an `Idempotency-Key` header (see functions/shared/idempotency.ts). */
   idempotent?: boolean;
+  /**
+   * Error codes this route answers beyond the ones every route of its kind does (validation, credentials,
+   * idempotency, throttling, storage faults: functions/contracts/openapi-errors.ts), by HTTP status.
+   */
+  errors?: Readonly<Partial<Record<400 | 404 | 409 | 413 | 415 | 422, readonly string[]>>>;
 }
 
 export const HealthOut = z.object({ Status: z.literal('ok') });
+/** The OpenAPI document itself (functions/contracts/openapi.ts); described by the OpenAPI specification, not here. */
+export const OpenApiDocumentOut = z.looseObject({ openapi: z.string() });
+nameSchemas(responseSchemas, { Health: HealthOut, OpenApiDocument: OpenApiDocumentOut });
 
 export const contracts: Record<string, RouteContract> = {
   'get-health': { response: HealthOut },
-  'get-openapi': { response: z.looseObject({ openapi: z.string() }) },
+  'get-openapi': { response: OpenApiDocumentOut },
   'create-basket': basketContracts.create,
   'list-baskets': basketContracts.list,
   'get-basket': basketContracts.get,

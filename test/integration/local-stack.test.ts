@@ -74,6 +74,7 @@ describe('local stack', () => {
     expect(response.body.openapi).toBe('3.1.0');
     for (const route of routes) expect(response.body.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
     const addLine = response.body.paths['/basket/{basketGuid}/line'].post;
-    expect(addLine.requestBody.content['application/json'].schema.required).toEqual(['ProjectGuid', 'Quantity']);
+    expect(addLine.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/LineInput' });
+    expect(response.body.components.schemas.LineInput.required).toEqual(['ProjectGuid', 'Quantity']);
   });
 });

@@ -6,15 +6,249 @@ export const apiKeyHeader = "X-SERVICE-API-Key";
 
 /** The named schemas of the document (`components/schemas`). */
 export interface Schemas {
+  Basket: {
+    Guid: string;
+    Lines: Array<Schemas["BasketLine"]>;
+    /** Amount as a JSON number; the number of fraction digits varies */
+    OrderTotal: number;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    CreatedDateUtc: Date;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    LastSavedDateUtc: Date;
+  };
+  BasketLine: {
+    Id: number;
+    ProjectGuid: string;
+    Quantity: number;
+    /** Amount as a JSON number; the number of fraction digits varies */
+    Total: number;
+  };
+  BasketList: {
+    Baskets: Array<Schemas["Basket"]>;
+  };
+  BasketResult: {
+    Basket: Schemas["Basket"];
+  };
+  BuilderInput: {
+    /** Item guids, 36-character hyphenated (32 hexadecimal accepted too) */
+    Guids: Array<string>;
+  };
+  BuilderUrl: {
+    /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
+    ProductBuilderUrl: string;
+  };
+  Checkout: {
+    CheckoutId: string;
+    BasketGuid: string;
+    Lines: Array<Schemas["BasketLine"]>;
+    /** Amount as a JSON number; the number of fraction digits varies */
+    OrderTotal: number;
+    /** Open: completion will create the order. Completed: OrderGuid is its order. BasketChanged: completion would be refused (409). */
+    Status: "Open" | "Completed" | "BasketChanged";
+    OrderGuid?: string;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    CreatedDateUtc: Date;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    ExpiresDateUtc: Date;
+  };
+  CheckoutResult: {
+    Checkout: Schemas["Checkout"];
+  };
+  CheckoutUrl: {
+    BasketGuid: string;
+    CheckoutUrl: string;
+  };
+  CompleteCheckoutInput: {
+    PaymentReference: string;
+  };
+  DeletedBasket: {
+    BasketGuid: string;
+    Deleted: true;
+  };
   Error: {
-    Error: {
-      Code: string;
-      Message: string;
-      [key: string]: unknown;
+    Error: Schemas["ErrorDetail"];
+  };
+  ErrorDetail: {
+    /** Machine-readable reason, stable across releases (e.g. BasketNotFound, ValidationFailed) */
+    Code: string;
+    /** Human-readable explanation; wording may change */
+    Message: string;
+    /** ValidationFailed and UnknownProject: the request fields at fault, as dotted paths ("Quantity", "Guids.0"); "body", "path" or "query" when the whole part is */
+    Fields?: Array<string>;
+    /** Library pushes and pulls: every image that failed, in request order; none of the request was stored */
+    Failures?: Array<Schemas["ItemFailure"]>;
+    /** Present when the same request may be sent again unchanged (after Retry-After seconds) */
+    Retryable?: true;
+    [key: string]: unknown;
+  };
+  Health: {
+    Status: "ok";
+  };
+  ItemFailure: {
+    /** 0-based position of the file or URL in the request */
+    Index: number;
+    /** That image's own error code, e.g. UnsupportedMediaType */
+    Code: string;
+    Reason: string;
+  };
+  LibraryItem: {
+    ItemGuid: string;
+    /** The type sniffed from the bytes, not the one the client declared */
+    FileMimeType: string;
+    /** Size in bytes */
+    FileSize: number;
+    /** MD5 of the bytes, 32 uppercase hexadecimal characters */
+    FileMd5: string;
+  };
+  LibraryItemResult: {
+    LibraryItem: Schemas["LibraryItem"];
+    /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
+    ProductBuilderUrl: string;
+  };
+  LibraryItemsResult: {
+    /** One per file or URL, in request order */
+    LibraryItems: Array<Schemas["LibraryItem"]>;
+    /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
+    ProductBuilderUrl: string;
+  };
+  LineInput: {
+    /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+    ProjectGuid: string;
+    Quantity: number;
+  };
+  LineResult: {
+    Line: Schemas["BasketLine"];
+    Basket: Schemas["Basket"];
+  };
+  MultiPullInput: {
+    /** At most LIBRARY_MAX_ITEMS (default 20) URLs; fetched 4 at a time (PULL_CONCURRENCY) */
+    Urls: Array<string>;
+  };
+  OpenApiDocument: {
+    openapi: string;
+    [key: string]: unknown;
+  };
+  Order: {
+    OrderGuid: string;
+    Lines: Array<Schemas["OrderLine"]>;
+    /** Amount as a JSON number; the number of fraction digits varies */
+    OrderTotal: number;
+    Status: Schemas["OrderStatus"];
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    CreatedDateUtc: Date;
+    /** A date as "\/Date(<ms>)\/"; not set yet: "\/Date(-62135596800000+0000)\/" (.NET DateTime.MinValue) */
+    CompletedDateUtc: Date;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    LastSavedDateUtc: Date;
+  };
+  OrderDetail: {
+    OrderGuid: string;
+    Lines: Array<Schemas["OrderLineDetail"]>;
+    /** Amount as a JSON number; the number of fraction digits varies */
+    OrderTotal: number;
+    Status: Schemas["OrderStatus"];
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    CreatedDateUtc: Date;
+    /** A date as "\/Date(<ms>)\/"; not set yet: "\/Date(-62135596800000+0000)\/" (.NET DateTime.MinValue) */
+    CompletedDateUtc: Date;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    LastSavedDateUtc: Date;
+  };
+  OrderLine: {
+    Id: number;
+    ProjectGuid: string;
+    Quantity: number;
+    /** Amount as a JSON number; the number of fraction digits varies */
+    Total: number;
+  };
+  OrderLineDetail: {
+    Id: number;
+    ProjectGuid: string;
+    Quantity: number;
+    /** Amount as a JSON number; the number of fraction digits varies */
+    Total: number;
+    ProjectVersion: number;
+    /** Amount as a JSON number; the number of fraction digits varies */
+    SubTotal: number;
+    AddOns: Array<never>;
+  };
+  OrderList: {
+    Orders: Array<Schemas["Order"]>;
+  };
+  OrderResult: {
+    Order: Schemas["OrderDetail"];
+  };
+  OrderStatus: "OrderReceived" | "Processing" | "Shipped" | "Completed" | "Cancelled";
+  PresignedUpload: {
+    Url: string;
+    Method: "POST";
+    /** Send every field as a form field, then the file as the last part, named "file" */
+    Fields: {
+      [key: string]: string;
     };
+  };
+  Project: {
+    ProjectGuid: string;
+    /** Amount as a JSON number; the number of fraction digits varies */
+    UnitPrice: number;
+    Version: number;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    LastSavedDateUtc: Date;
+  };
+  ProjectInput: {
+    UnitPrice: number;
+    Version: number;
+  };
+  PullInput: {
+    /** Absolute http or https URL of an image on a public address */
+    Url: string;
+  };
+  StatusInput: {
+    Status: Schemas["OrderStatus"];
+  };
+  UploadTicket: {
+    ItemGuid: string;
+    Upload: Schemas["PresignedUpload"];
+    MaxBytes: number;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    ExpiresDateUtc: Date;
   };
 }
 
+export type Basket = Schemas["Basket"];
+export type BasketLine = Schemas["BasketLine"];
+export type BasketList = Schemas["BasketList"];
+export type BasketResult = Schemas["BasketResult"];
+export type BuilderInput = Schemas["BuilderInput"];
+export type BuilderUrl = Schemas["BuilderUrl"];
+export type Checkout = Schemas["Checkout"];
+export type CheckoutResult = Schemas["CheckoutResult"];
+export type CheckoutUrl = Schemas["CheckoutUrl"];
+export type CompleteCheckoutInput = Schemas["CompleteCheckoutInput"];
+export type DeletedBasket = Schemas["DeletedBasket"];
+export type ErrorDetail = Schemas["ErrorDetail"];
+export type Health = Schemas["Health"];
+export type ItemFailure = Schemas["ItemFailure"];
+export type LibraryItem = Schemas["LibraryItem"];
+export type LibraryItemResult = Schemas["LibraryItemResult"];
+export type LibraryItemsResult = Schemas["LibraryItemsResult"];
+export type LineInput = Schemas["LineInput"];
+export type LineResult = Schemas["LineResult"];
+export type MultiPullInput = Schemas["MultiPullInput"];
+export type OpenApiDocument = Schemas["OpenApiDocument"];
+export type Order = Schemas["Order"];
+export type OrderDetail = Schemas["OrderDetail"];
+export type OrderLine = Schemas["OrderLine"];
+export type OrderLineDetail = Schemas["OrderLineDetail"];
+export type OrderList = Schemas["OrderList"];
+export type OrderResult = Schemas["OrderResult"];
+export type OrderStatus = Schemas["OrderStatus"];
+export type PresignedUpload = Schemas["PresignedUpload"];
+export type Project = Schemas["Project"];
+export type ProjectInput = Schemas["ProjectInput"];
+export type PullInput = Schemas["PullInput"];
+export type StatusInput = Schemas["StatusInput"];
+export type UploadTicket = Schemas["UploadTicket"];
 
 /** Per operation: path and query parameters, JSON request body and the success response. */
 export interface Operations {
@@ -25,36 +259,8 @@ export interface Operations {
       basketGuid: string;
     };
     query: Record<string, never>;
-    body: {
-      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
-      ProjectGuid: string;
-      Quantity: number;
-    };
-    response: {
-      Line: {
-        Id: number;
-        ProjectGuid: string;
-        Quantity: number;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        Total: number;
-      };
-      Basket: {
-        Guid: string;
-        Lines: Array<{
-          Id: number;
-          ProjectGuid: string;
-          Quantity: number;
-          /** Amount as a JSON number; the number of fraction digits varies */
-          Total: number;
-        }>;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        OrderTotal: number;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        CreatedDateUtc: Date;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        LastSavedDateUtc: Date;
-      };
-    };
+    body: Schemas["LineInput"];
+    response: Schemas["LineResult"];
   };
   /** POST /basket/{basketGuid}/checkout: Get a checkout URL for the basket */
   checkoutBasket: {
@@ -64,45 +270,17 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: {
-      BasketGuid: string;
-      CheckoutUrl: string;
-    };
+    response: Schemas["CheckoutUrl"];
   };
   /** POST /checkout/{checkoutId}/complete: Turn a paid checkout into an order (idempotent) */
   completeCheckout: {
     path: {
+      /** The CheckoutId at the end of the CheckoutUrl: 32 hexadecimal characters */
       checkoutId: string;
     };
     query: Record<string, never>;
-    body: {
-      PaymentReference: string;
-    };
-    response: {
-      Order: {
-        OrderGuid: string;
-        Lines: Array<{
-          Id: number;
-          ProjectGuid: string;
-          Quantity: number;
-          /** Amount as a JSON number; the number of fraction digits varies */
-          Total: number;
-          ProjectVersion: number;
-          /** Amount as a JSON number; the number of fraction digits varies */
-          SubTotal: number;
-          AddOns: Array<never>;
-        }>;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        OrderTotal: number;
-        Status: "OrderReceived" | "Processing" | "Shipped" | "Completed" | "Cancelled";
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        CreatedDateUtc: Date;
-        /** A date as "\/Date(<ms>)\/"; not set yet: "\/Date(-62135596800000+0000)\/" (.NET DateTime.MinValue) */
-        CompletedDateUtc: Date;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        LastSavedDateUtc: Date;
-      };
-    };
+    body: Schemas["CompleteCheckoutInput"];
+    response: Schemas["OrderResult"];
   };
   /** POST /library/upload/{itemGuid}/complete: Verify a presigned upload and add it to the library */
   completeLibraryUpload: {
@@ -112,61 +290,21 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: {
-      LibraryItem: {
-        ItemGuid: string;
-        /** The type sniffed from the bytes, not the one the client declared */
-        FileMimeType: string;
-        /** Size in bytes */
-        FileSize: number;
-        /** MD5 of the bytes, 32 uppercase hexadecimal characters */
-        FileMd5: string;
-      };
-      /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
-      ProductBuilderUrl: string;
-    };
+    response: Schemas["LibraryItemResult"];
   };
   /** POST /basket: Create an empty basket */
   createBasket: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: {
-      Guid: string;
-      Lines: Array<{
-        Id: number;
-        ProjectGuid: string;
-        Quantity: number;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        Total: number;
-      }>;
-      /** Amount as a JSON number; the number of fraction digits varies */
-      OrderTotal: number;
-      /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-      CreatedDateUtc: Date;
-      /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-      LastSavedDateUtc: Date;
-    };
+    response: Schemas["Basket"];
   };
   /** POST /library/upload: Presigned S3 upload for an image above the push cap */
   createLibraryUpload: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: {
-      ItemGuid: string;
-      Upload: {
-        Url: string;
-        Method: "POST";
-        /** Send every field as a form field, then the file as the last part, named "file" */
-        Fields: {
-          [key: string]: string;
-        };
-      };
-      MaxBytes: number;
-      /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-      ExpiresDateUtc: Date;
-    };
+    response: Schemas["UploadTicket"];
   };
   /** DELETE /basket/{basketGuid}: Delete a basket */
   deleteBasket: {
@@ -176,38 +314,19 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: {
-      BasketGuid: string;
-      Deleted: true;
-    };
+    response: Schemas["DeletedBasket"];
   };
   /** DELETE /basket/{basketGuid}/line/{lineId}: Delete a line */
   deleteBasketLine: {
     path: {
       /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
       basketGuid: string;
+      /** A positive integer (a line's Id) */
       lineId: string;
     };
     query: Record<string, never>;
     body: undefined;
-    response: {
-      Basket: {
-        Guid: string;
-        Lines: Array<{
-          Id: number;
-          ProjectGuid: string;
-          Quantity: number;
-          /** Amount as a JSON number; the number of fraction digits varies */
-          Total: number;
-        }>;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        OrderTotal: number;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        CreatedDateUtc: Date;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        LastSavedDateUtc: Date;
-      };
-    };
+    response: Schemas["BasketResult"];
   };
   /** GET /basket/{basketGuid}: Read a basket */
   getBasket: {
@@ -217,61 +336,24 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: {
-      Guid: string;
-      Lines: Array<{
-        Id: number;
-        ProjectGuid: string;
-        Quantity: number;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        Total: number;
-      }>;
-      /** Amount as a JSON number; the number of fraction digits varies */
-      OrderTotal: number;
-      /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-      CreatedDateUtc: Date;
-      /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-      LastSavedDateUtc: Date;
-    };
+    response: Schemas["Basket"];
   };
   /** GET /checkout/{checkoutId}: Read the basket snapshot a checkout charges for */
   getCheckout: {
     path: {
+      /** The CheckoutId at the end of the CheckoutUrl: 32 hexadecimal characters */
       checkoutId: string;
     };
     query: Record<string, never>;
     body: undefined;
-    response: {
-      Checkout: {
-        CheckoutId: string;
-        BasketGuid: string;
-        Lines: Array<{
-          Id: number;
-          ProjectGuid: string;
-          Quantity: number;
-          /** Amount as a JSON number; the number of fraction digits varies */
-          Total: number;
-        }>;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        OrderTotal: number;
-        /** Open: completion will create the order. Completed: OrderGuid is its order. BasketChanged: completion would be refused (409). */
-        Status: "Open" | "Completed" | "BasketChanged";
-        OrderGuid?: string;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        CreatedDateUtc: Date;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        ExpiresDateUtc: Date;
-      };
-    };
+    response: Schemas["CheckoutResult"];
   };
   /** GET /health: Liveness check */
   getHealth: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: {
-      Status: "ok";
-    };
+    response: Schemas["Health"];
   };
   /** POST /library/{itemGuid}/builder: Product builder URL for one library item */
   getItemBuilderUrl: {
@@ -281,33 +363,21 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: {
-      /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
-      ProductBuilderUrl: string;
-    };
+    response: Schemas["BuilderUrl"];
   };
   /** POST /library/builder: Product builder URL for several library items */
   getItemsBuilderUrl: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: {
-      /** Item guids, 36-character hyphenated (32 hexadecimal accepted too) */
-      Guids: Array<string>;
-    };
-    response: {
-      /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
-      ProductBuilderUrl: string;
-    };
+    body: Schemas["BuilderInput"];
+    response: Schemas["BuilderUrl"];
   };
   /** GET /openapi.json: OpenAPI 3.1 document */
   getOpenapi: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: {
-      openapi: string;
-      [key: string]: unknown;
-    };
+    response: Schemas["OpenApiDocument"];
   };
   /** GET /order/{orderGuid}: Read one order with its single-order fields */
   getOrder: {
@@ -317,29 +387,7 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: {
-      OrderGuid: string;
-      Lines: Array<{
-        Id: number;
-        ProjectGuid: string;
-        Quantity: number;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        Total: number;
-        ProjectVersion: number;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        SubTotal: number;
-        AddOns: Array<never>;
-      }>;
-      /** Amount as a JSON number; the number of fraction digits varies */
-      OrderTotal: number;
-      Status: "OrderReceived" | "Processing" | "Shipped" | "Completed" | "Cancelled";
-      /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-      CreatedDateUtc: Date;
-      /** A date as "\/Date(<ms>)\/"; not set yet: "\/Date(-62135596800000+0000)\/" (.NET DateTime.MinValue) */
-      CompletedDateUtc: Date;
-      /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-      LastSavedDateUtc: Date;
-    };
+    response: Schemas["OrderDetail"];
   };
   /** GET /project/{projectGuid}: Read a project price */
   getProject: {
@@ -349,38 +397,14 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: {
-      ProjectGuid: string;
-      /** Amount as a JSON number; the number of fraction digits varies */
-      UnitPrice: number;
-      Version: number;
-      /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-      LastSavedDateUtc: Date;
-    };
+    response: Schemas["Project"];
   };
   /** GET /baskets: List the user's baskets */
   listBaskets: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: {
-      Baskets: Array<{
-        Guid: string;
-        Lines: Array<{
-          Id: number;
-          ProjectGuid: string;
-          Quantity: number;
-          /** Amount as a JSON number; the number of fraction digits varies */
-          Total: number;
-        }>;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        OrderTotal: number;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        CreatedDateUtc: Date;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        LastSavedDateUtc: Date;
-      }>;
-    };
+    response: Schemas["BasketList"];
   };
   /** GET /orders: List the user's orders, optionally only those with a project */
   listOrders: {
@@ -390,111 +414,35 @@ export interface Operations {
       projectguid?: string;
     };
     body: undefined;
-    response: {
-      Orders: Array<{
-        OrderGuid: string;
-        Lines: Array<{
-          Id: number;
-          ProjectGuid: string;
-          Quantity: number;
-          /** Amount as a JSON number; the number of fraction digits varies */
-          Total: number;
-        }>;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        OrderTotal: number;
-        Status: "OrderReceived" | "Processing" | "Shipped" | "Completed" | "Cancelled";
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        CreatedDateUtc: Date;
-        /** A date as "\/Date(<ms>)\/"; not set yet: "\/Date(-62135596800000+0000)\/" (.NET DateTime.MinValue) */
-        CompletedDateUtc: Date;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        LastSavedDateUtc: Date;
-      }>;
-    };
+    response: Schemas["OrderList"];
   };
   /** POST /library/pull: Fetch one image from a URL */
   pullLibraryItem: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: {
-      /** Absolute http or https URL of an image on a public address */
-      Url: string;
-    };
-    response: {
-      LibraryItem: {
-        ItemGuid: string;
-        /** The type sniffed from the bytes, not the one the client declared */
-        FileMimeType: string;
-        /** Size in bytes */
-        FileSize: number;
-        /** MD5 of the bytes, 32 uppercase hexadecimal characters */
-        FileMd5: string;
-      };
-      /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
-      ProductBuilderUrl: string;
-    };
+    body: Schemas["PullInput"];
+    response: Schemas["LibraryItemResult"];
   };
   /** POST /library/multi/pull: Fetch several images from URLs */
   pullLibraryItems: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: {
-      /** At most LIBRARY_MAX_ITEMS (default 20) URLs; fetched 4 at a time (PULL_CONCURRENCY) */
-      Urls: Array<string>;
-    };
-    response: {
-      /** One per file or URL, in request order */
-      LibraryItems: Array<{
-        ItemGuid: string;
-        /** The type sniffed from the bytes, not the one the client declared */
-        FileMimeType: string;
-        /** Size in bytes */
-        FileSize: number;
-        /** MD5 of the bytes, 32 uppercase hexadecimal characters */
-        FileMd5: string;
-      }>;
-      /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
-      ProductBuilderUrl: string;
-    };
+    body: Schemas["MultiPullInput"];
+    response: Schemas["LibraryItemsResult"];
   };
   /** POST /library/push: Upload one image (multipart, part "image") */
   pushLibraryItem: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: {
-      LibraryItem: {
-        ItemGuid: string;
-        /** The type sniffed from the bytes, not the one the client declared */
-        FileMimeType: string;
-        /** Size in bytes */
-        FileSize: number;
-        /** MD5 of the bytes, 32 uppercase hexadecimal characters */
-        FileMd5: string;
-      };
-      /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
-      ProductBuilderUrl: string;
-    };
+    response: Schemas["LibraryItemResult"];
   };
   /** POST /library/multi/push: Upload several images (multipart) */
   pushLibraryItems: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: {
-      /** One per file or URL, in request order */
-      LibraryItems: Array<{
-        ItemGuid: string;
-        /** The type sniffed from the bytes, not the one the client declared */
-        FileMimeType: string;
-        /** Size in bytes */
-        FileSize: number;
-        /** MD5 of the bytes, 32 uppercase hexadecimal characters */
-        FileMd5: string;
-      }>;
-      /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
-      ProductBuilderUrl: string;
-    };
+    response: Schemas["LibraryItemsResult"];
   };
   /** PUT /project/{projectGuid}: Register or update a project price */
   putProject: {
@@ -503,57 +451,20 @@ export interface Operations {
       projectGuid: string;
     };
     query: Record<string, never>;
-    body: {
-      UnitPrice: number;
-      Version: number;
-    };
-    response: {
-      ProjectGuid: string;
-      /** Amount as a JSON number; the number of fraction digits varies */
-      UnitPrice: number;
-      Version: number;
-      /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-      LastSavedDateUtc: Date;
-    };
+    body: Schemas["ProjectInput"];
+    response: Schemas["Project"];
   };
   /** PUT /basket/{basketGuid}/line/{lineId}: Change a line's quantity */
   updateBasketLine: {
     path: {
       /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
       basketGuid: string;
+      /** A positive integer (a line's Id) */
       lineId: string;
     };
     query: Record<string, never>;
-    body: {
-      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
-      ProjectGuid: string;
-      Quantity: number;
-    };
-    response: {
-      Line: {
-        Id: number;
-        ProjectGuid: string;
-        Quantity: number;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        Total: number;
-      };
-      Basket: {
-        Guid: string;
-        Lines: Array<{
-          Id: number;
-          ProjectGuid: string;
-          Quantity: number;
-          /** Amount as a JSON number; the number of fraction digits varies */
-          Total: number;
-        }>;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        OrderTotal: number;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        CreatedDateUtc: Date;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        LastSavedDateUtc: Date;
-      };
-    };
+    body: Schemas["LineInput"];
+    response: Schemas["LineResult"];
   };
   /** PUT /order/{orderGuid}/status: Move an order along its status transitions */
   updateOrderStatus: {
@@ -562,34 +473,8 @@ export interface Operations {
       orderGuid: string;
     };
     query: Record<string, never>;
-    body: {
-      Status: "OrderReceived" | "Processing" | "Shipped" | "Completed" | "Cancelled";
-    };
-    response: {
-      Order: {
-        OrderGuid: string;
-        Lines: Array<{
-          Id: number;
-          ProjectGuid: string;
-          Quantity: number;
-          /** Amount as a JSON number; the number of fraction digits varies */
-          Total: number;
-          ProjectVersion: number;
-          /** Amount as a JSON number; the number of fraction digits varies */
-          SubTotal: number;
-          AddOns: Array<never>;
-        }>;
-        /** Amount as a JSON number; the number of fraction digits varies */
-        OrderTotal: number;
-        Status: "OrderReceived" | "Processing" | "Shipped" | "Completed" | "Cancelled";
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        CreatedDateUtc: Date;
-        /** A date as "\/Date(<ms>)\/"; not set yet: "\/Date(-62135596800000+0000)\/" (.NET DateTime.MinValue) */
-        CompletedDateUtc: Date;
-        /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
-        LastSavedDateUtc: Date;
-      };
-    };
+    body: Schemas["StatusInput"];
+    response: Schemas["OrderResult"];
   };
 }
 

@@ -1,0 +1,102 @@
+/**
+ * The error responses of each operation in the OpenAPI document: the statuses and codes every route of
+ * its kind can answer (validation, credentials, idempotency, throttling, storage faults, API Gateway's own
+ * answers in lib/constructs/api.ts) plus the route's own (`errors` of its contract). Each names its codes,
+ * so a client can tell which it has to handle.
+ */
+import type { Route } from '../routes.ts';
+import type { RouteContract } from './registry.ts';
+
+type Status = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503 | 504;
+
+const meaning: Record<Status, string> = {
+  400: 'The request is malformed or invalid; nothing was changed.',
+  401: 'The credential is missing, malformed, expired or not signed by the trusted issuer.',
+  403: 'The credential is valid but may not call this operation (a bearer token where an API key is needed, an API key of the other scope, or the reverse).',
+  404: 'What the path names does not exist for this caller; nothing was changed.',
+  409: 'The request conflicts with the current state; nothing was changed.',
+  413: 'Too large: the request body is over the limit, or an image is.',
+  415: 'The bytes are not an accepted image (the type is sniffed from the bytes, not taken from the declared content type); nothing was stored.',
+  422: 'Understood but refused; nothing was changed.',
+  429: "Too many requests: this credential's rate or quota, or the API's own rate (API Gateway); retry after Retry-After seconds when Retryable is true.",
+  500: 'The request failed unexpectedly; every write is a conditional, repeatable step, so a retry is safe.',
+  503: 'The service is busy (storage throttling or contention); retry the same request after Retry-After seconds.',
+  504: 'API Gateway stopped waiting for the function (29 s); a retry is safe.',
+};
+
+/** Statuses whose answer carries Retry-After (and Retryable: true unless a quota is used up). */
+const RETRY_AFTER = new Set<Status>([429, 500, 503, 504]);
+
+/** The codes `route` can answer, by status. */
+export function errorCodesOf(route: Route, contract: RouteContract): Partial<Record<Status, string[]>> {
+  const own = contract.errors ?? {};
+  const withOwn = (status: keyof typeof own, codes: (string | false | undefined)[]) =>
+    [...codes.filter((code): code is string => typeof code === 'string'), ...(own[status] ?? [])];
+  const credentialed = route.credential !== 'none';
+  const hasQuery = contract.query !== undefined;
+  const storage = route.grants.table !== undefined || route.grants.bucket !== undefined;
+  const codes: Partial<Record<Status, string[]>> = {
+    400: withOwn(400, [
+      (contract.path !== undefined || hasQuery || contract.body !== undefined) && 'ValidationFailed',
+      contract.body !== undefined && 'InvalidJson',
+      contract.idempotent && 'InvalidIdempotencyKey',
+    ]),
+    401: credentialed ? ['Unauthorized'] : [],
+    403: credentialed ? ['Forbidden'] : [],
+    404: withOwn(404, []),
+    409: withOwn(409, [contract.idempotent && 'IdempotencyKeyInUse']),
+    413: withOwn(413, [(contract.body !== undefined || contract.requestContentType !== undefined) && 'PayloadTooLarge']),
+    415: withOwn(415, []),
+    422: withOwn(422, [contract.idempotent && 'IdempotencyKeyReused']),
+    429: ['TooManyRequests'],
+    500: ['InternalError'],
+    503: storage ? ['ServiceUnavailable', 'ConcurrentModification'] : [],
+    504: ['GatewayTimeout'],
+  };
+  const answered = Object.entries(codes).map(([status, list = []]) => [status, [...new Set(list)]] as const);
+  return Object.fromEntries(answered.filter(([, list]) => list.length > 0));
+}
+
+const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+
+/** Statuses whose codes are the same on every route that answers them: one shared response each. */
+const SHARED: Partial<Record<Status, string>> = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'GatewayTimeout',
+};
+
+function errorResponse(status: Status, codes: readonly string[]) {
+  const retryAfter = RETRY_AFTER.has(status) || codes.includes('IdempotencyKeyInUse');
+  return {
+    description: `${meaning[status]} Error.Code: ${codes.join(', ')}.`,
+    ...(retryAfter ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+    content: ERROR_CONTENT,
+  };
+}
+
+/** The `responses` entries of `route`'s errors. */
+export function errorResponsesOf(route: Route, contract: RouteContract): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const [key, codes = []] of Object.entries(errorCodesOf(route, contract))) {
+    const status = Number(key) as Status;
+    const shared = SHARED[status];
+    responses[key] = shared ? { $ref: `#/components/responses/${shared}` } : errorResponse(status, codes);
+  }
+  return responses;
+}
+
+export const errorComponents = {
+  responses: Object.fromEntries(
+    Object.entries(SHARED).map(([status, name]) => [name, errorResponse(Number(status) as Status, name === 'ServiceUnavailable' ? ['ServiceUnavailable', 'ConcurrentModification'] : [name])]),
+  ),
+  headers: {
+    RetryAfter: {
+      description: 'Seconds to wait before sending the same request again.',
+      schema: { type: 'integer', minimum: 0, example: 1 },
+    },
+  },
+};
