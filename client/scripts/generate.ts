@@ -131,11 +131,15 @@ const successOf = (doc: Doc, operation: Schema): Schema | undefined => {
   return status === undefined ? undefined : resolve(doc, operation.responses[status]).content?.['application/json']?.schema;
 };
 
+/** A string parameter whose pattern admits digits only (`lineId`, `?limit=`): it takes a number too. */
+const isDigitsOnly = (schema: Schema) => schema.type === 'string' && typeof schema.pattern === 'string' && /^\^(?:\[1-9\]|\[0-9\]|\\d|\{\d+(?:,\d*)?\}|[*+?])+\$$/.test(schema.pattern);
+
 function parameterBlock(doc: Doc, parameters: Schema[], indent: string): string {
   if (parameters.length === 0) return 'Record<string, never>';
   const inner = `${indent}  `;
+  const typeOfParameter = (schema: Schema | undefined) => (schema && isDigitsOnly(resolve(doc, schema)) ? 'number | string' : typeOf(doc, schema, inner));
   const lines = parameters.map(
-    (parameter) => `${docComment(parameter.description ?? parameter.schema?.description, inner)}${inner}${propertyKey(parameter.name)}${parameter.required ? '' : '?'}: ${typeOf(doc, parameter.schema, inner)};\n`,
+    (parameter) => `${docComment(parameter.description ?? parameter.schema?.description, inner)}${inner}${propertyKey(parameter.name)}${parameter.required ? '' : '?'}: ${typeOfParameter(parameter.schema)};\n`,
   );
   return `{\n${lines.join('')}${indent}}`;
 }

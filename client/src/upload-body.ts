@@ -6,7 +6,7 @@
  */
 
 /** Bytes of an image: a `Blob` or `File` (browser, Node), bytes, or a stream (a Node `Readable`, a web `ReadableStream`). */
-export type ImageData = Blob | Uint8Array | ArrayBuffer | AsyncIterable<Uint8Array | string>;
+export type ImageData = Blob | Uint8Array | ArrayBuffer | AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>;
 
 /** An image with an optional file name and content type (the service sniffs the type from the bytes anyway). */
 export interface ImageInput {
@@ -34,7 +34,15 @@ async function bytesOf(data: ImageData): Promise<Uint8Array> {
   if (data instanceof ArrayBuffer) return new Uint8Array(data);
   if (isBlob(data)) return new Uint8Array(await data.arrayBuffer());
   const chunks: Uint8Array[] = [];
-  for await (const chunk of data) chunks.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
+  if (Symbol.asyncIterator in data) {
+    for await (const chunk of data as AsyncIterable<Uint8Array | string>) chunks.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
+  } else if (typeof (data as ReadableStream<Uint8Array>).getReader === 'function') {
+    // Browsers whose ReadableStream is not async-iterable yet.
+    const reader = (data as ReadableStream<Uint8Array>).getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
+  } else {
+    throw new TypeError('an image must be a Blob, File, Uint8Array, ArrayBuffer, ReadableStream or async iterable of bytes (in React Native, pass a Uint8Array)');
+  }
   return concat(chunks);
 }
 

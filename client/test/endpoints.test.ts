@@ -132,14 +132,21 @@ describe('projects, baskets, checkout and orders', () => {
 });
 
 describe('library', () => {
-  it('pushes from a Blob, a File, a Uint8Array and a Node Readable stream', async () => {
-    const inputs = [png(2, 2, 11), png(2, 2, 12), png(2, 2, 13), png(2, 2, 14)];
-    const fromBlob = await library.library.push(new Blob([new Uint8Array(inputs[0]!)], { type: 'image/png' }));
-    const fromFile = await library.library.push(new File([new Uint8Array(inputs[1]!)], 'photo.png', { type: 'image/png' }));
-    const fromBytes = await library.library.push(new Uint8Array(inputs[2]!));
-    const fromStream = await library.library.push({ data: Readable.from([inputs[3]!.subarray(0, 20), inputs[3]!.subarray(20)]), filename: 'streamed.png' });
-    expect([fromBlob, fromFile, fromBytes, fromStream].map((result) => result.LibraryItem.FileMd5)).toEqual(inputs.map(md5));
-    expect(fromStream.ProductBuilderUrl).toMatch(/\/builder\//);
+  it('pushes from a Blob, a File, a Uint8Array, a Node Readable and a web ReadableStream', async () => {
+    const inputs = [png(2, 2, 11), png(2, 2, 12), png(2, 2, 13), png(2, 2, 14), png(2, 2, 15), png(2, 2, 16)];
+    const bytes = inputs.map((input) => new Uint8Array(input));
+    const webStream = (data: Uint8Array) => new Blob([data]).stream();
+    const results = [
+      await library.library.push(new Blob([bytes[0]!], { type: 'image/png' })),
+      await library.library.push(new File([bytes[1]!], 'photo.png', { type: 'image/png' })),
+      await library.library.push(bytes[2]!),
+      await library.library.push({ data: Readable.from([inputs[3]!.subarray(0, 20), inputs[3]!.subarray(20)]), filename: 'streamed.png' }),
+      await library.library.push(webStream(bytes[4]!)),
+      // A browser whose ReadableStream is not async-iterable: only getReader() is there.
+      await library.library.push({ getReader: () => webStream(bytes[5]!).getReader() } as unknown as ReadableStream<Uint8Array>),
+    ];
+    expect(results.map((result) => result.LibraryItem.FileMd5)).toEqual(inputs.map(md5));
+    expect(results[3]!.ProductBuilderUrl).toMatch(/\/builder\//);
   });
 
   it('keeps request order in multi push and multi pull, and reports failed items by index', async () => {

@@ -31,7 +31,11 @@ describe('generated client types', () => {
           get: {
             operationId: 'getBasket',
             security: [{ bearerToken: [] }],
-            parameters: [{ $ref: '#/components/parameters/BasketGuid' }],
+            parameters: [
+              { $ref: '#/components/parameters/BasketGuid' },
+              { name: 'limit', in: 'query', schema: { type: 'string', pattern: '^[1-9]\\d{0,3}$' } },
+              { name: 'cursor', in: 'query', schema: { type: 'string' } },
+            ],
             responses: { '200': { $ref: '#/components/responses/BasketAnswer' }, '4XX': { description: 'no', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
           },
         },
@@ -59,6 +63,8 @@ describe('generated client types', () => {
     expect(source).toContain('export type Basket = Schemas["Basket"];');
     expect(source).not.toContain('export type Error ='); // would shadow the global Error in consumers
     expect(source).toContain('basketGuid: string;');
+    expect(source).toContain('limit?: number | string;');
+    expect(source).toContain('cursor?: string;');
     expect(source).toContain(`getBasket: { method: 'GET', path: '/basket/{basketGuid}', credential: 'bearer', idempotent: false, body: 'none', dates: [["Lines","*","AddedDateUtc"],["CreatedDateUtc"]] }`);
   });
 });

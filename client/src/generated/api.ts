@@ -322,7 +322,7 @@ export interface Operations {
       /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
       basketGuid: string;
       /** A positive integer (a line's Id) */
-      lineId: string;
+      lineId: number | string;
     };
     query: Record<string, never>;
     body: undefined;
@@ -460,7 +460,7 @@ export interface Operations {
       /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
       basketGuid: string;
       /** A positive integer (a line's Id) */
-      lineId: string;
+      lineId: number | string;
     };
     query: Record<string, never>;
     body: Schemas["LineInput"];
