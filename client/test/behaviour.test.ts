@@ -6,10 +6,11 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../../test/support/service.ts';
 import { ApiError, ConnectionError, PhotoCommerceClient, TimeoutError, type RetryInfo } from '../src/index.ts';
 import { fromWireDate, toWireJson } from '../src/dates.ts';
+import { randomUuid } from '../src/transport.ts';
 
 interface Seen {
   method: string;
@@ -161,6 +162,20 @@ describe('dates on the wire', () => {
     expect(JSON.parse(toWireJson({ At: new Date(1763700000000), Nested: [{ At: new Date(0) }] }))).toEqual({ At: '/Date(1763700000000)/', Nested: [{ At: '/Date(0)/' }] });
     expect(fromWireDate('/Date(-62135596800000+0000)/')?.toISOString()).toBe('0001-01-01T00:00:00.000Z');
     expect(fromWireDate('2026-01-01')).toBeUndefined();
+  });
+});
+
+describe('Idempotency-Key generation', () => {
+  afterEach(() => vi.unstubAllGlobals());
+  const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  it('falls back to getRandomValues, then Math.random, where crypto.randomUUID is missing (React Native, insecure origins)', () => {
+    vi.stubGlobal('crypto', { getRandomValues: (bytes: Uint8Array) => bytes.fill(0xab) });
+    expect(randomUuid()).toBe('abababab-abab-4bab-abab-abababababab');
+    vi.stubGlobal('crypto', undefined);
+    const keys = new Set(Array.from({ length: 100 }, randomUuid));
+    expect(keys.size).toBe(100);
+    expect([...keys].every((key) => UUID_V4.test(key))).toBe(true);
   });
 });
 
