@@ -7,7 +7,6 @@ import type { OperationId, Operations } from './generated/api.ts';
 import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
 import { Paginated } from './paginate.ts';
 import { fieldPart, imagePart, multipartBody, type Image } from './upload-body.ts';
-import { ConnectionError } from './errors.ts';
 
 type ResponseOf<K extends OperationId> = Operations[K]['response'];
 type BodyOf<K extends OperationId> = Operations[K]['body'];
@@ -18,11 +17,9 @@ type ItemOf<Page, Key extends keyof Page> = Page[Key] extends ReadonlyArray<infe
 
 export class PhotoCommerceClient {
   readonly #transport: Transport;
-  readonly #fetch: typeof fetch | undefined;
 
   constructor(options: ClientOptions) {
     this.#transport = new Transport(options);
-    this.#fetch = options.fetch;
   }
 
   /** GET /health */
@@ -105,13 +102,7 @@ export class PhotoCommerceClient {
       const ticket = await this.library.createUpload(options);
       const fields = Object.entries(ticket.Upload.Fields).map(([name, value]) => fieldPart(name, value));
       const form = multipartBody([...fields, await imagePart('file', image)]);
-      const response = await (this.#fetch ?? globalThis.fetch)(ticket.Upload.Url, {
-        method: ticket.Upload.Method,
-        headers: { 'Content-Type': form.contentType },
-        body: form.body as RequestInit['body'],
-        ...(options?.signal ? { signal: options.signal } : {}),
-      });
-      if (!response.ok) throw new ConnectionError(`upload to storage failed: HTTP ${response.status} ${(await response.text()).slice(0, 200)}`);
+      await this.#transport.postToStorage(ticket.Upload.Url, form, options);
       return this.library.completeUpload(ticket.ItemGuid, options);
     },
   };

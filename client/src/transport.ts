@@ -176,6 +176,26 @@ export class Transport {
     return value as Operations[K]['response'];
   }
 
+  /**
+   * POSTs a form to a presigned storage URL (not the service: no credentials, no retries), with the
+   * timeout and signal of a call. Storage answers a failure in XML, so it becomes a `ConnectionError`.
+   */
+  async postToStorage(url: string, form: { body: Uint8Array; contentType: string }, options: CallOptions = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs ?? 30_000;
+    const timing = attemptSignal(options.signal, timeoutMs);
+    try {
+      const response = await (this.#options.fetch ?? globalThis.fetch)(url, { method: 'POST', headers: { 'Content-Type': form.contentType }, body: form.body as RequestInit['body'], signal: timing.signal });
+      const text = await response.text();
+      if (!response.ok) throw new ConnectionError(`upload to storage failed: HTTP ${response.status} ${text.slice(0, 200)}`);
+    } catch (error) {
+      if (options.signal?.aborted) throw abortReason(options.signal);
+      if (timing.timedOut()) throw new TimeoutError(`upload to storage: no answer within ${timeoutMs} ms`, { cause: error });
+      throw error instanceof ConnectionError ? error : new ConnectionError(`upload to storage failed: ${(error as Error)?.message}`, { cause: error });
+    } finally {
+      timing.done();
+    }
+  }
+
   /** Calls `operation`; resolves with its response, dates revived, or rejects with an ApiError, ConnectionError or TimeoutError. */
   async call<K extends OperationId>(operation: K, input: CallInput = {}, options: CallOptions = {}): Promise<Operations[K]['response']> {
     const info = operations[operation];
