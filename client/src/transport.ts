@@ -150,7 +150,9 @@ export class Transport {
       return encodeURIComponent(String(value));
     });
     const query = Object.entries(input.query ?? {}).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
-    return `${this.#baseUrl}${path}${query.length > 0 ? `?${new URLSearchParams(query.map(([name, value]): [string, string] => [name, String(value)]))}` : ''}`;
+    // By hand: React Native's URLSearchParams takes no list of pairs.
+    const search = query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`).join('&');
+    return `${this.#baseUrl}${path}${search === '' ? '' : `?${search}`}`;
   }
 
   async #headers(operation: OperationId, input: CallInput, idempotencyKey: string | undefined): Promise<Record<string, string>> {
