@@ -1,9 +1,9 @@
 /**
  * CDK app entry (`npx cdk synth | deploy`): one ServiceStack per stage, checked by cdk-nag's AwsSolutions
- * pack on every synth, so a finding without a written suppression stops the deployment.
+ * and Serverless packs on every synth, so a finding without a written suppression stops the deployment.
  */
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { readServiceConfig } from '../lib/service-config.ts';
 import { ServiceStack } from '../lib/service-stack.ts';
 
@@ -13,5 +13,5 @@ new ServiceStack(app, `PhotoCommerce-${config.stage}`, {
   config,
   description: `photo-commerce service, stage ${config.stage}: REST API, Lambda per route, DynamoDB, S3, EventBridge`,
 });
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }), new ServerlessChecks(app, { verbose: true }));
 app.synth();

@@ -71,10 +71,15 @@ export class ServiceStack extends Stack {
     this.suppressFindings();
   }
 
-  /** cdk-nag findings that hold for every function role; each names exactly the resource pattern it allows. */
+  /** cdk-nag findings that hold for every API function and its role; each names exactly what it allows. */
   private suppressFindings(): void {
     const bucketArn = `<${this.getLogicalId(this.data.bucket.node.defaultChild as CfnElement)}.Arn>`;
     for (const endpoint of [this.authorizers.endpoint, ...this.api.endpoints.map(({ endpoint }) => endpoint)]) {
+      Validations.of(endpoint.function).acknowledge({
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'API Gateway invokes this function synchronously and receives its error; a dead-letter queue only ever receives failed asynchronous invocations, and there are none.',
+      });
       Validations.of(endpoint.role).acknowledge(
         {
           id: 'AwsSolutions-IAM5[Resource::*]',

@@ -358,7 +358,7 @@ describe('library sweeper', () => {
   });
 });
 
-describe('cdk-nag AwsSolutions', () => {
+describe('cdk-nag AwsSolutions and Serverless packs', () => {
   it('finds nothing that is not acknowledged', () => {
     expect(nagViolations(stack)).toEqual([]);
   });

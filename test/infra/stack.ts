@@ -5,7 +5,7 @@
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { readServiceConfig } from '../../lib/service-config.ts';
 import { ServiceStack } from '../../lib/service-stack.ts';
 
@@ -27,10 +27,10 @@ export function synthServiceStack(options: SynthOptions = {}) {
   return { app, stack, config, template };
 }
 
-/** cdk-nag's AwsSolutions findings that no acknowledgment (written reason) covers. */
+/** cdk-nag's AwsSolutions and Serverless findings that no acknowledgment (written reason) covers. */
 export function nagViolations(stack: ServiceStack): { rule: string; paths: string[] }[] {
-  const report = new AwsSolutionsChecks().validateScope(stack);
-  return report.violations.map((violation) => ({
+  const violations = [new AwsSolutionsChecks(), new ServerlessChecks()].flatMap((pack) => pack.validateScope(stack).violations);
+  return violations.map((violation) => ({
     rule: violation.ruleName,
     paths: violation.violatingResources.map((resource) => resource.constructPath ?? ''),
   }));
