@@ -2,13 +2,13 @@
 // Do not edit: run `npm run generate -w client`. A test fails when this file is stale.
 
 /** Photo commerce basket, order and library service 1.0.0 */
-export const apiKeyHeader = "X-SERVICE-API-Key";
+export const apiKeyHeader = 'X-SERVICE-API-Key';
 
 /** The named schemas of the document (`components/schemas`). */
 export interface Schemas {
   Basket: {
     Guid: string;
-    Lines: Array<Schemas["BasketLine"]>;
+    Lines: Array<Schemas['BasketLine']>;
     /** Amount as a JSON number; the number of fraction digits varies */
     OrderTotal: number;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
@@ -24,10 +24,10 @@ export interface Schemas {
     Total: number;
   };
   BasketList: {
-    Baskets: Array<Schemas["Basket"]>;
+    Baskets: Array<Schemas['Basket']>;
   };
   BasketResult: {
-    Basket: Schemas["Basket"];
+    Basket: Schemas['Basket'];
   };
   BuilderInput: {
     /** Item guids, 36-character hyphenated (32 hexadecimal accepted too) */
@@ -40,11 +40,11 @@ export interface Schemas {
   Checkout: {
     CheckoutId: string;
     BasketGuid: string;
-    Lines: Array<Schemas["BasketLine"]>;
+    Lines: Array<Schemas['BasketLine']>;
     /** Amount as a JSON number; the number of fraction digits varies */
     OrderTotal: number;
     /** Open: completion will create the order. Completed: OrderGuid is its order. BasketChanged: completion would be refused (409). */
-    Status: "Open" | "Completed" | "BasketChanged";
+    Status: 'Open' | 'Completed' | 'BasketChanged';
     OrderGuid?: string;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     CreatedDateUtc: Date;
@@ -52,7 +52,7 @@ export interface Schemas {
     ExpiresDateUtc: Date;
   };
   CheckoutResult: {
-    Checkout: Schemas["Checkout"];
+    Checkout: Schemas['Checkout'];
   };
   CheckoutUrl: {
     BasketGuid: string;
@@ -66,7 +66,7 @@ export interface Schemas {
     Deleted: true;
   };
   Error: {
-    Error: Schemas["ErrorDetail"];
+    Error: Schemas['ErrorDetail'];
   };
   ErrorDetail: {
     /** Machine-readable reason, stable across releases (e.g. BasketNotFound, ValidationFailed) */
@@ -76,13 +76,13 @@ export interface Schemas {
     /** ValidationFailed and UnknownProject: the request fields at fault, as dotted paths ("Quantity", "Guids.0"); "body", "path" or "query" when the whole part is */
     Fields?: Array<string>;
     /** Library pushes and pulls: every image that failed, in request order; none of the request was stored */
-    Failures?: Array<Schemas["ItemFailure"]>;
+    Failures?: Array<Schemas['ItemFailure']>;
     /** Present when the same request may be sent again unchanged (after Retry-After seconds) */
     Retryable?: true;
     [key: string]: unknown;
   };
   Health: {
-    Status: "ok";
+    Status: 'ok';
   };
   ItemFailure: {
     /** 0-based position of the file or URL in the request */
@@ -101,13 +101,13 @@ export interface Schemas {
     FileMd5: string;
   };
   LibraryItemResult: {
-    LibraryItem: Schemas["LibraryItem"];
+    LibraryItem: Schemas['LibraryItem'];
     /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
     ProductBuilderUrl: string;
   };
   LibraryItemsResult: {
     /** One per file or URL, in request order */
-    LibraryItems: Array<Schemas["LibraryItem"]>;
+    LibraryItems: Array<Schemas['LibraryItem']>;
     /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
     ProductBuilderUrl: string;
   };
@@ -117,8 +117,8 @@ export interface Schemas {
     Quantity: number;
   };
   LineResult: {
-    Line: Schemas["BasketLine"];
-    Basket: Schemas["Basket"];
+    Line: Schemas['BasketLine'];
+    Basket: Schemas['Basket'];
   };
   MultiPullInput: {
     /** At most LIBRARY_MAX_ITEMS (default 20) URLs; fetched 4 at a time (PULL_CONCURRENCY) */
@@ -130,10 +130,10 @@ export interface Schemas {
   };
   Order: {
     OrderGuid: string;
-    Lines: Array<Schemas["OrderLine"]>;
+    Lines: Array<Schemas['OrderLine']>;
     /** Amount as a JSON number; the number of fraction digits varies */
     OrderTotal: number;
-    Status: Schemas["OrderStatus"];
+    Status: Schemas['OrderStatus'];
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     CreatedDateUtc: Date;
     /** A date as "\/Date(<ms>)\/"; not set yet: "\/Date(-62135596800000+0000)\/" (.NET DateTime.MinValue) */
@@ -143,10 +143,10 @@ export interface Schemas {
   };
   OrderDetail: {
     OrderGuid: string;
-    Lines: Array<Schemas["OrderLineDetail"]>;
+    Lines: Array<Schemas['OrderLineDetail']>;
     /** Amount as a JSON number; the number of fraction digits varies */
     OrderTotal: number;
-    Status: Schemas["OrderStatus"];
+    Status: Schemas['OrderStatus'];
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     CreatedDateUtc: Date;
     /** A date as "\/Date(<ms>)\/"; not set yet: "\/Date(-62135596800000+0000)\/" (.NET DateTime.MinValue) */
@@ -173,15 +173,15 @@ export interface Schemas {
     AddOns: Array<never>;
   };
   OrderList: {
-    Orders: Array<Schemas["Order"]>;
+    Orders: Array<Schemas['Order']>;
   };
   OrderResult: {
-    Order: Schemas["OrderDetail"];
+    Order: Schemas['OrderDetail'];
   };
-  OrderStatus: "OrderReceived" | "Processing" | "Shipped" | "Completed" | "Cancelled";
+  OrderStatus: 'OrderReceived' | 'Processing' | 'Shipped' | 'Completed' | 'Cancelled';
   PresignedUpload: {
     Url: string;
-    Method: "POST";
+    Method: 'POST';
     /** Send every field as a form field, then the file as the last part, named "file" */
     Fields: {
       [key: string]: string;
@@ -204,51 +204,51 @@ export interface Schemas {
     Url: string;
   };
   StatusInput: {
-    Status: Schemas["OrderStatus"];
+    Status: Schemas['OrderStatus'];
   };
   UploadTicket: {
     ItemGuid: string;
-    Upload: Schemas["PresignedUpload"];
+    Upload: Schemas['PresignedUpload'];
     MaxBytes: number;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     ExpiresDateUtc: Date;
   };
 }
 
-export type Basket = Schemas["Basket"];
-export type BasketLine = Schemas["BasketLine"];
-export type BasketList = Schemas["BasketList"];
-export type BasketResult = Schemas["BasketResult"];
-export type BuilderInput = Schemas["BuilderInput"];
-export type BuilderUrl = Schemas["BuilderUrl"];
-export type Checkout = Schemas["Checkout"];
-export type CheckoutResult = Schemas["CheckoutResult"];
-export type CheckoutUrl = Schemas["CheckoutUrl"];
-export type CompleteCheckoutInput = Schemas["CompleteCheckoutInput"];
-export type DeletedBasket = Schemas["DeletedBasket"];
-export type ErrorDetail = Schemas["ErrorDetail"];
-export type Health = Schemas["Health"];
-export type ItemFailure = Schemas["ItemFailure"];
-export type LibraryItem = Schemas["LibraryItem"];
-export type LibraryItemResult = Schemas["LibraryItemResult"];
-export type LibraryItemsResult = Schemas["LibraryItemsResult"];
-export type LineInput = Schemas["LineInput"];
-export type LineResult = Schemas["LineResult"];
-export type MultiPullInput = Schemas["MultiPullInput"];
-export type OpenApiDocument = Schemas["OpenApiDocument"];
-export type Order = Schemas["Order"];
-export type OrderDetail = Schemas["OrderDetail"];
-export type OrderLine = Schemas["OrderLine"];
-export type OrderLineDetail = Schemas["OrderLineDetail"];
-export type OrderList = Schemas["OrderList"];
-export type OrderResult = Schemas["OrderResult"];
-export type OrderStatus = Schemas["OrderStatus"];
-export type PresignedUpload = Schemas["PresignedUpload"];
-export type Project = Schemas["Project"];
-export type ProjectInput = Schemas["ProjectInput"];
-export type PullInput = Schemas["PullInput"];
-export type StatusInput = Schemas["StatusInput"];
-export type UploadTicket = Schemas["UploadTicket"];
+export type Basket = Schemas['Basket'];
+export type BasketLine = Schemas['BasketLine'];
+export type BasketList = Schemas['BasketList'];
+export type BasketResult = Schemas['BasketResult'];
+export type BuilderInput = Schemas['BuilderInput'];
+export type BuilderUrl = Schemas['BuilderUrl'];
+export type Checkout = Schemas['Checkout'];
+export type CheckoutResult = Schemas['CheckoutResult'];
+export type CheckoutUrl = Schemas['CheckoutUrl'];
+export type CompleteCheckoutInput = Schemas['CompleteCheckoutInput'];
+export type DeletedBasket = Schemas['DeletedBasket'];
+export type ErrorDetail = Schemas['ErrorDetail'];
+export type Health = Schemas['Health'];
+export type ItemFailure = Schemas['ItemFailure'];
+export type LibraryItem = Schemas['LibraryItem'];
+export type LibraryItemResult = Schemas['LibraryItemResult'];
+export type LibraryItemsResult = Schemas['LibraryItemsResult'];
+export type LineInput = Schemas['LineInput'];
+export type LineResult = Schemas['LineResult'];
+export type MultiPullInput = Schemas['MultiPullInput'];
+export type OpenApiDocument = Schemas['OpenApiDocument'];
+export type Order = Schemas['Order'];
+export type OrderDetail = Schemas['OrderDetail'];
+export type OrderLine = Schemas['OrderLine'];
+export type OrderLineDetail = Schemas['OrderLineDetail'];
+export type OrderList = Schemas['OrderList'];
+export type OrderResult = Schemas['OrderResult'];
+export type OrderStatus = Schemas['OrderStatus'];
+export type PresignedUpload = Schemas['PresignedUpload'];
+export type Project = Schemas['Project'];
+export type ProjectInput = Schemas['ProjectInput'];
+export type PullInput = Schemas['PullInput'];
+export type StatusInput = Schemas['StatusInput'];
+export type UploadTicket = Schemas['UploadTicket'];
 
 /** Per operation: path and query parameters, JSON request body and the success response. */
 export interface Operations {
@@ -259,8 +259,8 @@ export interface Operations {
       basketGuid: string;
     };
     query: Record<string, never>;
-    body: Schemas["LineInput"];
-    response: Schemas["LineResult"];
+    body: Schemas['LineInput'];
+    response: Schemas['LineResult'];
   };
   /** POST /basket/{basketGuid}/checkout: Get a checkout URL for the basket */
   checkoutBasket: {
@@ -270,7 +270,7 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["CheckoutUrl"];
+    response: Schemas['CheckoutUrl'];
   };
   /** POST /checkout/{checkoutId}/complete: Turn a paid checkout into an order (idempotent) */
   completeCheckout: {
@@ -279,8 +279,8 @@ export interface Operations {
       checkoutId: string;
     };
     query: Record<string, never>;
-    body: Schemas["CompleteCheckoutInput"];
-    response: Schemas["OrderResult"];
+    body: Schemas['CompleteCheckoutInput'];
+    response: Schemas['OrderResult'];
   };
   /** POST /library/upload/{itemGuid}/complete: Verify a presigned upload and add it to the library */
   completeLibraryUpload: {
@@ -290,21 +290,21 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["LibraryItemResult"];
+    response: Schemas['LibraryItemResult'];
   };
   /** POST /basket: Create an empty basket */
   createBasket: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["Basket"];
+    response: Schemas['Basket'];
   };
   /** POST /library/upload: Presigned S3 upload for an image above the push cap */
   createLibraryUpload: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["UploadTicket"];
+    response: Schemas['UploadTicket'];
   };
   /** DELETE /basket/{basketGuid}: Delete a basket */
   deleteBasket: {
@@ -314,7 +314,7 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["DeletedBasket"];
+    response: Schemas['DeletedBasket'];
   };
   /** DELETE /basket/{basketGuid}/line/{lineId}: Delete a line */
   deleteBasketLine: {
@@ -326,7 +326,7 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["BasketResult"];
+    response: Schemas['BasketResult'];
   };
   /** GET /basket/{basketGuid}: Read a basket */
   getBasket: {
@@ -336,7 +336,7 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["Basket"];
+    response: Schemas['Basket'];
   };
   /** GET /checkout/{checkoutId}: Read the basket snapshot a checkout charges for */
   getCheckout: {
@@ -346,14 +346,14 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["CheckoutResult"];
+    response: Schemas['CheckoutResult'];
   };
   /** GET /health: Liveness check */
   getHealth: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["Health"];
+    response: Schemas['Health'];
   };
   /** POST /library/{itemGuid}/builder: Product builder URL for one library item */
   getItemBuilderUrl: {
@@ -363,21 +363,21 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["BuilderUrl"];
+    response: Schemas['BuilderUrl'];
   };
   /** POST /library/builder: Product builder URL for several library items */
   getItemsBuilderUrl: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: Schemas["BuilderInput"];
-    response: Schemas["BuilderUrl"];
+    body: Schemas['BuilderInput'];
+    response: Schemas['BuilderUrl'];
   };
   /** GET /openapi.json: OpenAPI 3.1 document */
   getOpenapi: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["OpenApiDocument"];
+    response: Schemas['OpenApiDocument'];
   };
   /** GET /order/{orderGuid}: Read one order with its single-order fields */
   getOrder: {
@@ -387,7 +387,7 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["OrderDetail"];
+    response: Schemas['OrderDetail'];
   };
   /** GET /project/{projectGuid}: Read a project price */
   getProject: {
@@ -397,14 +397,14 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["Project"];
+    response: Schemas['Project'];
   };
   /** GET /baskets: List the user's baskets */
   listBaskets: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["BasketList"];
+    response: Schemas['BasketList'];
   };
   /** GET /orders: List the user's orders, optionally only those with a project */
   listOrders: {
@@ -414,35 +414,35 @@ export interface Operations {
       projectguid?: string;
     };
     body: undefined;
-    response: Schemas["OrderList"];
+    response: Schemas['OrderList'];
   };
   /** POST /library/pull: Fetch one image from a URL */
   pullLibraryItem: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: Schemas["PullInput"];
-    response: Schemas["LibraryItemResult"];
+    body: Schemas['PullInput'];
+    response: Schemas['LibraryItemResult'];
   };
   /** POST /library/multi/pull: Fetch several images from URLs */
   pullLibraryItems: {
     path: Record<string, never>;
     query: Record<string, never>;
-    body: Schemas["MultiPullInput"];
-    response: Schemas["LibraryItemsResult"];
+    body: Schemas['MultiPullInput'];
+    response: Schemas['LibraryItemsResult'];
   };
   /** POST /library/push: Upload one image (multipart, part "image") */
   pushLibraryItem: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["LibraryItemResult"];
+    response: Schemas['LibraryItemResult'];
   };
   /** POST /library/multi/push: Upload several images (multipart) */
   pushLibraryItems: {
     path: Record<string, never>;
     query: Record<string, never>;
     body: undefined;
-    response: Schemas["LibraryItemsResult"];
+    response: Schemas['LibraryItemsResult'];
   };
   /** PUT /project/{projectGuid}: Register or update a project price */
   putProject: {
@@ -451,8 +451,8 @@ export interface Operations {
       projectGuid: string;
     };
     query: Record<string, never>;
-    body: Schemas["ProjectInput"];
-    response: Schemas["Project"];
+    body: Schemas['ProjectInput'];
+    response: Schemas['Project'];
   };
   /** PUT /basket/{basketGuid}/line/{lineId}: Change a line's quantity */
   updateBasketLine: {
@@ -463,8 +463,8 @@ export interface Operations {
       lineId: number | string;
     };
     query: Record<string, never>;
-    body: Schemas["LineInput"];
-    response: Schemas["LineResult"];
+    body: Schemas['LineInput'];
+    response: Schemas['LineResult'];
   };
   /** PUT /order/{orderGuid}/status: Move an order along its status transitions */
   updateOrderStatus: {
@@ -473,8 +473,8 @@ export interface Operations {
       orderGuid: string;
     };
     query: Record<string, never>;
-    body: Schemas["StatusInput"];
-    response: Schemas["OrderResult"];
+    body: Schemas['StatusInput'];
+    response: Schemas['OrderResult'];
   };
 }
 
@@ -492,29 +492,217 @@ export interface OperationInfo {
 }
 
 export const operations: { readonly [K in OperationId]: OperationInfo } = {
-  addBasketLine: { method: 'POST', path: '/basket/{basketGuid}/line', credential: 'bearer', idempotent: true, body: 'json', dates: [["Basket","CreatedDateUtc"],["Basket","LastSavedDateUtc"]] },
-  checkoutBasket: { method: 'POST', path: '/basket/{basketGuid}/checkout', credential: 'bearer', idempotent: true, body: 'none', dates: [] },
-  completeCheckout: { method: 'POST', path: '/checkout/{checkoutId}/complete', credential: 'apiKey', idempotent: false, body: 'json', dates: [["Order","CreatedDateUtc"],["Order","CompletedDateUtc"],["Order","LastSavedDateUtc"]] },
-  completeLibraryUpload: { method: 'POST', path: '/library/upload/{itemGuid}/complete', credential: 'apiKey', idempotent: false, body: 'none', dates: [] },
-  createBasket: { method: 'POST', path: '/basket', credential: 'bearer', idempotent: true, body: 'none', dates: [["CreatedDateUtc"],["LastSavedDateUtc"]] },
-  createLibraryUpload: { method: 'POST', path: '/library/upload', credential: 'apiKey', idempotent: false, body: 'none', dates: [["ExpiresDateUtc"]] },
-  deleteBasket: { method: 'DELETE', path: '/basket/{basketGuid}', credential: 'bearer', idempotent: false, body: 'none', dates: [] },
-  deleteBasketLine: { method: 'DELETE', path: '/basket/{basketGuid}/line/{lineId}', credential: 'bearer', idempotent: false, body: 'none', dates: [["Basket","CreatedDateUtc"],["Basket","LastSavedDateUtc"]] },
-  getBasket: { method: 'GET', path: '/basket/{basketGuid}', credential: 'bearer', idempotent: false, body: 'none', dates: [["CreatedDateUtc"],["LastSavedDateUtc"]] },
-  getCheckout: { method: 'GET', path: '/checkout/{checkoutId}', credential: 'apiKey', idempotent: false, body: 'none', dates: [["Checkout","CreatedDateUtc"],["Checkout","ExpiresDateUtc"]] },
+  addBasketLine: {
+    method: 'POST',
+    path: '/basket/{basketGuid}/line',
+    credential: 'bearer',
+    idempotent: true,
+    body: 'json',
+    dates: [
+      ['Basket', 'CreatedDateUtc'],
+      ['Basket', 'LastSavedDateUtc'],
+    ],
+  },
+  checkoutBasket: {
+    method: 'POST',
+    path: '/basket/{basketGuid}/checkout',
+    credential: 'bearer',
+    idempotent: true,
+    body: 'none',
+    dates: [],
+  },
+  completeCheckout: {
+    method: 'POST',
+    path: '/checkout/{checkoutId}/complete',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'json',
+    dates: [
+      ['Order', 'CreatedDateUtc'],
+      ['Order', 'CompletedDateUtc'],
+      ['Order', 'LastSavedDateUtc'],
+    ],
+  },
+  completeLibraryUpload: {
+    method: 'POST',
+    path: '/library/upload/{itemGuid}/complete',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [],
+  },
+  createBasket: {
+    method: 'POST',
+    path: '/basket',
+    credential: 'bearer',
+    idempotent: true,
+    body: 'none',
+    dates: [['CreatedDateUtc'], ['LastSavedDateUtc']],
+  },
+  createLibraryUpload: {
+    method: 'POST',
+    path: '/library/upload',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [['ExpiresDateUtc']],
+  },
+  deleteBasket: {
+    method: 'DELETE',
+    path: '/basket/{basketGuid}',
+    credential: 'bearer',
+    idempotent: false,
+    body: 'none',
+    dates: [],
+  },
+  deleteBasketLine: {
+    method: 'DELETE',
+    path: '/basket/{basketGuid}/line/{lineId}',
+    credential: 'bearer',
+    idempotent: false,
+    body: 'none',
+    dates: [
+      ['Basket', 'CreatedDateUtc'],
+      ['Basket', 'LastSavedDateUtc'],
+    ],
+  },
+  getBasket: {
+    method: 'GET',
+    path: '/basket/{basketGuid}',
+    credential: 'bearer',
+    idempotent: false,
+    body: 'none',
+    dates: [['CreatedDateUtc'], ['LastSavedDateUtc']],
+  },
+  getCheckout: {
+    method: 'GET',
+    path: '/checkout/{checkoutId}',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [
+      ['Checkout', 'CreatedDateUtc'],
+      ['Checkout', 'ExpiresDateUtc'],
+    ],
+  },
   getHealth: { method: 'GET', path: '/health', credential: 'none', idempotent: false, body: 'none', dates: [] },
-  getItemBuilderUrl: { method: 'POST', path: '/library/{itemGuid}/builder', credential: 'apiKey', idempotent: false, body: 'none', dates: [] },
-  getItemsBuilderUrl: { method: 'POST', path: '/library/builder', credential: 'apiKey', idempotent: false, body: 'json', dates: [] },
+  getItemBuilderUrl: {
+    method: 'POST',
+    path: '/library/{itemGuid}/builder',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [],
+  },
+  getItemsBuilderUrl: {
+    method: 'POST',
+    path: '/library/builder',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'json',
+    dates: [],
+  },
   getOpenapi: { method: 'GET', path: '/openapi.json', credential: 'none', idempotent: false, body: 'none', dates: [] },
-  getOrder: { method: 'GET', path: '/order/{orderGuid}', credential: 'bearer', idempotent: false, body: 'none', dates: [["CreatedDateUtc"],["CompletedDateUtc"],["LastSavedDateUtc"]] },
-  getProject: { method: 'GET', path: '/project/{projectGuid}', credential: 'apiKey', idempotent: false, body: 'none', dates: [["LastSavedDateUtc"]] },
-  listBaskets: { method: 'GET', path: '/baskets', credential: 'bearer', idempotent: false, body: 'none', dates: [["Baskets","*","CreatedDateUtc"],["Baskets","*","LastSavedDateUtc"]] },
-  listOrders: { method: 'GET', path: '/orders', credential: 'bearer', idempotent: false, body: 'none', dates: [["Orders","*","CreatedDateUtc"],["Orders","*","CompletedDateUtc"],["Orders","*","LastSavedDateUtc"]] },
-  pullLibraryItem: { method: 'POST', path: '/library/pull', credential: 'apiKey', idempotent: true, body: 'json', dates: [] },
-  pullLibraryItems: { method: 'POST', path: '/library/multi/pull', credential: 'apiKey', idempotent: true, body: 'json', dates: [] },
-  pushLibraryItem: { method: 'POST', path: '/library/push', credential: 'apiKey', idempotent: true, body: 'multipart', dates: [] },
-  pushLibraryItems: { method: 'POST', path: '/library/multi/push', credential: 'apiKey', idempotent: true, body: 'multipart', dates: [] },
-  putProject: { method: 'PUT', path: '/project/{projectGuid}', credential: 'apiKey', idempotent: false, body: 'json', dates: [["LastSavedDateUtc"]] },
-  updateBasketLine: { method: 'PUT', path: '/basket/{basketGuid}/line/{lineId}', credential: 'bearer', idempotent: false, body: 'json', dates: [["Basket","CreatedDateUtc"],["Basket","LastSavedDateUtc"]] },
-  updateOrderStatus: { method: 'PUT', path: '/order/{orderGuid}/status', credential: 'apiKey', idempotent: false, body: 'json', dates: [["Order","CreatedDateUtc"],["Order","CompletedDateUtc"],["Order","LastSavedDateUtc"]] },
+  getOrder: {
+    method: 'GET',
+    path: '/order/{orderGuid}',
+    credential: 'bearer',
+    idempotent: false,
+    body: 'none',
+    dates: [['CreatedDateUtc'], ['CompletedDateUtc'], ['LastSavedDateUtc']],
+  },
+  getProject: {
+    method: 'GET',
+    path: '/project/{projectGuid}',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [['LastSavedDateUtc']],
+  },
+  listBaskets: {
+    method: 'GET',
+    path: '/baskets',
+    credential: 'bearer',
+    idempotent: false,
+    body: 'none',
+    dates: [
+      ['Baskets', '*', 'CreatedDateUtc'],
+      ['Baskets', '*', 'LastSavedDateUtc'],
+    ],
+  },
+  listOrders: {
+    method: 'GET',
+    path: '/orders',
+    credential: 'bearer',
+    idempotent: false,
+    body: 'none',
+    dates: [
+      ['Orders', '*', 'CreatedDateUtc'],
+      ['Orders', '*', 'CompletedDateUtc'],
+      ['Orders', '*', 'LastSavedDateUtc'],
+    ],
+  },
+  pullLibraryItem: {
+    method: 'POST',
+    path: '/library/pull',
+    credential: 'apiKey',
+    idempotent: true,
+    body: 'json',
+    dates: [],
+  },
+  pullLibraryItems: {
+    method: 'POST',
+    path: '/library/multi/pull',
+    credential: 'apiKey',
+    idempotent: true,
+    body: 'json',
+    dates: [],
+  },
+  pushLibraryItem: {
+    method: 'POST',
+    path: '/library/push',
+    credential: 'apiKey',
+    idempotent: true,
+    body: 'multipart',
+    dates: [],
+  },
+  pushLibraryItems: {
+    method: 'POST',
+    path: '/library/multi/push',
+    credential: 'apiKey',
+    idempotent: true,
+    body: 'multipart',
+    dates: [],
+  },
+  putProject: {
+    method: 'PUT',
+    path: '/project/{projectGuid}',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'json',
+    dates: [['LastSavedDateUtc']],
+  },
+  updateBasketLine: {
+    method: 'PUT',
+    path: '/basket/{basketGuid}/line/{lineId}',
+    credential: 'bearer',
+    idempotent: false,
+    body: 'json',
+    dates: [
+      ['Basket', 'CreatedDateUtc'],
+      ['Basket', 'LastSavedDateUtc'],
+    ],
+  },
+  updateOrderStatus: {
+    method: 'PUT',
+    path: '/order/{orderGuid}/status',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'json',
+    dates: [
+      ['Order', 'CreatedDateUtc'],
+      ['Order', 'CompletedDateUtc'],
+      ['Order', 'LastSavedDateUtc'],
+    ],
+  },
 };
