@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'client/test/**/*.test.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     // Each file starts its own local service; files run in separate processes so their module singletons
     // (SDK clients configured from the environment) never mix. Two workers: the machine has two cores.

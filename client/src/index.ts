@@ -1,0 +1,8 @@
+export { PhotoCommerceClient } from './client.ts';
+export type { ClientOptions, CallOptions, RetryInfo } from './transport.ts';
+export { ApiError, ConnectionError, TimeoutError, PhotoCommerceError, type ItemFailure } from './errors.ts';
+export { Paginated } from './paginate.ts';
+export type { Image, ImageData, ImageInput } from './upload-body.ts';
+export { fromWireDate, toWireDate } from './dates.ts';
+export type { Operations, OperationId, Schemas } from './generated/api.ts';
+export type * from './types.ts';

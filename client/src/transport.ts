@@ -1,0 +1,238 @@
+/**
+ * One call to the service: credentials, the Idempotency-Key, a timeout per attempt, the caller's
+ * AbortSignal, retries with backoff, error answers as `ApiError`, and wire dates as `Date`s.
+ */
+import { apiKeyHeader, operations, type OperationId, type Operations } from './generated/api.ts';
+import { ApiError, ConnectionError, TimeoutError } from './errors.ts';
+import { reviveDates, toWireJson } from './dates.ts';
+
+export interface ClientOptions {
+  /** The service's base URL, e.g. `https://api.example.com/prod` or `http://127.0.0.1:3000`. */
+  baseUrl: string;
+  /** Bearer token for the user endpoints, or a function giving one (called before every attempt, so it may refresh). */
+  token?: string | (() => string | Promise<string>);
+  /** API key (`X-SERVICE-API-Key`) for the library and internal endpoints. */
+  apiKey?: string;
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof fetch;
+  /** Milliseconds one attempt may take, answer body included (default 30 000). */
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 2). */
+  maxRetries?: number;
+  /** Longest `Retry-After` the client waits; a longer one ends the call with the error (default 60 000). */
+  maxRetryAfterMs?: number;
+  /** Told before each retry (for logging). */
+  onRetry?: (retry: RetryInfo) => void;
+}
+
+export interface RetryInfo {
+  operation: OperationId;
+  /** The attempt about to be made: 2 for the first retry. */
+  attempt: number;
+  delayMs: number;
+  /** Why: the error answer or the connection failure. */
+  error: ApiError | ConnectionError;
+}
+
+/** Per call. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  maxRetries?: number;
+  /** Your own key for a creating call (default: a new UUID per call, reused by its retries). */
+  idempotencyKey?: string;
+}
+
+export interface CallInput {
+  path?: Record<string, string | number>;
+  query?: Record<string, string | number | undefined>;
+  /** A JSON body, or a prebuilt multipart body. */
+  body?: unknown;
+  multipart?: { body: Uint8Array; contentType: string };
+}
+
+const BASE_DELAY_MS = 500;
+const MAX_DELAY_MS = 8_000;
+
+/** A fresh UUID: `crypto.randomUUID` where present (browsers, Node), else v4 from `getRandomValues` or, last, Math.random. */
+export function randomUuid(): string {
+  const platform = (globalThis as { crypto?: { randomUUID?: () => string; getRandomValues?: (bytes: Uint8Array) => Uint8Array } }).crypto;
+  if (typeof platform?.randomUUID === 'function') return platform.randomUUID();
+  const bytes = new Uint8Array(16);
+  if (typeof platform?.getRandomValues === 'function') platform.getRandomValues(bytes);
+  else for (let i = 0; i < 16; i++) bytes[i] = Math.floor(Math.random() * 256);
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** `Retry-After` in milliseconds: delta-seconds or an HTTP date. */
+function retryAfterOf(headers: Headers): number | undefined {
+  const value = headers.get('retry-after');
+  if (value === null || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** Exponential backoff with jitter: half the doubled step fixed, half random, so retries of many clients spread. */
+const backoffMs = (retry: number) => {
+  const step = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** retry);
+  return step / 2 + Math.random() * (step / 2);
+};
+
+/** Throttled, briefly unavailable, or the service says the same request may succeed later. */
+const isRetryableAnswer = (error: ApiError) => error.status === 429 || error.status === 503 || error.retryable;
+
+const abortReason = (signal: AbortSignal): unknown => signal.reason ?? Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' });
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortReason(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortReason(signal as AbortSignal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** An attempt's signal: aborted by the caller's signal or by the timeout (no AbortSignal.any: React Native lacks it). */
+function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onAbort = () => controller.abort(abortReason(caller as AbortSignal));
+  caller?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new TimeoutError(`no answer within ${timeoutMs} ms`));
+  }, timeoutMs);
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    done: () => {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+function errorOf(response: Response, text: string): ApiError {
+  let details: Record<string, unknown> = { Message: text.slice(0, 200) || response.statusText };
+  try {
+    const parsed = JSON.parse(text) as { Error?: unknown };
+    if (parsed && typeof parsed.Error === 'object' && parsed.Error !== null) details = parsed.Error as Record<string, unknown>;
+  } catch {
+    // Not JSON (a proxy's error page): the text is the message.
+  }
+  return new ApiError(response.status, details, { retryAfterMs: retryAfterOf(response.headers), requestId: response.headers.get('x-amzn-requestid') ?? undefined });
+}
+
+export class Transport {
+  readonly #options: ClientOptions;
+  readonly #baseUrl: string;
+
+  constructor(options: ClientOptions) {
+    if (!options.baseUrl) throw new TypeError('baseUrl is required');
+    this.#options = options;
+    this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  #url(template: string, input: CallInput): string {
+    const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      const value = input.path?.[name];
+      if (value === undefined || value === '') throw new TypeError(`missing path parameter ${name}`);
+      return encodeURIComponent(String(value));
+    });
+    const query = Object.entries(input.query ?? {}).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
+    // By hand: React Native's URLSearchParams takes no list of pairs.
+    const search = query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`).join('&');
+    return `${this.#baseUrl}${path}${search === '' ? '' : `?${search}`}`;
+  }
+
+  async #headers(operation: OperationId, input: CallInput, idempotencyKey: string | undefined): Promise<Record<string, string>> {
+    const info = operations[operation];
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (input.multipart) headers['Content-Type'] = input.multipart.contentType;
+    else if (input.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (idempotencyKey !== undefined) headers['Idempotency-Key'] = idempotencyKey;
+    if (info.credential === 'bearer') {
+      const { token } = this.#options;
+      if (token === undefined) throw new TypeError(`${operation} needs a bearer token: pass { token } to the client`);
+      headers.Authorization = `Bearer ${typeof token === 'function' ? await token() : token}`;
+    } else if (info.credential === 'apiKey') {
+      if (this.#options.apiKey === undefined) throw new TypeError(`${operation} needs an API key: pass { apiKey } to the client`);
+      headers[apiKeyHeader] = this.#options.apiKey;
+    }
+    return headers;
+  }
+
+  #answer<K extends OperationId>(operation: K, text: string): Operations[K]['response'] {
+    const value: unknown = text === '' ? undefined : JSON.parse(text);
+    reviveDates(value, operations[operation].dates);
+    return value as Operations[K]['response'];
+  }
+
+  /**
+   * POSTs a form to a presigned storage URL (not the service: no credentials, no retries), with the
+   * timeout and signal of a call. Storage answers a failure in XML, so it becomes a `ConnectionError`.
+   */
+  async postToStorage(url: string, form: { body: Uint8Array; contentType: string }, options: CallOptions = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs ?? 30_000;
+    const timing = attemptSignal(options.signal, timeoutMs);
+    try {
+      const response = await (this.#options.fetch ?? globalThis.fetch)(url, { method: 'POST', headers: { 'Content-Type': form.contentType }, body: form.body as RequestInit['body'], signal: timing.signal });
+      const text = await response.text();
+      if (!response.ok) throw new ConnectionError(`upload to storage failed: HTTP ${response.status} ${text.slice(0, 200)}`);
+    } catch (error) {
+      if (options.signal?.aborted) throw abortReason(options.signal);
+      if (timing.timedOut()) throw new TimeoutError(`upload to storage: no answer within ${timeoutMs} ms`, { cause: error });
+      throw error instanceof ConnectionError ? error : new ConnectionError(`upload to storage failed: ${(error as Error)?.message}`, { cause: error });
+    } finally {
+      timing.done();
+    }
+  }
+
+  /** Calls `operation`; resolves with its response, dates revived, or rejects with an ApiError, ConnectionError or TimeoutError. */
+  async call<K extends OperationId>(operation: K, input: CallInput = {}, options: CallOptions = {}): Promise<Operations[K]['response']> {
+    const info = operations[operation];
+    const url = this.#url(info.path, input);
+    const body = input.multipart ? input.multipart.body : input.body !== undefined ? toWireJson(input.body) : undefined;
+    const idempotencyKey = info.idempotent ? (options.idempotencyKey ?? randomUuid()) : undefined;
+    const maxRetries = options.maxRetries ?? this.#options.maxRetries ?? 2;
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs ?? 30_000;
+    const fetchImpl = this.#options.fetch ?? globalThis.fetch;
+
+    for (let attempt = 1; ; attempt++) {
+      if (options.signal?.aborted) throw abortReason(options.signal);
+      const headers = await this.#headers(operation, input, idempotencyKey);
+      const timing = attemptSignal(options.signal, timeoutMs);
+      let failure: ApiError | ConnectionError | undefined;
+      let answer: { response: Response; text: string } | undefined;
+      try {
+        const response = await fetchImpl(url, { method: info.method, headers, ...(body !== undefined ? { body: body as RequestInit['body'] } : {}), signal: timing.signal });
+        answer = { response, text: await response.text() };
+        if (!response.ok) failure = errorOf(response, answer.text);
+      } catch (error) {
+        if (options.signal?.aborted) throw abortReason(options.signal);
+        failure = timing.timedOut()
+          ? new TimeoutError(`${info.method} ${info.path}: no answer within ${timeoutMs} ms`, { cause: error })
+          : new ConnectionError(`${info.method} ${info.path}: ${(error as Error)?.message ?? 'connection failed'}`, { cause: error });
+      } finally {
+        timing.done();
+      }
+      if (failure === undefined) return this.#answer(operation, (answer as { text: string }).text);
+      if (failure instanceof ApiError && !isRetryableAnswer(failure)) throw failure;
+      const retryAfterMs = failure instanceof ApiError ? failure.retryAfterMs : undefined;
+      if (attempt > maxRetries || (retryAfterMs ?? 0) > (this.#options.maxRetryAfterMs ?? 60_000)) throw failure;
+      const delayMs = retryAfterMs ?? backoffMs(attempt - 1);
+      this.#options.onRetry?.({ operation, attempt: attempt + 1, delayMs, error: failure });
+      await sleep(delayMs, options.signal);
+    }
+  }
+}

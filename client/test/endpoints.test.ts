@@ -1,0 +1,191 @@
+/**
+ * The client against the real local service (what `npm start` runs): every route of the route table is
+ * called through the client (a recording fetch proves it), with typed answers, wire dates as `Date`s,
+ * typed errors, and pushes from each kind of input.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../../test/support/service.ts';
+import { gif, jpeg, png, pngOfSize } from '../../test/support/images.ts';
+import { routes } from '../../functions/routes.ts';
+import { ApiError, PhotoCommerceClient, type Basket, type ClientOptions } from '../src/index.ts';
+
+let service: TestService;
+let imageServer: Server;
+let images: string;
+const called = new Set<string>();
+let user: PhotoCommerceClient;
+let library: PhotoCommerceClient;
+let internal: PhotoCommerceClient;
+
+const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('hex').toUpperCase();
+const GUID = /^[0-9a-f]{32}$/;
+
+/** Records which route each request hit, by matching the URL against the route table's path templates. */
+const recordingFetch: typeof fetch = (input, init) => {
+  const url = new URL(String(input));
+  const route = routes.find(
+    (candidate) => candidate.method === (init?.method ?? 'GET') && new RegExp(`^${candidate.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(url.pathname),
+  );
+  if (route) called.add(`${route.method} ${route.path}`);
+  return fetch(input, init);
+};
+
+beforeAll(async () => {
+  imageServer = createServer((request, response) => {
+    const body = request.url === '/a.png' ? png(3, 2, 1) : request.url === '/b.jpg' ? jpeg('pulled') : undefined;
+    if (body) response.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': body.length }).end(body);
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => imageServer.listen(0, '127.0.0.1', resolve));
+  images = `http://127.0.0.1:${(imageServer.address() as AddressInfo).port}`;
+  service = await startTestService({ env: { PULL_ALLOW_LOOPBACK: 'true' } });
+  const base: ClientOptions = { baseUrl: service.url, fetch: recordingFetch };
+  user = new PhotoCommerceClient({ ...base, token: () => service.token('client-user') });
+  library = new PhotoCommerceClient({ ...base, apiKey: await service.apiKey('client-library', 'library') });
+  internal = new PhotoCommerceClient({ ...base, apiKey: await service.apiKey('client-internal', 'internal') });
+});
+
+afterAll(async () => {
+  imageServer?.closeAllConnections();
+  imageServer?.close();
+  await service?.close();
+});
+
+describe('public endpoints', () => {
+  it('health and the OpenAPI document (whose example dates stay strings: only date fields are converted)', async () => {
+    expect(await user.health()).toEqual({ Status: 'ok' });
+    const document = await user.openApi();
+    expect(document.openapi).toBe('3.1.0');
+    expect(JSON.stringify(document)).toContain('/Date(');
+  });
+});
+
+describe('projects, baskets, checkout and orders', () => {
+  let projectGuid = '';
+
+  it('registers and reads a project price', async () => {
+    projectGuid = createHash('md5').update(`project-${Date.now()}`).digest('hex');
+    const saved = await internal.projects.put(projectGuid, { UnitPrice: 12.5, Version: 3 });
+    expect(saved).toMatchObject({ ProjectGuid: projectGuid, UnitPrice: 12.5, Version: 3 });
+    expect(saved.LastSavedDateUtc).toBeInstanceOf(Date);
+    expect(await internal.projects.get(projectGuid)).toEqual(saved);
+  });
+
+  it('creates a basket, edits its lines, lists it, checks it out, pays and finds the order', async () => {
+    const basket: Basket = await user.baskets.create();
+    expect(basket.Guid).toMatch(GUID);
+    expect(basket.CreatedDateUtc).toBeInstanceOf(Date);
+    expect(Math.abs(basket.CreatedDateUtc.getTime() - Date.now())).toBeLessThan(10 * 60_000);
+
+    const added = await user.baskets.addLine(basket.Guid, { ProjectGuid: projectGuid, Quantity: 2 });
+    expect(added.Line).toMatchObject({ ProjectGuid: projectGuid, Quantity: 2, Total: 25 });
+    const updated = await user.baskets.updateLine(basket.Guid, added.Line.Id, { ProjectGuid: projectGuid, Quantity: 4 });
+    expect(updated.Basket.OrderTotal).toBe(50);
+    expect(updated.Basket.LastSavedDateUtc).toBeInstanceOf(Date);
+    const emptied = await user.baskets.deleteLine(basket.Guid, added.Line.Id);
+    expect(emptied.Basket.Lines).toEqual([]);
+    await user.baskets.addLine(basket.Guid, { ProjectGuid: projectGuid, Quantity: 1 });
+
+    const listed: Basket[] = [];
+    for await (const each of user.baskets.list()) listed.push(each);
+    expect(listed.map((each) => each.Guid)).toContain(basket.Guid);
+    expect(listed.every((each) => each.CreatedDateUtc instanceof Date)).toBe(true);
+    expect((await user.baskets.get(basket.Guid)).OrderTotal).toBe(12.5);
+
+    const { CheckoutUrl } = await user.baskets.checkout(basket.Guid);
+    const checkoutId = CheckoutUrl.split('/').pop() as string;
+    const { Checkout } = await internal.checkouts.get(checkoutId);
+    expect(Checkout).toMatchObject({ BasketGuid: basket.Guid, OrderTotal: 12.5, Status: 'Open' });
+    expect(Checkout.ExpiresDateUtc.getTime()).toBeGreaterThan(Checkout.CreatedDateUtc.getTime());
+
+    const { Order } = await internal.checkouts.complete(checkoutId, { PaymentReference: 'client-test' });
+    expect(Order).toMatchObject({ OrderTotal: 12.5, Status: 'OrderReceived' });
+    expect(Order.CompletedDateUtc).toBeInstanceOf(Date);
+    const orders = await user.orders.list().toArray();
+    expect(orders.map((order) => order.OrderGuid)).toContain(Order.OrderGuid);
+    expect(await user.orders.list({ projectguid: projectGuid }).toArray()).toHaveLength(1);
+    expect((await user.orders.get(Order.OrderGuid)).Lines[0]).toMatchObject({ ProjectGuid: projectGuid, ProjectVersion: 3 });
+    const moved = await internal.orders.updateStatus(Order.OrderGuid, { Status: 'Processing' });
+    expect(moved.Order.Status).toBe('Processing');
+
+    const other = await user.baskets.create();
+    expect(await user.baskets.delete(other.Guid)).toEqual({ BasketGuid: other.Guid, Deleted: true });
+  });
+
+  it('throws typed errors with the extra fields', async () => {
+    const basket = await user.baskets.create();
+    const invalid = await user.baskets.addLine(basket.Guid, { ProjectGuid: projectGuid, Quantity: 0 }).catch((error: unknown) => error);
+    expect(invalid).toBeInstanceOf(ApiError);
+    expect(invalid).toMatchObject({ status: 400, code: 'ValidationFailed', fields: ['Quantity'], retryable: false });
+    const unknownProject = await user.baskets.addLine(basket.Guid, { ProjectGuid: '0'.repeat(32), Quantity: 1 }).catch((error: unknown) => error);
+    expect(unknownProject).toMatchObject({ status: 400, code: 'UnknownProject', fields: ['ProjectGuid'] });
+    const missing = await user.baskets.get('f'.repeat(32)).catch((error: unknown) => error);
+    expect(missing).toMatchObject({ status: 404, code: 'BasketNotFound' });
+    expect((missing as ApiError).requestId).toEqual(expect.any(String));
+    const wrongCredential = await library.orders.updateStatus('f'.repeat(32), { Status: 'Shipped' }).catch((error: unknown) => error);
+    expect(wrongCredential).toMatchObject({ status: 403, code: 'Forbidden' });
+  });
+});
+
+describe('library', () => {
+  it('pushes from a Blob, a File, a Uint8Array, a Node Readable and a web ReadableStream', async () => {
+    const inputs = [png(2, 2, 11), png(2, 2, 12), png(2, 2, 13), png(2, 2, 14), png(2, 2, 15), png(2, 2, 16)];
+    const bytes = inputs.map((input) => new Uint8Array(input));
+    const webStream = (data: Uint8Array) => new Blob([data]).stream();
+    const results = [
+      await library.library.push(new Blob([bytes[0]!], { type: 'image/png' })),
+      await library.library.push(new File([bytes[1]!], 'photo.png', { type: 'image/png' })),
+      await library.library.push(bytes[2]!),
+      await library.library.push({ data: Readable.from([inputs[3]!.subarray(0, 20), inputs[3]!.subarray(20)]), filename: 'streamed.png' }),
+      await library.library.push(webStream(bytes[4]!)),
+      // A browser whose ReadableStream is not async-iterable: only getReader() is there.
+      await library.library.push({ getReader: () => webStream(bytes[5]!).getReader() } as unknown as ReadableStream<Uint8Array>),
+    ];
+    expect(results.map((result) => result.LibraryItem.FileMd5)).toEqual(inputs.map(md5));
+    expect(results[3]!.ProductBuilderUrl).toMatch(/\/builder\//);
+  });
+
+  it('keeps request order in multi push and multi pull, and reports failed items by index', async () => {
+    const pushed = [jpeg('one'), png(4, 1, 2), gif()];
+    const many = await library.library.pushMany(pushed.map((data) => new Uint8Array(data)));
+    expect(many.LibraryItems.map((item) => item.FileMd5)).toEqual(pushed.map(md5));
+    expect(many.LibraryItems.map((item) => item.FileMimeType)).toEqual(['image/jpeg', 'image/png', 'image/gif']);
+
+    const failed = await library.library.pushMany([new Uint8Array(png(1, 1, 3)), new TextEncoder().encode('not an image')]).catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(ApiError);
+    expect((failed as ApiError).failures?.map((failure) => failure.Index)).toEqual([1]);
+
+    const single = await library.library.pull(`${images}/a.png`);
+    expect(single.LibraryItem.FileMd5).toBe(md5(png(3, 2, 1)));
+    const pulled = await library.library.pullMany([`${images}/b.jpg`, `${images}/a.png`]);
+    expect(pulled.LibraryItems.map((item) => item.FileMd5)).toEqual([md5(jpeg('pulled')), md5(png(3, 2, 1))]);
+  });
+
+  it('makes builder URLs for one item and for several', async () => {
+    const { LibraryItems } = await library.library.pushMany([new Uint8Array(png(1, 2, 7)), new Uint8Array(png(2, 1, 7))]);
+    const guids = LibraryItems.map((item) => item.ItemGuid);
+    expect((await library.library.builderUrl(guids[0]!)).ProductBuilderUrl).toMatch(/\/builder\/[A-Za-z0-9_-]{20,}$/);
+    expect((await library.library.builderUrlForItems(guids)).ProductBuilderUrl).toMatch(/\/builder\/[A-Za-z0-9_-]{20,}$/);
+  });
+
+  it('uploads a large image through the presigned upload (create, upload to storage, complete)', async () => {
+    const image = pngOfSize(300 * 1024);
+    const result = await library.library.upload(new Blob([new Uint8Array(image)]));
+    expect(result.LibraryItem).toMatchObject({ FileMimeType: 'image/png', FileSize: image.length, FileMd5: md5(image) });
+    const ticket = await library.library.createUpload();
+    expect(ticket.ExpiresDateUtc).toBeInstanceOf(Date);
+    const notUploaded = await library.library.completeUpload(ticket.ItemGuid).catch((error: unknown) => error);
+    expect(notUploaded).toBeInstanceOf(ApiError);
+  });
+});
+
+describe('coverage', () => {
+  it('called every route of the route table through the client', () => {
+    const message = 'a new route needs a method in client/src/client.ts (after `npm run generate -w client`) and a call in this file';
+    expect([...called].sort(), message).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
+  });
+});
