@@ -8,10 +8,10 @@ export const demoProjects = [
 ];
 
 const storage = await useLocalStore();
-const { putProject } = await import('../functions/store/project-store.ts');
+const { saveProject } = await import('../functions/services/project-service.ts');
 try {
   for (const project of demoProjects) {
-    await putProject({ projectGuid: project.projectGuid, unitPriceMinor: project.unitPriceMinor, version: 1, lastSavedAt: Date.now() });
+    await saveProject({ projectGuid: project.projectGuid, unitPriceMinor: project.unitPriceMinor, version: 1, lastSavedAt: Date.now() });
     process.stdout.write(`${project.projectGuid}\t${(project.unitPriceMinor / 100).toFixed(2)}\t${project.name}\n`);
   }
 } finally {

@@ -1,8 +1,8 @@
 /** Order and checkout-completion schemas (the wire contract) and the mapping from domain objects to it. */
 import * as z from 'zod/mini';
 import { lineTotalMinor, type BasketLine } from '../domain/basket.ts';
-import { ORDER_STATUSES, type CheckoutState, type Order } from '../domain/order.ts';
-import type { Checkout } from '../store/checkout-store.ts';
+import type { Checkout, CheckoutState } from '../domain/checkout.ts';
+import { ORDER_STATUSES, type Order } from '../domain/order.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import { BasketLineOut, toBasketLineOut } from './basket.ts';

@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import { fromMinorUnits } from '../shared/money.ts';
 import { formatDate } from '../shared/dates.ts';
-import type { Project } from '../store/project-store.ts';
+import type { Project } from '../domain/project.ts';
 import { Guid, GuidOut, MoneyIn, MoneyOut, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 
 export const MAX_UNIT_PRICE = 1_000_000;

@@ -3,6 +3,7 @@
  * functions and saves the result with an optimistic version check.
  */
 import { badRequest, conflict, notFound } from '../shared/errors.ts';
+import type { ProjectPrice } from './project.ts';
 
 export const MAX_QUANTITY = 999;
 export const MAX_LINES = 100;
@@ -29,12 +30,6 @@ export interface Basket {
   lastSavedAt: number;
   /** Epoch ms after which the basket counts as missing (DynamoDB TTL removes it later). */
   expiresAt: number;
-}
-
-export interface ProjectPrice {
-  projectGuid: string;
-  unitPriceMinor: number;
-  version: number;
 }
 
 export interface Clock {

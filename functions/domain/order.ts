@@ -4,6 +4,7 @@
  */
 import { conflict } from '../shared/errors.ts';
 import type { BasketLine } from './basket.ts';
+import type { Checkout } from './checkout.ts';
 import { timeOrderedGuid } from '../shared/ids.ts';
 
 export const ORDER_STATUSES = ['OrderReceived', 'Processing', 'Shipped', 'Completed', 'Cancelled'] as const;
@@ -50,16 +51,8 @@ export interface OrderClaim {
   createdAt: number;
 }
 
-/** Where a checkout stands: `Open` can be completed; `BasketChanged` would be refused; `Completed` has its order. */
-export type CheckoutState = { status: 'Open' } | { status: 'BasketChanged' } | { status: 'Completed'; orderGuid: string };
-
 /** The checkout snapshot fields an order is made from. */
-export interface PaidSnapshot {
-  userId: string;
-  basketGuid: string;
-  lines: BasketLine[];
-  totalMinor: number;
-}
+export type PaidSnapshot = Pick<Checkout, 'userId' | 'basketGuid' | 'lines' | 'totalMinor'>;
 
 /** Order guids are time-ordered, so a user's orders read newest first straight from the key. */
 export const orderGuidAt = timeOrderedGuid;

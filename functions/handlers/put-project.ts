@@ -1,7 +1,7 @@
 import { endpoint } from '../shared/http.ts';
-import { putProject } from '../store/project-store.ts';
+import { saveProject } from '../services/project-service.ts';
 import { projectContracts, toProjectOut } from '../contracts/project.ts';
 
 export const handler = endpoint(projectContracts.put, async ({ path, body }) =>
-  toProjectOut(await putProject({ projectGuid: path.projectGuid, unitPriceMinor: body.UnitPrice, version: body.Version, lastSavedAt: Date.now() })),
+  toProjectOut(await saveProject({ projectGuid: path.projectGuid, unitPriceMinor: body.UnitPrice, version: body.Version, lastSavedAt: Date.now() })),
 );

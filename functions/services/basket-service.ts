@@ -2,7 +2,8 @@
  * Basket use cases: load, apply a pure rule from domain/basket.ts, save with a version check, retry on a
  * lost race. Handlers call these; they know nothing of HTTP.
  */
-import { addLine, assertCanCheckOut, basketTotalMinor, changeLine, newBasket, removeLine, repriceLines, type Basket, type BasketLine, type Clock } from '../domain/basket.ts';
+import { takeCheckout, type Checkout } from '../domain/checkout.ts';
+import { addLine, assertCanCheckOut, changeLine, newBasket, removeLine, repriceLines, type Basket, type BasketLine, type Clock } from '../domain/basket.ts';
 import { badRequest, conflict, notFound } from '../shared/errors.ts';
 import { randomBytes } from 'node:crypto';
 import { newGuid, newSecretId, timeOrderedGuid } from '../shared/ids.ts';
@@ -11,7 +12,7 @@ import { retryOnConflict } from '../shared/retry.ts';
 import { publishEvent } from '../shared/events.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import * as baskets from '../store/basket-store.ts';
-import { insertCheckout, type Checkout } from '../store/checkout-store.ts';
+import { insertCheckout } from '../store/checkout-store.ts';
 import type { PageRequest } from '../store/query.ts';
 import { getProjectPrices } from '../store/project-store.ts';
 
@@ -104,16 +105,7 @@ export function checkOutBasket(userId: string, guid: string): Promise<Checkout> 
     assertCanCheckOut(stored);
     const basket = repriceLines(stored, await getProjectPrices(stored.lines.map((line) => line.projectGuid)), now);
     const repriced = basket !== stored;
-    const checkout: Checkout = {
-      checkoutId: newSecretId(),
-      userId,
-      basketGuid: basket.guid,
-      basketVersion: repriced ? stored.version + 1 : stored.version,
-      lines: basket.lines,
-      totalMinor: basketTotalMinor(basket),
-      createdAt: now.now,
-      expiresAt: now.now + now.ttlMs,
-    };
+    const checkout = takeCheckout(newSecretId(), basket, repriced ? stored.version + 1 : stored.version, now);
     await Promise.all([repriced ? baskets.saveBasket(basket, stored.version) : undefined, insertCheckout(checkout)]);
     await publishEvent({
       type: 'BasketCheckedOut',

@@ -13,15 +13,16 @@
  * redoes the remaining steps and answers the same order.
  */
 import { randomBytes } from 'node:crypto';
-import { lineTotalMinor, type Basket } from '../domain/basket.ts';
-import { applyStatus, orderFromCheckout, orderGuidAt, type CheckoutState, type Order, type OrderClaim, type OrderStatus } from '../domain/order.ts';
+import { lineTotalMinor } from '../domain/basket.ts';
+import { checkoutState, isBasketAsCheckedOut, type Checkout, type CheckoutState } from '../domain/checkout.ts';
+import { applyStatus, orderFromCheckout, orderGuidAt, type Order, type OrderClaim, type OrderStatus } from '../domain/order.ts';
 import { conflict, notFound } from '../shared/errors.ts';
 import { publishEvent } from '../shared/events.ts';
 import { logger, metrics } from '../shared/powertools.ts';
 import { retryOnConflict } from '../shared/retry.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import * as baskets from '../store/basket-store.ts';
-import { getCheckout, type Checkout } from '../store/checkout-store.ts';
+import { getCheckout } from '../store/checkout-store.ts';
 import * as orders from '../store/order-store.ts';
 import type { PageRequest } from '../store/query.ts';
 
@@ -36,19 +37,10 @@ async function readCheckout(checkoutId: string): Promise<Checkout> {
   return checkout;
 }
 
-const isBasketAsCheckedOut = (basket: Basket | undefined, checkout: Checkout) => basket !== undefined && basket.version === checkout.basketVersion;
-
 export async function readCheckoutState(checkoutId: string): Promise<{ checkout: Checkout; state: CheckoutState }> {
   const checkout = await readCheckout(checkoutId);
   const [claim, basket] = await Promise.all([orders.getClaim(checkout.userId, checkout.basketGuid), baskets.getBasket(checkout.userId, checkout.basketGuid, Date.now())]);
-  const state: CheckoutState = claim
-    ? claim.checkoutId === checkout.checkoutId
-      ? { status: 'Completed', orderGuid: claim.orderGuid }
-      : { status: 'BasketChanged' }
-    : isBasketAsCheckedOut(basket, checkout)
-      ? { status: 'Open' }
-      : { status: 'BasketChanged' };
-  return { checkout, state };
+  return { checkout, state: checkoutState(checkout, claim, basket) };
 }
 
 /** The claim must be this checkout's: another checkout of the same basket having won is a changed basket. */

@@ -5,10 +5,11 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { keyPart } from './table.ts';
+import { API_KEYS_INDEX_PK, apiKeyKey, apiKeyNameKey } from './keys.ts';
+import { toItem } from './table.ts';
+import { writeIf } from './writes.ts';
 import type { ApiKeyScope } from '../auth/principal.ts';
 
 export interface ApiKeyRecord {
@@ -22,9 +23,6 @@ export const API_KEY_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0
 
 export const hashApiKey = (apiKey: string): string => createHash('sha256').update(apiKey.toLowerCase()).digest('hex');
 
-const keyItemKey = (hash: string) => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' });
-const nameItemKey = (name: string) => ({ PK: `APIKEYNAME#${keyPart(name)}`, SK: 'APIKEYNAME' });
-
 export class DuplicateApiKeyNameError extends Error {}
 
 /** Creates a key and returns it; the caller shows it once, it cannot be read back. */
@@ -32,26 +30,22 @@ export async function createApiKey(name: string, scope: ApiKeyScope, now: number
   const apiKey = randomUUID();
   const hash = hashApiKey(apiKey);
   const record: ApiKeyRecord = { keyId: hash.slice(0, 12), name, scope, createdAt: now };
-  try {
-    await dynamo.send(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: { ...nameItemKey(name), Type: 'ApiKeyName', GSI1PK: 'APIKEYS', GSI1SK: name, hash, ...record },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new DuplicateApiKeyNameError(`an API key named "${name}" exists already`);
-    throw error;
-  }
-  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: { ...keyItemKey(hash), Type: 'ApiKey', ...record } }));
+  const named = await writeIf(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: toItem(apiKeyNameKey(name), 'ApiKeyName', { GSI1PK: API_KEYS_INDEX_PK, GSI1SK: name, hash, ...record }),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+  if (!named) throw new DuplicateApiKeyNameError(`an API key named "${name}" exists already`);
+  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: toItem(apiKeyKey(hash), 'ApiKey', record) }));
   return { apiKey, record };
 }
 
 /** The authorizer's lookup: one GetItem by hash. */
 export async function findApiKey(apiKey: string): Promise<ApiKeyRecord | undefined> {
   if (!API_KEY_FORM.test(apiKey)) return undefined;
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: keyItemKey(hashApiKey(apiKey)) }));
+  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: apiKeyKey(hashApiKey(apiKey)) }));
   if (!result.Item) return undefined;
   const { keyId, name, scope, createdAt } = result.Item as ApiKeyRecord;
   return { keyId, name, scope, createdAt };
@@ -66,7 +60,7 @@ export async function listApiKeys(): Promise<ApiKeyRecord[]> {
         TableName: config.tableName,
         IndexName: 'GSI1',
         KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': 'APIKEYS' },
+        ExpressionAttributeValues: { ':pk': API_KEYS_INDEX_PK },
         ExclusiveStartKey: startKey,
       }),
     );
@@ -81,9 +75,9 @@ export async function listApiKeys(): Promise<ApiKeyRecord[]> {
 
 /** Revokes the key with that name: the key item goes first, so a crash in between leaves no working key. */
 export async function revokeApiKey(name: string): Promise<boolean> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: nameItemKey(name), ConsistentRead: true }));
+  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: apiKeyNameKey(name), ConsistentRead: true }));
   if (!result.Item) return false;
-  await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: keyItemKey(result.Item.hash as string) }));
-  await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: nameItemKey(name) }));
+  await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: apiKeyKey(result.Item.hash as string) }));
+  await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: apiKeyNameKey(name) }));
   return true;
 }

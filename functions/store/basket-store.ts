@@ -4,43 +4,27 @@
  * other, the loser retries on fresh data (see services/basket-service.ts).
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { newSecretId } from '../shared/ids.ts';
 import { isExpired, type Basket } from '../domain/basket.ts';
-import { keyPart, table, ttlSeconds } from './table.ts';
+import type { ProjectPrice } from '../domain/project.ts';
+import { fromItem, table, toItem } from './table.ts';
 import { queryPage, type PageRequest } from './query.ts';
 import { batchGetItems } from './batch.ts';
-import { projectKey, toProjectPrice, type ProjectItem } from './project-store.ts';
-import type { ProjectPrice } from '../domain/basket.ts';
-
-const userPk = (userId: string) => `USER#${keyPart(userId)}`;
-const basketKey = (userId: string, guid: string) => ({ PK: userPk(userId), SK: `BASKET#${guid}` });
-
-interface BasketItem extends Basket {
-  PK: string;
-  SK: string;
-  Type: 'Basket';
-  TtlEpochSeconds: number;
-  /** Random per write: lets a write whose answer was lost recognise itself (see `landed`). */
-  WriteId: string;
-}
+import { BASKET_PREFIX, basketKey, projectKey, userPk } from './keys.ts';
+import { projectFromItem } from './project-store.ts';
+import { writeIf } from './writes.ts';
 
 /** Thrown when the version condition fails: another request saved the basket first. */
 export class StaleBasketError extends Error {}
 
-const toItem = (basket: Basket, writeId: string): BasketItem => ({
-  ...basketKey(basket.userId, basket.guid),
-  Type: 'Basket',
-  TtlEpochSeconds: ttlSeconds(basket.expiresAt),
-  WriteId: writeId,
-  ...basket,
-});
+/** The basket item carries `WriteId`, random per write: it lets a write whose answer was lost recognise itself (see `landed`). */
+const basketItem = (basket: Basket, writeId: string) => toItem(basketKey(basket.userId, basket.guid), 'Basket', { WriteId: writeId, ...basket }, basket.expiresAt);
 
-function fromItem(item: Record<string, unknown> | undefined, now: number): Basket | undefined {
+function basketFromItem(item: Record<string, unknown> | undefined, now: number): Basket | undefined {
   if (!item) return undefined;
-  const { PK: _pk, SK: _sk, Type: _type, TtlEpochSeconds: _ttl, WriteId: _writeId, ...basket } = item as unknown as BasketItem;
+  const { WriteId: _writeId, ...basket } = fromItem<Basket & { WriteId: string }>(item);
   return isExpired(basket, now) ? undefined : basket;
 }
 
@@ -58,26 +42,22 @@ async function landed(basket: Basket, writeId: string): Promise<boolean> {
 
 export async function insertBasket(basket: Basket): Promise<void> {
   const writeId = newSecretId();
-  try {
-    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: toItem(basket, writeId), ConditionExpression: 'attribute_not_exists(PK)' }));
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException && (await landed(basket, writeId))) return;
-    throw error;
-  }
+  if (await writeIf(new PutCommand({ TableName: config.tableName, Item: basketItem(basket, writeId), ConditionExpression: 'attribute_not_exists(PK)' }))) return;
+  if (!(await landed(basket, writeId))) throw new Error(`basket ${basket.guid} exists already`);
 }
 
 /** One GetItem. An expired basket reads as missing even before DynamoDB's TTL deletes it. */
 export async function getBasket(userId: string, guid: string, now: number): Promise<Basket | undefined> {
   const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: basketKey(userId, guid), ConsistentRead: true }));
-  return fromItem(result.Item, now);
+  return basketFromItem(result.Item, now);
 }
 
 /** The basket and the project a line names, in one BatchGetItem round trip. */
 export async function getBasketAndProject(userId: string, guid: string, projectGuid: string, now: number): Promise<{ basket?: Basket; project?: ProjectPrice }> {
   const items = await batchGetItems([basketKey(userId, guid), projectKey(projectGuid)]);
-  const basketItem = items.find((item) => item.SK === basketKey(userId, guid).SK);
+  const storedBasket = items.find((item) => item.SK === basketKey(userId, guid).SK);
   const projectItem = items.find((item) => item.PK === projectKey(projectGuid).PK);
-  return { basket: fromItem(basketItem, now), project: projectItem ? toProjectPrice(projectItem as unknown as ProjectItem) : undefined };
+  return { basket: basketFromItem(storedBasket, now), project: projectItem ? projectFromItem(projectItem) : undefined };
 }
 
 export interface BasketPage {
@@ -91,7 +71,7 @@ export interface BasketPage {
  * Expired baskets not yet deleted by TTL are left out after the read, so a page may hold fewer.
  */
 export async function listBaskets(userId: string, now: number, page: PageRequest): Promise<BasketPage> {
-  const range = { partitionKey: table.partitionKey, partitionValue: userPk(userId), sortKey: table.sortKey, sortKeyPrefix: 'BASKET#' };
+  const range = { partitionKey: table.partitionKey, partitionValue: userPk(userId), sortKey: table.sortKey, sortKeyPrefix: BASKET_PREFIX };
   const { items, nextCursor } = await queryPage(
     {
       TableName: config.tableName,
@@ -103,7 +83,7 @@ export async function listBaskets(userId: string, now: number, page: PageRequest
     range,
     page,
   );
-  const baskets = items.map((item) => fromItem(item, now)).filter((basket) => basket !== undefined);
+  const baskets = items.map((item) => basketFromItem(item, now)).filter((basket) => basket !== undefined);
   return { baskets, ...(nextCursor === undefined ? {} : { nextCursor }) };
 }
 
@@ -121,7 +101,7 @@ export async function countOpenBaskets(userId: string, now: number, atMost: numb
         TableName: config.tableName,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
         FilterExpression: 'expiresAt > :now',
-        ExpressionAttributeValues: { ':pk': userPk(userId), ':prefix': 'BASKET#', ':now': now },
+        ExpressionAttributeValues: { ':pk': userPk(userId), ':prefix': BASKET_PREFIX, ':now': now },
         Select: 'COUNT',
         ConsistentRead: true,
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
@@ -137,20 +117,16 @@ export async function countOpenBaskets(userId: string, now: number, atMost: numb
 export async function saveBasket(basket: Basket, expectedVersion: number): Promise<Basket> {
   const saved = { ...basket, version: expectedVersion + 1 };
   const writeId = newSecretId();
-  try {
-    await dynamo.send(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: toItem(saved, writeId),
-        ConditionExpression: 'attribute_exists(PK) AND #version = :expected',
-        ExpressionAttributeNames: { '#version': 'version' },
-        ExpressionAttributeValues: { ':expected': expectedVersion },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    if (!(await landed(saved, writeId))) throw new StaleBasketError();
-  }
+  const written = await writeIf(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: basketItem(saved, writeId),
+      ConditionExpression: 'attribute_exists(PK) AND #version = :expected',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':expected': expectedVersion },
+    }),
+  );
+  if (!written && !(await landed(saved, writeId))) throw new StaleBasketError();
   return saved;
 }
 
@@ -163,11 +139,5 @@ export async function deleteBasket(userId: string, guid: string, expectedVersion
     expectedVersion === undefined
       ? { ConditionExpression: 'attribute_exists(PK)' }
       : { ConditionExpression: 'attribute_exists(PK) AND #version = :expected', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':expected': expectedVersion } };
-  try {
-    await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: basketKey(userId, guid), ...versionCheck }));
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+  return writeIf(new DeleteCommand({ TableName: config.tableName, Key: basketKey(userId, guid), ...versionCheck }));
 }

@@ -1,25 +1,57 @@
-/** BatchGetItem of any keys of the table, finishing UnprocessedKeys; cost is bounded by the keys asked for. */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+/**
+ * BatchGetItem and BatchWriteItem over any keys or items of the table, finishing what DynamoDB leaves
+ * unprocessed. Unprocessed keys and items only appear under throttling; the SDK's own retries back off
+ * before each call, so these loops only finish the batch, and give up with the one throttling answer
+ * (503 ServiceUnavailable, retryable) after a bounded number of rounds. Cost is bounded by what is asked.
+ */
+import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { serviceUnavailable } from '../shared/errors.ts';
+import type { TableKey } from './table.ts';
 
-/** DynamoDB's limit of keys per BatchGetItem call. */
-const KEYS_PER_CALL = 100;
+/** DynamoDB's limits per call. */
+const KEYS_PER_GET = 100;
+const ITEMS_PER_WRITE = 25;
+/** Calls for one chunk before the request gives up. */
+const MAX_ROUNDS = 6;
+
+const chunks = <T>(all: readonly T[], size: number): T[][] => Array.from({ length: Math.ceil(all.length / size) }, (_, index) => all.slice(index * size, (index + 1) * size));
+
+/** Sends `call` with `pending`, then with what it left unprocessed, until nothing is left. */
+async function untilProcessed<T>(pending: T[], call: (pending: T[]) => Promise<T[]>): Promise<void> {
+  for (let round = 0; pending.length > 0; round++) {
+    if (round >= MAX_ROUNDS) throw serviceUnavailable('The table is throttling requests right now; retry the request.');
+    pending = await call(pending);
+  }
+}
 
 /** The items found among `keys` (missing keys are left out), strongly consistent, in any order. */
-export async function batchGetItems(keys: { PK: string; SK: string }[]): Promise<Record<string, unknown>[]> {
+export async function batchGetItems(keys: readonly TableKey[]): Promise<Record<string, unknown>[]> {
   const tableName = config.tableName;
   const found: Record<string, unknown>[] = [];
-  for (let start = 0; start < keys.length; start += KEYS_PER_CALL) {
-    let pending: Record<string, unknown>[] = keys.slice(start, start + KEYS_PER_CALL);
-    // UnprocessedKeys only appear under throttling; the SDK's own retries back off, this loop just finishes the batch.
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 5) throw serviceUnavailable('The table is throttling reads right now; retry the request.');
+  for (const chunk of chunks(keys, KEYS_PER_GET)) {
+    await untilProcessed<Record<string, unknown>>(chunk, async (pending) => {
       const result = await dynamo.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
       found.push(...(result.Responses?.[tableName] ?? []));
-      pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-    }
+      return (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+    });
   }
   return found;
+}
+
+/** Plain puts of whole items, in chunks sent side by side. Only for items no other request writes (fresh keys). */
+export async function batchPutItems(items: readonly Record<string, unknown>[]): Promise<void> {
+  const tableName = config.tableName;
+  await Promise.all(
+    chunks(items, ITEMS_PER_WRITE).map((chunk) =>
+      untilProcessed(
+        chunk.map((Item) => ({ PutRequest: { Item } })),
+        async (pending) => {
+          const result = await dynamo.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+          return (result.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+        },
+      ),
+    ),
+  );
 }

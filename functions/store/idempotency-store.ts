@@ -5,10 +5,11 @@
  * can never both run; no transaction is needed.
  */
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { ttlSeconds } from './table.ts';
+import { idempotencyKey } from './keys.ts';
+import { toItem, ttlSeconds } from './table.ts';
+import { writeIf } from './writes.ts';
 
 export type KeyRecord =
   /** A request with this key is running; until `runsUntil` (epoch ms, its function's deadline), then it is abandoned. */
@@ -22,8 +23,6 @@ interface StoredRecord {
   ResponseBody?: string;
   TtlEpochSeconds: number;
 }
-
-const recordKey = (digest: string) => ({ PK: `IDEMPOTENCY#${digest}`, SK: 'IDEMPOTENCY' });
 
 /** Claims taken by abandoned runs and records past their expiry (TTL deletes lazily) count as free. */
 const FREE = 'attribute_not_exists(PK) OR TtlEpochSeconds <= :nowSeconds OR (#status = :inProgress AND RunsUntil <= :now)';
@@ -42,21 +41,17 @@ export async function claimKey(digest: string, claim: { payloadHash: string; now
   const { payloadHash, now, runsUntil, expiresAt } = claim;
   // A holder may finish or be released between the refused claim and the read: then the key is free again.
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await dynamo.send(
-        new PutCommand({
-          TableName: config.tableName,
-          Item: { ...recordKey(digest), Type: 'IdempotencyRecord', Status: 'InProgress', PayloadHash: payloadHash, RunsUntil: runsUntil, TtlEpochSeconds: ttlSeconds(expiresAt) },
-          ConditionExpression: FREE,
-          ExpressionAttributeNames: { '#status': 'Status' },
-          ExpressionAttributeValues: { ':nowSeconds': ttlSeconds(now), ':now': now, ':inProgress': 'InProgress' },
-        }),
-      );
-      return undefined;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-    const { Item } = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: recordKey(digest), ConsistentRead: true }));
+    const claimed = await writeIf(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: toItem(idempotencyKey(digest), 'IdempotencyRecord', { Status: 'InProgress', PayloadHash: payloadHash, RunsUntil: runsUntil }, expiresAt),
+        ConditionExpression: FREE,
+        ExpressionAttributeNames: { '#status': 'Status' },
+        ExpressionAttributeValues: { ':nowSeconds': ttlSeconds(now), ':now': now, ':inProgress': 'InProgress' },
+      }),
+    );
+    if (claimed) return undefined;
+    const { Item } = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: idempotencyKey(digest), ConsistentRead: true }));
     const holder = liveRecord(Item as StoredRecord | undefined, now);
     if (holder) return holder;
   }
@@ -68,24 +63,20 @@ export async function completeKey(digest: string, record: { payloadHash: string;
   await dynamo.send(
     new PutCommand({
       TableName: config.tableName,
-      Item: { ...recordKey(digest), Type: 'IdempotencyRecord', Status: 'Completed', PayloadHash: record.payloadHash, ResponseBody: record.responseBody, TtlEpochSeconds: ttlSeconds(record.expiresAt) },
+      Item: toItem(idempotencyKey(digest), 'IdempotencyRecord', { Status: 'Completed', PayloadHash: record.payloadHash, ResponseBody: record.responseBody }, record.expiresAt),
     }),
   );
 }
 
 /** Frees the key after a failed run, unless another request has taken the claim over meanwhile. */
 export async function releaseKey(digest: string, runsUntil: number): Promise<void> {
-  try {
-    await dynamo.send(
-      new DeleteCommand({
-        TableName: config.tableName,
-        Key: recordKey(digest),
-        ConditionExpression: '#status = :inProgress AND RunsUntil = :runsUntil',
-        ExpressionAttributeNames: { '#status': 'Status' },
-        ExpressionAttributeValues: { ':inProgress': 'InProgress', ':runsUntil': runsUntil },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+  await writeIf(
+    new DeleteCommand({
+      TableName: config.tableName,
+      Key: idempotencyKey(digest),
+      ConditionExpression: '#status = :inProgress AND RunsUntil = :runsUntil',
+      ExpressionAttributeNames: { '#status': 'Status' },
+      ExpressionAttributeValues: { ':inProgress': 'InProgress', ':runsUntil': runsUntil },
+    }),
+  );
 }

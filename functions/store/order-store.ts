@@ -12,40 +12,23 @@
  * ever move forward (a copy is replaced only by a higher `revision`).
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { keyPart, table } from './table.ts';
+import { fromItem, table, toItem } from './table.ts';
+import { basketClaimKey, ORDER_PREFIX, orderCopyKey, orderKey, orderOwnerKey, userPk, userProjectPk } from './keys.ts';
 import { queryPage, type PageRequest } from './query.ts';
+import { writeIf } from './writes.ts';
 import { orderProjects, type Order, type OrderClaim } from '../domain/order.ts';
-
-const userPk = (userId: string) => `USER#${keyPart(userId)}`;
-const projectPk = (userId: string, projectGuid: string) => `${userPk(userId)}#PROJECT#${projectGuid}`;
-const orderSk = (orderGuid: string) => `ORDER#${orderGuid}`;
-const orderKey = (userId: string, orderGuid: string) => ({ PK: userPk(userId), SK: orderSk(orderGuid) });
-const ownerKey = (orderGuid: string) => ({ PK: `ORDER#${orderGuid}`, SK: 'ORDER' });
-const claimKey = (userId: string, basketGuid: string) => ({ PK: userPk(userId), SK: `BASKETORDER#${basketGuid}` });
 
 /** Thrown when the revision condition fails: another request changed the order first. */
 export class StaleOrderError extends Error {}
 
-const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
-
-/** A conditional put whose failed condition means "already done": true when this call wrote the item. */
-async function putIfAbsent(item: Record<string, unknown>, condition = 'attribute_not_exists(PK)', values?: Record<string, unknown>): Promise<boolean> {
-  try {
-    await dynamo.send(new PutCommand({ TableName: config.tableName, Item: item, ConditionExpression: condition, ...(values ? { ExpressionAttributeValues: values } : {}) }));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
-
-function toOrder(item: Record<string, unknown>): Order {
-  const { PK: _pk, SK: _sk, Type: _type, ...order } = item;
-  return order as unknown as Order;
-}
+/**
+ * A put whose failed condition means "already done" (by default: the item exists). True when this call
+ * wrote the item, false when the condition kept the stored one.
+ */
+const putUnlessDone = (item: Record<string, unknown>, condition = 'attribute_not_exists(PK)', values?: Record<string, unknown>): Promise<boolean> =>
+  writeIf(new PutCommand({ TableName: config.tableName, Item: item, ConditionExpression: condition, ...(values ? { ExpressionAttributeValues: values } : {}) }));
 
 export interface OrderPage {
   orders: Order[];
@@ -55,7 +38,7 @@ export interface OrderPage {
 
 /** One page of one partition's orders, newest first (order guids sort by creation time). */
 async function queryOrders(pk: string, page: PageRequest): Promise<OrderPage> {
-  const range = { partitionKey: table.partitionKey, partitionValue: pk, sortKey: table.sortKey, sortKeyPrefix: 'ORDER#' };
+  const range = { partitionKey: table.partitionKey, partitionValue: pk, sortKey: table.sortKey, sortKeyPrefix: ORDER_PREFIX };
   const { items, nextCursor } = await queryPage(
     {
       TableName: config.tableName,
@@ -67,11 +50,11 @@ async function queryOrders(pk: string, page: PageRequest): Promise<OrderPage> {
     range,
     page,
   );
-  return { orders: items.map(toOrder), ...(nextCursor === undefined ? {} : { nextCursor }) };
+  return { orders: items.map((item) => fromItem<Order>(item)), ...(nextCursor === undefined ? {} : { nextCursor }) };
 }
 
 export async function getClaim(userId: string, basketGuid: string): Promise<OrderClaim | undefined> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: claimKey(userId, basketGuid), ConsistentRead: true }));
+  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: basketClaimKey(userId, basketGuid), ConsistentRead: true }));
   if (!result.Item) return undefined;
   const { orderGuid, checkoutId, paymentReference, createdAt } = result.Item as OrderClaim;
   return { orderGuid, checkoutId, paymentReference, createdAt };
@@ -79,58 +62,54 @@ export async function getClaim(userId: string, basketGuid: string): Promise<Orde
 
 /** Claims the basket for one order; false when it was claimed already (read the winner with getClaim). */
 export const insertClaim = (userId: string, basketGuid: string, claim: OrderClaim): Promise<boolean> =>
-  putIfAbsent({ ...claimKey(userId, basketGuid), Type: 'BasketOrder', ...claim });
+  putUnlessDone(toItem(basketClaimKey(userId, basketGuid), 'BasketOrder', claim));
 
 /** The pointer from an order guid to its owner. Written before the order, so an existing order always has one. */
 export async function insertOrderOwner(order: Order): Promise<void> {
-  await putIfAbsent({ ...ownerKey(order.orderGuid), Type: 'OrderOwner', userId: order.userId });
+  await putUnlessDone(toItem(orderOwnerKey(order.orderGuid), 'OrderOwner', { userId: order.userId }));
 }
 
 export async function findOrderOwner(orderGuid: string): Promise<string | undefined> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: ownerKey(orderGuid), ConsistentRead: true }));
+  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: orderOwnerKey(orderGuid), ConsistentRead: true }));
   return result.Item?.userId as string | undefined;
 }
 
 /** Writes a new order; false when it exists already (a repeated completion). */
-export const insertOrder = (order: Order): Promise<boolean> => putIfAbsent({ ...orderKey(order.userId, order.orderGuid), Type: 'Order', ...order });
+export const insertOrder = (order: Order): Promise<boolean> => putUnlessDone(toItem(orderKey(order.userId, order.orderGuid), 'Order', order));
 
 /** One GetItem; the key holds the owner, so another user's order reads exactly like a missing one. */
 export async function getOrder(userId: string, orderGuid: string): Promise<Order | undefined> {
   const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: orderKey(userId, orderGuid), ConsistentRead: true }));
-  return result.Item ? toOrder(result.Item) : undefined;
+  return result.Item ? fromItem<Order>(result.Item) : undefined;
 }
 
 /** One Query on the user's partition: a page of the user's orders, newest first. */
 export const listOrders = (userId: string, page: PageRequest): Promise<OrderPage> => queryOrders(userPk(userId), page);
 
 /** One Query on the (user, project) copies: reads only orders that contain the project, a page, newest first. */
-export const listOrdersWithProject = (userId: string, projectGuid: string, page: PageRequest): Promise<OrderPage> => queryOrders(projectPk(userId, projectGuid), page);
+export const listOrdersWithProject = (userId: string, projectGuid: string, page: PageRequest): Promise<OrderPage> => queryOrders(userProjectPk(userId, projectGuid), page);
 
 /** Saves a status change as `order.revision`, only if the stored order is still at `expectedRevision`. */
 export async function saveOrderStatus(order: Order, expectedRevision: number): Promise<void> {
   const completed = order.completedAt === undefined ? '' : ', completedAt = :completedAt';
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: orderKey(order.userId, order.orderGuid),
-        UpdateExpression: `SET #status = :status, previousStatus = :previous, revision = :revision, lastSavedAt = :lastSavedAt${completed}`,
-        ConditionExpression: 'revision = :expected',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':status': order.status,
-          ':previous': order.previousStatus,
-          ':revision': order.revision,
-          ':lastSavedAt': order.lastSavedAt,
-          ':expected': expectedRevision,
-          ...(order.completedAt === undefined ? {} : { ':completedAt': order.completedAt }),
-        },
-      }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) throw new StaleOrderError();
-    throw error;
-  }
+  const saved = await writeIf(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: orderKey(order.userId, order.orderGuid),
+      UpdateExpression: `SET #status = :status, previousStatus = :previous, revision = :revision, lastSavedAt = :lastSavedAt${completed}`,
+      ConditionExpression: 'revision = :expected',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':status': order.status,
+        ':previous': order.previousStatus,
+        ':revision': order.revision,
+        ':lastSavedAt': order.lastSavedAt,
+        ':expected': expectedRevision,
+        ...(order.completedAt === undefined ? {} : { ':completedAt': order.completedAt }),
+      },
+    }),
+  );
+  if (!saved) throw new StaleOrderError();
 }
 
 /**
@@ -141,7 +120,7 @@ export async function syncProjectCopies(order: Order): Promise<void> {
   const { createdEventPublished: _created, publishedRevision: _published, ...copy } = order;
   await Promise.all(
     orderProjects(order).map((projectGuid) =>
-      putIfAbsent({ PK: projectPk(order.userId, projectGuid), SK: orderSk(order.orderGuid), Type: 'OrderProjectCopy', ...copy }, 'attribute_not_exists(PK) OR revision < :revision', {
+      putUnlessDone(toItem(orderCopyKey(order.userId, projectGuid, order.orderGuid), 'OrderProjectCopy', copy), 'attribute_not_exists(PK) OR revision < :revision', {
         ':revision': order.revision,
       }),
     ),
@@ -161,19 +140,15 @@ export async function markCreatedEventPublished(order: Order): Promise<void> {
   );
 }
 
-/** Outbox marker: the status event of `revision` was published. Never moves back. */
+/** Outbox marker: the status event of `revision` was published. Never moves back (a later marker stays). */
 export async function markStatusEventPublished(order: Order, revision: number): Promise<void> {
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: orderKey(order.userId, order.orderGuid),
-        UpdateExpression: 'SET publishedRevision = :revision',
-        ConditionExpression: 'publishedRevision < :revision',
-        ExpressionAttributeValues: { ':revision': revision },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await writeIf(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: orderKey(order.userId, order.orderGuid),
+      UpdateExpression: 'SET publishedRevision = :revision',
+      ConditionExpression: 'publishedRevision < :revision',
+      ExpressionAttributeValues: { ':revision': revision },
+    }),
+  );
 }

@@ -38,3 +38,24 @@ export const keyPart = (value: string): string => encodeURIComponent(value);
 
 /** DynamoDB TTL wants epoch seconds. */
 export const ttlSeconds = (epochMs: number): number => Math.ceil(epochMs / 1000);
+
+/** The primary key of an item. */
+export type TableKey = { PK: string; SK: string };
+
+/** The table's own attributes on every item: its key, its type, its expiry and its index keys. */
+const TABLE_FIELDS = ['PK', 'SK', 'Type', 'TtlEpochSeconds', 'GSI1PK', 'GSI1SK'] as const;
+
+/** An item of the table: the record's fields under its key, with its type and, if it expires, the TTL attribute. */
+export const toItem = (key: TableKey, type: string, record: object, expiresAt?: number): Record<string, unknown> => ({
+  ...key,
+  Type: type,
+  ...(expiresAt !== undefined ? { TtlEpochSeconds: ttlSeconds(expiresAt) } : {}),
+  ...record,
+});
+
+/** The record an item holds: the item without the table's own attributes. */
+export function fromItem<T>(item: Record<string, unknown>): T {
+  const record = { ...item };
+  for (const field of TABLE_FIELDS) delete record[field];
+  return record as T;
+}

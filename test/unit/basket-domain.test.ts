@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addLine, basketTotalMinor, changeLine, isExpired, MAX_LINES, newBasket, removeLine, repriceLines, type Clock, type ProjectPrice } from '../../functions/domain/basket.ts';
+import { addLine, basketTotalMinor, changeLine, isExpired, MAX_LINES, newBasket, removeLine, repriceLines, type Clock } from '../../functions/domain/basket.ts';
+import type { ProjectPrice } from '../../functions/domain/project.ts';
 import { ApiError } from '../../functions/shared/errors.ts';
 
 const clock: Clock = { now: 1_000_000, ttlMs: 60 * 86_400_000 };

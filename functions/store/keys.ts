@@ -1,0 +1,32 @@
+/**
+ * Every key of the single table, built in one place (table.ts lists which request reads which key). A
+ * key holding a value from outside (a user id, a name) escapes it with keyPart, so it cannot forge a
+ * segment; guids, hashes and tokens are made by the service and used as they are.
+ */
+import { keyPart, type TableKey } from './table.ts';
+
+/** The signed-in user's partition: baskets, orders and basket claims. */
+export const userPk = (userId: string) => `USER#${keyPart(userId)}`;
+
+export const basketKey = (userId: string, basketGuid: string): TableKey => ({ PK: userPk(userId), SK: `BASKET#${basketGuid}` });
+export const BASKET_PREFIX = 'BASKET#';
+
+export const projectKey = (projectGuid: string): TableKey => ({ PK: `PROJECT#${projectGuid}`, SK: 'PROJECT' });
+
+export const checkoutKey = (checkoutId: string): TableKey => ({ PK: `CHECKOUT#${checkoutId}`, SK: 'CHECKOUT' });
+
+export const ORDER_PREFIX = 'ORDER#';
+const orderSk = (orderGuid: string) => `${ORDER_PREFIX}${orderGuid}`;
+/** The partition of a user's order copies that contain one project. */
+export const userProjectPk = (userId: string, projectGuid: string) => `${userPk(userId)}#PROJECT#${projectGuid}`;
+export const orderKey = (userId: string, orderGuid: string): TableKey => ({ PK: userPk(userId), SK: orderSk(orderGuid) });
+export const orderCopyKey = (userId: string, projectGuid: string, orderGuid: string): TableKey => ({ PK: userProjectPk(userId, projectGuid), SK: orderSk(orderGuid) });
+export const orderOwnerKey = (orderGuid: string): TableKey => ({ PK: `ORDER#${orderGuid}`, SK: 'ORDER' });
+export const basketClaimKey = (userId: string, basketGuid: string): TableKey => ({ PK: userPk(userId), SK: `BASKETORDER#${basketGuid}` });
+
+export const apiKeyKey = (hash: string): TableKey => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' });
+export const apiKeyNameKey = (name: string): TableKey => ({ PK: `APIKEYNAME#${keyPart(name)}`, SK: 'APIKEYNAME' });
+/** GSI1 partition holding every API key's name item. */
+export const API_KEYS_INDEX_PK = 'APIKEYS';
+
+export const idempotencyKey = (digest: string): TableKey => ({ PK: `IDEMPOTENCY#${digest}`, SK: 'IDEMPOTENCY' });
