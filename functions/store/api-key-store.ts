@@ -4,10 +4,11 @@
  * single GetItem), and a name item that makes names unique and lets keys be listed and revoked by name.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { API_KEYS_INDEX_PK, apiKeyKey, apiKeyNameKey } from './keys.ts';
+import { queryEach } from './query.ts';
 import { toItem } from './table.ts';
 import { writeIf } from './writes.ts';
 import type { ApiKeyScope } from '../auth/principal.ts';
@@ -53,23 +54,12 @@ export async function findApiKey(apiKey: string): Promise<ApiKeyRecord | undefin
 
 export async function listApiKeys(): Promise<ApiKeyRecord[]> {
   const records: ApiKeyRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await dynamo.send(
-      new QueryCommand({
-        TableName: config.tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': API_KEYS_INDEX_PK },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of result.Items ?? []) {
+  await queryEach({ TableName: config.tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': API_KEYS_INDEX_PK } }, (page) => {
+    for (const item of page.Items ?? []) {
       const { keyId, name, scope, createdAt } = item as ApiKeyRecord;
       records.push({ keyId, name, scope, createdAt });
     }
-    startKey = result.LastEvaluatedKey;
-  } while (startKey);
+  });
   return records;
 }
 

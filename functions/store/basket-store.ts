@@ -3,14 +3,14 @@
  * change is a single conditional PutItem on the item's version: concurrent writers never overwrite each
  * other, the loser retries on fresh data (see services/basket-service.ts).
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { newSecretId } from '../shared/ids.ts';
 import { isExpired, type Basket } from '../domain/basket.ts';
 import type { ProjectPrice } from '../domain/project.ts';
 import { fromItem, table, toItem } from './table.ts';
-import { queryPage, type PageRequest } from './query.ts';
+import { queryEach, queryPage, type PageRequest } from './query.ts';
 import { batchGetItems } from './batch.ts';
 import { BASKET_PREFIX, basketKey, projectKey, userPk } from './keys.ts';
 import { projectFromItem } from './project-store.ts';
@@ -94,22 +94,20 @@ export async function listBaskets(userId: string, now: number, page: PageRequest
  */
 export async function countOpenBaskets(userId: string, now: number, atMost: number): Promise<number> {
   let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const result = await dynamo.send(
-      new QueryCommand({
-        TableName: config.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        FilterExpression: 'expiresAt > :now',
-        ExpressionAttributeValues: { ':pk': userPk(userId), ':prefix': BASKET_PREFIX, ':now': now },
-        Select: 'COUNT',
-        ConsistentRead: true,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    count += result.Count ?? 0;
-    startKey = result.LastEvaluatedKey;
-  } while (startKey && count < atMost);
+  await queryEach(
+    {
+      TableName: config.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      FilterExpression: 'expiresAt > :now',
+      ExpressionAttributeValues: { ':pk': userPk(userId), ':prefix': BASKET_PREFIX, ':now': now },
+      Select: 'COUNT',
+      ConsistentRead: true,
+    },
+    (page) => {
+      count += page.Count ?? 0;
+      return count < atMost;
+    },
+  );
   return count;
 }
 

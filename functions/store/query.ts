@@ -3,8 +3,9 @@
  * `queryPage` reads one page and hands out a cursor that can only continue the same listing: it holds
  * the last key read, and is refused (400 InvalidCursor) unless its partition is the caller's own and its
  * sort key lies in the listing's range, so a tampered or foreign cursor reads nothing it should not.
+ * `queryEach` reads page after page for the few callers that need more than one (a count, the CLI).
  */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { badRequest } from '../shared/errors.ts';
 
@@ -63,4 +64,14 @@ export async function queryPage(input: QueryCommandInput, range: PageRange, page
   if (items.length <= page.limit) return { items };
   const shown = items.slice(0, page.limit);
   return { items: shown, nextCursor: encodeCursor(range, shown[shown.length - 1] as Record<string, unknown>) };
+}
+
+/** Runs the Query page after page, handing each page to `take`, until the results end or `take` answers false. */
+export async function queryEach(input: QueryCommandInput, take: (page: QueryCommandOutput) => boolean | void): Promise<void> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.send(new QueryCommand({ ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+    if (take(page) === false) return;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
 }
