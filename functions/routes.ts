@@ -3,34 +3,12 @@
  * stack (lib/) are both built from it, so they cannot drift. Pure data on purpose: the authorizer
  * bundles it to build its policies, and it must stay small.
  */
+import { KEYS, type KeyPrefix } from './store/keys.ts';
 
 /** Which credential a route takes. `user`: bearer JWT. `library` / `internal`: API key of that scope. */
 export type Credential = 'none' | 'user' | 'library' | 'internal';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
-/**
- * Partition-key prefixes of the table's items (functions/store/table.ts lists every key). IAM's
- * `dynamodb:LeadingKeys` condition holds each function to the prefixes its grants name, so a library
- * function cannot read an API key and a basket function cannot touch a library item. A `USER#` partition
- * holds a user's baskets and orders alike: leading keys cannot tell those apart.
- */
-export const KEYS = {
-  user: 'USER#',
-  project: 'PROJECT#',
-  checkout: 'CHECKOUT#',
-  order: 'ORDER#',
-  apiKey: 'APIKEY#',
-  idempotency: 'IDEMPOTENCY#',
-  libraryItem: 'LIBITEM#',
-  anonymousUser: 'ANONUSER#',
-  builder: 'BUILDER#',
-  ingest: 'INGEST#',
-  upload: 'UPLOAD#',
-  libraryUser: 'LIBUSER#',
-} as const;
-
-export type KeyPrefix = (typeof KEYS)[keyof typeof KEYS];
 
 /** Table access: the partition-key prefixes a function may read, and may write (none: no write action). */
 export interface TableGrant {

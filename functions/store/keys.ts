@@ -1,19 +1,43 @@
 /**
- * Every key of the single table, built in one place (table.ts lists which request reads which key). A
- * key holding a value from outside (a user id, a name) escapes it with keyPart, so it cannot forge a
- * segment; guids, hashes and tokens are made by the service and used as they are.
+ * Every key of the single table, built in one place (table.ts lists which request reads which key), from
+ * the partition-key prefixes that the route table's grants name too. A key holding a value from outside
+ * (a user id, a name) escapes it with keyPart, so it cannot forge a segment; guids, hashes and tokens are
+ * made by the service and used as they are.
  */
 import { keyPart, type TableKey } from './table.ts';
 
+/**
+ * Partition-key prefixes of the table's items. IAM's
+ * `dynamodb:LeadingKeys` condition holds each function to the prefixes its grants name, so a library
+ * function cannot read an API key and a basket function cannot touch a library item. A `USER#` partition
+ * holds a user's baskets and orders alike: leading keys cannot tell those apart.
+ */
+export const KEYS = {
+  user: 'USER#',
+  project: 'PROJECT#',
+  checkout: 'CHECKOUT#',
+  order: 'ORDER#',
+  apiKey: 'APIKEY#',
+  idempotency: 'IDEMPOTENCY#',
+  libraryItem: 'LIBITEM#',
+  anonymousUser: 'ANONUSER#',
+  builder: 'BUILDER#',
+  ingest: 'INGEST#',
+  upload: 'UPLOAD#',
+  libraryUser: 'LIBUSER#',
+} as const;
+
+export type KeyPrefix = (typeof KEYS)[keyof typeof KEYS];
+
 /** The signed-in user's partition: baskets, orders and basket claims. */
-export const userPk = (userId: string) => `USER#${keyPart(userId)}`;
+export const userPk = (userId: string) => `${KEYS.user}${keyPart(userId)}`;
 
 export const basketKey = (userId: string, basketGuid: string): TableKey => ({ PK: userPk(userId), SK: `BASKET#${basketGuid}` });
 export const BASKET_PREFIX = 'BASKET#';
 
-export const projectKey = (projectGuid: string): TableKey => ({ PK: `PROJECT#${projectGuid}`, SK: 'PROJECT' });
+export const projectKey = (projectGuid: string): TableKey => ({ PK: `${KEYS.project}${projectGuid}`, SK: 'PROJECT' });
 
-export const checkoutKey = (checkoutId: string): TableKey => ({ PK: `CHECKOUT#${checkoutId}`, SK: 'CHECKOUT' });
+export const checkoutKey = (checkoutId: string): TableKey => ({ PK: `${KEYS.checkout}${checkoutId}`, SK: 'CHECKOUT' });
 
 export const ORDER_PREFIX = 'ORDER#';
 const orderSk = (orderGuid: string) => `${ORDER_PREFIX}${orderGuid}`;
@@ -21,12 +45,12 @@ const orderSk = (orderGuid: string) => `${ORDER_PREFIX}${orderGuid}`;
 export const userProjectPk = (userId: string, projectGuid: string) => `${userPk(userId)}#PROJECT#${projectGuid}`;
 export const orderKey = (userId: string, orderGuid: string): TableKey => ({ PK: userPk(userId), SK: orderSk(orderGuid) });
 export const orderCopyKey = (userId: string, projectGuid: string, orderGuid: string): TableKey => ({ PK: userProjectPk(userId, projectGuid), SK: orderSk(orderGuid) });
-export const orderOwnerKey = (orderGuid: string): TableKey => ({ PK: `ORDER#${orderGuid}`, SK: 'ORDER' });
+export const orderOwnerKey = (orderGuid: string): TableKey => ({ PK: `${KEYS.order}${orderGuid}`, SK: 'ORDER' });
 export const basketClaimKey = (userId: string, basketGuid: string): TableKey => ({ PK: userPk(userId), SK: `BASKETORDER#${basketGuid}` });
 
-export const apiKeyKey = (hash: string): TableKey => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' });
+export const apiKeyKey = (hash: string): TableKey => ({ PK: `${KEYS.apiKey}${hash}`, SK: 'APIKEY' });
 export const apiKeyNameKey = (name: string): TableKey => ({ PK: `APIKEYNAME#${keyPart(name)}`, SK: 'APIKEYNAME' });
 /** GSI1 partition holding every API key's name item. */
 export const API_KEYS_INDEX_PK = 'APIKEYS';
 
-export const idempotencyKey = (digest: string): TableKey => ({ PK: `IDEMPOTENCY#${digest}`, SK: 'IDEMPOTENCY' });
+export const idempotencyKey = (digest: string): TableKey => ({ PK: `${KEYS.idempotency}${digest}`, SK: 'IDEMPOTENCY' });
