@@ -3,7 +3,7 @@
  * of a TTL deletion, unmarshalled). Only the fields the sweep needs are read; others pass.
  */
 import * as z from 'zod/mini';
-import type { Leftover } from '../services/library-sweep-service.ts';
+import type { Leftover } from '../domain/library.ts';
 
 /** The record types whose expiry the sweeper acts on (library-store writes them). */
 export const SWEPT_RECORD_TYPES = ['IngestIntent', 'PendingUpload'] as const;

@@ -140,3 +140,12 @@ export function failedItemsError(failures: readonly ItemFailure[], itemCount: nu
 export const MAX_BUILDER_ITEMS = 100;
 
 export const tooManyItems = (max: number) => badRequest('TooManyItems', `A request may carry at most ${max} images.`);
+
+/** What a push, pull or upload that never committed may have left behind, named by its expired intent. */
+export interface Leftover {
+  anonymousUserId: string;
+  /** The builder link token, when the request had chosen one. */
+  token?: string;
+  /** A large-file upload's staging object. */
+  stagingKey?: string;
+}

@@ -4,14 +4,7 @@
  * request's intent (or pending upload) expires, an hour after it began, so the request is long over.
  */
 import * as library from '../store/library-store.ts';
-
-export interface Leftover {
-  anonymousUserId: string;
-  /** The builder link token, when the request had chosen one. */
-  token?: string;
-  /** A large-file upload's staging object. */
-  stagingKey?: string;
-}
+import type { Leftover } from '../domain/library.ts';
 
 export interface SweepOutcome {
   /** The request committed: its images are in the library and nothing is removed. */
