@@ -42,9 +42,6 @@ export const ttlSeconds = (epochMs: number): number => Math.ceil(epochMs / 1000)
 /** The primary key of an item. */
 export type TableKey = { PK: string; SK: string };
 
-/** The table's own attributes on every item: its key, its type, its expiry and its index keys. */
-const TABLE_FIELDS = ['PK', 'SK', 'Type', 'TtlEpochSeconds', 'GSI1PK', 'GSI1SK'] as const;
-
 /** An item of the table: the record's fields under its key, with its type and, if it expires, the TTL attribute. */
 export const toItem = (key: TableKey, type: string, record: object, expiresAt?: number): Record<string, unknown> => ({
   ...key,
@@ -53,9 +50,8 @@ export const toItem = (key: TableKey, type: string, record: object, expiresAt?: 
   ...record,
 });
 
-/** The record an item holds: the item without the table's own attributes. */
+/** The record an item holds: the item without the table's own attributes (key, type, expiry, index keys). */
 export function fromItem<T>(item: Record<string, unknown>): T {
-  const record = { ...item };
-  for (const field of TABLE_FIELDS) delete record[field];
+  const { PK: _pk, SK: _sk, Type: _type, TtlEpochSeconds: _ttl, GSI1PK: _gsi1pk, GSI1SK: _gsi1sk, ...record } = item;
   return record as T;
 }
