@@ -136,6 +136,12 @@ export function failedItemsError(failures: readonly ItemFailure[], itemCount: nu
   return new ApiError(status, code, message, { details });
 }
 
+/**
+ * How long after a push, pull or upload began the sweeper may remove what it left uncommitted: far
+ * longer than any function runs (15 minutes at most), so no request is still writing then.
+ */
+export const SWEEP_AFTER_MS = 60 * 60 * 1000;
+
 /** Items one product builder URL may name (one BatchGetItem). */
 export const MAX_BUILDER_ITEMS = 100;
 

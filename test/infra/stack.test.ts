@@ -15,7 +15,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { binaryMediaTypes, routes, type Route } from '../../functions/routes.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
-import { uploadObjectKey } from '../../functions/store/library-store.ts';
+import { uploadObjectKey } from '../../functions/store/image-object-store.ts';
 import { SWEPT_RECORD_TYPES } from '../../functions/contracts/library-sweep.ts';
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-runtime.ts';

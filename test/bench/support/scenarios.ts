@@ -28,7 +28,7 @@ interface Planned {
   bareSdkWork?: Scenario['bareSdkWork'];
 }
 
-/** The presigned POST that POST /library/upload signs (store/library-store.ts presignUpload), with the same inputs. */
+/** The presigned POST that POST /library/upload signs (store/image-object-store.ts presignUpload), with the same inputs. */
 async function signUploadPost(s3: S3Client): Promise<unknown> {
   const { config } = await import('../../../functions/shared/config.ts');
   const { newGuid } = await import('../../../functions/shared/ids.ts');
