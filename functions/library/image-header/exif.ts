@@ -20,6 +20,7 @@ const TYPE = { short: 3, long: 4, rational: 5 } as const;
 const UNITS_PER_INCH: Record<number, number> = { 2: 1, 3: CENTIMETRES_PER_INCH };
 /** A sane bound on IFD0's entries: a real one has a few dozen; garbage offsets would otherwise ask for megabytes. */
 const MAX_ENTRIES = 1000;
+const EXIF_PREFIX = 'Exif\0\0';
 
 /** Reads IFD0 of the TIFF structure starting at `start` in `view` (whose offsets count from `start`). */
 export function readTiffTags(view: ByteView, start: number): TiffTags {
@@ -57,10 +58,12 @@ export function readTiffTags(view: ByteView, start: number): TiffTags {
 /**
  * The tags of an embedded EXIF block occupying [start, end) of `view`, or undefined when the block is no
  * readable TIFF structure: a broken EXIF block does not make the image unreadable, it only declares nothing.
+ * The block may begin with JPEG's `Exif\0\0` prefix (APP1 always, some PNG and WebP writers too).
  */
 export function readEmbeddedExif(view: ByteView, start: number, end: number): TiffTags | undefined {
   try {
-    return readTiffTags(view.block(end), start);
+    const block = view.block(end);
+    return readTiffTags(block, block.ascii(start, 6) === EXIF_PREFIX ? start + EXIF_PREFIX.length : start);
   } catch (error) {
     if (error instanceof MalformedHeader) return undefined;
     throw error;

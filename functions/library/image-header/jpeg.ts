@@ -49,7 +49,7 @@ export function readJpeg(view: ByteView): ImageMetadata {
       return displayed(width, height, exif?.orientation ?? 1, density);
     }
     if (marker === MARKER.app0 && jfif === undefined && length >= 14 && view.ascii(start, 5) === 'JFIF\0') jfif = jfifDensity(view, start);
-    if (marker === MARKER.app1 && exif === undefined && length >= 8 && view.ascii(start, 6) === 'Exif\0\0') exif = readEmbeddedExif(view, start + 6, end);
+    if (marker === MARKER.app1 && exif === undefined && length >= 8 && view.ascii(start, 6) === 'Exif\0\0') exif = readEmbeddedExif(view, start, end);
     at = end;
   }
 }

@@ -25,10 +25,7 @@ function vp8xOrientation(view: ByteView, flags: number, firstChunkEnd: number): 
     const size = view.u32(at + 4);
     const data = at + 8;
     if (IMAGE_DATA.has(type)) return 1;
-    if (type === 'EXIF') {
-      const tiff = view.ascii(data, 6) === 'Exif\0\0' ? data + 6 : data; // some writers keep the JPEG APP1 prefix
-      return readEmbeddedExif(view, tiff, data + size)?.orientation ?? 1;
-    }
+    if (type === 'EXIF') return readEmbeddedExif(view, data, data + size)?.orientation ?? 1;
     at = data + size + (size % 2); // chunks are padded to an even size
   }
 }
