@@ -3,8 +3,10 @@
  * all-or-nothing failure of a request that carries several images.
  */
 import { ApiError, badRequest } from '../shared/errors.ts';
+import type { ImageMetadata } from '../library/image-header/index.ts';
 
-export interface LibraryItem {
+/** An image in the library. Its metadata (displayed size, orientation, density) is read from the header as the bytes stream in. */
+export interface LibraryItem extends ImageMetadata {
   itemGuid: string;
   /** The sniffed type, never the client's claim. */
   mimeType: string;

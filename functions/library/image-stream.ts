@@ -1,12 +1,14 @@
 /**
  * An image's bytes on their way to the bucket: the type sniffed from the first bytes, then every byte
- * counted, hashed and scanned for active content as it passes, without buffering the file.
+ * counted, hashed and scanned for active content as it passes, and the header's metadata read from the
+ * leading bytes (at most IMAGE_HEADER_MAX_BYTES held), without buffering the file.
  */
 import { createHash } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { ActiveContentScanner, SNIFF_BYTES, sniffImageType } from '../domain/library.ts';
 import { ApiError } from '../shared/errors.ts';
 import { imageTooLarge, notAnImage, polyglot } from './image-errors.ts';
+import { ImageHeaderReader, type ImageMetadata } from './image-header/index.ts';
 
 /** Reads just enough leading bytes to know the type; the returned body replays them, then the rest. */
 export async function sniffStream(stream: Readable): Promise<{ mimeType: string; body: Readable }> {
@@ -36,8 +38,9 @@ export async function sniffStream(stream: Readable): Promise<{ mimeType: string;
 }
 
 /**
- * Counts and hashes bytes passing through; fails with a 413 the moment they exceed `maxBytes`, and with a
- * 415 when they carry markup or script behind the image header (a polyglot). A body that comes as one
+ * Counts and hashes bytes passing through and reads the image header of the sniffed type; fails with a
+ * 413 the moment they exceed `maxBytes`, with a 415 when they carry markup or script behind the image
+ * header (a polyglot), and with a 415 UnreadableImage when the header cannot be read. A body that comes as one
  * chunk (a pushed image: the request body is decoded whole) is hashed only when its MD5 is asked for:
  * S3 reports the MD5 of what it stored in one PutObject, and the 4 MB hash is then not needed at all.
  */
@@ -52,17 +55,26 @@ export class ImageMeter extends Transform {
   /** Set once every byte is hashed. */
   private digest: Buffer | undefined;
   private readonly markup = new ActiveContentScanner();
+  private readonly header: ImageHeaderReader;
+  /** Set once the header is read: from then on no chunk goes to the reader. */
+  private metadata: ImageMetadata | undefined;
   private readonly maxBytes: number;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, mimeType: string) {
     super();
     this.maxBytes = maxBytes;
+    this.header = new ImageHeaderReader(mimeType);
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void): void {
     this.byteCount += chunk.length;
     if (this.byteCount > this.maxBytes) return done(imageTooLarge(this.maxBytes));
     if (this.markup.foundIn(chunk)) return done(polyglot());
+    try {
+      this.metadata ??= this.header.add(chunk);
+    } catch (error) {
+      return done(error as Error);
+    }
     if (this.chunks++ === 0) this.unhashed = chunk;
     else {
       this.hashUnhashed();
@@ -71,9 +83,20 @@ export class ImageMeter extends Transform {
     done(null, chunk);
   }
 
-  override _flush(done: () => void): void {
+  override _flush(done: (error?: Error | null) => void): void {
+    try {
+      this.metadata ??= this.header.end();
+    } catch (error) {
+      return done(error as Error);
+    }
     if (this.unhashed === undefined) this.digest = this.hash.digest();
     done();
+  }
+
+  /** The header's metadata, after the last byte. */
+  imageMetadata(): ImageMetadata {
+    if (this.metadata === undefined) throw new Error('the image metadata is read only once the stream has ended');
+    return this.metadata;
   }
 
   private hashUnhashed(): void {

@@ -44,7 +44,7 @@ async function storeImage(source: ImageSource, maxBytes: number, ingest: Ingest)
   const itemGuid = newGuid();
   const objectKey = objects.libraryObjectKey(ingest.anonymousUserId, itemGuid);
   const { mimeType, body } = await sniffStream(await source.open());
-  const meter = new ImageMeter(maxBytes);
+  const meter = new ImageMeter(maxBytes, mimeType);
   const metered = body.pipe(meter);
   body.on('error', (error) => meter.destroy(error));
   // A source may fail after the upload gave up reading: the cause stays readable as `errored`, and must not crash the process.
@@ -59,7 +59,7 @@ async function storeImage(source: ImageSource, maxBytes: number, ingest: Ingest)
     body.destroy();
     throw clientError(error, meter, body);
   }
-  const item = { itemGuid, mimeType, size: meter.byteCount, md5: md5FromS3 ?? meter.md5() };
+  const item = { itemGuid, mimeType, size: meter.byteCount, md5: md5FromS3 ?? meter.md5(), ...meter.imageMetadata() };
   return { item, objectKey, ...(source.declaredName !== undefined ? { fileName: source.declaredName } : {}) };
 }
 

@@ -5,7 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { SNIFF_BYTES, sniffImageType } from '../domain/library.ts';
+import { SNIFF_BYTES, sniffImageType, type LibraryItem } from '../domain/library.ts';
 import { claimStaleBefore, completionStep, uploadSweepAt } from '../domain/large-file-upload.ts';
 import { ApiError, conflict, notFound } from '../shared/errors.ts';
 import { newGuid, newSecretId } from '../shared/ids.ts';
@@ -39,8 +39,8 @@ export async function createUpload(apiKeyId: string): Promise<UploadTicket> {
 
 const uploadNotFound = (itemGuid: string) => notFound('UploadNotFound', `No pending upload ${itemGuid} for this API key (it may have expired).`);
 
-/** Type from a ranged GET of the first bytes, then size and MD5 by streaming the same object version. */
-async function verifyUploadedObject(objectKey: string, maxBytes: number): Promise<{ mimeType: string; size: number; md5: string; etag: string }> {
+/** Type from a ranged GET of the first bytes, then size, MD5 and header metadata by streaming the same object version through the meter. */
+async function verifyUploadedObject(objectKey: string, maxBytes: number): Promise<{ item: Omit<LibraryItem, 'itemGuid'>; etag: string }> {
   const head = await objects.readObjectHead(objectKey, SNIFF_BYTES);
   if (!head) throw conflict('UploadMissing', 'Nothing has been uploaded for this item yet: POST the file to the presigned upload first.');
   const mimeType = sniffImageType(head.head);
@@ -49,15 +49,15 @@ async function verifyUploadedObject(objectKey: string, maxBytes: number): Promis
     await objects.deleteImageObject(objectKey);
     throw mimeType === undefined ? notAnImage(head.size) : imageTooLarge(maxBytes);
   }
-  const meter = new ImageMeter(maxBytes);
+  const meter = new ImageMeter(maxBytes, mimeType);
   try {
     await pipeline(await objects.openObject(objectKey, head.etag), meter, new Writable({ write: (_chunk, _encoding, done) => done() }));
   } catch (error) {
-    // A polyglot is refused like any other non-image: its bytes are not kept.
+    // A polyglot or an unreadable header is refused like any other non-image: its bytes are not kept.
     if (error instanceof ApiError && error.status === 415) await objects.deleteImageObject(objectKey);
     throw error;
   }
-  return { mimeType, size: meter.byteCount, md5: meter.md5(), etag: head.etag };
+  return { item: { mimeType, size: meter.byteCount, md5: meter.md5(), ...meter.imageMetadata() }, etag: head.etag };
 }
 
 async function finishUpload(upload: library.PendingUpload, result: library.UploadResult): Promise<IngestResult> {
@@ -91,7 +91,7 @@ export async function completeUpload(apiKeyId: string, itemGuid: string, now = D
     throw error;
   }
   const result: library.UploadResult = {
-    item: { itemGuid, mimeType: verified.mimeType, size: verified.size, md5: verified.md5 },
+    item: { itemGuid, ...verified.item },
     token: newSecretId(),
     createdAt: now,
   };
