@@ -7,6 +7,7 @@ import { basketContracts } from './basket.ts';
 import { projectContracts } from './project.ts';
 import { libraryContracts } from './library.ts';
 import { libraryPullContracts } from './library-pull.ts';
+import { libraryReadContracts } from './library-read.ts';
 import { orderContracts } from './order.ts';
 
 export interface RouteContract {
@@ -49,4 +50,6 @@ export const contracts: Record<string, RouteContract> = {
   'get-items-builder-url': libraryContracts.itemsBuilder,
   'create-library-upload': libraryContracts.createUpload,
   'complete-library-upload': libraryContracts.completeUpload,
+  'get-library-item': libraryReadContracts.getItem,
+  'get-builder': libraryReadContracts.getBuilder,
 };

@@ -158,9 +158,15 @@ export async function getBuilderLink(token: string): Promise<BuilderLink | undef
   return result.Item ? strip<BuilderLink>(result.Item) : undefined;
 }
 
+/**
+ * The item records among `itemGuids`, committed or not, in no particular order (one BatchGetItem per 100).
+ * Only for guids that name committed items by construction (a builder link's, see services/library-read-service.ts).
+ */
+export const getItems = async (itemGuids: string[]): Promise<StoredItem[]> => (await batchGet(itemGuids.map(itemKey))).map((record) => strip<StoredItem>(record));
+
 /** The committed items among `itemGuids` (two BatchGetItem rounds: the items, then their owners). */
 export async function getCommittedItems(itemGuids: string[]): Promise<StoredItem[]> {
-  const items = (await batchGet(itemGuids.map(itemKey))).map((record) => strip<StoredItem>(record));
+  const items = await getItems(itemGuids);
   const ownerIds = [...new Set(items.map((item) => item.ownerId))];
   const owners = new Set((await batchGet(ownerIds.map(anonymousUserKey))).map((record) => strip<AnonymousUser>(record).anonymousUserId));
   return items.filter((item) => owners.has(item.ownerId));

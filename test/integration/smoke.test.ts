@@ -129,6 +129,8 @@ describe('smoke flow', () => {
       'pull',
       'large-file upload (presigned)',
       'builder',
+      'library read',
+      'builder resolution (internal key)',
     ]);
   });
 
