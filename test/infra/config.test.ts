@@ -1,7 +1,7 @@
 /**
  * Deployment configuration: context beats environment beats defaults, bad values fail the synth with a
  * message naming the setting, and the settings that change the stack's shape (no authorizer cache, CORS
- * origins) do what the README says. One synth with those settings for the whole file.
+ * origins) do what docs/deploy.md says. One synth with those settings for the whole file.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
