@@ -35,7 +35,10 @@ export interface IngestIdentity {
 
 /** One push or pull under way. */
 export interface Ingest extends IngestIdentity {
-  /** Writes the ingest intent once, before the first object (a request refused before storing anything writes none). */
+  /**
+   * Writes the ingest intent once, when the first image starts going up (a request refused before storing
+   * anything writes none); no object may exist before it settles. Its failure is reported to whoever awaits it.
+   */
   writeIntent(): Promise<void>;
   /** Whether writeIntent was called: then rollback deletes the intent last. */
   intentStarted(): boolean;
@@ -46,9 +49,15 @@ export interface Ingest extends IngestIdentity {
 export function newIngest(apiKeyId: string): Ingest {
   const identity = { apiKeyId, anonymousUserId: newGuid(), token: newSecretId(), createdAt: Date.now() };
   let written: Promise<void> | undefined;
+  const write = () => {
+    const put = library.putIngestIntent(identity, identity.createdAt + SWEEP_AFTER_MS);
+    // Awaited by the uploads it gates, possibly only once their parts are up: not an unhandled rejection meanwhile.
+    put.catch(() => {});
+    return put;
+  };
   return {
     ...identity,
-    writeIntent: () => (written ??= library.putIngestIntent(identity, identity.createdAt + SWEEP_AFTER_MS)),
+    writeIntent: () => (written ??= write()),
     intentStarted: () => written !== undefined,
     objectKeys: [],
   };

@@ -30,11 +30,17 @@ function md5ReportedByS3(stored: SinglePutResult | undefined): string | undefine
 /**
  * Streams `body` into the bucket: one PutObject for a small image, a multipart upload through a small pool
  * of reused part buffers for a large one, so memory stays constant whatever the size. `contentMd5` gives
- * the body's MD5 once it has been read, if the caller has it (see uploadStream). Answers the object's MD5
- * (32 uppercase hex) when S3 reports it, so a caller need not hash what S3 has hashed already.
+ * the body's MD5 once it has been read, if the caller has it (see uploadStream); the object comes into
+ * existence only once `mayStore` has settled (see uploadStream). Answers the object's MD5 (32 uppercase
+ * hex) when S3 reports it, so a caller need not hash what S3 has hashed already.
  */
-export async function putImageObject(objectKey: string, body: Readable, contentType: string, contentMd5?: () => string | undefined): Promise<string | undefined> {
-  const stored = await uploadStream(s3, body, { bucket: config.bucketName, key: objectKey, contentType, concurrency: 2, ...(contentMd5 ? { contentMd5 } : {}) });
+export async function putImageObject(
+  objectKey: string,
+  body: Readable,
+  contentType: string,
+  options: { contentMd5?: () => string | undefined; mayStore?: Promise<void> } = {},
+): Promise<string | undefined> {
+  const stored = await uploadStream(s3, body, { bucket: config.bucketName, key: objectKey, contentType, concurrency: 2, ...options });
   return md5ReportedByS3(stored);
 }
 
