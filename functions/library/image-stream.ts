@@ -37,6 +37,8 @@ export async function sniffStream(stream: Readable): Promise<{ mimeType: string;
   return { mimeType, body: Readable.from(replay(), { objectMode: false }) };
 }
 
+const HEADER_SLICE_BYTES = 64 * 1024;
+
 /**
  * Counts and hashes bytes passing through and reads the image header of the sniffed type; fails with a
  * 413 the moment they exceed `maxBytes`, with a 415 when they carry markup or script behind the image
@@ -71,7 +73,7 @@ export class ImageMeter extends Transform {
     if (this.byteCount > this.maxBytes) return done(imageTooLarge(this.maxBytes));
     if (this.markup.foundIn(chunk)) return done(polyglot());
     try {
-      this.metadata ??= this.header.add(chunk);
+      this.readHeader(chunk);
     } catch (error) {
       return done(error as Error);
     }
@@ -97,6 +99,16 @@ export class ImageMeter extends Transform {
   imageMetadata(): ImageMetadata {
     if (this.metadata === undefined) throw new Error('the image metadata is read only once the stream has ended');
     return this.metadata;
+  }
+
+  /**
+   * Feeds the reader in slices until it has the header: a pushed image arrives as one 4 MB chunk, and the
+   * reader would otherwise copy its first MiB to find a header that usually ends within a few KiB.
+   */
+  private readHeader(chunk: Buffer): void {
+    for (let at = 0; this.metadata === undefined && at < chunk.length; at += HEADER_SLICE_BYTES) {
+      this.metadata = this.header.add(chunk.subarray(at, at + HEADER_SLICE_BYTES));
+    }
   }
 
   private hashUnhashed(): void {

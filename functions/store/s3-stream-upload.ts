@@ -62,14 +62,16 @@ function withUnsignedPayload<C extends PutObjectCommand>(command: C): C {
   return command;
 }
 
-/** `bytes` as a stream whose last byte waits for `gate`; a rejected gate fails the stream before it ends. */
+/**
+ * `bytes` as a stream whose last byte waits for `gate`. A rejected gate withholds it (the caller aborts the
+ * request then): the stream itself never fails, as nobody may be listening to it any more.
+ */
 function lastByteAfter(bytes: Buffer, gate: Promise<void>): Readable {
   const cut = Math.max(0, bytes.length - 1);
   return Readable.from(
     (async function* () {
       if (cut > 0) yield bytes.subarray(0, cut);
-      await gate;
-      yield bytes.subarray(cut);
+      if (await gate.then(() => true, () => false)) yield bytes.subarray(cut);
     })(),
     { objectMode: false },
   );
