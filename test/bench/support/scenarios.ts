@@ -123,7 +123,7 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
     itemGuid = (await expectOk(world, 'POST', '/library/push', { ...library, body: form.body, headers: { 'Content-Type': form.contentType } })).LibraryItem.ItemGuid;
   }
   const { config } = await import('../../../functions/shared/config.ts');
-  const builder = present.has('get-builder') ? await builderOf(world, library, BUILDER_ITEMS, Math.min(10, config.libraryMaxItems)) : { token: '', itemGuids: [] };
+  const builder = present.has('get-builder') ? await builderOf(world, library, BUILDER_ITEMS, config.libraryMaxItems) : { token: '', itemGuids: [] };
 
   const planned: Planned[] = [
     { label: 'GET /health', handler: 'get-health', method: 'GET', path: '/health', options: {} },
