@@ -7,7 +7,7 @@ import { notFound } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
 import { printQuality, type PrintQuality } from '../domain/print-quality.ts';
 import * as library from '../store/library-store.ts';
-import { presignDownload } from '../store/image-object-store.ts';
+import { presignDownloads } from '../store/image-object-store.ts';
 
 /** A stored item as the reads answer it. */
 export interface ReadableItem {
@@ -22,11 +22,13 @@ export interface PrintSize {
   heightMm: number;
 }
 
-async function readable(item: library.StoredItem): Promise<ReadableItem> {
+/** The items with their download URLs, signed together. */
+async function readable(items: library.StoredItem[]): Promise<ReadableItem[]> {
   const seconds = config.downloadUrlSeconds;
-  // Taken before signing: the URL's own clock starts a moment later, so it never expires before this.
+  // Taken before signing: the URLs' own clock starts a moment later, so none expires before this.
   const downloadExpiresAt = Date.now() + seconds * 1000;
-  return { item, downloadUrl: await presignDownload(item.objectKey, item.mimeType, seconds), downloadExpiresAt };
+  const urls = await presignDownloads(items.map((item) => ({ objectKey: item.objectKey, contentType: item.mimeType })), seconds);
+  return items.map((item, index) => ({ item, downloadUrl: urls[index] as string, downloadExpiresAt }));
 }
 
 const itemNotFound = (itemGuid: string) => notFound('LibraryItemNotFound', `No library item ${itemGuid}.`);
@@ -35,7 +37,7 @@ const itemNotFound = (itemGuid: string) => notFound('LibraryItemNotFound', `No l
 export async function readItem(apiKeyId: string, itemGuid: string, print?: PrintSize): Promise<ReadableItem> {
   const [item] = await library.getCommittedItems([itemGuid]);
   if (!item || item.apiKeyId !== apiKeyId) throw itemNotFound(itemGuid);
-  const read = await readable(item);
+  const [read] = (await readable([item])) as [ReadableItem];
   return print ? { ...read, printQuality: printQuality(item, print, config.printThresholds) } : read;
 }
 
@@ -65,5 +67,5 @@ export async function resolveBuilder(token: string): Promise<ResolvedBuilder> {
     const item = found.get(itemGuid);
     return item ? [item] : [];
   });
-  return { token: link.token, createdAt: link.createdAt, items: await Promise.all(items.map(readable)) };
+  return { token: link.token, createdAt: link.createdAt, items: await readable(items) };
 }

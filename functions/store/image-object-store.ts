@@ -6,10 +6,10 @@
 import { Readable } from 'node:stream';
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey } from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPost } from '@aws-sdk/s3-presigned-post';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3 } from '../shared/clients/s3.ts';
 import { config } from '../shared/config.ts';
 import { uploadStream, type SinglePutResult } from './s3-stream-upload.ts';
+import { presignDownloads as signDownloads, type Download } from './download-signer.ts';
 
 /** Every object of one request under one prefix: the sweeper finds them by listing it. */
 const libraryObjectPrefix = (anonymousUserId: string) => `library/${anonymousUserId}/`;
@@ -103,10 +103,9 @@ export function presignUpload(objectKey: string, maxBytes: number, expiresSecond
 }
 
 /**
- * A presigned GET of one object, valid `expiresSeconds`, answered with `contentType` (the sniffed type:
- * an object that came through a presigned POST carries whatever type the browser sent). Signed in process:
- * no request to S3.
+ * Presigned GETs of library objects, valid `expiresSeconds`, each answered with its content type (the
+ * sniffed type: an object that came through a presigned POST carries whatever type the browser sent).
+ * Signed in process: no request to S3.
  */
-export function presignDownload(objectKey: string, contentType: string, expiresSeconds: number): Promise<string> {
-  return getSignedUrl(s3, new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, ResponseContentType: contentType }), { expiresIn: expiresSeconds });
-}
+export const presignDownloads = (downloads: readonly Download[], expiresSeconds: number): Promise<string[]> =>
+  signDownloads(s3, config.bucketName, downloads, expiresSeconds);

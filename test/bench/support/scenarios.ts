@@ -6,8 +6,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { RequestOptions } from '../../support/service.ts';
 import { multipartBody, pngOfSize } from '../../support/multipart.ts';
 import { presentHandlers, type World } from './world.ts';
@@ -42,15 +40,12 @@ async function signUploadPost(s3: S3Client): Promise<unknown> {
   });
 }
 
-/** The presigned GETs the library reads sign (store/image-object-store.ts presignDownload), with the same inputs. */
+/** The presigned GETs the library reads sign (store/download-signer.ts), with the same inputs, on the bare client. */
 function signDownloads(items: { objectKey: string; mimeType: string }[]): (s3: S3Client) => Promise<unknown> {
   return async (s3) => {
     const { config } = await import('../../../functions/shared/config.ts');
-    return Promise.all(
-      items.map((item) =>
-        getSignedUrl(s3, new GetObjectCommand({ Bucket: config.bucketName, Key: item.objectKey, ResponseContentType: item.mimeType }), { expiresIn: config.downloadUrlSeconds }),
-      ),
-    );
+    const { presignDownloads } = await import('../../../functions/store/download-signer.ts');
+    return presignDownloads(s3, config.bucketName, items.map((item) => ({ objectKey: item.objectKey, contentType: item.mimeType })), config.downloadUrlSeconds);
   };
 }
 
