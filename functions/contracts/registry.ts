@@ -8,6 +8,7 @@ import { basketContracts } from './basket.ts';
 import { projectContracts } from './project.ts';
 import { libraryContracts } from './library.ts';
 import { libraryPullContracts } from './library-pull.ts';
+import { libraryReadContracts } from './library-read.ts';
 import { orderContracts } from './order.ts';
 import { nameSchemas, responseSchemas } from './common.ts';
 
@@ -62,4 +63,6 @@ export const contracts: Record<string, RouteContract> = {
   'get-items-builder-url': libraryContracts.itemsBuilder,
   'create-library-upload': libraryContracts.createUpload,
   'complete-library-upload': libraryContracts.completeUpload,
+  'get-library-item': libraryReadContracts.getItem,
+  'get-builder': libraryReadContracts.getBuilder,
 };

@@ -47,6 +47,8 @@ const samples: Record<string, Sample> = {
   'POST /library/builder': { json: { Guids: [] } },
   'POST /library/upload': { json: {} },
   'POST /library/upload/{itemGuid}/complete': {},
+  'GET /library/{itemGuid}': {},
+  'GET /builder/{token}': {},
 };
 
 type Column =

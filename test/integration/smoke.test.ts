@@ -158,6 +158,8 @@ describe('smoke flow', () => {
       'pull',
       'large-file upload (presigned)',
       'builder',
+      'library read',
+      'builder resolution (internal key)',
     ]);
   });
 

@@ -15,6 +15,15 @@ describe('route matching', () => {
     expect(matchRoute(routes, 'GET', '/nowhere')).toBeUndefined();
     expect(matchRoute(routes, 'GET', '/basket/')).toBeUndefined();
   });
+
+  it('chooses the resource before the method, as API Gateway does: /library/push is never GET /library/{itemGuid}', () => {
+    expect(matchRoute(routes, 'GET', '/library/3f2b9c0d8e7a4b1c9d0e1f2a3b4c5d6e')).toMatchObject({ route: { handler: 'get-library-item' } });
+    expect(matchRoute(routes, 'POST', '/library/push')).toMatchObject({ route: { handler: 'push-library-item' } });
+    expect(matchRoute(routes, 'GET', '/library/push')).toBe('method-not-allowed');
+    expect(matchRoute(routes, 'GET', '/library/builder')).toBe('method-not-allowed');
+    expect(matchRoute(routes, 'GET', '/library/upload')).toBe('method-not-allowed');
+    expect(matchRoute(routes, 'GET', '/builder/00000000000000000000000000000000')).toMatchObject({ route: { handler: 'get-builder' }, pathParameters: { token: '00000000000000000000000000000000' } });
+  });
 });
 
 describe('authorizer policies', () => {
