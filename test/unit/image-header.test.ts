@@ -83,16 +83,26 @@ describe('ImageHeaderReader on the fixtures', () => {
     for (const size of [1, 7, 4096]) expect(read(bytes, size)).toEqual(EXPECTED[name]);
   });
 
+  /**
+   * Every length shorter than the shortest prefix that reads: all of them for the small files; for the 60 KiB
+   * APP2 file the first and last 4 KiB and every 61st inside the segment's opaque payload (each length copies
+   * the prefix into a fresh reader, so all 62,000 would cost seconds on a loaded machine and test nothing new).
+   */
+  const truncations = (complete: number) =>
+    Array.from({ length: complete }, (_, length) => length).filter((length) => complete <= 8192 || length < 4096 || length >= complete - 4096 || length % 61 === 0);
+
   it.each(NAMES)('%s cut short at every byte of its header asks for more, then ends with 415', (name) => {
     const bytes = fixture(name);
     const type = typeOf(bytes);
+    const reader = new ImageHeaderReader(type);
     let complete = 0; // the shortest prefix that reads
-    while (new ImageHeaderReader(type).add(bytes.subarray(0, complete)) === undefined) complete++;
-    expect(complete).toBeLessThanOrEqual(bytes.length);
-    for (let length = 0; length < complete; length++) {
-      const reader = new ImageHeaderReader(type);
-      expect(reader.add(bytes.subarray(0, length))).toBeUndefined();
-      expect(isUnreadable(thrown(() => reader.end()))).toBe(true);
+    while (reader.add(bytes.subarray(complete, complete + 1)) === undefined) complete++;
+    complete++;
+    expect(new ImageHeaderReader(type).add(bytes.subarray(0, complete))).toEqual(EXPECTED[name]);
+    for (const length of truncations(complete)) {
+      const cut = new ImageHeaderReader(type);
+      expect(cut.add(bytes.subarray(0, length))).toBeUndefined();
+      expect(isUnreadable(thrown(() => cut.end()))).toBe(true);
     }
   });
 
@@ -165,6 +175,13 @@ describe('HEIF transforms of the primary item', () => {
     const free = Buffer.concat([u32(1), latin1('free'), u32(0), u32(24), Buffer.alloc(8)]);
     const withLarge = Buffer.concat([file.subarray(0, 24), free, file.subarray(24)]);
     expect(read(withLarge, 3, 'image/heif')).toEqual(meta(30, 20));
+  });
+
+  it('refuses boxes whose size is shorter than their header (64-bit or not) instead of looping on them', () => {
+    const ftyp = heif([ispe(30, 20)], [1]).subarray(0, 24);
+    for (const bad of [0, 8].map((large) => Buffer.concat([u32(1), latin1('free'), u32(0), u32(large)])).concat(Buffer.concat([u32(4), latin1('free')]))) {
+      expect(isUnreadable(thrown(() => read(Buffer.concat([ftyp, bad, Buffer.alloc(64)]), 5, 'image/heic')))).toBe(true);
+    }
   });
 
   it('refuses a primary item without ispe, or with a zero size', () => {
@@ -262,6 +279,75 @@ describe('the bound', () => {
   });
 });
 
+describe('a header far into the file (TIFF IFD after the pixels, HEIF meta after mdat)', () => {
+  /** A TIFF 30 x 20, orientation 6, whose IFD0 lies at `ifd` with its 300 dpi rationals at `values`. */
+  function tiff(littleEndian: boolean, ifd: number, values = ifd + 2 + 6 * 12 + 4, length = Math.max(ifd, values) + 200): Buffer {
+    const file = Buffer.alloc(length);
+    const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+    file.write(littleEndian ? 'II' : 'MM', 'latin1');
+    view.setUint16(2, 42, littleEndian);
+    view.setUint32(4, ifd, littleEndian);
+    view.setUint16(ifd, 6, littleEndian);
+    const entries: [number, number, number][] = [[0x0100, 3, 30], [0x0101, 3, 20], [0x0112, 3, 6], [0x011a, 5, values], [0x011b, 5, values + 8], [0x0128, 3, 2]];
+    entries.forEach(([tag, type, value], i) => {
+      const at = ifd + 2 + i * 12;
+      view.setUint16(at, tag, littleEndian);
+      view.setUint16(at + 2, type, littleEndian);
+      view.setUint32(at + 4, 1, littleEndian);
+      if (type === 3) view.setUint16(at + 8, value, littleEndian);
+      else view.setUint32(at + 8, value, littleEndian);
+    });
+    for (const at of [values, values + 8]) {
+      view.setUint32(at, 300, littleEndian);
+      view.setUint32(at + 4, 1, littleEndian);
+    }
+    return file;
+  }
+
+  /** Feeds `file` in chunks of `size`, checking the bound after each; the metadata or the error thrown. */
+  function feed(file: Uint8Array, type: string, size: number): ImageMetadata | unknown {
+    const reader = new ImageHeaderReader(type);
+    try {
+      for (let at = 0; at < file.length; at += size) {
+        const found = reader.add(file.subarray(at, at + size));
+        expect(reader.heldBytes).toBeLessThanOrEqual(IMAGE_HEADER_MAX_BYTES);
+        if (found) return found;
+      }
+      return reader.end();
+    } catch (error) {
+      return error;
+    }
+  }
+
+  it.each([true, false])('reads a 3 MB TIFF whose IFD follows the pixels (little-endian %s), holding at most the bound', (littleEndian) => {
+    const file = tiff(littleEndian, 3_000_000);
+    for (const size of [65_536, 1_000_003]) expect(feed(file, 'image/tiff', size)).toEqual(meta(20, 30, 6, 300));
+  });
+
+  it('reads the IFD even when it starts inside the head and reaches past the bound', () => {
+    const file = tiff(true, IMAGE_HEADER_MAX_BYTES - 20);
+    expect(feed(file, 'image/tiff', 100_000)).toEqual(meta(20, 30, 6, 300));
+  });
+
+  it('declares no density when the rationals lie before the IFD, in bytes that went by unheld', () => {
+    const file = tiff(true, 3_000_000, 2_000_000);
+    expect(feed(file, 'image/tiff', 65_536)).toEqual(meta(20, 30, 6));
+  });
+
+  it('refuses a TIFF whose IFD offset lies past its end', () => {
+    const file = tiff(true, 3_000_000).subarray(0, 2_000_000);
+    expect(isUnreadable(feed(file, 'image/tiff', 65_536))).toBe(true);
+  });
+
+  it('reads a HEIF whose meta box follows a 2 MB mdat', () => {
+    const file = heif([ispe(30, 20), irot(3)], [1, 2]);
+    const ftypEnd = 24;
+    const metaEnd = file.length - 24; // the mdat heif() appends is 24 bytes
+    const moved = Buffer.concat([file.subarray(0, ftypEnd), box('mdat', Buffer.alloc(2_000_000)), file.subarray(ftypEnd, metaEnd)]);
+    expect(feed(moved, 'image/heic', 65_536)).toEqual(meta(20, 30, 6));
+  });
+});
+
 describe('property: any bytes, any chunking', () => {
   const arbitraryChunks = fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 20 });
   /** Feeds `bytes` in the given chunk sizes: metadata with positive sizes, or a 415, never anything else. */
@@ -289,7 +375,7 @@ describe('property: any bytes, any chunking', () => {
         arbitraryChunks,
         (name, changes, sizes) => {
           const bytes = fixture(name);
-          for (const [at, value] of changes) bytes[at % Math.min(bytes.length, 2048)] = value;
+          for (const [at, value] of changes) bytes[at % (bytes.length <= 8192 ? bytes.length : 2048)] = value; // the 60 KiB file: its head
           const result = outcome(bytes, typeOf(fixture(name)), sizes);
           expect(result).toEqual(outcome(bytes, typeOf(fixture(name)), [bytes.length]));
           if (result !== 'unreadable') {
@@ -300,6 +386,24 @@ describe('property: any bytes, any chunking', () => {
           }
         },
       ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('random ISO-BMFF boxes (sizes 0, 1, short, long) after ftyp read or are refused with 415, the same whatever the chunking', () => {
+    const ftyp = fixture('heic.heic').subarray(0, 28);
+    const randomBox = fc.record({
+      size: fc.oneof(fc.constantFrom(0, 1, 4, 8, 16), fc.nat(80)),
+      large: fc.nat(80),
+      type: fc.constantFrom('free', 'meta', 'mdat', 'iprp', 'ipco', 'ipma', 'pitm', 'ispe', 'irot'),
+      body: fc.uint8Array({ maxLength: 60 }),
+    });
+    fc.assert(
+      fc.property(fc.array(randomBox, { maxLength: 6 }), arbitraryChunks, (boxes, sizes) => {
+        const body = boxes.map(({ size, large, type, body }) => Buffer.concat([u32(size), latin1(type), size === 1 ? Buffer.concat([u32(0), u32(large)]) : Buffer.alloc(0), body]));
+        const bytes = Buffer.concat([ftyp, ...body]);
+        expect(outcome(bytes, 'image/heic', sizes)).toEqual(outcome(bytes, 'image/heic', [bytes.length]));
+      }),
       { numRuns: 2000 },
     );
   });

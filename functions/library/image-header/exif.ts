@@ -3,7 +3,7 @@
  * PNG (eXIf) and WebP (EXIF). Only IFD0 is read: it holds the main image's Orientation, X/YResolution and
  * ResolutionUnit (and, in a TIFF file, its ImageWidth/ImageLength); IFD1 describes an EXIF thumbnail.
  */
-import { ByteView, CENTIMETRES_PER_INCH, MalformedHeader, toDpi } from './bytes.ts';
+import { ByteView, CENTIMETRES_PER_INCH, MalformedHeader, OutOfReach, toDpi } from './bytes.ts';
 import { NO_DENSITY, validOrientation, type Density } from './metadata.ts';
 
 export interface TiffTags {
@@ -22,6 +22,20 @@ const UNITS_PER_INCH: Record<number, number> = { 2: 1, 3: CENTIMETRES_PER_INCH }
 const MAX_ENTRIES = 1000;
 const EXIF_PREFIX = 'Exif\0\0';
 
+/**
+ * A RATIONAL stored at `at`; undefined when its denominator is 0, or when it lies in bytes that went by
+ * before the IFD was reached (a TIFF read from a window at its IFD): the resolution is then undeclared.
+ */
+function rational(tiff: ByteView, at: number): number | undefined {
+  try {
+    const denominator = tiff.u32(at + 4);
+    return denominator > 0 ? tiff.u32(at) / denominator : undefined;
+  } catch (error) {
+    if (error instanceof OutOfReach) return undefined;
+    throw error;
+  }
+}
+
 /** Reads IFD0 of the TIFF structure starting at `start` in `view` (whose offsets count from `start`). */
 export function readTiffTags(view: ByteView, start: number): TiffTags {
   const order = view.ascii(start, 2);
@@ -31,7 +45,7 @@ export function readTiffTags(view: ByteView, start: number): TiffTags {
   const ifd = start + tiff.u32(start + 4);
   const count = tiff.u16(ifd);
   if (count === 0 || count > MAX_ENTRIES) throw new MalformedHeader(`IFD0 with ${count} entries`);
-  tiff.need(ifd + 2 + count * 12);
+  tiff.need(ifd, ifd + 2 + count * 12);
 
   const values = new Map<number, number>();
   for (let entry = ifd + 2; entry < ifd + 2 + count * 12; entry += 12) {
@@ -41,9 +55,8 @@ export function readTiffTags(view: ByteView, start: number): TiffTags {
     if (type === TYPE.short) values.set(tag, tiff.u16(entry + 8));
     else if (type === TYPE.long) values.set(tag, tiff.u32(entry + 8));
     else if (type === TYPE.rational) {
-      const at = start + tiff.u32(entry + 8);
-      const denominator = tiff.u32(at + 4);
-      if (denominator > 0) values.set(tag, tiff.u32(at) / denominator);
+      const value = rational(tiff, start + tiff.u32(entry + 8));
+      if (value !== undefined) values.set(tag, value);
     }
   }
 
@@ -62,7 +75,7 @@ export function readTiffTags(view: ByteView, start: number): TiffTags {
  */
 export function readEmbeddedExif(view: ByteView, start: number, end: number): TiffTags | undefined {
   try {
-    const block = view.block(end);
+    const block = view.block(start, end);
     return readTiffTags(block, block.ascii(start, 6) === EXIF_PREFIX ? start + EXIF_PREFIX.length : start);
   } catch (error) {
     if (error instanceof MalformedHeader) return undefined;

@@ -20,13 +20,12 @@ interface Box {
 function box(view: ByteView, at: number, parentEnd: number): Box {
   const size = view.u32(at);
   const type = view.ascii(at + 4, 4);
-  if (size === 1) {
-    if (view.u32(at + 8) !== 0) throw new MalformedHeader(`${type} box beyond 4 GiB`);
-    return { type, body: at + 16, end: at + view.u32(at + 12) };
-  }
-  const end = size === 0 ? parentEnd : at + size; // size 0: up to the end of the enclosing box or file
-  if (size !== 0 && size < 8) throw new MalformedHeader(`${type} box of ${size} bytes`);
-  return { type, body: at + 8, end };
+  const large = size === 1; // a 64-bit size follows the type
+  if (large && view.u32(at + 8) !== 0) throw new MalformedHeader(`${type} box beyond 4 GiB`);
+  const body = at + (large ? 16 : 8);
+  const end = size === 0 ? parentEnd : at + (large ? view.u32(at + 12) : size); // size 0: up to the end of the enclosing box or file
+  if (end < body) throw new MalformedHeader(`${type} box of ${end - at} bytes`);
+  return { type, body, end };
 }
 
 /** The boxes directly inside [start, end). */
@@ -34,7 +33,6 @@ function children(view: ByteView, start: number, end: number): Box[] {
   const found: Box[] = [];
   for (let at = start; at < end; ) {
     const child = box(view, at, end);
-    if (child.end <= at) throw new MalformedHeader(`${child.type} box without a size`);
     found.push(child);
     at = child.end;
   }
