@@ -9,6 +9,7 @@ import { libraryContracts } from './library.ts';
 import { libraryPullContracts } from './library-pull.ts';
 import { libraryReadContracts } from './library-read.ts';
 import { orderContracts } from './order.ts';
+import { userLibraryContracts } from './user-library.ts';
 
 export interface RouteContract {
   principal?: 'user' | 'apiKey';
@@ -52,4 +53,7 @@ export const contracts: Record<string, RouteContract> = {
   'complete-library-upload': libraryContracts.completeUpload,
   'get-library-item': libraryReadContracts.getItem,
   'get-builder': libraryReadContracts.getBuilder,
+  'claim-library-items': userLibraryContracts.claim,
+  'list-library': userLibraryContracts.list,
+  'delete-library-item': userLibraryContracts.delete,
 };

@@ -22,7 +22,7 @@ export interface PrintSize {
   heightMm: number;
 }
 
-async function readable(item: library.StoredItem): Promise<ReadableItem> {
+export async function readable(item: library.StoredItem): Promise<ReadableItem> {
   const seconds = config.downloadUrlSeconds;
   // Taken before signing: the URL's own clock starts a moment later, so it never expires before this.
   const downloadExpiresAt = Date.now() + seconds * 1000;
