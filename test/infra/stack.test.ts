@@ -88,6 +88,14 @@ describe('routes', () => {
     expect(ofType('AWS::ApiGateway::Method')).toHaveLength(routes.length);
   });
 
+  it('puts two credentials on one resource: GET /library/{itemGuid} behind the API-key authorizer, DELETE behind the bearer one', () => {
+    const methods = stack.api.restApi.methods.filter((m) => m.resource.path === '/library/{itemGuid}');
+    const authorizerOf = (httpMethod: string) => resources[logicalId(methods.find((m) => m.httpMethod === httpMethod)!)].Properties.AuthorizerId;
+    expect(methods.map((m) => m.httpMethod).sort()).toEqual(['DELETE', 'GET']);
+    expect(authorizerOf('GET')).toEqual(ref(stack.authorizers.apiKey as unknown as IConstruct));
+    expect(authorizerOf('DELETE')).toEqual(ref(stack.authorizers.user as unknown as IConstruct));
+  });
+
   it('bundles each function from its handler module, ESM on Node.js 24 / arm64 with tracing and its own log group', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       const properties = fn.Properties;
