@@ -1,7 +1,7 @@
 /**
- * Figures 1 and 2, on one in-process world: DynamoDB round trips and capacity per endpoint (with 10 and
+ * Figures 1 to 3, on one in-process world: DynamoDB round trips and capacity per endpoint (with 10 and
  * with 10,000 other users' baskets in the table), then handler overhead against the same DynamoDB calls
- * sent bare.
+ * sent bare, then GET /library's cost per page with 100 and 10,000 items in the user's library.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -15,6 +15,7 @@ import { startWorld, type World } from './support/world.ts';
 import { BUILDER_ITEMS, buildScenarios, seedOtherBaskets, type Scenario } from './support/scenarios.ts';
 import { DynamoProbe, waves, replay, type DynamoCall } from './support/dynamo-probe.ts';
 import { progress } from './support/progress.ts';
+import { libraryPageFigure } from './support/library-page.ts';
 
 const FEW_OTHERS = 10;
 const MANY_OTHERS = 10_000;
@@ -192,7 +193,8 @@ export async function run(): Promise<Figure[]> {
     for (const scenario of scenarios) many.set(scenario, await storageFigures(world, scenario));
     const storage = storageFigure(scenarios, few, many);
     const overhead = await overheadFigure(world, scenarios);
-    return [storage, overhead];
+    const libraryPage = await libraryPageFigure(world);
+    return [storage, overhead, libraryPage];
   } finally {
     await world.close();
   }
