@@ -77,7 +77,7 @@ export async function libraryPageFigure(world: World): Promise<Figure> {
     { name: `${label}: capacity growth from ${FEW_ITEMS} to ${MANY_ITEMS} items`, measured: many.capacity - few.capacity, limit: 0, kind: 'max', shown: `${few.capacity} → ${many.capacity} units` },
   ];
   return {
-    title: "3. GET /library: cost per page against the size of the user's library",
+    title: "1b. GET /library: cost per page against the size of the user's library",
     howToRead:
       `One page of GET /library (the default 50 items, newest first) handled in-process, once with ${FEW_ITEMS} and once with ${MANY_ITEMS.toLocaleString('en')} items in the user's library, ` +
       "the entries seeded straight through the store as a claim writes them (a copy of each item record in the user's partition). " +
