@@ -89,6 +89,20 @@ describe('POST /library/claim', () => {
     expect(guidsOf((await list(alice)).body)).toContain(itemGuids[0]);
   });
 
+  it('lets exactly one of two users claiming the same link at once have it; the same user twice at once gets the same items', async () => {
+    const { itemGuids, url } = await push(3);
+    const [first, second] = [await newUser(), await newUser()];
+    const answers = await Promise.all([claim(first, url), claim(second, url)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const winner = answers[0]!.status === 200 ? first : second;
+    expect(guidsOf((await list(winner)).body).sort()).toEqual([...itemGuids].sort());
+
+    const again = await push(2);
+    const same = await Promise.all([claim(first, again.url), claim(first, again.url)]);
+    expect(same.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(same.map((answer) => guidsOf(answer.body))).toEqual([again.itemGuids, again.itemGuids]);
+  });
+
   it("leaves out an item another user holds when a link minted over several uploads is claimed", async () => {
     const [mine, theirs] = [await push(1), await push(1)];
     expect((await claim(bob, theirs.url)).status).toBe(200);
