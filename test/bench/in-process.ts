@@ -22,7 +22,7 @@ const MANY_OTHERS = 10_000;
 const OVERHEAD_ROUNDS = 150;
 const WARM_UP_ROUNDS = 10;
 const OVERHEAD_BUDGET = 1.3;
-const SINGLE_REQUEST = new Set(['get-basket', 'list-baskets', 'list-orders', 'get-order']);
+const SINGLE_REQUEST = new Set(['get-basket', 'list-baskets', 'list-orders', 'get-order', 'list-library']);
 const LINE_CHANGES = new Set(['add-basket-line', 'update-basket-line', 'delete-basket-line']);
 
 function assertOk(scenario: Scenario, result: { statusCode: number; body: string }): void {
