@@ -11,6 +11,7 @@ import { libraryPullContracts } from './library-pull.ts';
 import { libraryReadContracts } from './library-read.ts';
 import { orderContracts } from './order.ts';
 import { nameSchemas, responseSchemas } from './common.ts';
+import { userLibraryContracts } from './user-library.ts';
 
 export interface RouteContract {
   /** The route's credential (the route table's `credential`; a test keeps them equal). */
@@ -65,4 +66,7 @@ export const contracts: Record<string, RouteContract> = {
   'complete-library-upload': libraryContracts.completeUpload,
   'get-library-item': libraryReadContracts.getItem,
   'get-builder': libraryReadContracts.getBuilder,
+  'claim-library-items': userLibraryContracts.claim,
+  'list-library': userLibraryContracts.list,
+  'delete-library-item': userLibraryContracts.delete,
 };

@@ -23,7 +23,7 @@ export interface PrintSize {
 }
 
 /** The items with their download URLs, signed together. */
-async function readable(items: library.StoredItem[]): Promise<ReadableItem[]> {
+export async function readable(items: library.StoredItem[]): Promise<ReadableItem[]> {
   const seconds = config.downloadUrlSeconds;
   // Taken before signing: the URLs' own clock starts a moment later, so none expires before this.
   const downloadExpiresAt = Date.now() + seconds * 1000;

@@ -73,18 +73,18 @@ export interface UploadResult {
   createdAt: number;
 }
 
-const itemKey = (itemGuid: string) => ({ PK: `LIBITEM#${itemGuid}`, SK: 'LIBITEM' });
+export const itemKey = (itemGuid: string) => ({ PK: `LIBITEM#${itemGuid}`, SK: 'LIBITEM' });
 const anonymousUserKey = (id: string) => ({ PK: `ANONUSER#${id}`, SK: 'ANONUSER' });
-const builderLinkKey = (token: string) => ({ PK: `BUILDER#${token}`, SK: 'BUILDER' });
+export const builderLinkKey = (token: string) => ({ PK: `BUILDER#${token}`, SK: 'BUILDER' });
 const uploadKey = (itemGuid: string) => ({ PK: `UPLOAD#${itemGuid}`, SK: 'UPLOAD' });
 const intentKey = (anonymousUserId: string) => ({ PK: `INGEST#${anonymousUserId}`, SK: 'INGEST' });
 
-function strip<T>(item: Record<string, unknown>): T {
+export function strip<T>(item: Record<string, unknown>): T {
   const { PK: _pk, SK: _sk, Type: _type, TtlEpochSeconds: _ttl, ...rest } = item;
   return rest as T;
 }
 
-const toRecord = (key: { PK: string; SK: string }, type: string, record: object, ttlAt?: number): Record<string, unknown> => ({
+export const toRecord = (key: { PK: string; SK: string }, type: string, record: object, ttlAt?: number): Record<string, unknown> => ({
   ...key,
   Type: type,
   ...(ttlAt !== undefined ? { TtlEpochSeconds: ttlSeconds(ttlAt) } : {}),
@@ -100,7 +100,7 @@ async function putRecord(key: { PK: string; SK: string }, type: string, record: 
 }
 
 /** Plain puts (see putRecord) in BatchWriteItem chunks of 25 sent side by side, finishing UnprocessedItems. */
-async function putRecords(records: Record<string, unknown>[]): Promise<void> {
+export async function putRecords(records: Record<string, unknown>[]): Promise<void> {
   const tableName = config.tableName;
   const chunks: Record<string, unknown>[][] = [];
   for (let start = 0; start < records.length; start += 25) chunks.push(records.slice(start, start + 25));
@@ -117,7 +117,7 @@ async function putRecords(records: Record<string, unknown>[]): Promise<void> {
   );
 }
 
-const deleteRecord = (key: { PK: string; SK: string }) => dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
+export const deleteRecord = (key: { PK: string; SK: string }) => dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
 
 /** BatchGetItem in chunks of 100, finishing UnprocessedKeys; cost is bounded by the keys asked for. */
 async function batchGet(keys: { PK: string; SK: string }[]): Promise<Record<string, unknown>[]> {

@@ -46,6 +46,7 @@ const TABLE_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Delete
 const OBJECT_ACTIONS: Record<NonNullable<Grants['bucket']>, string[]> = {
   read: ['s3:GetObject'],
   put: ['s3:PutObject'],
+  delete: ['s3:DeleteObject'],
   write: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject'],
   readwrite: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject'],
 };
@@ -55,9 +56,10 @@ export const leadingKeys = (prefixes: readonly string[]) => ({ 'ForAllValues:Str
 
 /**
  * Which image objects `grants` reaches: a read handler only signs downloads of library objects, never of
- * large-file uploads not verified yet (`uploads/`); the others work on both.
+ * large-file uploads not verified yet (`uploads/`), and an erasing one only deletes library objects; the
+ * others work on both.
  */
-export const grantedObjectKeys = (grants: Grants): string => (grants.bucket === 'read' ? 'library/*' : '*');
+export const grantedObjectKeys = (grants: Grants): string => (grants.bucket === 'read' || grants.bucket === 'delete' ? 'library/*' : '*');
 
 /** The IAM actions `grants` allows, by resource: the table (and its indexes), image objects, the bucket, the bus. */
 export function grantedActions(grants: Grants): { table: string[]; objects: string[]; bucket: string[]; bus: string[] } {

@@ -1,7 +1,7 @@
 /**
- * Figures 1 and 2, on one in-process world: DynamoDB round trips and capacity per endpoint (with 10 and
+ * Figures 1, 1b and 2, on one in-process world: DynamoDB round trips and capacity per endpoint (with 10 and
  * with 10,000 other users' baskets in the table), then handler overhead against the same DynamoDB calls
- * sent bare.
+ * sent bare, then GET /library's cost per page with 100 and 10,000 items in the user's library.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -16,13 +16,14 @@ import { BUILDER_ITEMS, buildScenarios, seedOtherBaskets, type Scenario } from '
 import { DynamoProbe, waves, replay, type DynamoCall } from './support/dynamo-probe.ts';
 import { progress } from './support/progress.ts';
 import { MANY_ORDERS, orderPagesFigure } from './support/order-pages.ts';
+import { libraryPageFigure } from './support/library-page.ts';
 
 const FEW_OTHERS = 10;
 const MANY_OTHERS = 10_000;
 const OVERHEAD_ROUNDS = 150;
 const WARM_UP_ROUNDS = 10;
 const OVERHEAD_BUDGET = 1.3;
-const SINGLE_REQUEST = new Set(['get-basket', 'list-baskets', 'list-orders', 'get-order']);
+const SINGLE_REQUEST = new Set(['get-basket', 'list-baskets', 'list-orders', 'get-order', 'list-library']);
 const LINE_CHANGES = new Set(['add-basket-line', 'update-basket-line', 'delete-basket-line']);
 /** A checkout was GetItem → PutItem before it repriced its lines; repricing may add one round trip. */
 const CHECKOUT_ROUND_TRIPS = 2 + 1;
@@ -199,7 +200,8 @@ export async function run(): Promise<Figure[]> {
     progress(`  seeding ${MANY_ORDERS} orders of one user`);
     const orderPages = await orderPagesFigure(world);
     const overhead = await overheadFigure(world, scenarios);
-    return [storage, orderPages, overhead];
+    const libraryPage = await libraryPageFigure(world);
+    return [storage, orderPages, libraryPage, overhead];
   } finally {
     await world.close();
   }

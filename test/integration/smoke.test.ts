@@ -160,6 +160,7 @@ describe('smoke flow', () => {
       'builder',
       'library read',
       'builder resolution (internal key)',
+      'user library (claim, list, delete)',
     ]);
   });
 

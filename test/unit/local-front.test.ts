@@ -26,6 +26,25 @@ describe('route matching', () => {
   });
 });
 
+describe('two credentials on one resource', () => {
+  it('routes GET /library/{itemGuid} (library key) and DELETE /library/{itemGuid} (bearer token) apart, and each policy allows only its own', () => {
+    const guid = '3f2b9c0d8e7a4b1c9d0e1f2a3b4c5d6e';
+    expect(matchRoute(routes, 'DELETE', `/library/${guid}`)).toMatchObject({ route: { handler: 'delete-library-item', credential: 'user' } });
+    expect(matchRoute(routes, 'GET', `/library/${guid}`)).toMatchObject({ route: { handler: 'get-library-item', credential: 'library' } });
+    expect(matchRoute(routes, 'GET', '/library')).toMatchObject({ route: { handler: 'list-library' } });
+    expect(matchRoute(routes, 'GET', '/library/claim')).toBe('method-not-allowed');
+    const user = policyFor({ userId: 'alice' }, arn('GET', '/library'));
+    const library = policyFor({ apiKey: { id: 'k', name: 'app', scope: 'library' } }, arn('GET', `/library/${guid}`));
+    expect(isAllowed(user, arn('DELETE', `/library/${guid}`))).toBe(true);
+    expect(isAllowed(user, arn('GET', `/library/${guid}`))).toBe(false);
+    expect(isAllowed(user, arn('POST', '/library/claim'))).toBe(true);
+    expect(isAllowed(library, arn('GET', `/library/${guid}`))).toBe(true);
+    expect(isAllowed(library, arn('DELETE', `/library/${guid}`))).toBe(false);
+    expect(isAllowed(library, arn('GET', '/library'))).toBe(false);
+    expect(isAllowed(library, arn('POST', '/library/claim'))).toBe(false);
+  });
+});
+
 describe('authorizer policies', () => {
   it('match execute-api resources with * spanning path segments', () => {
     expect(resourceMatches('arn:x/stage/GET/basket/*', 'arn:x/stage/GET/basket/abc')).toBe(true);
