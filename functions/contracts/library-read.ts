@@ -43,7 +43,9 @@ export const LibraryItemReadQuery = z
   .check(z.refine((query) => (query.printWidthMm === undefined) === (query.printHeightMm === undefined), { message: 'printWidthMm and printHeightMm go together', path: ['printHeightMm'] }));
 
 export const BuilderPath = z.object({
-  token: z.pipe(z.string().check(z.regex(/^[0-9a-fA-F]{32}$/, 'must be a product builder token (32 hexadecimal characters)')), z.transform((token: string) => token.toLowerCase())),
+  token: z
+    .pipe(z.string().check(z.regex(/^[0-9a-fA-F]{32}$/, 'must be a product builder token (32 hexadecimal characters)')), z.transform((token: string) => token.toLowerCase()))
+    .check(z.meta({ description: 'The last path segment of a ProductBuilderUrl (32 hexadecimal characters)' })),
 });
 
 export const BuilderLinkOut = z.object({
