@@ -100,6 +100,14 @@ export const config = {
   get uploadExpirySeconds() {
     return intEnv('UPLOAD_EXPIRY_SECONDS', 900);
   },
+  /** Library reads: how long a presigned download URL (DownloadUrl) stays valid. */
+  get downloadUrlSeconds() {
+    return intEnv('DOWNLOAD_URL_SECONDS', 900);
+  },
+  /** Print quality: the least effective pixels per inch rated Good, and Fair (below it: Poor). */
+  get printThresholds() {
+    return { good: intEnv('PRINT_GOOD_PPI', 300), fair: intEnv('PRINT_FAIR_PPI', 150) };
+  },
   /** Local stand-ins (dynalite, s3rver); unset in AWS. */
   get dynamoDbEndpoint() {
     return env('DYNAMODB_ENDPOINT');
