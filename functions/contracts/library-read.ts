@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { GuidOut, nameSchemas, responseSchemas, WireDateOut } from './common.ts';
 import { LibraryItemOut, LibraryItemPath, toLibraryItemOut } from './library.ts';
 import { formatDate } from '../shared/dates.ts';
-import type { ReadableItem, ResolvedBuilder } from '../services/library-read-service.ts';
+import type { ReadableItem, ResolvedBuilder } from '../domain/library-read.ts';
 
 const Pixels = z.int().check(z.meta({ description: 'Pixels as displayed: EXIF orientation 5-8 and HEIF rotation by 90 or 270 degrees swap the stored width and height' }));
 const Dpi = z.nullable(z.number().check(z.meta({ description: 'Dots per inch the file declares (JFIF, EXIF, PNG pHYs, TIFF); null when it declares none' })));

@@ -3,8 +3,7 @@ import * as z from 'zod/mini';
 import { GuidOut, NextCursorOut, PageQuery } from './common.ts';
 import { LibraryItemPath } from './library.ts';
 import { LibraryItemReadOut, toLibraryItemReadOut } from './library-read.ts';
-import type { LibraryPage } from '../services/user-library-service.ts';
-import type { ReadableItem } from '../services/library-read-service.ts';
+import type { LibraryPage, ReadableItem } from '../domain/library-read.ts';
 
 export const LIBRARY_PAGE_DEFAULT = 50;
 

@@ -7,6 +7,7 @@ import { notFound } from '../shared/errors.ts';
 import { newSecretId } from '../shared/ids.ts';
 import { config } from '../shared/config.ts';
 import * as library from '../store/library-store.ts';
+import type { StoredItem } from '../domain/library-read.ts';
 
 export const builderUrl = (token: string): string => `${config.checkoutUrl}/builder/${token}`;
 
@@ -17,7 +18,7 @@ export async function builderUrlForItems(apiKeyId: string, itemGuids: string[]):
   const missing = wanted.filter((guid) => !found.has(guid));
   if (missing.length > 0) throw notFound('LibraryItemNotFound', `No library item ${missing.join(', ')}.`);
   const token = newSecretId();
-  const owners = [...new Set(wanted.map((guid) => (found.get(guid) as library.StoredItem).ownerId))];
+  const owners = [...new Set(wanted.map((guid) => (found.get(guid) as StoredItem).ownerId))];
   await library.putBuilderLink({ token, apiKeyId, itemGuids: wanted, anonymousUserIds: owners, createdAt: Date.now() });
   return builderUrl(token);
 }

@@ -5,17 +5,10 @@
  */
 import { notFound } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
-import { printQuality, type PrintQuality } from '../domain/print-quality.ts';
+import { printQuality } from '../domain/print-quality.ts';
+import type { ReadableItem, ResolvedBuilder, StoredItem } from '../domain/library-read.ts';
 import * as library from '../store/library-store.ts';
 import { presignDownloads } from '../store/image-object-store.ts';
-
-/** A stored item as the reads answer it. */
-export interface ReadableItem {
-  item: library.StoredItem;
-  downloadUrl: string;
-  downloadExpiresAt: number;
-  printQuality?: PrintQuality;
-}
 
 export interface PrintSize {
   widthMm: number;
@@ -23,7 +16,7 @@ export interface PrintSize {
 }
 
 /** The items with their download URLs, signed together. */
-export async function readable(items: library.StoredItem[]): Promise<ReadableItem[]> {
+export async function readable(items: StoredItem[]): Promise<ReadableItem[]> {
   const seconds = config.downloadUrlSeconds;
   // Taken before signing: the URLs' own clock starts a moment later, so none expires before this.
   const downloadExpiresAt = Date.now() + seconds * 1000;
@@ -39,13 +32,6 @@ export async function readItem(apiKeyId: string, itemGuid: string, print?: Print
   if (!item || item.apiKeyId !== apiKeyId) throw itemNotFound(itemGuid);
   const [read] = (await readable([item])) as [ReadableItem];
   return print ? { ...read, printQuality: printQuality(item, print, config.printThresholds) } : read;
-}
-
-export interface ResolvedBuilder {
-  token: string;
-  createdAt: number;
-  /** In the order the URL was minted; items deleted since are left out. */
-  items: ReadableItem[];
 }
 
 /**

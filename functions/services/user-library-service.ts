@@ -10,7 +10,8 @@ import { settleBounded } from '../shared/settle-bounded.ts';
 import { deleteItem } from '../store/library-store.ts';
 import { deleteImageObject } from '../store/image-object-store.ts';
 import * as userLibrary from '../store/user-library-store.ts';
-import { readable, type ReadableItem } from './library-read-service.ts';
+import { readable } from './library-read-service.ts';
+import type { LibraryPage, ReadableItem } from '../domain/library-read.ts';
 
 /** Items claimed side by side (a link names at most LIBRARY_MAX_ITEMS or MAX_BUILDER_ITEMS items). */
 const CLAIM_CONCURRENCY = 10;
@@ -51,11 +52,6 @@ export async function claimLink(userId: string, productBuilderUrl: string): Prom
   await userLibrary.putLibraryRefs(userId, items);
   await userLibrary.putLibraryEntries(userId, items);
   return readable(items);
-}
-
-export interface LibraryPage {
-  items: ReadableItem[];
-  nextCursor?: string;
 }
 
 /** One page of the user's items, newest first (item creation time, then guid): one Query, presigning in process. */

@@ -54,3 +54,17 @@ export const apiKeyNameKey = (name: string): TableKey => ({ PK: `APIKEYNAME#${ke
 export const API_KEYS_INDEX_PK = 'APIKEYS';
 
 export const idempotencyKey = (digest: string): TableKey => ({ PK: `${KEYS.idempotency}${digest}`, SK: 'IDEMPOTENCY' });
+
+// The image library: item records, their anonymous owners, builder links, ingest intents, pending uploads.
+export const libraryItemKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.libraryItem}${itemGuid}`, SK: 'LIBITEM' });
+export const anonymousUserKey = (anonymousUserId: string): TableKey => ({ PK: `${KEYS.anonymousUser}${anonymousUserId}`, SK: 'ANONUSER' });
+export const builderLinkKey = (token: string): TableKey => ({ PK: `${KEYS.builder}${token}`, SK: 'BUILDER' });
+export const ingestIntentKey = (anonymousUserId: string): TableKey => ({ PK: `${KEYS.ingest}${anonymousUserId}`, SK: 'INGEST' });
+export const uploadKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.upload}${itemGuid}`, SK: 'UPLOAD' });
+
+// The signed-in user's library partition: an entry per item (sorted by upload time) and a reference per item.
+export const libraryUserPk = (userId: string) => `${KEYS.libraryUser}${keyPart(userId)}`;
+export const LIBRARY_ENTRY_PREFIX = 'ITEM#';
+export const libraryEntrySortKey = (item: { createdAt: number; itemGuid: string }) => `${LIBRARY_ENTRY_PREFIX}${String(item.createdAt).padStart(13, '0')}#${item.itemGuid}`;
+export const libraryEntryKey = (userId: string, sortKey: string): TableKey => ({ PK: libraryUserPk(userId), SK: sortKey });
+export const libraryRefKey = (userId: string, itemGuid: string): TableKey => ({ PK: libraryUserPk(userId), SK: `REF#${itemGuid}` });

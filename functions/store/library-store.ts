@@ -11,21 +11,15 @@
  * What such a request leaves behind is swept once its intent (or its pending upload) expires: the TTL
  * deletion reaches the sweeper through the table's stream (services/library-sweep-service.ts).
  */
-import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { ttlSeconds } from './table.ts';
+import { batchGetItems, batchPutItems } from './batch.ts';
+import { anonymousUserKey, builderLinkKey, ingestIntentKey, libraryItemKey, uploadKey } from './keys.ts';
+import { fromItem, toItem, type TableKey } from './table.ts';
+import { writeIf } from './writes.ts';
 import type { LibraryItem } from '../domain/library.ts';
-
-export interface StoredItem extends LibraryItem {
-  apiKeyId: string;
-  /** The anonymous user the push or pull created. */
-  ownerId: string;
-  objectKey: string;
-  fileName?: string;
-  createdAt: number;
-}
+import type { StoredItem } from '../domain/library-read.ts';
 
 export interface AnonymousUser {
   anonymousUserId: string;
@@ -73,76 +67,24 @@ export interface UploadResult {
   createdAt: number;
 }
 
-export const itemKey = (itemGuid: string) => ({ PK: `LIBITEM#${itemGuid}`, SK: 'LIBITEM' });
-const anonymousUserKey = (id: string) => ({ PK: `ANONUSER#${id}`, SK: 'ANONUSER' });
-export const builderLinkKey = (token: string) => ({ PK: `BUILDER#${token}`, SK: 'BUILDER' });
-const uploadKey = (itemGuid: string) => ({ PK: `UPLOAD#${itemGuid}`, SK: 'UPLOAD' });
-const intentKey = (anonymousUserId: string) => ({ PK: `INGEST#${anonymousUserId}`, SK: 'INGEST' });
-
-export function strip<T>(item: Record<string, unknown>): T {
-  const { PK: _pk, SK: _sk, Type: _type, TtlEpochSeconds: _ttl, ...rest } = item;
-  return rest as T;
-}
-
-export const toRecord = (key: { PK: string; SK: string }, type: string, record: object, ttlAt?: number): Record<string, unknown> => ({
-  ...key,
-  Type: type,
-  ...(ttlAt !== undefined ? { TtlEpochSeconds: ttlSeconds(ttlAt) } : {}),
-  ...record,
-});
-
 /**
  * Every key here holds a fresh random guid or token, so a plain PutItem never meets another request's
  * record, and repeating it (a replayed upload completion) writes the same thing again.
  */
-async function putRecord(key: { PK: string; SK: string }, type: string, record: object, ttlAt?: number): Promise<void> {
-  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: toRecord(key, type, record, ttlAt) }));
+async function putRecord(key: TableKey, type: string, record: object, ttlAt?: number): Promise<void> {
+  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: toItem(key, type, record, ttlAt) }));
 }
 
-/** Plain puts (see putRecord) in BatchWriteItem chunks of 25 sent side by side, finishing UnprocessedItems. */
-export async function putRecords(records: Record<string, unknown>[]): Promise<void> {
-  const tableName = config.tableName;
-  const chunks: Record<string, unknown>[][] = [];
-  for (let start = 0; start < records.length; start += 25) chunks.push(records.slice(start, start + 25));
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let pending = chunk.map((Item) => ({ PutRequest: { Item } }));
-      // UnprocessedItems only appear under throttling; the SDK's own retries back off, this loop just finishes the batch.
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 5) throw new Error('BatchWriteItem left items unprocessed');
-        const result = await dynamo.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-        pending = (result.UnprocessedItems?.[tableName] ?? []) as typeof pending;
-      }
-    }),
-  );
-}
-
-export const deleteRecord = (key: { PK: string; SK: string }) => dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
-
-/** BatchGetItem in chunks of 100, finishing UnprocessedKeys; cost is bounded by the keys asked for. */
-async function batchGet(keys: { PK: string; SK: string }[]): Promise<Record<string, unknown>[]> {
-  const tableName = config.tableName;
-  const found: Record<string, unknown>[] = [];
-  for (let start = 0; start < keys.length; start += 100) {
-    let pending: Record<string, unknown>[] = keys.slice(start, start + 100);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 5) throw new Error('BatchGetItem left keys unprocessed');
-      const result = await dynamo.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
-      found.push(...(result.Responses?.[tableName] ?? []));
-      pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-    }
-  }
-  return found;
-}
+export const deleteRecord = (key: TableKey) => dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
 
 // ---- Item records, anonymous users, builder links ----
 
 /** A request's items and its builder link in one round trip, before their owner (the commit point) exists. */
 export const putItemsAndBuilderLink = (items: StoredItem[], link: BuilderLink) =>
-  putRecords([...items.map((item) => toRecord(itemKey(item.itemGuid), 'LibraryItem', item)), toRecord(builderLinkKey(link.token), 'BuilderLink', link)]);
-export const deleteItem = (itemGuid: string) => deleteRecord(itemKey(itemGuid));
-export const putIngestIntent = (intent: IngestIntent, sweepAt: number) => putRecord(intentKey(intent.anonymousUserId), 'IngestIntent', intent, sweepAt);
-export const deleteIngestIntent = (anonymousUserId: string) => deleteRecord(intentKey(anonymousUserId));
+  batchPutItems([...items.map((item) => toItem(libraryItemKey(item.itemGuid), 'LibraryItem', item)), toItem(builderLinkKey(link.token), 'BuilderLink', link)]);
+export const deleteItem = (itemGuid: string) => deleteRecord(libraryItemKey(itemGuid));
+export const putIngestIntent = (intent: IngestIntent, sweepAt: number) => putRecord(ingestIntentKey(intent.anonymousUserId), 'IngestIntent', intent, sweepAt);
+export const deleteIngestIntent = (anonymousUserId: string) => deleteRecord(ingestIntentKey(anonymousUserId));
 export const putAnonymousUser = (user: AnonymousUser) => putRecord(anonymousUserKey(user.anonymousUserId), 'AnonymousUser', user);
 export const deleteAnonymousUser = (id: string) => deleteRecord(anonymousUserKey(id));
 export const putBuilderLink = (link: BuilderLink) => putRecord(builderLinkKey(link.token), 'BuilderLink', link);
@@ -155,20 +97,20 @@ export async function anonymousUserExists(anonymousUserId: string): Promise<bool
 
 export async function getBuilderLink(token: string): Promise<BuilderLink | undefined> {
   const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: builderLinkKey(token), ConsistentRead: true }));
-  return result.Item ? strip<BuilderLink>(result.Item) : undefined;
+  return result.Item ? fromItem<BuilderLink>(result.Item) : undefined;
 }
 
 /**
  * The item records among `itemGuids`, committed or not, in no particular order (one BatchGetItem per 100).
  * Only for guids that name committed items by construction (a builder link's, see services/library-read-service.ts).
  */
-export const getItems = async (itemGuids: string[]): Promise<StoredItem[]> => (await batchGet(itemGuids.map(itemKey))).map((record) => strip<StoredItem>(record));
+export const getItems = async (itemGuids: string[]): Promise<StoredItem[]> => (await batchGetItems(itemGuids.map(libraryItemKey))).map((record) => fromItem<StoredItem>(record));
 
 /** The committed items among `itemGuids` (two BatchGetItem rounds: the items, then their owners). */
 export async function getCommittedItems(itemGuids: string[]): Promise<StoredItem[]> {
   const items = await getItems(itemGuids);
   const ownerIds = [...new Set(items.map((item) => item.ownerId))];
-  const owners = new Set((await batchGet(ownerIds.map(anonymousUserKey))).map((record) => strip<AnonymousUser>(record).anonymousUserId));
+  const owners = new Set((await batchGetItems(ownerIds.map(anonymousUserKey))).map((record) => fromItem<AnonymousUser>(record).anonymousUserId));
   return items.filter((item) => owners.has(item.ownerId));
 }
 
@@ -178,27 +120,21 @@ export const putUpload = (upload: PendingUpload, sweepAt: number) => putRecord(u
 
 export async function getUpload(itemGuid: string): Promise<PendingUpload | undefined> {
   const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: uploadKey(itemGuid), ConsistentRead: true }));
-  return result.Item ? strip<PendingUpload>(result.Item) : undefined;
+  return result.Item ? fromItem<PendingUpload>(result.Item) : undefined;
 }
 
 /** One conditional UpdateItem on the upload record; false when the condition does not hold. */
-async function updateUploadIf(itemGuid: string, update: string, condition: string, values: Record<string, unknown>): Promise<boolean> {
-  try {
-    await dynamo.send(
-      new UpdateCommand({
-        TableName: config.tableName,
-        Key: uploadKey(itemGuid),
-        UpdateExpression: update,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: { '#result': 'result' },
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+function updateUploadIf(itemGuid: string, update: string, condition: string, values: Record<string, unknown>): Promise<boolean> {
+  return writeIf(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: uploadKey(itemGuid),
+      UpdateExpression: update,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: { '#result': 'result' },
+      ExpressionAttributeValues: values,
+    }),
+  );
 }
 
 /** Takes the upload for one complete call (its claim is `now`); false when another call holds a fresh claim or it is decided. */

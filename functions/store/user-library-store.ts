@@ -8,12 +8,15 @@
  *   both from the guid alone, also when a DELETE that died half way already removed the item record.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { keyPart } from './table.ts';
+import { fromItem, toItem, type TableKey } from './table.ts';
+import { batchPutItems } from './batch.ts';
+import { builderLinkKey, LIBRARY_ENTRY_PREFIX, libraryEntryKey, libraryEntrySortKey, libraryItemKey, libraryRefKey, libraryUserPk } from './keys.ts';
+import { sendIfCondition } from './writes.ts';
 import { queryPage, type PageRange } from './query.ts';
-import { builderLinkKey, deleteRecord, itemKey, putRecords, strip, toRecord, type BuilderLink, type StoredItem } from './library-store.ts';
+import { deleteRecord, type BuilderLink } from './library-store.ts';
+import type { StoredItem } from '../domain/library-read.ts';
 
 export interface ClaimedItem extends StoredItem {
   userId: string;
@@ -30,23 +33,12 @@ export interface LibraryRef {
   objectKey: string;
 }
 
-export const ENTRY_PREFIX = 'ITEM#';
-const userPk = (userId: string) => `LIBUSER#${keyPart(userId)}`;
-export const entrySortKey = (item: { createdAt: number; itemGuid: string }) => `${ENTRY_PREFIX}${String(item.createdAt).padStart(13, '0')}#${item.itemGuid}`;
-const entryKey = (userId: string, sortKey: string) => ({ PK: userPk(userId), SK: sortKey });
-const refKey = (userId: string, itemGuid: string) => ({ PK: userPk(userId), SK: `REF#${itemGuid}` });
-
 /** One conditional UpdateItem answering the record as it is afterwards; undefined when the condition fails. */
-async function updateIf<T>(key: { PK: string; SK: string }, update: string, condition: string, values: Record<string, unknown>): Promise<T | undefined> {
-  try {
-    const result = await dynamo.send(
-      new UpdateCommand({ TableName: config.tableName, Key: key, UpdateExpression: update, ConditionExpression: condition, ExpressionAttributeValues: values, ReturnValues: 'ALL_NEW' }),
-    );
-    return strip<T>(result.Attributes ?? {});
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
+async function updateIf<T>(key: TableKey, update: string, condition: string, values: Record<string, unknown>): Promise<T | undefined> {
+  const result = await sendIfCondition(
+    new UpdateCommand({ TableName: config.tableName, Key: key, UpdateExpression: update, ConditionExpression: condition, ExpressionAttributeValues: values, ReturnValues: 'ALL_NEW' }),
+  );
+  return result ? fromItem<T>(result.Attributes ?? {}) : undefined;
 }
 
 /**
@@ -67,25 +59,25 @@ export async function claimBuilderLink(token: string, userId: string, now: numbe
 
 /** The item becomes this user's unless another user holds it or it was deleted: then undefined. */
 export const claimItem = (itemGuid: string, userId: string): Promise<ClaimedItem | undefined> =>
-  updateIf<ClaimedItem>(itemKey(itemGuid), 'SET userId = :user', 'attribute_exists(PK) AND (attribute_not_exists(userId) OR userId = :user)', { ':user': userId });
+  updateIf<ClaimedItem>(libraryItemKey(itemGuid), 'SET userId = :user', 'attribute_exists(PK) AND (attribute_not_exists(userId) OR userId = :user)', { ':user': userId });
 
 /** The references of claimed items: plain puts of the same content on every retry. */
 export const putLibraryRefs = (userId: string, items: ClaimedItem[]) =>
-  putRecords(items.map((item) => toRecord(refKey(userId, item.itemGuid), 'LibraryRef', { itemGuid: item.itemGuid, entrySortKey: entrySortKey(item), objectKey: item.objectKey } satisfies LibraryRef)));
+  batchPutItems(items.map((item) => toItem(libraryRefKey(userId, item.itemGuid), 'LibraryRef', { itemGuid: item.itemGuid, entrySortKey: libraryEntrySortKey(item), objectKey: item.objectKey } satisfies LibraryRef)));
 
 /** The listing entries of claimed items (copies of their records): plain puts, safe to repeat. */
 export const putLibraryEntries = (userId: string, items: ClaimedItem[]) =>
-  putRecords(items.map((item) => toRecord(entryKey(userId, entrySortKey(item)), 'LibraryEntry', item)));
+  batchPutItems(items.map((item) => toItem(libraryEntryKey(userId, libraryEntrySortKey(item)), 'LibraryEntry', item)));
 
 export async function getLibraryRef(userId: string, itemGuid: string): Promise<LibraryRef | undefined> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: refKey(userId, itemGuid), ConsistentRead: true }));
-  return result.Item ? strip<LibraryRef>(result.Item) : undefined;
+  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: libraryRefKey(userId, itemGuid), ConsistentRead: true }));
+  return result.Item ? fromItem<LibraryRef>(result.Item) : undefined;
 }
 
-export const deleteLibraryEntry = (userId: string, sortKey: string) => deleteRecord(entryKey(userId, sortKey));
-export const deleteLibraryRef = (userId: string, itemGuid: string) => deleteRecord(refKey(userId, itemGuid));
+export const deleteLibraryEntry = (userId: string, sortKey: string) => deleteRecord(libraryEntryKey(userId, sortKey));
+export const deleteLibraryRef = (userId: string, itemGuid: string) => deleteRecord(libraryRefKey(userId, itemGuid));
 
-const libraryRange = (userId: string): PageRange => ({ partitionKey: 'PK', partitionValue: userPk(userId), sortKey: 'SK', sortKeyPrefix: ENTRY_PREFIX });
+const libraryRange = (userId: string): PageRange => ({ partitionKey: 'PK', partitionValue: libraryUserPk(userId), sortKey: 'SK', sortKeyPrefix: LIBRARY_ENTRY_PREFIX });
 
 /** One page of the user's items, newest first: one Query (see store/query.ts for the cursor's checks). */
 export async function queryLibraryPage(userId: string, page: { limit: number; cursor?: string | undefined }): Promise<{ items: ClaimedItem[]; nextCursor?: string }> {
@@ -94,12 +86,12 @@ export async function queryLibraryPage(userId: string, page: { limit: number; cu
     {
       TableName: config.tableName,
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': range.partitionValue, ':prefix': ENTRY_PREFIX },
+      ExpressionAttributeValues: { ':pk': range.partitionValue, ':prefix': LIBRARY_ENTRY_PREFIX },
       ScanIndexForward: false,
       ConsistentRead: true,
     },
     range,
     page,
   );
-  return { items: result.items.map((record) => strip<ClaimedItem>(record)), ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {}) };
+  return { items: result.items.map((record) => fromItem<ClaimedItem>(record)), ...(result.nextCursor !== undefined ? { nextCursor: result.nextCursor } : {}) };
 }
