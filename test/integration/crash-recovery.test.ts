@@ -4,10 +4,13 @@
  * workload, then the audit: every write acknowledged before (and after) the kill is there, every basket
  * total is the sum of its lines, every completed checkout made exactly one order, no stray S3 object.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ensureTableAndBucket, LOCAL_AWS_ENV, startLocalStorage } from '../../lib/local/storage.ts';
+import { listObjectKeys } from '../support/store-snapshot.ts';
 import { audit, formatReport, killServer, newClients, prepare, runWorkload, startServer, stopServer, Target, type ServerProcess } from '../soak/workload.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'photo-commerce-crash-test-'));
@@ -46,3 +49,30 @@ it('loses no acknowledged write when the server is killed with SIGKILL mid-workl
   expect(result.problems, report).toEqual([]);
   expect(stats.requests, report).toBeGreaterThan(50);
 }, 120_000);
+
+it('restarts on storage a kill left in the middle of an S3 PUT, without the object that PUT never acknowledged', async () => {
+  const storageDir = mkdtempSync(join(tmpdir(), 'photo-commerce-torn-put-'));
+  const bucket = 'photo-commerce-images';
+  try {
+    let storage = await startLocalStorage({ dataDir: storageDir });
+    await ensureTableAndBucket(storage, 'photo-commerce', bucket);
+    const s3 = new S3Client({ endpoint: storage.s3Endpoint, region: LOCAL_AWS_ENV.AWS_REGION, forcePathStyle: true, credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY } });
+    for (const key of ['library/owner/whole', 'library/owner/torn']) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: key }));
+    s3.destroy();
+    await storage.close();
+    // What SIGKILL between the open (which truncates) and the write of the metadata file leaves behind.
+    const objectDir = join(storageDir, 's3', bucket, 'library', 'owner');
+    expect(readdirSync(objectDir)).toContain('torn._S3rver_metadata.json');
+    writeFileSync(join(objectDir, 'torn._S3rver_metadata.json'), '');
+
+    storage = await startLocalStorage({ dataDir: storageDir });
+    try {
+      await ensureTableAndBucket(storage, 'photo-commerce', bucket);
+      expect([...(await listObjectKeys(storage, bucket)).keys()]).toEqual(['library/owner/whole']);
+    } finally {
+      await storage.close();
+    }
+  } finally {
+    rmSync(storageDir, { recursive: true, force: true });
+  }
+});
