@@ -5,11 +5,17 @@
  * read of bytes that went by without being held throws OutOfReach. Parsers never see an index error, a NaN
  * or a partial value.
  */
+import type { ImageMetadata } from './metadata.ts';
 
 /** The parser needs the file's bytes [from, to) before it can answer. */
 export class NeedMoreBytes extends Error {
   readonly from: number;
   readonly to: number;
+  /**
+   * What the parser knows already and may answer when the bytes it asks for lie past the bound: set by a
+   * format whose size comes first and whose later fields are optional (PNG).
+   */
+  known: ImageMetadata | undefined;
   constructor(from: number, to: number) {
     super(`need bytes ${from} to ${to}`);
     this.from = from;

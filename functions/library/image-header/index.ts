@@ -131,8 +131,7 @@ export class ImageHeaderReader {
   /** Runs the parser; on "need more bytes" remembers what for, skipping ahead to them when they lie beyond the head. */
   private attempt(chunk: Uint8Array, at: number): void {
     try {
-      this.result = this.parse(new ByteView(this.held));
-      this.held = new HeldBytes(); // the header is read: hold nothing more
+      this.answer(this.parse(new ByteView(this.held)));
     } catch (error) {
       if (error instanceof MalformedHeader) this.fail(error.message);
       if (!(error instanceof NeedMoreBytes) || this.held.final) throw error;
@@ -142,9 +141,17 @@ export class ImageHeaderReader {
       if (!skipping && error.to <= IMAGE_HEADER_MAX_BYTES) return; // the head is still filling
       if (skipping && error.from >= held.windowStart && error.to <= held.windowStart + IMAGE_HEADER_MAX_BYTES - held.head.length) return; // the window is still filling
       const canSkip = this.skipsAhead && error.from >= HEAD_KEPT_WHEN_SKIPPING && error.to - error.from <= IMAGE_HEADER_MAX_BYTES - HEAD_KEPT_WHEN_SKIPPING;
-      if (skipping || !canSkip) this.fail(`no complete header within ${IMAGE_HEADER_MAX_BYTES} bytes${skipping ? ` from byte ${held.windowStart}` : ''}`);
+      if (skipping || !canSkip) {
+        if (error.known) return this.answer(error.known);
+        this.fail(`no complete header within ${IMAGE_HEADER_MAX_BYTES} bytes${skipping ? ` from byte ${held.windowStart}` : ''}`);
+      }
       this.skipTo(error.from, chunk, at);
     }
+  }
+
+  private answer(metadata: ImageMetadata): void {
+    this.result = metadata;
+    this.held = new HeldBytes(); // the header is read: hold nothing more
   }
 
   /** Keeps the head's first bytes and holds the file from `from` on, with the bytes of it already held or in `chunk`. */
