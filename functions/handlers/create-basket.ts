@@ -1,4 +1,4 @@
-import { idempotentEndpoint } from '../shared/idempotency.ts';
+import { idempotentEndpoint } from '../http/idempotency.ts';
 import { metrics } from '../shared/powertools.ts';
 import { createBasket } from '../services/basket-service.ts';
 import { basketContracts, toBasketOut } from '../contracts/basket.ts';

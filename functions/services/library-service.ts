@@ -21,7 +21,7 @@ import {
   type ItemFailure,
   type LibraryItem,
 } from '../domain/library.ts';
-import { ApiError, badRequest, conflict, notFound, payloadTooLarge, unsupportedMediaType } from '../shared/errors.ts';
+import { DomainError, badRequest, conflict, notFound, payloadTooLarge, unsupportedMediaType } from '../shared/errors.ts';
 import { newGuid, newSecretId } from '../shared/ids.ts';
 import { config } from '../shared/config.ts';
 import { logger, metrics } from '../shared/powertools.ts';
@@ -31,7 +31,7 @@ import { builderUrl } from './builder-service.ts';
 /**
  * One image of a request. `open` is called once, when a concurrency slot is free, and must give the
  * image's bytes as a byte stream. A failure that is the client's (bad URL, refused address, too large)
- * is thrown by `open`, or emitted by the stream, as an ApiError: its message becomes that index's Reason.
+ * is thrown by `open`, or emitted by the stream, as a DomainError: its message becomes that index's Reason.
  * Any other error is treated as the service's own and fails the whole request with a 500.
  * The stream is destroyed when its bytes are not wanted (not an image, over the cap, request failed).
  */
@@ -157,11 +157,11 @@ class ImageMeter extends Transform {
   readonly contentMd5 = (): string | undefined => this.digest?.toString('base64');
 }
 
-/** The ApiError behind a stream failure: the one a source or the meter raised, not the SDK's wrapping of it. */
+/** The DomainError behind a stream failure: the one a source or the meter raised, not the SDK's wrapping of it. */
 function clientError(error: unknown, ...streams: Readable[]): unknown {
   for (const stream of streams) {
     const cause = (stream as Readable & { errored?: unknown }).errored;
-    if (cause instanceof ApiError) return cause;
+    if (cause instanceof DomainError) return cause;
   }
   return error;
 }
@@ -340,13 +340,13 @@ export async function ingestImages(
   const { settled, count, listError } = await settleBounded(sources, options.concurrency ?? 4, config.libraryMaxItems, (source) => storeImage(source, maxBytes, ingest));
   const images = settled.flatMap(({ outcome }) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   const rejected = settled.flatMap(({ index, outcome }) => (outcome.status === 'rejected' ? [{ index, reason: outcome.reason as unknown }] : []));
-  const internal = rejected.find(({ reason }) => !(reason instanceof ApiError));
+  const internal = rejected.find(({ reason }) => !(reason instanceof DomainError));
   if (listError !== undefined || rejected.length > 0 || count === 0) {
     await rollBack(objectsOf(ingest), intentOf(ingest));
     if (internal) throw internal.reason;
     if (listError !== undefined) throw listError;
     if (count === 0) throw badRequest('NoImages', 'The request carries no image.');
-    const failures: ItemFailure[] = rejected.map(({ index, reason }) => ({ index, error: reason as ApiError }));
+    const failures: ItemFailure[] = rejected.map(({ index, reason }) => ({ index, error: reason as DomainError }));
     throw failedItemsError(failures, count);
   }
 
@@ -415,7 +415,7 @@ async function verifyUploadedObject(objectKey: string, maxBytes: number): Promis
     await pipeline(await library.openObject(objectKey, head.etag), meter, new Writable({ write: (_chunk, _encoding, done) => done() }));
   } catch (error) {
     // A polyglot is refused like any other non-image: its bytes are not kept.
-    if (error instanceof ApiError && error.status === 415) await library.deleteImageObject(objectKey);
+    if (error instanceof DomainError && error.kind === 'UnsupportedMedia') await library.deleteImageObject(objectKey);
     throw error;
   }
   return { mimeType, size: meter.byteCount, md5: meter.md5(), etag: head.etag };

@@ -100,6 +100,14 @@ export const config = {
   get uploadExpirySeconds() {
     return intEnv('UPLOAD_EXPIRY_SECONDS', 900);
   },
+  /** The EventBridge bus domain events go to (AWS). */
+  get eventBusName() {
+    return env('EVENT_BUS_NAME');
+  },
+  /** Local: the file domain events are appended to, one JSON line each, when no bus is set. */
+  get eventsFile() {
+    return env('EVENTS_FILE');
+  },
   /** Local stand-ins (dynalite, s3rver); unset in AWS. */
   get dynamoDbEndpoint() {
     return env('DYNAMODB_ENDPOINT');

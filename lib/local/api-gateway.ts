@@ -14,8 +14,11 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import type { Route } from '../../functions/routes.ts';
 import { isAllowed, type PolicyDocument } from '../../functions/auth/policy.ts';
-import { errorResponse, JSON_CONTENT_TYPE, preflightHeaders, withCors } from '../../functions/shared/http.ts';
-import { ApiError, forbidden, payloadTooLarge, unauthorized } from '../../functions/shared/errors.ts';
+import { preflightHeaders, withCors } from '../../functions/http/cors.ts';
+import { errorAnswer, errorResponse } from '../../functions/http/errors.ts';
+import { gatewayAnswer } from '../../functions/http/gateway-answers.ts';
+import { JSON_CONTENT_TYPE } from '../../functions/http/json.ts';
+import { DomainError, payloadTooLarge } from '../../functions/shared/errors.ts';
 import { callersOf, Throttle, throttleSettingsFromEnv, type ThrottleSettings } from './throttle.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -84,7 +87,7 @@ const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 /** CORS preflight: the methods the path takes, or 404 for a path no route has. */
 function preflight(routes: readonly Route[], path: string, origin: string | undefined): APIGatewayProxyResult {
   const methods = HTTP_METHODS.filter((method) => typeof matchRoute(routes, method, path) === 'object');
-  if (methods.length === 0) return errorResponse(new ApiError(404, 'RouteNotFound', `No route OPTIONS ${path}.`));
+  if (methods.length === 0) return gatewayAnswer('RouteNotFound', `No route OPTIONS ${path}.`);
   return { statusCode: 204, headers: preflightHeaders(origin, methods), body: '' };
 }
 
@@ -206,8 +209,8 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
     const method = (request.method ?? 'GET').toUpperCase();
     if (method === 'OPTIONS') return preflight(options.routes, url.pathname, request.headers.origin);
     const match = matchRoute(options.routes, method, url.pathname);
-    if (match === undefined) return errorResponse(new ApiError(404, 'RouteNotFound', `No route ${method} ${url.pathname}.`));
-    if (match === 'method-not-allowed') return errorResponse(new ApiError(405, 'MethodNotAllowed', `${method} is not allowed on ${url.pathname}.`));
+    if (match === undefined) return gatewayAnswer('RouteNotFound', `No route ${method} ${url.pathname}.`);
+    if (match === 'method-not-allowed') return errorAnswer(405, 'MethodNotAllowed', `${method} is not allowed on ${url.pathname}.`);
     const { route, pathParameters } = match;
 
     const { headers, multiValueHeaders } = headersOf(request);
@@ -252,10 +255,10 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
           requestContext: requestContext as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
         });
       } catch (error) {
-        if ((error as Error).message === 'Unauthorized') return errorResponse(unauthorized());
+        if ((error as Error).message === 'Unauthorized') return gatewayAnswer('Unauthorized');
         throw error;
       }
-      if (!isAllowed(result.policyDocument as PolicyDocument, methodArn)) return errorResponse(forbidden());
+      if (!isAllowed(result.policyDocument as PolicyDocument, methodArn)) return gatewayAnswer('Forbidden');
       requestContext.authorizer = { ...(result.context ?? {}), principalId: result.principalId };
       throttle.take(callersOf(requestContext.authorizer));
     }
@@ -284,7 +287,7 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
     const requestId = randomUUID();
     handle(request, requestId)
       .catch((error: unknown) => {
-        if (!(error instanceof ApiError)) console.error(`[local api] ${request.method} ${request.url} failed:`, error);
+        if (!(error instanceof DomainError)) console.error(`[local api] ${request.method} ${request.url} failed:`, error);
         return errorResponse(error);
       })
       .then(async (result) => {
@@ -307,9 +310,9 @@ function answerUnparsable(error: Error & { code?: string }, socket: Duplex): voi
     return;
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const result = errorResponse(
-    tooLarge ? new ApiError(431, 'RequestHeaderFieldsTooLarge', 'The request line and headers are too large.') : new ApiError(400, 'MalformedRequest', 'The request could not be parsed as HTTP.'),
-  );
+  const result = tooLarge
+    ? errorAnswer(431, 'RequestHeaderFieldsTooLarge', 'The request line and headers are too large.')
+    : errorAnswer(400, 'MalformedRequest', 'The request could not be parsed as HTTP.');
   const body = Buffer.from(result.body ?? '', 'utf8');
   const head = [`HTTP/1.1 ${result.statusCode} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}`, `Content-Type: ${JSON_CONTENT_TYPE}`, `Content-Length: ${body.length}`, 'Connection: close', '', ''];
   socket.end(Buffer.concat([Buffer.from(head.join('\r\n'), 'latin1'), body]));

@@ -1,12 +1,12 @@
 /**
  * CORS: allowed origins come from CORS_ALLOWED_ORIGINS (none by default), are echoed exactly, and never
  * come with credentials, for `*` or otherwise. Actual responses get their headers from the HTTP layer
- * (functions/shared/http.ts); preflights and the front's own refusals from the local front, as API
+ * (functions/http/endpoint.ts); preflights and the front's own refusals from the local front, as API
  * Gateway answers them in AWS.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
-import { endpoint } from '../../functions/shared/http.ts';
+import { endpoint } from '../../functions/http/endpoint.ts';
 import { badRequest } from '../../functions/shared/errors.ts';
 import { lambdaContext } from '../../lib/local/api-gateway.ts';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';

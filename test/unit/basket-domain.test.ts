@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addLine, basketTotalMinor, changeLine, isExpired, MAX_LINES, newBasket, removeLine, repriceLines, type Clock, type ProjectPrice } from '../../functions/domain/basket.ts';
-import { ApiError } from '../../functions/shared/errors.ts';
+import { DomainError } from '../../functions/shared/errors.ts';
 
 const clock: Clock = { now: 1_000_000, ttlMs: 60 * 86_400_000 };
 const later: Clock = { ...clock, now: clock.now + 5_000 };
@@ -11,7 +11,7 @@ const codeOf = (fn: () => unknown): string | undefined => {
   try {
     fn();
   } catch (error) {
-    return (error as ApiError).code;
+    return (error as DomainError).code;
   }
   return undefined;
 };
