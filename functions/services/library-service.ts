@@ -25,6 +25,7 @@ import { DomainError, badRequest, conflict, notFound, payloadTooLarge, unsupport
 import { newGuid, newSecretId } from '../shared/ids.ts';
 import { config } from '../shared/config.ts';
 import { logger, metrics } from '../shared/powertools.ts';
+import { METRIC } from '../shared/metric-names.ts';
 import * as library from '../store/library-store.ts';
 import { builderUrl } from './builder-service.ts';
 
@@ -315,8 +316,8 @@ async function writeCommit(ingest: Pick<Ingest, 'apiKeyId' | 'anonymousUserId' |
 }
 
 function recordMetrics(items: LibraryItem[]): void {
-  metrics.addMetric('ImagesStored', 'Count', items.length);
-  metrics.addMetric('ImageBytesStored', 'Bytes', items.reduce((sum, item) => sum + item.size, 0));
+  metrics.addMetric(METRIC.ImagesStored, 'Count', items.length);
+  metrics.addMetric(METRIC.ImageBytesStored, 'Bytes', items.reduce((sum, item) => sum + item.size, 0));
 }
 
 const resultOf = (ingest: { anonymousUserId: string; token: string }, images: StoredImage[]): IngestResult => ({

@@ -16,13 +16,10 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { Construct } from 'constructs';
 import type { Grants, TableGrant } from '../../functions/routes.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/metric-names.ts';
 import { LAMBDA_NODE_OPTIONS } from '../lambda-runtime.ts';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Service name and metrics namespace the Powertools singletons read (functions/shared/powertools.ts). */
-export const SERVICE_NAME = 'photo-commerce';
-export const METRICS_NAMESPACE = 'PhotoCommerce';
 
 /**
  * The esbuild options every function shares. ESM needs `require` for the few CommonJS dependencies that

@@ -30,11 +30,9 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { Endpoint } from './api.ts';
 import type { LibrarySweeper } from './library-sweeper.ts';
-import { METRICS_NAMESPACE, SERVICE_NAME, type EndpointFunction } from './endpoint-function.ts';
+import type { EndpointFunction } from './endpoint-function.ts';
+import { BUSINESS_BYTES, BUSINESS_COUNTS, METRICS_NAMESPACE, SERVICE_NAME, SWEEPER_COUNTS } from '../../functions/shared/metric-names.ts';
 
-/** Business metrics the handlers emit (`metrics.addMetric(...)`), in the order the dashboard shows them. */
-export const BUSINESS_COUNTS = ['BasketsCreated', 'BasketLinesAdded', 'Checkouts', 'OrdersCreated', 'OrderStatusChanges', 'ImagesStored'] as const;
-export const BUSINESS_BYTES = ['ImageBytesStored'] as const;
 
 /** API Gateway refusals, counted from the access log (its `errorType` field). */
 export const GATEWAY_REFUSALS_METRIC = 'GatewayRefusals';
@@ -278,7 +276,7 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Library sweeper: uncommitted requests and items removed',
-        left: ['LibraryLeftoversSwept', 'LibraryItemsSwept'].map(business),
+        left: SWEEPER_COUNTS.map(business),
         right: [sweeper.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'dead letters' })],
         ...wide,
       }),
