@@ -4,7 +4,8 @@
  * REQUEST authorizer with the same policy evaluation (401 when it refuses, 403 when its policy leaves
  * the route out), throttled per API key and per user (429, like a usage plan), and handed to the
  * route's handler with the authorizer context in `requestContext.authorizer`. It answers CORS
- * preflights (OPTIONS) itself, as API Gateway does in AWS. Like API Gateway it authorizes before it
+ * preflights (OPTIONS) itself, as API Gateway does in AWS, and adds CORS headers to its own answers only:
+ * a handler's answer passes as the handler wrote it, so one that forgot them fails here as in AWS. Like API Gateway it authorizes before it
  * reads the body, and reads (and discards) the body of a request it refuses before answering, so a
  * client still sending a large body gets the JSON error, not a reset.
  */
@@ -198,11 +199,16 @@ function send(response: ServerResponse, result: APIGatewayProxyResult, requestId
   response.end(body);
 }
 
+/** A handler's answer, which the front passes on untouched (its own answers get CORS headers). */
+interface HandlerAnswer {
+  fromHandler: APIGatewayProxyResult;
+}
+
 export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
   const stage = options.stage ?? 'local';
   const throttle = new Throttle(options.throttle ?? throttleSettingsFromEnv());
 
-  async function handle(request: IncomingMessage, requestId: string): Promise<APIGatewayProxyResult> {
+  async function handle(request: IncomingMessage, requestId: string): Promise<APIGatewayProxyResult | HandlerAnswer> {
     const early = options.beforeRoute?.(request);
     if (early) return early;
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
@@ -280,7 +286,7 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
       isBase64Encoded: binary && body.length > 0,
     };
     const handler = await options.loadHandler(route.handler);
-    return handler(event, lambdaContext(route.handler));
+    return { fromHandler: await handler(event, lambdaContext(route.handler)) };
   }
 
   const server = createServer((request, response) => {
@@ -290,10 +296,11 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
         if (!(error instanceof DomainError)) console.error(`[local api] ${request.method} ${request.url} failed:`, error);
         return errorResponse(error);
       })
-      .then(async (result) => {
+      .then(async (answer) => {
         if (!(await discardBody(request, DISCARD_LIMIT_BYTES))) response.setHeader('Connection', 'close');
-        // API Gateway's own answers (401, 403, 429, ...) carry the CORS headers too (gateway responses in AWS).
-        send(response, withCors(result, request.headers as Record<string, string | undefined>), requestId);
+        // API Gateway's own answers (401, 403, 429, ...) carry the CORS headers (gateway responses in AWS).
+        const result = 'fromHandler' in answer ? answer.fromHandler : withCors(answer, request.headers as Record<string, string | undefined>);
+        send(response, result, requestId);
       });
   });
   server.on('clientError', answerUnparsable);
