@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { addLine, basketTotalMinor, changeLine, isExpired, MAX_LINES, newBasket, removeLine, repriceLines, type Clock, type ProjectPrice } from '../../functions/domain/basket.ts';
+import { addLine, basketTotalMinor, changeLine, isExpired, MAX_LINES, newBasket, removeLine, repriceLines, type SaveTime, type ProjectPrice } from '../../functions/domain/basket.ts';
 import { DomainError } from '../../functions/shared/errors.ts';
 
-const clock: Clock = { now: 1_000_000, ttlMs: 60 * 86_400_000 };
-const later: Clock = { ...clock, now: clock.now + 5_000 };
+const clock: SaveTime = { now: 1_000_000, ttlMs: 60 * 86_400_000 };
+const later: SaveTime = { ...clock, now: clock.now + 5_000 };
 const book: ProjectPrice = { projectGuid: 'a'.repeat(32), unitPriceMinor: 2999, version: 3 };
 const canvas: ProjectPrice = { projectGuid: 'b'.repeat(32), unitPriceMinor: 4950, version: 1 };
 
