@@ -1,6 +1,6 @@
 /**
- * Environment configuration, read once per cold start. Every variable is documented in the README's
- * configuration table; defaults are the ones that make `npm start` work.
+ * Environment configuration, read once per cold start. Every variable is documented in
+ * docs/configuration.md; defaults are the ones that make `npm start` work.
  */
 function env(name: string): string | undefined {
   const value = process.env[name];

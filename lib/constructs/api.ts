@@ -23,7 +23,7 @@ import { CORS_ALLOWED_HEADERS } from '../../functions/http/cors.ts';
 import { GATEWAY_ANSWERS, type GatewayAnswer } from '../../functions/http/gateway-answers.ts';
 import type { ServiceConfig } from '../service-config.ts';
 import type { Authorizers } from './authorizers.ts';
-import { EndpointFunction, type DataResources } from './endpoint-function.ts';
+import { HandlerFunction, type DataResources } from './handler-function.ts';
 
 export interface ApiProps {
   config: ServiceConfig;
@@ -34,7 +34,7 @@ export interface ApiProps {
 
 export interface Endpoint {
   route: Route;
-  endpoint: EndpointFunction;
+  endpoint: HandlerFunction;
 }
 
 /** Memory and timeout per route. Functions that move image bytes get more of both (memory buys CPU too). */
@@ -145,7 +145,7 @@ export class Api extends Construct {
 
     const shared = { CHECKOUT_URL: config.checkoutUrl, ...(config.corsAllowedOrigins.length > 0 ? { CORS_ALLOWED_ORIGINS: config.corsAllowedOrigins.join(',') } : {}) };
     this.endpoints = routes.map((route) => {
-      const endpoint = new EndpointFunction(this, `Endpoint-${route.handler}`, {
+      const endpoint = new HandlerFunction(this, `Endpoint-${route.handler}`, {
         handler: route.handler,
         namePrefix,
         description: `${route.method} ${route.path}: ${route.summary}`,

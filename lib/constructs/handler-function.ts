@@ -1,8 +1,8 @@
 /**
- * One Lambda function for one handler module of functions/handlers: an esbuild ESM bundle with the AWS
- * SDK inside (no dependence on the runtime's copy), minified, with source maps, on Node.js 24 / arm64,
- * X-Ray tracing, an explicit log group with retention, and its own role that starts with nothing but
- * writing to that log group. Access to data is added with `grant()` from the route table's `grants`.
+ * One Lambda function for one handler module of functions/handlers (a route's endpoint, the authorizer
+ * or the library sweeper): an esbuild ESM bundle with the AWS SDK inside (no dependence on the runtime's
+ * copy), minified, with source maps, on Node.js 24 / arm64, X-Ray tracing, an explicit log group with
+ * retention, and its own role that starts with nothing but writing to that log group. Access to data is added with `grant()` from the route table's `grants`.
  */
 import { fileURLToPath } from 'node:url';
 import { RemovalPolicy, type Duration } from 'aws-cdk-lib';
@@ -60,7 +60,7 @@ export function grantedActions(grants: Grants): { table: string[]; objects: stri
   };
 }
 
-export interface EndpointFunctionProps {
+export interface HandlerFunctionProps {
   /** Module name under functions/handlers/. */
   handler: string;
   /** Physical name prefix, e.g. `photo-commerce-dev`. */
@@ -78,14 +78,14 @@ export interface DataResources {
   bus: IEventBus;
 }
 
-export class EndpointFunction extends Construct {
+export class HandlerFunction extends Construct {
   /** The module name under functions/handlers/; labels it on the dashboard and in alarm names. */
   readonly handlerName: string;
   readonly function: NodejsFunction;
   readonly logGroup: LogGroup;
   readonly role: Role;
 
-  constructor(scope: Construct, id: string, props: EndpointFunctionProps) {
+  constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
     super(scope, id);
     this.handlerName = props.handler;
     const functionName = `${props.namePrefix}-${props.handler}`;
