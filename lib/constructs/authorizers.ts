@@ -21,7 +21,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { authorizerTableGrant, type Credential } from '../../functions/routes.ts';
-import { HandlerFunction } from './handler-function.ts';
+import { HandlerFunction, ROUTELESS_FUNCTIONS } from './handler-function.ts';
 
 export const API_KEY_HEADER = 'X-SERVICE-API-Key';
 
@@ -45,11 +45,8 @@ export class Authorizers extends Construct {
   constructor(scope: Construct, id: string, props: AuthorizersProps) {
     super(scope, id);
     this.handlerFunction = new HandlerFunction(this, 'Authorizer', {
-      handler: 'authorizer',
+      ...ROUTELESS_FUNCTIONS.authorizer,
       namePrefix: props.namePrefix,
-      description: 'REQUEST authorizer: bearer JWT (issuer JWKS) or X-SERVICE-API-Key (hashed in the table)',
-      memorySize: 512,
-      timeout: Duration.seconds(5),
       logRetention: props.logRetention,
       environment: {
         JWT_ISSUER: props.jwtIssuer,

@@ -5,7 +5,7 @@
  * retention, and its own role that starts with nothing but writing to that log group. Access to data is added with `grant()` from the route table's `grants`.
  */
 import { fileURLToPath } from 'node:url';
-import { RemovalPolicy, type Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -71,6 +71,22 @@ export interface HandlerFunctionProps {
   logRetention: RetentionDays;
   environment?: Record<string, string>;
 }
+
+/** The functions that serve no route (routes are sized in lib/constructs/api.ts): module, purpose and size. */
+export const ROUTELESS_FUNCTIONS = {
+  authorizer: {
+    handler: 'authorizer',
+    description: 'REQUEST authorizer: bearer JWT (issuer JWKS) or X-SERVICE-API-Key (hashed in the table)',
+    memorySize: 512,
+    timeout: Duration.seconds(5),
+  },
+  sweeper: {
+    handler: 'sweep-library-leftovers',
+    description: 'Table stream (TTL deletions of ingest intents and pending uploads): removes what uncommitted library requests left behind',
+    memorySize: 256,
+    timeout: Duration.minutes(1),
+  },
+} satisfies Record<string, Pick<HandlerFunctionProps, 'handler' | 'description' | 'memorySize' | 'timeout'>>;
 
 export interface DataResources {
   table: ITable;

@@ -15,7 +15,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SWEEPER_STREAM_FILTER } from '../../functions/contracts/library-sweep.ts';
 import { sweeperTableGrant } from '../../functions/routes.ts';
-import { HandlerFunction } from './handler-function.ts';
+import { HandlerFunction, ROUTELESS_FUNCTIONS } from './handler-function.ts';
 
 export interface LibrarySweeperProps {
   namePrefix: string;
@@ -30,12 +30,16 @@ export class LibrarySweeper extends Construct {
 
   constructor(scope: Construct, id: string, props: LibrarySweeperProps) {
     super(scope, id);
+    this.deadLetters = new Queue(this, 'DeadLetters', {
+      queueName: `${props.namePrefix}-library-sweeper-dlq`,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.handlerFunction = new HandlerFunction(this, 'Function', {
-      handler: 'sweep-library-leftovers',
+      ...ROUTELESS_FUNCTIONS.sweeper,
       namePrefix: props.namePrefix,
-      description: 'Table stream (TTL deletions of ingest intents and pending uploads): removes what uncommitted library requests left behind',
-      memorySize: 256,
-      timeout: Duration.minutes(1),
       logRetention: props.logRetention,
     });
     // GetItem of the owner, DeleteItem of items and builder links: it never writes.
@@ -46,13 +50,6 @@ export class LibrarySweeper extends Construct {
       new PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.bucket.bucketArn], conditions: { StringLike: { 's3:prefix': ['library/*'] } } }),
     );
 
-    this.deadLetters = new Queue(this, 'DeadLetters', {
-      queueName: `${props.namePrefix}-library-sweeper-dlq`,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
     this.handlerFunction.function.addEventSource(
       new DynamoEventSource(props.table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
