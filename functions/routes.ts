@@ -40,13 +40,14 @@ export interface TableGrant {
 
 /**
  * What a route's function may touch; the CDK stack grants exactly this and nothing more (a smoke test
- * checks each handler's real calls, and the keys they name, against it). Bucket (image objects): `put`
- * only signs presigned uploads; `write` streams objects in and deletes them when the request fails;
+ * checks each handler's real calls, and the keys they name, against it). Bucket (image objects): `read`
+ * only signs presigned downloads of library objects (a presigned URL carries its signer's rights); `put`
+ * only signs presigned uploads; `delete` only deletes library objects (erasure by their user); `write` streams objects in and deletes them when the request fails;
  * `readwrite` also reads them back.
  */
 export interface Grants {
   table?: TableGrant;
-  bucket?: 'put' | 'write' | 'readwrite';
+  bucket?: 'read' | 'put' | 'delete' | 'write' | 'readwrite';
   /** events:PutEvents on the service's bus. */
   events?: true;
 }
@@ -69,6 +70,7 @@ const tables = {
   orderRead: { read: [user] },
   orderStatus: { read: [order, user], write: [user] },
   library: { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  libraryRead: { read: LIBRARY_KEYS },
 } satisfies Record<string, TableGrant>;
 
 /** The API-key authorizer: a GetItem of the key's hash. */
@@ -117,7 +119,12 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/library/{itemGuid}/builder', handler: 'get-item-builder-url', credential: 'library', summary: 'Product builder URL for one library item', grants: { table: tables.library } },
   { method: 'POST', path: '/library/builder', handler: 'get-items-builder-url', credential: 'library', summary: 'Product builder URL for several library items', grants: { table: tables.library } },
   { method: 'POST', path: '/library/upload', handler: 'create-library-upload', credential: 'library', summary: 'Presigned S3 upload for an image above the push cap', grants: { table: tables.library, bucket: 'put' } },
+  { method: 'GET', path: '/library/{itemGuid}', handler: 'get-library-item', credential: 'library', summary: 'Read one library item: image metadata, a download URL, optionally its print quality', grants: { table: tables.libraryRead, bucket: 'read' } },
+  { method: 'GET', path: '/builder/{token}', handler: 'get-builder', credential: 'internal', summary: 'Resolve a product builder URL token to its library items', grants: { table: tables.libraryRead, bucket: 'read' } },
   { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library', grants: { table: tables.library, bucket: 'readwrite' } },
+  { method: 'POST', path: '/library/claim', handler: 'claim-library-items', credential: 'user', summary: "Move the items of a product builder URL into the user's library", grants: { table: tables.library, bucket: 'read' } },
+  { method: 'GET', path: '/library', handler: 'list-library', credential: 'user', summary: "List the user's library items, newest first, a page at a time", grants: { table: tables.libraryRead, bucket: 'read' } },
+  { method: 'DELETE', path: '/library/{itemGuid}', handler: 'delete-library-item', credential: 'user', summary: "Erase one of the user's library items: its records and its image", grants: { table: tables.library, bucket: 'delete' } },
 ];
 
 /** Content types API Gateway must pass through as binary (base64) rather than as UTF-8 text. */

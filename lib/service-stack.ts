@@ -92,6 +92,10 @@ export class ServiceStack extends Stack {
           reason:
             'Image objects are keyed by generated guids (library/<anonymous user>/<item>, uploads/<item>), unknown until the request; the grant covers objects of this one bucket and exists only on library functions.',
         },
+        {
+          id: `AwsSolutions-IAM5[Resource::${bucketArn}/library/*]`,
+          reason: 'The library read handlers sign download URLs (s3:GetObject only) for library objects, keyed by generated guids unknown until the request.',
+        },
       );
     }
   }

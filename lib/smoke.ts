@@ -4,7 +4,8 @@
  * the local service, so the deployed API and the local one are held to the same flow.
  *
  * It creates what it needs under fresh ids (a project price, a basket, an order, library items) and
- * leaves them: orders and library items cannot be deleted through the interface.
+ * leaves the order side: orders cannot be deleted through the interface. The library items it claims for
+ * the test user and then deletes (records and images).
  */
 import { createHash, randomUUID } from 'node:crypto';
 
@@ -85,6 +86,8 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
   let checkoutId = '';
   let orderGuid = '';
   const itemGuids: string[] = [];
+  let builderToken = '';
+  let builderUrl = '';
 
   await step('health', async () => {
     check((await call('GET', '/health')).Status === 'ok', 'health is not ok');
@@ -184,6 +187,37 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
     check(/^https?:\/\//.test(one.ProductBuilderUrl), `unexpected builder answer ${JSON.stringify(one)}`);
     const many = await call('POST', '/library/builder', { apiKey: options.apiKey, json: { Guids: itemGuids.map(hyphenate) } });
     check(/^https?:\/\//.test(many.ProductBuilderUrl), `unexpected builder answer ${JSON.stringify(many)}`);
+    builderUrl = many.ProductBuilderUrl;
+    builderToken = new URL(builderUrl).pathname.split('/').pop() ?? '';
+  });
+
+  await step('library read', async () => {
+    const { LibraryItem: item } = await call('GET', `/library/${itemGuids[0]}?printWidthMm=100&printHeightMm=150`, { apiKey: options.apiKey });
+    check(item.Width === 1 && item.Height === 1 && item.PrintQuality?.Rating === 'Poor', `unexpected item ${JSON.stringify(item)}`);
+    const download = await send(item.DownloadUrl);
+    const bytes = new Uint8Array(await download.arrayBuffer());
+    check(download.status === 200 && md5(bytes) === md5(SMOKE_PNG), `the download URL answered ${download.status} with other bytes`);
+    check(download.headers.get('content-type') === 'image/png', `the download URL answered ${download.headers.get('content-type')}`);
+  });
+
+  await step('builder resolution (internal key)', async () => {
+    const { Builder: builder } = await call('GET', `/builder/${builderToken}`, { apiKey: options.internalKey });
+    check(JSON.stringify(builder.Items.map((item: { ItemGuid: string }) => item.ItemGuid)) === JSON.stringify(itemGuids), `unexpected builder ${JSON.stringify(builder)}`);
+  });
+
+  await step("user library (claim, list, delete)", async () => {
+    const guidsOf = (body: { LibraryItems: { ItemGuid: string }[] }) => body.LibraryItems.map((item) => item.ItemGuid);
+    const claimed = await call('POST', '/library/claim', { token: user, json: { ProductBuilderUrl: builderUrl } });
+    check(JSON.stringify(guidsOf(claimed)) === JSON.stringify(itemGuids), `unexpected claim ${JSON.stringify(claimed)}`);
+    const listed = guidsOf(await call('GET', `/library?limit=${Math.max(itemGuids.length, 1)}`, { token: user }));
+    check(itemGuids.every((guid) => listed.includes(guid)), `GET /library answered ${JSON.stringify(listed)}`);
+    for (const guid of itemGuids) {
+      const deleted = await call('DELETE', `/library/${guid}`, { token: user });
+      check(deleted.ItemGuid === guid && deleted.Deleted === true, `unexpected delete ${JSON.stringify(deleted)}`);
+      await call('GET', `/library/${guid}`, { apiKey: options.apiKey, expect: 404 });
+    }
+    const after = guidsOf(await call('GET', '/library?limit=200', { token: user }));
+    check(!itemGuids.some((guid) => after.includes(guid)), 'a deleted item is still listed');
   });
 
   return result;

@@ -8,8 +8,10 @@ import { basketContracts } from './basket.ts';
 import { projectContracts } from './project.ts';
 import { libraryContracts } from './library.ts';
 import { libraryPullContracts } from './library-pull.ts';
+import { libraryReadContracts } from './library-read.ts';
 import { orderContracts } from './order.ts';
 import { nameSchemas, responseSchemas } from './common.ts';
+import { userLibraryContracts } from './user-library.ts';
 
 export interface RouteContract {
   /** The route's credential (the route table's `credential`; a test keeps them equal). */
@@ -62,4 +64,9 @@ export const contracts: Record<string, RouteContract> = {
   'get-items-builder-url': libraryContracts.itemsBuilder,
   'create-library-upload': libraryContracts.createUpload,
   'complete-library-upload': libraryContracts.completeUpload,
+  'get-library-item': libraryReadContracts.getItem,
+  'get-builder': libraryReadContracts.getBuilder,
+  'claim-library-items': userLibraryContracts.claim,
+  'list-library': userLibraryContracts.list,
+  'delete-library-item': userLibraryContracts.delete,
 };

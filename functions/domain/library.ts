@@ -3,8 +3,10 @@
  * all-or-nothing failure of a request that carries several images.
  */
 import { DomainError, badRequest } from '../shared/errors.ts';
+import type { ImageMetadata } from '../library/image-header/index.ts';
 
-export interface LibraryItem {
+/** An image in the library. Its metadata (displayed size, orientation, density) is read from the header as the bytes stream in. */
+export interface LibraryItem extends ImageMetadata {
   itemGuid: string;
   /** The sniffed type, never the client's claim. */
   mimeType: string;
@@ -135,6 +137,12 @@ export function failedItemsError(failures: readonly ItemFailure[], itemCount: nu
   const message = `${sorted.length} of ${itemCount} images could not be stored, so none was: ${sorted.map(({ index, error }) => `#${index}: ${error.message}`).join('; ')}`;
   return new DomainError(kind, code, message, { details });
 }
+
+/**
+ * How long after a push, pull or upload began the sweeper may remove what it left uncommitted: far
+ * longer than any function runs (15 minutes at most), so no request is still writing then.
+ */
+export const SWEEP_AFTER_MS = 60 * 60 * 1000;
 
 /** Items one product builder URL may name (one BatchGetItem). */
 export const MAX_BUILDER_ITEMS = 100;

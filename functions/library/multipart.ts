@@ -100,7 +100,8 @@ function parser(contentType: string | undefined, limits: MultipartLimits) {
     return busboy({
       headers: { 'content-type': contentType as string },
       // `parts` counts every part; the file and field limits only keep busboy's own smaller defaults out of the way.
-      limits: { parts: limits.maxParts, files: limits.maxParts, fields: limits.maxParts, fileSize: limits.maxPartBytes, fieldSize: limits.maxPartBytes, headerPairs: 100 },
+      // Busboy reports a limit once the count reaches it, so the limit is one more than the parts allowed.
+      limits: { parts: limits.maxParts + 1, files: limits.maxParts + 1, fields: limits.maxParts + 1, fileSize: limits.maxPartBytes, fieldSize: limits.maxPartBytes, headerPairs: 100 },
       defCharset: 'latin1',
       defParamCharset: 'utf8',
     });

@@ -4,6 +4,7 @@
  * request's intent (or pending upload) expires, an hour after it began, so the request is long over.
  */
 import * as library from '../store/library-store.ts';
+import * as objects from '../store/image-object-store.ts';
 
 export interface Leftover {
   anonymousUserId: string;
@@ -23,13 +24,13 @@ export interface SweepOutcome {
 export async function sweepLeftover(leftover: Leftover): Promise<SweepOutcome> {
   const { anonymousUserId, token, stagingKey } = leftover;
   if (await library.anonymousUserExists(anonymousUserId)) return { committed: true, itemsRemoved: 0 };
-  const itemGuids = await library.listLibraryObjects(anonymousUserId);
+  const itemGuids = await objects.listLibraryObjects(anonymousUserId);
   // Records before objects: an item record exists only while its object does, so a sweep that fails half
   // way (and is retried from the stream) finds the rest by listing again.
   await Promise.all([...itemGuids.map((itemGuid) => library.deleteItem(itemGuid)), ...(token !== undefined ? [library.deleteBuilderLink(token)] : [])]);
   await Promise.all([
-    ...itemGuids.map((itemGuid) => library.deleteImageObject(library.libraryObjectKey(anonymousUserId, itemGuid))),
-    ...(stagingKey !== undefined ? [library.deleteImageObject(stagingKey)] : []),
+    ...itemGuids.map((itemGuid) => objects.deleteImageObject(objects.libraryObjectKey(anonymousUserId, itemGuid))),
+    ...(stagingKey !== undefined ? [objects.deleteImageObject(stagingKey)] : []),
   ]);
   return { committed: false, itemsRemoved: itemGuids.length };
 }

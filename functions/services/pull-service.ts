@@ -8,7 +8,8 @@
 import { tooManyItems } from '../domain/library.ts';
 import { config } from '../shared/config.ts';
 import { pullPolicy, safeFetch, type PullPolicy } from '../library/safe-fetch.ts';
-import { ingestImages, type ImageSource, type IngestResult } from './library-service.ts';
+import { ingestImages, type ImageSource } from './library-service.ts';
+import type { IngestResult } from './ingest-commit.ts';
 
 /** The URL's last path segment, kept on the item record as its file name. */
 function fileNameOf(url: string): string | undefined {

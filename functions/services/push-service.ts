@@ -6,7 +6,9 @@
 import { badRequest, payloadTooLarge } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
 import { bodyBytes, bodyStream, decodeBody, multipartParts, type MultipartPart } from '../library/multipart.ts';
-import { ingestImages, largeFileHint, type ImageSource, type IngestResult } from './library-service.ts';
+import { largeFileHint } from '../library/image-errors.ts';
+import { ingestImages, type ImageSource } from './library-service.ts';
+import type { IngestResult } from './ingest-commit.ts';
 
 /** 413 for a push body over the cap, pointing to the large-file path. */
 const pushTooLarge = (bodyBytes: number) =>

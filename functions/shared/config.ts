@@ -75,6 +75,10 @@ export const config = readOnAccess({
   uploadMaxBytes: () => intEnv('UPLOAD_MAX_BYTES', 100 * 1024 * 1024),
   /** Large-file upload: how long the presigned upload (and its pending record) stays valid. */
   uploadExpirySeconds: () => intEnv('UPLOAD_EXPIRY_SECONDS', 900),
+  /** Library reads: how long a presigned download URL (DownloadUrl) stays valid. */
+  downloadUrlSeconds: () => intEnv('DOWNLOAD_URL_SECONDS', 900),
+  /** Print quality: the least effective pixels per inch rated Good, and Fair (below it: Poor). */
+  printThresholds: () => ({ good: intEnv('PRINT_GOOD_PPI', 300), fair: intEnv('PRINT_FAIR_PPI', 150) }),
   /** The EventBridge bus domain events go to (AWS). */
   eventBusName: () => env('EVENT_BUS_NAME'),
   /** Local: the file domain events are appended to, one JSON line each, when no bus is set. */

@@ -1,6 +1,7 @@
 /**
- * The one place that reads and writes the image library: item records, anonymous users, builder links,
- * ingest intents and pending large-file uploads in the single table; image bytes in the bucket.
+ * The one place that reads and writes the image library's records: item records, anonymous users, builder
+ * links, ingest intents and pending large-file uploads in the single table. The image bytes are in the
+ * bucket (image-object-store.ts).
  *
  * Without transactions, a request's records are written in an order whose last write is the commit:
  * the ingest intent, objects (under `library/<anonymousUserId>/`), then the items and the builder link
@@ -10,16 +11,11 @@
  * What such a request leaves behind is swept once its intent (or its pending upload) expires: the TTL
  * deletion reaches the sweeper through the table's stream (services/library-sweep-service.ts).
  */
-import { Readable } from 'node:stream';
 import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey } from '@aws-sdk/client-s3';
-import { createPresignedPost, type PresignedPost } from '@aws-sdk/s3-presigned-post';
 import { dynamo } from '../shared/clients/dynamodb.ts';
-import { s3 } from '../shared/clients/s3.ts';
 import { config } from '../shared/config.ts';
 import { ttlSeconds } from './table.ts';
-import { uploadStream, type SinglePutResult } from './s3-stream-upload.ts';
 import type { LibraryItem } from '../domain/library.ts';
 
 export interface StoredItem extends LibraryItem {
@@ -77,23 +73,18 @@ export interface UploadResult {
   createdAt: number;
 }
 
-const itemKey = (itemGuid: string) => ({ PK: `LIBITEM#${itemGuid}`, SK: 'LIBITEM' });
+export const itemKey = (itemGuid: string) => ({ PK: `LIBITEM#${itemGuid}`, SK: 'LIBITEM' });
 const anonymousUserKey = (id: string) => ({ PK: `ANONUSER#${id}`, SK: 'ANONUSER' });
-const builderLinkKey = (token: string) => ({ PK: `BUILDER#${token}`, SK: 'BUILDER' });
+export const builderLinkKey = (token: string) => ({ PK: `BUILDER#${token}`, SK: 'BUILDER' });
 const uploadKey = (itemGuid: string) => ({ PK: `UPLOAD#${itemGuid}`, SK: 'UPLOAD' });
 const intentKey = (anonymousUserId: string) => ({ PK: `INGEST#${anonymousUserId}`, SK: 'INGEST' });
 
-/** Every object of one request under one prefix: the sweeper finds them by listing it. */
-const libraryObjectPrefix = (anonymousUserId: string) => `library/${anonymousUserId}/`;
-export const libraryObjectKey = (anonymousUserId: string, itemGuid: string) => `${libraryObjectPrefix(anonymousUserId)}${itemGuid}`;
-export const uploadObjectKey = (itemGuid: string) => `uploads/${itemGuid}`;
-
-function strip<T>(item: Record<string, unknown>): T {
+export function strip<T>(item: Record<string, unknown>): T {
   const { PK: _pk, SK: _sk, Type: _type, TtlEpochSeconds: _ttl, ...rest } = item;
   return rest as T;
 }
 
-const toRecord = (key: { PK: string; SK: string }, type: string, record: object, ttlAt?: number): Record<string, unknown> => ({
+export const toRecord = (key: { PK: string; SK: string }, type: string, record: object, ttlAt?: number): Record<string, unknown> => ({
   ...key,
   Type: type,
   ...(ttlAt !== undefined ? { TtlEpochSeconds: ttlSeconds(ttlAt) } : {}),
@@ -109,7 +100,7 @@ async function putRecord(key: { PK: string; SK: string }, type: string, record: 
 }
 
 /** Plain puts (see putRecord) in BatchWriteItem chunks of 25 sent side by side, finishing UnprocessedItems. */
-async function putRecords(records: Record<string, unknown>[]): Promise<void> {
+export async function putRecords(records: Record<string, unknown>[]): Promise<void> {
   const tableName = config.tableName;
   const chunks: Record<string, unknown>[][] = [];
   for (let start = 0; start < records.length; start += 25) chunks.push(records.slice(start, start + 25));
@@ -126,7 +117,7 @@ async function putRecords(records: Record<string, unknown>[]): Promise<void> {
   );
 }
 
-const deleteRecord = (key: { PK: string; SK: string }) => dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
+export const deleteRecord = (key: { PK: string; SK: string }) => dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
 
 /** BatchGetItem in chunks of 100, finishing UnprocessedKeys; cost is bounded by the keys asked for. */
 async function batchGet(keys: { PK: string; SK: string }[]): Promise<Record<string, unknown>[]> {
@@ -167,9 +158,15 @@ export async function getBuilderLink(token: string): Promise<BuilderLink | undef
   return result.Item ? strip<BuilderLink>(result.Item) : undefined;
 }
 
+/**
+ * The item records among `itemGuids`, committed or not, in no particular order (one BatchGetItem per 100).
+ * Only for guids that name committed items by construction (a builder link's, see services/library-read-service.ts).
+ */
+export const getItems = async (itemGuids: string[]): Promise<StoredItem[]> => (await batchGet(itemGuids.map(itemKey))).map((record) => strip<StoredItem>(record));
+
 /** The committed items among `itemGuids` (two BatchGetItem rounds: the items, then their owners). */
 export async function getCommittedItems(itemGuids: string[]): Promise<StoredItem[]> {
-  const items = (await batchGet(itemGuids.map(itemKey))).map((record) => strip<StoredItem>(record));
+  const items = await getItems(itemGuids);
   const ownerIds = [...new Set(items.map((item) => item.ownerId))];
   const owners = new Set((await batchGet(ownerIds.map(anonymousUserKey))).map((record) => strip<AnonymousUser>(record).anonymousUserId));
   return items.filter((item) => owners.has(item.ownerId));
@@ -218,85 +215,3 @@ export const releaseUpload = (itemGuid: string, claimedAt: number): Promise<bool
 /** Decides the upload: records what it became, only while the claim is still this call's. False when it was taken over. */
 export const recordUploadResult = (itemGuid: string, claimedAt: number, result: UploadResult): Promise<boolean> =>
   updateUploadIf(itemGuid, 'SET #result = :result', 'claimedAt = :claimedAt AND attribute_not_exists(#result)', { ':result': result, ':claimedAt': claimedAt });
-
-// ---- Image bytes ----
-
-/**
- * The MD5 of a stored object when S3 reports it: the ETag of an object stored by one PutObject, unencrypted
- * or encrypted with S3-managed keys (SSE-S3, this bucket's setting), is the MD5 of its bytes (S3 API
- * reference, common response headers). With KMS (SSE-KMS, DSSE-KMS) or a multipart upload it is not:
- * undefined, and the caller hashes the bytes itself.
- */
-function md5ReportedByS3(stored: SinglePutResult | undefined): string | undefined {
-  if (!stored || (stored.serverSideEncryption !== undefined && stored.serverSideEncryption !== 'AES256')) return undefined;
-  return /^"([0-9a-fA-F]{32})"$/.exec(stored.etag ?? '')?.[1]?.toUpperCase();
-}
-
-/**
- * Streams `body` into the bucket: one PutObject for a small image, a multipart upload through a small pool
- * of reused part buffers for a large one, so memory stays constant whatever the size. `contentMd5` gives
- * the body's MD5 once it has been read, if the caller has it (see uploadStream). Answers the object's MD5
- * (32 uppercase hex) when S3 reports it, so a caller need not hash what S3 has hashed already.
- */
-export async function putImageObject(objectKey: string, body: Readable, contentType: string, contentMd5?: () => string | undefined): Promise<string | undefined> {
-  const stored = await uploadStream(s3, body, { bucket: config.bucketName, key: objectKey, contentType, concurrency: 2, ...(contentMd5 ? { contentMd5 } : {}) });
-  return md5ReportedByS3(stored);
-}
-
-export async function deleteImageObject(objectKey: string): Promise<void> {
-  await s3.send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: objectKey }));
-}
-
-/** The item guids of one request's objects: as many as the request stored (LIBRARY_MAX_ITEMS at most). */
-export async function listLibraryObjects(anonymousUserId: string): Promise<string[]> {
-  const prefix = libraryObjectPrefix(anonymousUserId);
-  const itemGuids: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: prefix, ContinuationToken: token }));
-    for (const object of page.Contents ?? []) itemGuids.push((object.Key ?? '').slice(prefix.length));
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
-  return itemGuids;
-}
-
-export interface ObjectHead {
-  head: Buffer;
-  size: number;
-  etag: string;
-}
-
-/** The first `length` bytes, the total size and the version (ETag) of an object; undefined when it does not exist. */
-export async function readObjectHead(objectKey: string, length: number): Promise<ObjectHead | undefined> {
-  try {
-    const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, Range: `bytes=0-${length - 1}` }));
-    const head = Buffer.from((await result.Body?.transformToByteArray()) ?? []);
-    const total = /\/(\d+)$/.exec(result.ContentRange ?? '')?.[1];
-    return { head, size: total !== undefined ? Number(total) : head.length, etag: result.ETag ?? '' };
-  } catch (error) {
-    if (error instanceof NoSuchKey || (error as { name?: string }).name === 'InvalidRange') return undefined;
-    throw error;
-  }
-}
-
-/** The object's bytes as a stream, only if it is still the version `etag` names. */
-export async function openObject(objectKey: string, etag: string): Promise<Readable> {
-  const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, IfMatch: etag }));
-  return result.Body as Readable;
-}
-
-/** Server-side copy (no bytes through the function), only of the version `etag` names. */
-export async function copyObject(fromKey: string, toKey: string, etag: string): Promise<void> {
-  const bucket = config.bucketName;
-  await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource: `${bucket}/${fromKey}`, CopySourceIfMatch: etag }));
-}
-
-/** A browser-style presigned POST whose policy pins the key and limits the size to 1..maxBytes. */
-export function presignUpload(objectKey: string, maxBytes: number, expiresSeconds: number): Promise<PresignedPost> {
-  return createPresignedPost(s3, {
-    Bucket: config.bucketName,
-    Key: objectKey,
-    Conditions: [['content-length-range', 1, maxBytes]],
-    Expires: expiresSeconds,
-  });
-}

@@ -7,7 +7,8 @@
  * only runs after tens of MB of such garbage: a 200 MB pull grew the process by 60-90 MB (see
  * BENCHMARKS.md). Reusing the part buffers keeps the growth at the pool's size.
  */
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -28,9 +29,16 @@ export interface StreamUpload {
   concurrency?: number;
   /**
    * The body's MD5 (base64) if the caller has it once the body has ended. A body that fits one part is
-   * sent with it as Content-MD5, else with a CRC32: either way S3 checks the bytes it stores against it.
+   * sent with it as Content-MD5 beside a CRC32, parts with a CRC32: S3 checks the bytes it stores against them.
    */
   contentMd5?: () => string | undefined;
+  /**
+   * Settles once the object may exist (the caller's crash-recovery record is durable). The upload runs
+   * meanwhile; only what makes the object exist waits for it: the last byte of a single PutObject (S3
+   * stores nothing until every byte of its Content-Length has arrived) or CompleteMultipartUpload. When it
+   * rejects, the upload fails with its error and no object is stored.
+   */
+  mayStore?: Promise<void>;
 }
 
 /** What S3 answered for an object stored by one PutObject; a multipart upload answers nothing (its ETag is no digest). */
@@ -52,6 +60,31 @@ function withUnsignedPayload<C extends PutObjectCommand>(command: C): C {
     { step: 'build', name: 'unsignedPayloadWithChecksum' },
   );
   return command;
+}
+
+/**
+ * `bytes` as a stream whose last byte waits for `gate`. A rejected gate withholds it (the caller aborts the
+ * request then): the stream itself never fails, as nobody may be listening to it any more.
+ */
+function lastByteAfter(bytes: Buffer, gate: Promise<void>): Readable {
+  const cut = Math.max(0, bytes.length - 1);
+  return Readable.from(
+    (async function* () {
+      if (cut > 0) yield bytes.subarray(0, cut);
+      if (await gate.then(() => true, () => false)) yield bytes.subarray(cut);
+    })(),
+    { objectMode: false },
+  );
+}
+
+/**
+ * The checksums of a single PutObject, given as headers: a CRC32 computed here (a stream body would
+ * otherwise make the SDK send it as an aws-chunked trailer), and the MD5 when the caller has it.
+ */
+function singlePutChecksums(bytes: Buffer, contentMd5: string | undefined): { ChecksumCRC32: string; ContentMD5?: string } {
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(bytes));
+  return { ChecksumCRC32: crc.toString('base64'), ...(contentMd5 ? { ContentMD5: contentMd5 } : {}) };
 }
 
 /** Free part buffers, shared by the uploads of this process so a warm function allocates none. */
@@ -129,16 +162,19 @@ export async function uploadStream(s3: S3Client, body: Readable, target: StreamU
     if (uploadId === undefined) {
       // The whole body fit in one part: a plain PutObject.
       const single = whole ?? (buffer ?? Buffer.alloc(0)).subarray(0, filled);
-      const contentMd5 = target.contentMd5?.();
-      const checksum = contentMd5 ? { ContentMD5: contentMd5 } : { ChecksumAlgorithm: 'CRC32' as const };
-      const put = new PutObjectCommand({ ...object, ContentType: target.contentType, Body: single, ContentLength: single.length, ...checksum });
-      const output = await s3.send(withUnsignedPayload(put));
+      const body = target.mayStore ? lastByteAfter(single, target.mayStore) : single;
+      const put = new PutObjectCommand({ ...object, ContentType: target.contentType, Body: body, ContentLength: single.length, ...singlePutChecksums(single, target.contentMd5?.()) });
+      // A failed body stream does not end the HTTP request by itself: S3 would wait for the missing byte.
+      const abort = new AbortController();
+      target.mayStore?.catch((error: unknown) => abort.abort(error));
+      const output = await s3.send(withUnsignedPayload(put), { abortSignal: abort.signal });
       return { etag: output.ETag, serverSideEncryption: output.ServerSideEncryption };
     }
     if (filled > 0) await sendPart(buffer as Buffer, filled);
     else if (buffer) returnBuffer(buffer);
     await Promise.all(inFlight);
     if (failure) throw failure;
+    await target.mayStore;
     await s3.send(new CompleteMultipartUploadCommand({ ...object, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
     return undefined;
   } catch (error) {

@@ -10,7 +10,7 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Construct } from 'constructs';
 import { table as tableSchema } from '../../functions/store/table.ts';
 
-/** Key prefix of presigned large-file uploads that are not confirmed yet (functions/store/library-store.ts). */
+/** Key prefix of presigned large-file uploads that are not confirmed yet (functions/store/image-object-store.ts). */
 export const UNCONFIRMED_UPLOAD_PREFIX = 'uploads/';
 
 export interface DataProps {

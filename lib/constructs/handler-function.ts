@@ -41,13 +41,22 @@ export const bundling: BundlingOptions = {
 const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 const TABLE_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 const OBJECT_ACTIONS: Record<NonNullable<Grants['bucket']>, string[]> = {
+  read: ['s3:GetObject'],
   put: ['s3:PutObject'],
+  delete: ['s3:DeleteObject'],
   write: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject'],
   readwrite: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject'],
 };
 
 /** The IAM condition that holds table calls to items whose partition key starts with one of `prefixes`. */
 export const leadingKeys = (prefixes: readonly string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) } });
+
+/**
+ * Which image objects `grants` reaches: a read handler only signs downloads of library objects, never of
+ * large-file uploads not verified yet (`uploads/`), and an erasing one only deletes library objects; the
+ * others work on both.
+ */
+export const grantedObjectKeys = (grants: Grants): string => (grants.bucket === 'read' || grants.bucket === 'delete' ? 'library/*' : '*');
 
 /** The IAM actions `grants` allows, by resource: the table (and its indexes), image objects, the bucket, the bus. */
 export function grantedActions(grants: Grants): { table: string[]; objects: string[]; bucket: string[]; bus: string[] } {
@@ -147,7 +156,7 @@ export class HandlerFunction extends Construct {
     if (grants.table) this.grantTable(data.table, grants.table);
     if (grants.bucket) {
       this.function.addEnvironment('BUCKET_NAME', data.bucket.bucketName);
-      this.role.addToPrincipalPolicy(new PolicyStatement({ actions: actions.objects, resources: [data.bucket.arnForObjects('*')] }));
+      this.role.addToPrincipalPolicy(new PolicyStatement({ actions: actions.objects, resources: [data.bucket.arnForObjects(grantedObjectKeys(grants))] }));
       if (actions.bucket.length > 0) this.role.addToPrincipalPolicy(new PolicyStatement({ actions: actions.bucket, resources: [data.bucket.bucketArn] }));
     }
     if (grants.events) {

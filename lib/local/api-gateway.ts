@@ -50,37 +50,48 @@ interface RouteMatch {
   pathParameters: Record<string, string> | null;
 }
 
-/** API Gateway's rule: a static segment wins over a `{param}` segment. */
+/** The path parameters of `path` under `template`, or undefined when it does not match. */
+function matchTemplate(template: string, segments: string[]): Record<string, string> | undefined {
+  const parts = template.split('/').slice(1);
+  if (parts.length !== segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [index, part] of parts.entries()) {
+    const segment = segments[index] ?? '';
+    if (!(part.startsWith('{') && part.endsWith('}'))) {
+      if (part !== segment) return undefined;
+      continue;
+    }
+    if (segment === '') return undefined;
+    try {
+      params[part.slice(1, -1)] = decodeURIComponent(segment);
+    } catch {
+      params[part.slice(1, -1)] = segment;
+    }
+  }
+  return params;
+}
+
+/** Orders templates of one length: a static segment beats a `{param}` one, the leftmost difference deciding. */
+const specificity = (template: string): string => template.split('/').map((part) => (part.startsWith('{') ? '0' : '1')).join('');
+
+/**
+ * API Gateway's rule: the resource is chosen first (a static segment wins over a `{param}` segment), then
+ * the method. `GET /library/push` is the resource /library/push without a GET, not GET /library/{itemGuid}.
+ */
 export function matchRoute(routes: readonly Route[], method: string, path: string): RouteMatch | 'method-not-allowed' | undefined {
   const segments = path.split('/').slice(1);
-  let best: (RouteMatch & { score: number }) | undefined;
-  let pathMatched = false;
-  for (const route of routes) {
-    const template = route.path.split('/').slice(1);
-    if (template.length !== segments.length) continue;
-    const params: Record<string, string> = {};
-    let score = 0;
-    const matches = template.every((part, index) => {
-      const segment = segments[index] ?? '';
-      if (part.startsWith('{') && part.endsWith('}')) {
-        if (segment === '') return false;
-        try {
-          params[part.slice(1, -1)] = decodeURIComponent(segment);
-        } catch {
-          params[part.slice(1, -1)] = segment;
-        }
-        return true;
-      }
-      score += 1;
-      return part === segment;
-    });
-    if (!matches) continue;
-    pathMatched = true;
-    if (route.method !== method) continue;
-    if (!best || score > best.score) best = { route, pathParameters: Object.keys(params).length > 0 ? params : null, score };
+  let best: { template: string; params: Record<string, string>; rank: string } | undefined;
+  for (const template of new Set(routes.map((route) => route.path))) {
+    const params = matchTemplate(template, segments);
+    if (!params) continue;
+    const rank = specificity(template);
+    if (!best || rank > best.rank) best = { template, params, rank };
   }
-  if (best) return { route: best.route, pathParameters: best.pathParameters };
-  return pathMatched ? 'method-not-allowed' : undefined;
+  if (!best) return undefined;
+  const { template, params } = best;
+  const route = routes.find((candidate) => candidate.path === template && candidate.method === method);
+  if (!route) return 'method-not-allowed';
+  return { route, pathParameters: Object.keys(params).length > 0 ? params : null };
 }
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;

@@ -1,7 +1,7 @@
 /**
- * Figures 1 and 2, on one in-process world: DynamoDB round trips and capacity per endpoint (with 10 and
+ * Figures 1, 1b and 2, on one in-process world: DynamoDB round trips and capacity per endpoint (with 10 and
  * with 10,000 other users' baskets in the table), then handler overhead against the same DynamoDB calls
- * sent bare.
+ * sent bare, then GET /library's cost per page with 100 and 10,000 items in the user's library.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -12,17 +12,18 @@ import { S3Client } from '@aws-sdk/client-s3';
 import type { Check, Figure } from './support/report.ts';
 import { costOf, median, ms, pairedRatio, ratio, sideBySide, type Cost } from './support/stats.ts';
 import { startWorld, type World } from './support/world.ts';
-import { buildScenarios, seedOtherBaskets, type Scenario } from './support/scenarios.ts';
+import { BUILDER_ITEMS, buildScenarios, seedOtherBaskets, type Scenario } from './support/scenarios.ts';
 import { DynamoProbe, waves, replay, type DynamoCall } from './support/dynamo-probe.ts';
 import { progress } from './support/progress.ts';
 import { MANY_ORDERS, orderPagesFigure } from './support/order-pages.ts';
+import { libraryPageFigure } from './support/library-page.ts';
 
 const FEW_OTHERS = 10;
 const MANY_OTHERS = 10_000;
 const OVERHEAD_ROUNDS = 150;
 const WARM_UP_ROUNDS = 10;
 const OVERHEAD_BUDGET = 1.3;
-const SINGLE_REQUEST = new Set(['get-basket', 'list-baskets', 'list-orders', 'get-order']);
+const SINGLE_REQUEST = new Set(['get-basket', 'list-baskets', 'list-orders', 'get-order', 'list-library']);
 const LINE_CHANGES = new Set(['add-basket-line', 'update-basket-line', 'delete-basket-line']);
 /** A checkout was GetItem → PutItem before it repriced its lines; repricing may add one round trip. */
 const CHECKOUT_ROUND_TRIPS = 2 + 1;
@@ -68,6 +69,7 @@ function storageFigure(scenarios: Scenario[], few: Map<Scenario, StorageFigures>
     const large = many.get(scenario) as StorageFigures;
     rows.push([scenario.label, small.operations || '—', String(large.requests), String(large.roundTrips), String(large.scans), small.capacity.toFixed(1), large.capacity.toFixed(1)]);
     if (SINGLE_REQUEST.has(scenario.handler)) checks.push({ name: `${scenario.label}: DynamoDB requests`, measured: large.requests, limit: 1, kind: 'equal', shown: String(large.requests) });
+    if (scenario.handler === 'get-builder') checks.push({ name: `${scenario.label}: DynamoDB requests`, measured: large.requests, limit: 2, kind: 'max', shown: String(large.requests) });
     if (LINE_CHANGES.has(scenario.handler)) checks.push({ name: `${scenario.label}: sequential round trips`, measured: large.roundTrips, limit: 2, kind: 'max', shown: String(large.roundTrips) });
     if (scenario.handler === 'checkout-basket') checks.push({ name: `${scenario.label}: sequential round trips`, measured: large.roundTrips, limit: CHECKOUT_ROUND_TRIPS, kind: 'max', shown: String(large.roundTrips) });
     checks.push({ name: `${scenario.label}: capacity growth from ${FEW_OTHERS} to ${MANY_OTHERS} other baskets`, measured: large.capacity - small.capacity, limit: 0, kind: 'max', shown: `${small.capacity} → ${large.capacity} units` });
@@ -82,7 +84,7 @@ function storageFigure(scenarios: Scenario[], few: Map<Scenario, StorageFigures>
       `Capacity units are summed over the request, measured once with ${FEW_OTHERS} and once with ${MANY_OTHERS.toLocaleString('en')} other users' baskets in the table: ` +
       'they must be equal, because a request may only read the keys of its own user. Budgets: reading a basket, listing baskets, listing orders (all or by project) and reading an order take exactly 1 request; ' +
       'a line change takes at most 2 sequential round trips; a checkout at most 3 (2 before it repriced its lines at the current prices: the repricing BatchGetItem adds one, and the save of a repriced basket goes side by side with the snapshot); ' +
-      'no endpoint ever issues a Scan.',
+      `resolving a builder token of ${BUILDER_ITEMS} items takes at most 2 requests (the link, then its items); no endpoint ever issues a Scan.`,
     columns: ['Endpoint', 'Calls', 'Requests', 'Round trips', 'Scans', `Capacity, ${FEW_OTHERS} others`, `Capacity, ${MANY_OTHERS.toLocaleString('en')} others`],
     rows,
     checks,
@@ -169,7 +171,7 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
       'One request through the handler, invoked in-process with the API Gateway event the local front builds (authorizer context included), ' +
       'against the same DynamoDB calls (same wire-level inputs, same order, side-by-side calls kept side by side) sent on a plain DynamoDBClient to the same dynalite, ' +
       'plus the other AWS calls the handler makes, through the same local stand-ins: a domain event (checkout, orders) is EventBridge PutEvents in AWS and a line appended to the events file locally, so the bare side appends the same lines to a file; ' +
-      'POST /library/upload signs a presigned POST, so its bare side signs the same POST on a plain S3Client. ' +
+      'POST /library/upload signs a presigned POST, so its bare side signs the same POST on a plain S3Client; the library reads sign presigned GETs (one per item), so their bare side signs the same GETs there. ' +
       `The two run alternately, ${OVERHEAD_ROUNDS} times each after ${WARM_UP_ROUNDS} warm-up runs, every run starting from the same table state; times are medians, and each ratio is the median of the ${OVERHEAD_ROUNDS} per-round ratios (a round runs the two back to back, so a change in the machine's load between rounds cancels out of it). ` +
       'Dynalite runs in the same process, so both sides include the storage work and the ratio is what the service adds on top of the calls it cannot avoid ' +
       `(middy, Powertools, zod validation, marshalling, domain rules, JSON): budget ≤ ${OVERHEAD_BUDGET}. ` +
@@ -198,7 +200,8 @@ export async function run(): Promise<Figure[]> {
     progress(`  seeding ${MANY_ORDERS} orders of one user`);
     const orderPages = await orderPagesFigure(world);
     const overhead = await overheadFigure(world, scenarios);
-    return [storage, orderPages, overhead];
+    const libraryPage = await libraryPageFigure(world);
+    return [storage, orderPages, libraryPage, overhead];
   } finally {
     await world.close();
   }

@@ -25,9 +25,12 @@ const PUSH_WARM_UP_ROUNDS = 3;
 const PULL_ROUNDS = 3;
 const TIME_BUDGET = 1.5;
 
-/** A JPEG as far as any sniffer can tell: SOI and a JFIF APP0 segment, filler, EOI. */
+/**
+ * A JPEG as far as any sniffer and header reader can tell: SOI, a JFIF APP0 segment, a baseline frame header
+ * (2000 x 1500, three components), filler where the scan would be, EOI.
+ */
 function jpegOfSize(bytes: number): Buffer {
-  const head = Buffer.from('ffd8ffe000104a46494600010100000100010000', 'hex');
+  const head = Buffer.from('ffd8ffe000104a46494600010100000100010000ffc000110805dc07d003012200021101031101', 'hex');
   const image = Buffer.alloc(bytes, 0x55);
   head.copy(image, 0);
   image.writeUInt16BE(0xffd9, bytes - 2);

@@ -47,6 +47,11 @@ const samples: Record<string, Sample> = {
   'POST /library/builder': { json: { Guids: [] } },
   'POST /library/upload': { json: {} },
   'POST /library/upload/{itemGuid}/complete': {},
+  'GET /library/{itemGuid}': {},
+  'GET /builder/{token}': {},
+  'POST /library/claim': { json: { ProductBuilderUrl: 'not a builder URL' } },
+  'GET /library': {},
+  'DELETE /library/{itemGuid}': {},
 };
 
 type Column =
@@ -158,6 +163,13 @@ beforeAll(async () => {
   owned.lineId = '1';
   await service.request('POST', `/basket/${owned.basketGuid}/line`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 1 } });
   basketBefore = (await service.request('GET', `/basket/${owned.basketGuid}`, { token: alice })).text;
+
+  // An image in Alice's library (pushed with the library key, claimed with her token).
+  const form = new FormData();
+  form.append('image', new Blob([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')]), 'a.png');
+  const pushed = (await (await fetch(`${service.url}/library/push`, { method: 'POST', headers: { 'X-SERVICE-API-Key': libraryKey }, body: form })).json()) as { LibraryItem: { ItemGuid: string }; ProductBuilderUrl: string };
+  expect((await service.request('POST', '/library/claim', { token: alice, json: { ProductBuilderUrl: pushed.ProductBuilderUrl } })).status).toBe(200);
+  owned.itemGuid = pushed.LibraryItem.ItemGuid;
 });
 afterAll(() => service?.close());
 
@@ -205,8 +217,8 @@ describe("another user's resources", () => {
   /** User routes that name a resource: Bob's call on Alice's resource must look exactly like a call on a missing one. */
   const resourceRoutes = routes.filter((route) => route.credential === 'user' && route.path.includes('{'));
 
-  it('covers the basket and order routes', () => {
-    expect(resourceRoutes.map(routeKey)).toEqual(expect.arrayContaining(['GET /basket/{basketGuid}', 'GET /order/{orderGuid}']));
+  it('covers the basket, order and library routes', () => {
+    expect(resourceRoutes.map(routeKey)).toEqual(expect.arrayContaining(['GET /basket/{basketGuid}', 'GET /order/{orderGuid}', 'DELETE /library/{itemGuid}']));
   });
 
   for (const route of resourceRoutes) {
@@ -230,5 +242,7 @@ describe("another user's resources", () => {
     const order = await service.request('GET', `/order/${owned.orderGuid}`, alice);
     expect(order.status).toBe(200);
     expect(order.body.OrderGuid).toBe(owned.orderGuid);
+    const library = await service.request('GET', '/library', alice);
+    expect(library.body.LibraryItems.map((item: { ItemGuid: string }) => item.ItemGuid)).toEqual([owned.itemGuid]);
   });
 });

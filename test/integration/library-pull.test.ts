@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { startTestService, type TestService } from '../support/service.ts';
 import { pngOfSize, tinyPng } from '../support/multipart.ts';
 import { libraryObjectKeyOf, snapshotStore, storeDiff, listObjectKeys, type StoreSnapshot } from '../support/store-snapshot.ts';
+import { jpeg as jpegImage } from '../support/images.ts';
 import type { PullPolicy, ResolvedAddress } from '../../functions/library/safe-fetch.ts';
 import type { DomainError } from '../../functions/shared/errors.ts';
 import { statusOf } from '../../functions/http/errors.ts';
@@ -19,8 +20,8 @@ import { statusOf } from '../../functions/http/errors.ts';
 const MAX_BYTES = 256 * 1024;
 const png = tinyPng();
 const largerPng = pngOfSize(40_000);
-/** JPEG by its signature (SOI + APP0 JFIF), served with a misleading content type. */
-const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\0'), Buffer.alloc(500, 7), Buffer.from([0xff, 0xd9])]);
+/** A real 1x1 JPEG, served with a misleading content type. */
+const jpeg = jpegImage('pulled');
 
 type Route = (request: IncomingMessage, response: ServerResponse) => void;
 const send = (body: Buffer, type: string): Route => (_request, response) => response.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length }).end(body);

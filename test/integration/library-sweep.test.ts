@@ -23,7 +23,7 @@ beforeAll(async () => {
   clients = { ...(await import('../../functions/shared/clients/dynamodb.ts')), ...(await import('../../functions/shared/clients/s3.ts')) };
   libraryKey = await service.apiKey('sweep-library', 'library');
   // Service modules load after the service has set the environment their clients read.
-  sweepAfterMs = (await import('../../functions/services/library-service.ts')).SWEEP_AFTER_MS;
+  sweepAfterMs = (await import('../../functions/domain/library.ts')).SWEEP_AFTER_MS;
 });
 afterEach(() => {
   for (const handle of installed.splice(0)) handle.remove();
@@ -134,7 +134,7 @@ describe('requests that never committed', () => {
     // The outcome was recorded on the pending upload, so a retry would finish; none comes in time: half an
     // hour after the presigned POST expired (900 s here) it is refused, so no commit can race the sweeper.
     expect(kindsOf(await libraryChanges(before))).toEqual(['added BUILDER', 'added LIBITEM', 'added UPLOAD', 'added library', 'added uploads']);
-    const { completeUpload } = await import('../../functions/services/library-service.ts');
+    const { completeUpload } = await import('../../functions/services/upload-service.ts');
     const { findApiKey } = await import('../../functions/store/api-key-store.ts');
     const keyId = (await findApiKey(libraryKey))!.keyId;
     expect(await refusalOf(completeUpload(keyId, ticket.ItemGuid, Date.now() + 900_000 + sweepAfterMs / 2 + 60_000))).toMatchObject({ status: 404, code: 'UploadNotFound' });

@@ -158,6 +158,9 @@ describe('smoke flow', () => {
       'pull',
       'large-file upload (presigned)',
       'builder',
+      'library read',
+      'builder resolution (internal key)',
+      'user library (claim, list, delete)',
     ]);
   });
 

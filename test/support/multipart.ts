@@ -22,7 +22,10 @@ export function multipartBody(parts: FilePart[], boundary = `----test${Math.rand
 export const tinyPng = (): Buffer =>
   Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
-/** A PNG of about `bytes` bytes: a valid header and IHDR, then filler in an ancillary chunk. */
+/**
+ * A PNG of about `bytes` bytes: a valid header, IHDR and IDAT, then filler in an ancillary chunk before IEND
+ * (after the image data, so the header a reader needs stays in the first bytes, as in real files).
+ */
 export function pngOfSize(bytes: number): Buffer {
   const png = tinyPng();
   const filler = Math.max(0, bytes - png.length - 12);
@@ -31,5 +34,6 @@ export function pngOfSize(bytes: number): Buffer {
   chunk.write('tEXt', 4, 'latin1');
   for (let i = 8; i < 8 + filler; i++) chunk[i] = 0x61 + (i % 26);
   // The CRC is not checked by type sniffing; what matters is a recognisable header and a size.
-  return Buffer.concat([png.subarray(0, 33), chunk, png.subarray(33)]);
+  const iend = png.length - 12;
+  return Buffer.concat([png.subarray(0, iend), chunk, png.subarray(iend)]);
 }

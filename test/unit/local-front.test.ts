@@ -15,6 +15,34 @@ describe('route matching', () => {
     expect(matchRoute(routes, 'GET', '/nowhere')).toBeUndefined();
     expect(matchRoute(routes, 'GET', '/basket/')).toBeUndefined();
   });
+
+  it('chooses the resource before the method, as API Gateway does: /library/push is never GET /library/{itemGuid}', () => {
+    expect(matchRoute(routes, 'GET', '/library/3f2b9c0d8e7a4b1c9d0e1f2a3b4c5d6e')).toMatchObject({ route: { handler: 'get-library-item' } });
+    expect(matchRoute(routes, 'POST', '/library/push')).toMatchObject({ route: { handler: 'push-library-item' } });
+    expect(matchRoute(routes, 'GET', '/library/push')).toBe('method-not-allowed');
+    expect(matchRoute(routes, 'GET', '/library/builder')).toBe('method-not-allowed');
+    expect(matchRoute(routes, 'GET', '/library/upload')).toBe('method-not-allowed');
+    expect(matchRoute(routes, 'GET', '/builder/00000000000000000000000000000000')).toMatchObject({ route: { handler: 'get-builder' }, pathParameters: { token: '00000000000000000000000000000000' } });
+  });
+});
+
+describe('two credentials on one resource', () => {
+  it('routes GET /library/{itemGuid} (library key) and DELETE /library/{itemGuid} (bearer token) apart, and each policy allows only its own', () => {
+    const guid = '3f2b9c0d8e7a4b1c9d0e1f2a3b4c5d6e';
+    expect(matchRoute(routes, 'DELETE', `/library/${guid}`)).toMatchObject({ route: { handler: 'delete-library-item', credential: 'user' } });
+    expect(matchRoute(routes, 'GET', `/library/${guid}`)).toMatchObject({ route: { handler: 'get-library-item', credential: 'library' } });
+    expect(matchRoute(routes, 'GET', '/library')).toMatchObject({ route: { handler: 'list-library' } });
+    expect(matchRoute(routes, 'GET', '/library/claim')).toBe('method-not-allowed');
+    const user = policyFor({ userId: 'alice' }, arn('GET', '/library'));
+    const library = policyFor({ apiKey: { id: 'k', name: 'app', scope: 'library' } }, arn('GET', `/library/${guid}`));
+    expect(isAllowed(user, arn('DELETE', `/library/${guid}`))).toBe(true);
+    expect(isAllowed(user, arn('GET', `/library/${guid}`))).toBe(false);
+    expect(isAllowed(user, arn('POST', '/library/claim'))).toBe(true);
+    expect(isAllowed(library, arn('GET', `/library/${guid}`))).toBe(true);
+    expect(isAllowed(library, arn('DELETE', `/library/${guid}`))).toBe(false);
+    expect(isAllowed(library, arn('GET', '/library'))).toBe(false);
+    expect(isAllowed(library, arn('POST', '/library/claim'))).toBe(false);
+  });
 });
 
 describe('authorizer policies', () => {

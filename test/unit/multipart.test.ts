@@ -118,6 +118,12 @@ describe('multipartParts', () => {
     expect(seen.join('')).toBe('second');
   });
 
+  it('takes exactly maxParts parts', async () => {
+    const boundary = 'full';
+    const body = crlf(...Array.from({ length: 5 }, (_, i) => [`--${boundary}`, `Content-Disposition: form-data; name="f${i}"; filename="x"`, '', 'x']).flat(), `--${boundary}--`);
+    expect(await collect(body, `multipart/form-data; boundary=${boundary}`)).toHaveLength(5);
+  });
+
   it('fails with TooManyItems past maxParts', async () => {
     const boundary = 'many';
     const body = crlf(...Array.from({ length: 6 }, (_, i) => [`--${boundary}`, `Content-Disposition: form-data; name="f${i}"; filename="x"`, '', 'x']).flat(), `--${boundary}--`);

@@ -31,9 +31,19 @@ export interface Schemas {
   BasketResult: {
     Basket: Schemas['Basket'];
   };
+  Builder: {
+    Token: string;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    CreatedDateUtc: Date;
+    /** In the order the URL was minted; items deleted since are left out */
+    Items: Array<Schemas['LibraryItemRead']>;
+  };
   BuilderInput: {
     /** Item guids, 36-character hyphenated (32 hexadecimal accepted too) */
     Guids: Array<string>;
+  };
+  BuilderResult: {
+    Builder: Schemas['Builder'];
   };
   BuilderUrl: {
     /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
@@ -60,11 +70,23 @@ export interface Schemas {
     BasketGuid: string;
     CheckoutUrl: string;
   };
+  ClaimLibraryItemsRequest: {
+    /** The ProductBuilderUrl a push, pull or completed upload answered: {CHECKOUT_URL}/builder/<token> */
+    ProductBuilderUrl: string;
+  };
+  ClaimLibraryItemsResponse: {
+    /** The link's items now in the user's library, in the order the link was minted; items another user holds and items deleted since are left out */
+    LibraryItems: Array<Schemas['LibraryItemRead']>;
+  };
   CompleteCheckoutInput: {
     PaymentReference: string;
   };
   DeletedBasket: {
     BasketGuid: string;
+    Deleted: true;
+  };
+  DeleteLibraryItemResponse: {
+    ItemGuid: string;
     Deleted: true;
   };
   Error: {
@@ -102,6 +124,33 @@ export interface Schemas {
     /** MD5 of the bytes, 32 uppercase hexadecimal characters */
     FileMd5: string;
   };
+  LibraryItemRead: {
+    ItemGuid: string;
+    /** The type sniffed from the bytes, not the one the client declared */
+    FileMimeType: string;
+    /** Size in bytes */
+    FileSize: number;
+    /** MD5 of the bytes, 32 uppercase hexadecimal characters */
+    FileMd5: string;
+    /** Pixels as displayed: EXIF orientation 5-8 and HEIF rotation by 90 or 270 degrees swap the stored width and height */
+    Width: number;
+    /** Pixels as displayed: EXIF orientation 5-8 and HEIF rotation by 90 or 270 degrees swap the stored width and height */
+    Height: number;
+    /** EXIF orientation 1-8; 1 when the file has none */
+    Orientation: number;
+    DpiX: number | null;
+    DpiY: number | null;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    CreatedDateUtc: Date;
+    /** Presigned S3 GET of the stored bytes, answered with FileMimeType; valid DOWNLOAD_URL_SECONDS (900) */
+    DownloadUrl: string;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    DownloadExpiresDateUtc: Date;
+    PrintQuality?: Schemas['PrintQuality'];
+  };
+  LibraryItemReadResult: {
+    LibraryItem: Schemas['LibraryItemRead'];
+  };
   LibraryItemResult: {
     LibraryItem: Schemas['LibraryItem'];
     /** Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items */
@@ -121,6 +170,12 @@ export interface Schemas {
   LineResult: {
     Line: Schemas['BasketLine'];
     Basket: Schemas['Basket'];
+  };
+  ListLibraryResponse: {
+    /** Newest first (the time the item was uploaded, then its guid) */
+    LibraryItems: Array<Schemas['LibraryItemRead']>;
+    /** Pass as ?cursor= for the next page; absent on the last page */
+    NextCursor?: string;
   };
   MultiPullInput: {
     /** At most LIBRARY_MAX_ITEMS (default 20) URLs; fetched 4 at a time (PULL_CONCURRENCY) */
@@ -191,6 +246,12 @@ export interface Schemas {
       [key: string]: string;
     };
   };
+  PrintQuality: {
+    /** floor(min(W / (printW / 25.4), H / (printH / 25.4))), the print turned so its long side lies along the image long side (crop to fill) */
+    EffectivePpi: number;
+    /** Good at PRINT_GOOD_PPI (300) or more, Fair at PRINT_FAIR_PPI (150) or more, else Poor */
+    Rating: 'Good' | 'Fair' | 'Poor';
+  };
   Project: {
     ProjectGuid: string;
     /** Amount as a JSON number; the number of fraction digits varies */
@@ -223,21 +284,29 @@ export type Basket = Schemas['Basket'];
 export type BasketLine = Schemas['BasketLine'];
 export type BasketList = Schemas['BasketList'];
 export type BasketResult = Schemas['BasketResult'];
+export type Builder = Schemas['Builder'];
 export type BuilderInput = Schemas['BuilderInput'];
+export type BuilderResult = Schemas['BuilderResult'];
 export type BuilderUrl = Schemas['BuilderUrl'];
 export type Checkout = Schemas['Checkout'];
 export type CheckoutResult = Schemas['CheckoutResult'];
 export type CheckoutUrl = Schemas['CheckoutUrl'];
+export type ClaimLibraryItemsRequest = Schemas['ClaimLibraryItemsRequest'];
+export type ClaimLibraryItemsResponse = Schemas['ClaimLibraryItemsResponse'];
 export type CompleteCheckoutInput = Schemas['CompleteCheckoutInput'];
 export type DeletedBasket = Schemas['DeletedBasket'];
+export type DeleteLibraryItemResponse = Schemas['DeleteLibraryItemResponse'];
 export type ErrorDetail = Schemas['ErrorDetail'];
 export type Health = Schemas['Health'];
 export type ItemFailure = Schemas['ItemFailure'];
 export type LibraryItem = Schemas['LibraryItem'];
+export type LibraryItemRead = Schemas['LibraryItemRead'];
+export type LibraryItemReadResult = Schemas['LibraryItemReadResult'];
 export type LibraryItemResult = Schemas['LibraryItemResult'];
 export type LibraryItemsResult = Schemas['LibraryItemsResult'];
 export type LineInput = Schemas['LineInput'];
 export type LineResult = Schemas['LineResult'];
+export type ListLibraryResponse = Schemas['ListLibraryResponse'];
 export type MultiPullInput = Schemas['MultiPullInput'];
 export type OpenApiDocument = Schemas['OpenApiDocument'];
 export type Order = Schemas['Order'];
@@ -248,6 +317,7 @@ export type OrderList = Schemas['OrderList'];
 export type OrderResult = Schemas['OrderResult'];
 export type OrderStatus = Schemas['OrderStatus'];
 export type PresignedUpload = Schemas['PresignedUpload'];
+export type PrintQuality = Schemas['PrintQuality'];
 export type Project = Schemas['Project'];
 export type ProjectInput = Schemas['ProjectInput'];
 export type PullInput = Schemas['PullInput'];
@@ -275,6 +345,13 @@ export interface Operations {
     query: Record<string, never>;
     body: undefined;
     response: Schemas['CheckoutUrl'];
+  };
+  /** POST /library/claim: Move the items of a product builder URL into the user's library */
+  claimLibraryItems: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: Schemas['ClaimLibraryItemsRequest'];
+    response: Schemas['ClaimLibraryItemsResponse'];
   };
   /** POST /checkout/{checkoutId}/complete: Turn a paid checkout into an order (idempotent) */
   completeCheckout: {
@@ -332,6 +409,16 @@ export interface Operations {
     body: undefined;
     response: Schemas['BasketResult'];
   };
+  /** DELETE /library/{itemGuid}: Erase one of the user's library items: its records and its image */
+  deleteLibraryItem: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      itemGuid: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: Schemas['DeleteLibraryItemResponse'];
+  };
   /** GET /basket/{basketGuid}: Read a basket */
   getBasket: {
     path: {
@@ -341,6 +428,16 @@ export interface Operations {
     query: Record<string, never>;
     body: undefined;
     response: Schemas['Basket'];
+  };
+  /** GET /builder/{token}: Resolve a product builder URL token to its library items */
+  getBuilder: {
+    path: {
+      /** The last path segment of a ProductBuilderUrl (32 hexadecimal characters) */
+      token: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: Schemas['BuilderResult'];
   };
   /** GET /checkout/{checkoutId}: Read the basket snapshot a checkout charges for */
   getCheckout: {
@@ -375,6 +472,21 @@ export interface Operations {
     query: Record<string, never>;
     body: Schemas['BuilderInput'];
     response: Schemas['BuilderUrl'];
+  };
+  /** GET /library/{itemGuid}: Read one library item: image metadata, a download URL, optionally its print quality */
+  getLibraryItem: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      itemGuid: string;
+    };
+    query: {
+      /** Print width in mm; with printHeightMm the answer holds PrintQuality */
+      printWidthMm?: string;
+      /** Print height in mm; with printWidthMm the answer holds PrintQuality */
+      printHeightMm?: string;
+    };
+    body: undefined;
+    response: Schemas['LibraryItemReadResult'];
   };
   /** GET /openapi.json: OpenAPI 3.1 document */
   getOpenapi: {
@@ -414,6 +526,18 @@ export interface Operations {
     };
     body: undefined;
     response: Schemas['BasketList'];
+  };
+  /** GET /library: List the user's library items, newest first, a page at a time */
+  listLibrary: {
+    path: Record<string, never>;
+    query: {
+      /** Items per page, 1 to 200 (default 50) */
+      limit?: number | string;
+      /** NextCursor of the previous page */
+      cursor?: string;
+    };
+    body: undefined;
+    response: Schemas['ListLibraryResponse'];
   };
   /** GET /orders: List the user's orders, optionally only those with a project */
   listOrders: {
@@ -524,6 +648,17 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     body: 'none',
     dates: [],
   },
+  claimLibraryItems: {
+    method: 'POST',
+    path: '/library/claim',
+    credential: 'bearer',
+    idempotent: false,
+    body: 'json',
+    dates: [
+      ['LibraryItems', '*', 'CreatedDateUtc'],
+      ['LibraryItems', '*', 'DownloadExpiresDateUtc'],
+    ],
+  },
   completeCheckout: {
     method: 'POST',
     path: '/checkout/{checkoutId}/complete',
@@ -579,6 +714,14 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
       ['Basket', 'LastSavedDateUtc'],
     ],
   },
+  deleteLibraryItem: {
+    method: 'DELETE',
+    path: '/library/{itemGuid}',
+    credential: 'bearer',
+    idempotent: false,
+    body: 'none',
+    dates: [],
+  },
   getBasket: {
     method: 'GET',
     path: '/basket/{basketGuid}',
@@ -586,6 +729,18 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     idempotent: false,
     body: 'none',
     dates: [['CreatedDateUtc'], ['LastSavedDateUtc']],
+  },
+  getBuilder: {
+    method: 'GET',
+    path: '/builder/{token}',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [
+      ['Builder', 'CreatedDateUtc'],
+      ['Builder', 'Items', '*', 'CreatedDateUtc'],
+      ['Builder', 'Items', '*', 'DownloadExpiresDateUtc'],
+    ],
   },
   getCheckout: {
     method: 'GET',
@@ -615,6 +770,17 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     body: 'json',
     dates: [],
   },
+  getLibraryItem: {
+    method: 'GET',
+    path: '/library/{itemGuid}',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [
+      ['LibraryItem', 'CreatedDateUtc'],
+      ['LibraryItem', 'DownloadExpiresDateUtc'],
+    ],
+  },
   getOpenapi: { method: 'GET', path: '/openapi.json', credential: 'none', idempotent: false, body: 'none', dates: [] },
   getOrder: {
     method: 'GET',
@@ -641,6 +807,17 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     dates: [
       ['Baskets', '*', 'CreatedDateUtc'],
       ['Baskets', '*', 'LastSavedDateUtc'],
+    ],
+  },
+  listLibrary: {
+    method: 'GET',
+    path: '/library',
+    credential: 'bearer',
+    idempotent: false,
+    body: 'none',
+    dates: [
+      ['LibraryItems', '*', 'CreatedDateUtc'],
+      ['LibraryItems', '*', 'DownloadExpiresDateUtc'],
     ],
   },
   listOrders: {

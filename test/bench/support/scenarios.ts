@@ -6,6 +6,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import type { RequestOptions } from '../../support/service.ts';
 import { multipartBody, pngOfSize } from '../../support/multipart.ts';
 import { presentHandlers, type World } from './world.ts';
@@ -28,7 +29,7 @@ interface Planned {
   bareSdkWork?: Scenario['bareSdkWork'];
 }
 
-/** The presigned POST that POST /library/upload signs (store/library-store.ts presignUpload), with the same inputs. */
+/** The presigned POST that POST /library/upload signs (store/image-object-store.ts presignUpload), with the same inputs. */
 async function signUploadPost(s3: S3Client): Promise<unknown> {
   const { config } = await import('../../../functions/shared/config.ts');
   const { newGuid } = await import('../../../functions/shared/ids.ts');
@@ -38,6 +39,61 @@ async function signUploadPost(s3: S3Client): Promise<unknown> {
     Conditions: [['content-length-range', 1, config.uploadMaxBytes]],
     Expires: config.uploadExpirySeconds,
   });
+}
+
+/** The presigned GETs the library reads sign (store/download-signer.ts), with the same inputs, on the bare client. */
+function signDownloads(items: { objectKey: string; mimeType: string }[]): (s3: S3Client) => Promise<unknown> {
+  return async (s3) => {
+    const { config } = await import('../../../functions/shared/config.ts');
+    const { presignDownloads } = await import('../../../functions/store/download-signer.ts');
+    return presignDownloads(s3, config.bucketName, items.map((item) => ({ objectKey: item.objectKey, contentType: item.mimeType })), config.downloadUrlSeconds);
+  };
+}
+
+/** A product builder token naming `count` library items pushed `perPush` at a time (multi push), minted in reverse order. */
+async function builderOf(world: World, library: RequestOptions, count: number, perPush: number): Promise<{ token: string; itemGuids: string[] }> {
+  const itemGuids: string[] = [];
+  while (itemGuids.length < count) {
+    const images = Array.from({ length: Math.min(perPush, count - itemGuids.length) }, (_, index) => ({ name: `image${index}`, filename: `${index}.png`, contentType: 'image/png', data: pngOfSize(4 * 1024 + itemGuids.length + index) }));
+    const form = multipartBody(images);
+    const pushed = await expectOk(world, 'POST', '/library/multi/push', { ...library, body: form.body, headers: { 'Content-Type': form.contentType } });
+    itemGuids.push(...pushed.LibraryItems.map((item: { ItemGuid: string }) => item.ItemGuid));
+  }
+  const minted = await expectOk(world, 'POST', '/library/builder', { ...library, json: { Guids: [...itemGuids].reverse() } });
+  return { token: String(minted.ProductBuilderUrl).split('/').pop() as string, itemGuids };
+}
+
+/** What the reads sign for these items: their object keys and sniffed types, from the store. */
+async function downloadsOf(itemGuids: string[]): Promise<{ objectKey: string; mimeType: string }[]> {
+  const { getItems } = await import('../../../functions/store/library-store.ts');
+  const items = new Map((await getItems(itemGuids)).map((item) => [item.itemGuid, item]));
+  return itemGuids.map((guid) => items.get(guid) as { objectKey: string; mimeType: string });
+}
+
+export const BUILDER_ITEMS = 100;
+
+/** Items the bench user claims (GET /library, a repeated claim) and one more claimed item to delete. */
+async function userLibraryOf(world: World, library: RequestOptions, user: RequestOptions): Promise<{ url: string; itemGuids: string[]; deleted: string }> {
+  const pushed = async (count: number) => {
+    const images = Array.from({ length: count }, (_, index) => ({ name: `image${index}`, filename: `${index}.png`, contentType: 'image/png', data: pngOfSize(4 * 1024 + index) }));
+    const form = multipartBody(images);
+    const answer = await expectOk(world, 'POST', '/library/multi/push', { ...library, body: form.body, headers: { 'Content-Type': form.contentType } });
+    await expectOk(world, 'POST', '/library/claim', { ...user, json: { ProductBuilderUrl: answer.ProductBuilderUrl } });
+    return { url: answer.ProductBuilderUrl as string, itemGuids: answer.LibraryItems.map((item: { ItemGuid: string }) => item.ItemGuid) as string[] };
+  };
+  const claimed = await pushed(USER_LIBRARY_ITEMS);
+  const [deleted] = (await pushed(1)).itemGuids;
+  return { ...claimed, deleted: deleted as string };
+}
+
+export const USER_LIBRARY_ITEMS = 3;
+
+/** The DeleteObject that DELETE /library/{guid} sends (store/image-object-store.ts deleteImageObject). */
+function deleteObjectOf(objectKey: string): (s3: S3Client) => Promise<unknown> {
+  return async (s3) => {
+    const { config } = await import('../../../functions/shared/config.ts');
+    return s3.send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: objectKey }));
+  };
 }
 
 async function expectOk(world: World, method: string, path: string, options: RequestOptions): Promise<any> {
@@ -90,6 +146,10 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
     const form = multipartBody([{ name: 'image', filename: 'a.png', contentType: 'image/png', data: pngOfSize(32 * 1024) }]);
     itemGuid = (await expectOk(world, 'POST', '/library/push', { ...library, body: form.body, headers: { 'Content-Type': form.contentType } })).LibraryItem.ItemGuid;
   }
+  const { config } = await import('../../../functions/shared/config.ts');
+  const builder = present.has('get-builder') ? await builderOf(world, library, BUILDER_ITEMS, Math.min(10, config.libraryMaxItems)) : { token: '', itemGuids: [] };
+  const userLibrary = present.has('claim-library-items') ? await userLibraryOf(world, library, user) : { url: '', itemGuids: [], deleted: '' };
+  const [deletedObject] = userLibrary.deleted ? await downloadsOf([userLibrary.deleted]) : [];
 
   const planned: Planned[] = [
     { label: 'GET /health', handler: 'get-health', method: 'GET', path: '/health', options: {} },
@@ -114,6 +174,11 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
     { label: 'POST /library/{guid}/builder', handler: 'get-item-builder-url', method: 'POST', path: `/library/${itemGuid}/builder`, options: library },
     { label: 'POST /library/builder', handler: 'get-items-builder-url', method: 'POST', path: '/library/builder', options: { ...library, json: { Guids: [itemGuid] } } },
     { label: 'POST /library/upload', handler: 'create-library-upload', method: 'POST', path: '/library/upload', options: library, bareSdkWork: signUploadPost },
+    { label: 'GET /library/{guid}?printWidthMm=&printHeightMm=', handler: 'get-library-item', method: 'GET', path: `/library/${itemGuid}?printWidthMm=150&printHeightMm=100`, options: library, bareSdkWork: signDownloads(itemGuid ? await downloadsOf([itemGuid]) : []) },
+    { label: `GET /builder/{token} (${BUILDER_ITEMS} items)`, handler: 'get-builder', method: 'GET', path: `/builder/${builder.token}`, options: internal, bareSdkWork: signDownloads(await downloadsOf([...builder.itemGuids].reverse())) },
+    { label: `POST /library/claim (${USER_LIBRARY_ITEMS} items, repeated)`, handler: 'claim-library-items', method: 'POST', path: '/library/claim', options: { ...user, json: { ProductBuilderUrl: userLibrary.url } }, bareSdkWork: signDownloads(await downloadsOf(userLibrary.itemGuids)) },
+    { label: `GET /library (${USER_LIBRARY_ITEMS + 1} items)`, handler: 'list-library', method: 'GET', path: '/library', options: user, bareSdkWork: signDownloads(await downloadsOf([...userLibrary.itemGuids, userLibrary.deleted])) },
+    { label: 'DELETE /library/{guid}', handler: 'delete-library-item', method: 'DELETE', path: `/library/${userLibrary.deleted}`, options: user, ...(deletedObject ? { bareSdkWork: deleteObjectOf(deletedObject.objectKey) } : {}) },
   ];
 
   const scenarios: Scenario[] = [];

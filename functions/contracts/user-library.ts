@@ -1,0 +1,45 @@
+/** The signed-in user's library (bearer token): claim a product builder URL, list the items, delete one. */
+import * as z from 'zod/mini';
+import { GuidOut, NextCursorOut, PageQuery } from './common.ts';
+import { LibraryItemPath } from './library.ts';
+import { LibraryItemReadOut, toLibraryItemReadOut } from './library-read.ts';
+import type { LibraryPage } from '../services/user-library-service.ts';
+import type { ReadableItem } from '../services/library-read-service.ts';
+
+export const LIBRARY_PAGE_DEFAULT = 50;
+
+export const ClaimInput = z.object({
+  ProductBuilderUrl: z.string().check(
+    z.minLength(1),
+    z.maxLength(2048),
+    z.meta({ description: 'The ProductBuilderUrl a push, pull or completed upload answered: {CHECKOUT_URL}/builder/<token>', example: 'https://checkout.example.com/builder/0f1e2d3c4b5a69788796a5b4c3d2e1f0' }),
+  ),
+});
+
+const LibraryItems = z.array(LibraryItemReadOut);
+
+export const ClaimedItemsOut = z.object({
+  LibraryItems: LibraryItems.check(z.meta({ description: "The link's items now in the user's library, in the order the link was minted; items another user holds and items deleted since are left out" })),
+});
+
+export const LibraryPageOut = z.object({
+  LibraryItems: LibraryItems.check(z.meta({ description: 'Newest first (the time the item was uploaded, then its guid)' })),
+  NextCursor: NextCursorOut,
+});
+
+export const LibraryPageQuery = z.object(PageQuery(LIBRARY_PAGE_DEFAULT));
+
+export const DeletedLibraryItemOut = z.object({ ItemGuid: GuidOut, Deleted: z.literal(true) });
+
+export const toClaimedItemsOut = (items: ReadableItem[]): z.infer<typeof ClaimedItemsOut> => ({ LibraryItems: items.map(toLibraryItemReadOut) });
+
+export const toLibraryPageOut = (page: LibraryPage): z.infer<typeof LibraryPageOut> => ({
+  LibraryItems: page.items.map(toLibraryItemReadOut),
+  ...(page.nextCursor !== undefined ? { NextCursor: page.nextCursor } : {}),
+});
+
+export const userLibraryContracts = {
+  claim: { principal: 'user', body: ClaimInput, response: ClaimedItemsOut },
+  list: { principal: 'user', query: LibraryPageQuery, response: LibraryPageOut },
+  delete: { principal: 'user', path: LibraryItemPath, response: DeletedLibraryItemOut },
+} as const;

@@ -1,0 +1,176 @@
+/**
+ * Image metadata (displayed size, EXIF orientation, declared density) read from an image's bytes while they
+ * stream by, without buffering the file: at most IMAGE_HEADER_MAX_BYTES are held, and only until the header is
+ * read. One file per format family beside this one; see README.md for the decisions.
+ */
+import { DomainError } from '../../shared/errors.ts';
+import { readBmp } from './bmp.ts';
+import { ByteView, HeldBytes, MalformedHeader, NeedMoreBytes } from './bytes.ts';
+import { readGif } from './gif.ts';
+import { readHeif } from './heif.ts';
+import { readJpeg } from './jpeg.ts';
+import type { ImageMetadata } from './metadata.ts';
+import { readPng } from './png.ts';
+import { readTiff } from './tiff.ts';
+import { readWebp } from './webp.ts';
+
+export type { ImageMetadata } from './metadata.ts';
+
+/**
+ * The most bytes ever held for the header, 1 MiB: a JPEG, PNG, GIF, WebP or BMP header must end within the
+ * file's first IMAGE_HEADER_MAX_BYTES; a TIFF IFD or HEIF meta box far into the file is read from a window of
+ * this size less the 64 KiB head kept. A JPEG may carry several 64 KiB APP segments before
+ * its frame header (EXIF with a thumbnail, ICC profiles split over APP2 segments, XMP and extended XMP such as
+ * a phone's depth map, Photoshop APP13 with a preview), which reach several hundred KiB in real files; 1 MiB
+ * covers them with room, and is held only while the header is unread (a few KiB for most files).
+ */
+export const IMAGE_HEADER_MAX_BYTES = 1024 * 1024;
+
+/** 415 UnreadableImage: the bytes are of an accepted type but their size cannot be read. */
+export const unreadableImage = (reason: string): DomainError => new DomainError('UnsupportedMedia', 'UnreadableImage', `The image header could not be read: ${reason}.`);
+
+type HeaderParser = (view: ByteView) => ImageMetadata;
+
+/**
+ * The parser of each sniffed type, and whether its header may lie far into the file: a TIFF's first IFD may
+ * follow the pixel data (libtiff and ImageMagick write it last), and a HEIF's `meta` box may follow `mdat`.
+ * For those the reader lets the bytes in between go by, counting them, and holds a window from that offset.
+ */
+const PARSERS: Record<string, { parse: HeaderParser; skipsAhead: boolean }> = {
+  'image/jpeg': { parse: readJpeg, skipsAhead: false },
+  'image/png': { parse: readPng, skipsAhead: false },
+  'image/gif': { parse: readGif, skipsAhead: false },
+  'image/webp': { parse: readWebp, skipsAhead: false },
+  'image/tiff': { parse: readTiff, skipsAhead: true },
+  'image/bmp': { parse: readBmp, skipsAhead: false },
+  'image/heic': { parse: readHeif, skipsAhead: true },
+  'image/heif': { parse: readHeif, skipsAhead: true },
+  'image/avif': { parse: readHeif, skipsAhead: true },
+  'image/heic-sequence': { parse: readHeif, skipsAhead: true },
+  'image/heif-sequence': { parse: readHeif, skipsAhead: true },
+};
+
+/** The file's first bytes kept when the reader skips ahead (a TIFF header is 8 bytes, a HEIF ftyp a few dozen). */
+const HEAD_KEPT_WHEN_SKIPPING = 64 * 1024;
+
+/** A buffer holding `length` bytes of `bytes` and room for `wanted` in all, grown by doubling up to `cap`. */
+function grown(bytes: Uint8Array, length: number, wanted: number, cap: number): Uint8Array {
+  if (wanted <= bytes.length) return bytes;
+  const larger = new Uint8Array(Math.min(cap, Math.max(wanted, bytes.length * 2, 4096)));
+  larger.set(bytes.subarray(0, length));
+  return larger;
+}
+
+/**
+ * Collects the leading bytes of one image as they stream by and reads its metadata as soon as it can.
+ * `add` returns the metadata once known (and from then on ignores further chunks, buffering nothing more),
+ * undefined while more bytes are needed, and throws unreadableImage(...) when the header needs more than
+ * IMAGE_HEADER_MAX_BYTES or is malformed. `end()` is called at end of file: it returns the metadata, or throws
+ * unreadableImage(...) (truncated header). Never holds more than IMAGE_HEADER_MAX_BYTES.
+ */
+export class ImageHeaderReader {
+  private readonly parse: HeaderParser;
+  private readonly skipsAhead: boolean;
+  private held = new HeldBytes();
+  /** Bytes seen so far (held or not). */
+  private seen = 0;
+  /** The parser runs again only once these bytes are held (it asked for them the last time). */
+  private wanted: NeedMoreBytes = new NeedMoreBytes(0, 0);
+  private result: ImageMetadata | undefined;
+  private failure: DomainError | undefined;
+
+  constructor(mimeType: string) {
+    const parser = PARSERS[mimeType];
+    if (!parser) throw unreadableImage(`no header reader for ${mimeType}`);
+    this.parse = parser.parse;
+    this.skipsAhead = parser.skipsAhead;
+  }
+
+  /** Bytes held right now (for tests of the bound). */
+  get heldBytes(): number {
+    return this.held.head.length + this.held.window.length;
+  }
+
+  add(chunk: Uint8Array): ImageMetadata | undefined {
+    if (this.failure) throw this.failure;
+    if (this.result) return this.result;
+    const at = this.seen;
+    this.seen += chunk.length;
+    this.hold(chunk, at);
+    while (!this.result && this.held.status(this.wanted.from, this.wanted.to) === 'held') this.attempt(chunk, at);
+    return this.result;
+  }
+
+  end(): ImageMetadata {
+    if (this.failure) throw this.failure;
+    this.held.final = true;
+    if (!this.result) this.attempt(new Uint8Array(0), this.seen);
+    if (!this.result) this.fail('the file ends inside its header');
+    return this.result as ImageMetadata;
+  }
+
+  /** Copies the part of `chunk` (file bytes from `at`) that extends the head or, when skipping ahead, the window. */
+  private hold(chunk: Uint8Array, at: number): void {
+    const held = this.held;
+    const skipping = held.windowStart > held.headLength;
+    const [next, cap] = skipping ? [held.windowEnd, held.windowStart + IMAGE_HEADER_MAX_BYTES - held.head.length] : [held.headLength, IMAGE_HEADER_MAX_BYTES];
+    const bytes = chunk.subarray(Math.max(0, next - at), Math.max(0, cap - at));
+    if (next < at || bytes.length === 0) return;
+    if (skipping) {
+      held.window = grown(held.window, held.windowLength, held.windowLength + bytes.length, cap - held.windowStart);
+      held.window.set(bytes, held.windowLength);
+      held.windowLength += bytes.length;
+    } else {
+      held.head = grown(held.head, held.headLength, Math.max(held.headLength + bytes.length, this.wanted.to), IMAGE_HEADER_MAX_BYTES);
+      held.head.set(bytes, held.headLength);
+      held.headLength += bytes.length;
+      held.windowStart = held.headLength;
+    }
+  }
+
+  /** Runs the parser; on "need more bytes" remembers what for, skipping ahead to them when they lie beyond the head. */
+  private attempt(chunk: Uint8Array, at: number): void {
+    try {
+      this.answer(this.parse(new ByteView(this.held)));
+    } catch (error) {
+      if (error instanceof MalformedHeader) this.fail(error.message);
+      if (!(error instanceof NeedMoreBytes) || this.held.final) throw error;
+      this.wanted = error;
+      const held = this.held;
+      const skipping = held.windowStart > held.headLength;
+      if (!skipping && error.to <= IMAGE_HEADER_MAX_BYTES) return; // the head is still filling
+      if (skipping && error.from >= held.windowStart && error.to <= held.windowStart + IMAGE_HEADER_MAX_BYTES - held.head.length) return; // the window is still filling
+      const canSkip = this.skipsAhead && error.from >= HEAD_KEPT_WHEN_SKIPPING && error.to - error.from <= IMAGE_HEADER_MAX_BYTES - HEAD_KEPT_WHEN_SKIPPING;
+      if (skipping || !canSkip) {
+        if (error.known) return this.answer(error.known);
+        this.fail(`no complete header within ${IMAGE_HEADER_MAX_BYTES} bytes${skipping ? ` from byte ${held.windowStart}` : ''}`);
+      }
+      this.skipTo(error.from, chunk, at);
+    }
+  }
+
+  private answer(metadata: ImageMetadata): void {
+    this.result = metadata;
+    this.held = new HeldBytes(); // the header is read: hold nothing more
+  }
+
+  /** Keeps the head's first bytes and holds the file from `from` on, with the bytes of it already held or in `chunk`. */
+  private skipTo(from: number, chunk: Uint8Array, at: number): void {
+    const held = this.held;
+    const kept = Math.min(held.headLength, HEAD_KEPT_WHEN_SKIPPING, from);
+    const skipped = new HeldBytes();
+    skipped.head = held.head.slice(0, kept);
+    skipped.headLength = kept;
+    skipped.window = held.head.slice(Math.min(from, held.headLength), held.headLength);
+    skipped.windowStart = from;
+    skipped.windowLength = skipped.window.length;
+    this.held = skipped;
+    this.hold(chunk, at);
+  }
+
+  private fail(reason: string): never {
+    this.held = new HeldBytes();
+    this.failure = unreadableImage(reason);
+    throw this.failure;
+  }
+}

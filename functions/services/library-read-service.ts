@@ -1,0 +1,71 @@
+/**
+ * Library reads: one item for the client app (GET /library/{itemGuid}) and the items behind a product
+ * builder URL for the builder site (GET /builder/{token}), each with a presigned download URL signed in
+ * process. Kept apart from the ingest so these handlers carry neither the multipart parser nor the upload.
+ */
+import { notFound } from '../shared/errors.ts';
+import { config } from '../shared/config.ts';
+import { printQuality, type PrintQuality } from '../domain/print-quality.ts';
+import * as library from '../store/library-store.ts';
+import { presignDownloads } from '../store/image-object-store.ts';
+
+/** A stored item as the reads answer it. */
+export interface ReadableItem {
+  item: library.StoredItem;
+  downloadUrl: string;
+  downloadExpiresAt: number;
+  printQuality?: PrintQuality;
+}
+
+export interface PrintSize {
+  widthMm: number;
+  heightMm: number;
+}
+
+/** The items with their download URLs, signed together. */
+export async function readable(items: library.StoredItem[]): Promise<ReadableItem[]> {
+  const seconds = config.downloadUrlSeconds;
+  // Taken before signing: the URLs' own clock starts a moment later, so none expires before this.
+  const downloadExpiresAt = Date.now() + seconds * 1000;
+  const urls = await presignDownloads(items.map((item) => ({ objectKey: item.objectKey, contentType: item.mimeType })), seconds);
+  return items.map((item, index) => ({ item, downloadUrl: urls[index] as string, downloadExpiresAt }));
+}
+
+const itemNotFound = (itemGuid: string) => notFound('LibraryItemNotFound', `No library item ${itemGuid}.`);
+
+/** One committed item of this API key (another key's answers like a missing one), with its print quality at `print` if given. */
+export async function readItem(apiKeyId: string, itemGuid: string, print?: PrintSize): Promise<ReadableItem> {
+  const [item] = await library.getCommittedItems([itemGuid]);
+  if (!item || item.apiKeyId !== apiKeyId) throw itemNotFound(itemGuid);
+  const [read] = (await readable([item])) as [ReadableItem];
+  return print ? { ...read, printQuality: printQuality(item, print, config.printThresholds) } : read;
+}
+
+export interface ResolvedBuilder {
+  token: string;
+  createdAt: number;
+  /** In the order the URL was minted; items deleted since are left out. */
+  items: ReadableItem[];
+}
+
+/**
+ * The items behind a builder token: one GetItem (the link) and one BatchGetItem (its items, 100 at most),
+ * no owner lookup. Why no owner check (getCommittedItems) is needed here: a token only ever reaches a
+ * client after everything it names is committed. A push, pull or completed upload answers its token only
+ * after writeCommit wrote the owner (ingest-commit.ts); a request that fails before answers no token, and
+ * its link is deleted by the rollback or by the sweeper, which removes only requests whose owner was never
+ * written (library-sweep-service.ts), so it never touches a link that was handed out. A retried upload
+ * completion answers its recorded token again only after finishing the same commit. POST /library/builder
+ * mints a token only for items getCommittedItems found committed. So every item a handed-out link names
+ * was committed, and an item record missing now was deleted since: it is left out.
+ */
+export async function resolveBuilder(token: string): Promise<ResolvedBuilder> {
+  const link = await library.getBuilderLink(token);
+  if (!link) throw notFound('BuilderNotFound', 'No product builder link for this token.');
+  const found = new Map((await library.getItems(link.itemGuids)).map((item) => [item.itemGuid, item]));
+  const items = link.itemGuids.flatMap((itemGuid) => {
+    const item = found.get(itemGuid);
+    return item ? [item] : [];
+  });
+  return { token: link.token, createdAt: link.createdAt, items: await readable(items) };
+}

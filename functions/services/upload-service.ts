@@ -1,0 +1,104 @@
+/**
+ * Large-file upload: a presigned POST straight into the bucket (no bytes through the function), then a
+ * complete call that verifies the object and adds it to the library as push would. The rules of the
+ * upload's life are in domain/large-file-upload.ts.
+ */
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { SNIFF_BYTES, sniffImageType, type LibraryItem } from '../domain/library.ts';
+import { claimStaleBefore, completionStep, uploadSweepAt } from '../domain/large-file-upload.ts';
+import { DomainError, conflict, notFound } from '../shared/errors.ts';
+import { newGuid, newSecretId } from '../shared/ids.ts';
+import { config } from '../shared/config.ts';
+import { logger } from '../shared/powertools.ts';
+import { ImageMeter } from '../library/image-stream.ts';
+import { imageTooLarge, notAnImage } from '../library/image-errors.ts';
+import * as library from '../store/library-store.ts';
+import * as objects from '../store/image-object-store.ts';
+import { recordMetrics, resultOf, writeCommit, type IngestResult, type StoredImage } from './ingest-commit.ts';
+
+export interface UploadTicket {
+  itemGuid: string;
+  url: string;
+  fields: Record<string, string>;
+  maxBytes: number;
+  expiresAt: number;
+}
+
+export async function createUpload(apiKeyId: string): Promise<UploadTicket> {
+  const itemGuid = newGuid();
+  const objectKey = objects.uploadObjectKey(itemGuid);
+  const maxBytes = config.uploadMaxBytes;
+  const expirySeconds = config.uploadExpirySeconds;
+  const expiresAt = Date.now() + expirySeconds * 1000;
+  const post = await objects.presignUpload(objectKey, maxBytes, expirySeconds);
+  // The pending upload is this request's intent: once it expires, an upload never committed is swept.
+  await library.putUpload({ itemGuid, apiKeyId, anonymousUserId: newGuid(), objectKey, expiresAt }, uploadSweepAt(expiresAt));
+  return { itemGuid, url: post.url, fields: post.fields, maxBytes, expiresAt };
+}
+
+const uploadNotFound = (itemGuid: string) => notFound('UploadNotFound', `No pending upload ${itemGuid} for this API key (it may have expired).`);
+
+/** Type from a ranged GET of the first bytes, then size, MD5 and header metadata by streaming the same object version through the meter. */
+async function verifyUploadedObject(objectKey: string, maxBytes: number): Promise<{ item: Omit<LibraryItem, 'itemGuid'>; etag: string }> {
+  const head = await objects.readObjectHead(objectKey, SNIFF_BYTES);
+  if (!head) throw conflict('UploadMissing', 'Nothing has been uploaded for this item yet: POST the file to the presigned upload first.');
+  const mimeType = sniffImageType(head.head);
+  // S3 enforces the policy's size range; checking again keeps stand-ins without policy checks honest.
+  if (mimeType === undefined || head.size > maxBytes) {
+    await objects.deleteImageObject(objectKey);
+    throw mimeType === undefined ? notAnImage(head.size) : imageTooLarge(maxBytes);
+  }
+  const meter = new ImageMeter(maxBytes, mimeType);
+  try {
+    await pipeline(await objects.openObject(objectKey, head.etag), meter, new Writable({ write: (_chunk, _encoding, done) => done() }));
+  } catch (error) {
+    // A polyglot or an unreadable header is refused like any other non-image: its bytes are not kept.
+    if (error instanceof DomainError && error.kind === 'UnsupportedMedia') await objects.deleteImageObject(objectKey);
+    throw error;
+  }
+  return { item: { mimeType, size: meter.byteCount, md5: meter.md5(), ...meter.imageMetadata() }, etag: head.etag };
+}
+
+async function finishUpload(upload: library.PendingUpload, result: library.UploadResult): Promise<IngestResult> {
+  const ingest = { apiKeyId: upload.apiKeyId, anonymousUserId: upload.anonymousUserId, token: result.token, createdAt: result.createdAt };
+  const images: StoredImage[] = [{ item: result.item, objectKey: objects.libraryObjectKey(upload.anonymousUserId, result.item.itemGuid) }];
+  await writeCommit(ingest, images);
+  await objects.deleteImageObject(upload.objectKey);
+  return resultOf(ingest, images);
+}
+
+/**
+ * Verifies the uploaded object and adds it to the library as push would. Safe to repeat: once verified,
+ * the outcome is recorded on the upload first, and a repeated call finishes the same writes and answers
+ * the same. A refused object (not an image, too large) is deleted; the presigned upload may be used again.
+ */
+export async function completeUpload(apiKeyId: string, itemGuid: string, now = Date.now()): Promise<IngestResult> {
+  const upload = await library.getUpload(itemGuid);
+  const step = completionStep(upload, apiKeyId, now);
+  if (step === 'notFound' || upload === undefined) throw uploadNotFound(itemGuid);
+  if (step === 'finish') return finishUpload(upload, upload.result as library.UploadResult);
+  if (!(await library.claimUpload(itemGuid, now, claimStaleBefore(now)))) {
+    throw conflict('UploadInProgress', `Upload ${itemGuid} is being completed by another request; retry in a moment.`);
+  }
+  let verified: Awaited<ReturnType<typeof verifyUploadedObject>>;
+  try {
+    verified = await verifyUploadedObject(upload.objectKey, config.uploadMaxBytes);
+    // The library copy is made before the decision; a call that dies here leaves the same key for the retry.
+    await objects.copyObject(upload.objectKey, objects.libraryObjectKey(upload.anonymousUserId, itemGuid), verified.etag);
+  } catch (error) {
+    await library.releaseUpload(itemGuid, now).catch((release: unknown) => logger.warn('could not release upload claim', { itemGuid, reason: String(release) }));
+    throw error;
+  }
+  const result: library.UploadResult = {
+    item: { itemGuid, ...verified.item },
+    token: newSecretId(),
+    createdAt: now,
+  };
+  if (!(await library.recordUploadResult(itemGuid, now, result))) {
+    throw conflict('UploadInProgress', `Upload ${itemGuid} was taken over by another request; retry to read its outcome.`);
+  }
+  const ingested = await finishUpload(upload, result);
+  recordMetrics([result.item]);
+  return ingested;
+}
