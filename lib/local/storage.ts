@@ -3,14 +3,14 @@
  * loopback HTTP by the real AWS SDK clients. With a data directory they persist (leveldb files and
  * plain files); without one DynamoDB is in memory and S3 lives in a temporary directory.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo, Server } from 'node:net';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadBucketCommand, NotFound, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { table } from '../../functions/store/table.ts';
 
 export interface LocalStorage {
@@ -49,6 +49,7 @@ export async function startLocalStorage(options: { dataDir?: string; dynamoPort?
 
   const s3Dir = options.dataDir ? join(options.dataDir, 's3') : mkdtempSync(join(tmpdir(), 'photo-commerce-s3-'));
   mkdirSync(s3Dir, { recursive: true });
+  removeTornObjects(s3Dir);
   const s3rver = new S3rver({ address: '127.0.0.1', port: options.s3Port ?? 0, directory: s3Dir, silent: true, configureBuckets: [] });
   const s3Address = await s3rver.run();
 
@@ -61,6 +62,28 @@ export async function startLocalStorage(options: { dataDir?: string; dynamoPort?
       if (!options.dataDir) rmSync(s3Dir, { recursive: true, force: true });
     },
   };
+}
+
+/** s3rver's files of an object: its content, the content's MD5, and its metadata, written in that order. */
+const OBJECT_SUFFIX = '._S3rver_object';
+const objectFiles = (objectPath: string) => [objectPath, `${objectPath}.md5`, `${objectPath.slice(0, -OBJECT_SUFFIX.length)}._S3rver_metadata.json`];
+
+/**
+ * Removes the objects a kill left half-written. s3rver writes an object's files one after the other and
+ * answers the PUT after the last (the metadata); a process killed before that leaves an object S3 would
+ * not have (its PUT is atomic and was never acknowledged), and an empty or cut metadata file fails every
+ * listing of the bucket with a 500, HEAD bucket included (s3rver answers it with a listing).
+ */
+function removeTornObjects(s3Dir: string): void {
+  for (const name of readdirSync(s3Dir, { recursive: true, encoding: 'utf8' })) {
+    if (!name.endsWith(OBJECT_SUFFIX)) continue;
+    const files = objectFiles(join(s3Dir, name));
+    try {
+      JSON.parse(readFileSync(files[2] as string, 'utf8'));
+    } catch {
+      for (const path of files) rmSync(path, { force: true });
+    }
+  }
 }
 
 /** Creates the single table (from functions/store/table.ts) and the bucket when they are missing. */
@@ -98,10 +121,24 @@ export async function ensureTableAndBucket(storage: Pick<LocalStorage, 'dynamoEn
   }
   const s3 = new S3Client({ ...clientOptions(storage.s3Endpoint), forcePathStyle: true });
   try {
-    await s3.send(new HeadBucketCommand({ Bucket: bucketName })).catch(() => s3.send(new CreateBucketCommand({ Bucket: bucketName })));
+    // Created only when S3 says it is missing: any other failure is that failure, not a missing bucket.
+    const missing = await s3.send(new HeadBucketCommand({ Bucket: bucketName })).then(
+      () => false,
+      (error: unknown) => {
+        if (error instanceof NotFound) return true;
+        throw error;
+      },
+    );
+    if (missing) await s3.send(new CreateBucketCommand({ Bucket: bucketName })).catch(alreadyCreated);
   } finally {
     s3.destroy();
   }
+}
+
+/** Another process created the bucket since the HEAD: what the caller wanted. */
+function alreadyCreated(error: unknown): void {
+  if (error instanceof S3ServiceException && (error.name === 'BucketAlreadyOwnedByYou' || error.name === 'BucketAlreadyExists')) return;
+  throw error;
 }
 
 /** Where a running `npm start` tells the CLIs its storage endpoints, so they share its data. */

@@ -36,7 +36,7 @@ async function soak(): Promise<boolean> {
     const fixture = await prepare(target, dataDir);
     const models = await newClients(fixture, clients);
     process.stdout.write(`soak: ${clients} clients for ${durationMs / 1000} s against ${server.url} (orders: ${fixture.features.orders}, library: ${fixture.features.library})\n`);
-    const { stats, failures } = await runWorkload(models, fixture, target, { clients, durationMs });
+    const { stats, failures } = await runWorkload(models, fixture, target, { clients, until: { ms: durationMs } });
     const result = await audit(models, fixture, target);
     process.stdout.write(`${formatReport('soak', stats, result, failures)}\n`);
     return result.ok && failures.length === 0;
@@ -58,9 +58,9 @@ async function crash(): Promise<boolean> {
     let restartMs = 0;
     const { stats, failures } = await runWorkload(models, fixture, target, {
       clients,
-      durationMs: crashDurationMs,
+      until: { ms: crashDurationMs },
       interrupt: {
-        atMs: crashDurationMs / 2,
+        at: { ms: crashDurationMs / 2 },
         run: async () => {
           target.down();
           await killServer(server);

@@ -100,6 +100,8 @@ async function createApiKey(dataDir: string, name: string, scope: 'internal' | '
 
 export interface Stats {
   requests: number;
+  /** Requests that got an HTTP answer (any status), as opposed to none at all. */
+  answered: number;
   byType: Record<string, number>;
   /** Answers other than 200, by status ("network" for a request without an answer). */
   errorsByStatus: Record<string, number>;
@@ -107,7 +109,7 @@ export interface Stats {
   endedAt: number;
 }
 
-const newStats = (): Stats => ({ requests: 0, byType: {}, errorsByStatus: {}, startedAt: Date.now(), endedAt: Date.now() });
+const newStats = (): Stats => ({ requests: 0, answered: 0, byType: {}, errorsByStatus: {}, startedAt: Date.now(), endedAt: Date.now() });
 
 // ---------------------------------------------------------------------------------------------------
 // HTTP
@@ -144,6 +146,7 @@ async function send(target: Target, stats: Stats, type: string, method: string, 
     try {
       const response = await fetch(`${target.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
       answer = { status: response.status, body: parseJsonOrUndefined(await response.text()) };
+      stats.answered++;
     } catch {
       answer = { status: 'network', body: undefined };
     }
@@ -338,34 +341,52 @@ async function step(client: ClientModel, fixture: Fixture, target: Target, stats
   }
 }
 
+/** A point in a run: a time after its start, or a number of answered requests (the same work on any machine). */
+export type RunPoint = { ms: number } | { answered: number };
+
 export interface RunOptions {
   clients: number;
-  durationMs: number;
-  /** Called once, `atMs` after the start, while the workload runs (the crash). */
-  interrupt?: { atMs: number; run: () => Promise<void> };
+  /** When the clients stop (counted answers: also not before the interrupt has run). */
+  until: RunPoint;
+  /** Run once while the workload runs (the crash); the clients' requests wait while it has the server down. */
+  interrupt?: { at: RunPoint; run: () => Promise<void> };
 }
 
-/** Runs every client in a loop until the time is up; a client stops at its first protocol surprise. */
+/** Runs every client in a loop until the end point; a client stops at its first protocol surprise. */
 export async function runWorkload(models: ClientModel[], fixture: Fixture, target: Target, options: RunOptions): Promise<{ stats: Stats; failures: string[] }> {
   const stats = newStats();
   const failures: string[] = [];
-  const deadline = Date.now() + options.durationMs;
-  const interrupted = options.interrupt
-    ? new Promise<void>((resolve, reject) => setTimeout(() => options.interrupt?.run().then(resolve, reject), options.interrupt?.atMs))
-    : Promise.resolve();
-  await Promise.all([
-    interrupted,
-    ...models.map(async (client) => {
-      while (Date.now() < deadline) {
+  const reached = (point: RunPoint) => ('ms' in point ? Date.now() - stats.startedAt >= point.ms : stats.answered >= point.answered);
+  let interruptRun: Promise<void> | undefined;
+  let interruptDone = !options.interrupt;
+  let failInterrupt: (error: unknown) => void = () => {};
+  // A failed interrupt ends the run at once: the clients would wait for the server it left down.
+  const interruptFailure = new Promise<never>((_, reject) => (failInterrupt = reject));
+  const interruptIfDue = () => {
+    if (interruptRun || !options.interrupt || !reached(options.interrupt.at)) return;
+    interruptRun = options.interrupt.run().then(() => {
+      interruptDone = true;
+    }, failInterrupt);
+  };
+  const timer = options.interrupt && 'ms' in options.interrupt.at ? setTimeout(interruptIfDue, options.interrupt.at.ms) : undefined;
+  const finished = () => reached(options.until) && ('ms' in options.until || interruptDone);
+  try {
+    const clients = models.map(async (client) => {
+      while (!finished()) {
         try {
           await step(client, fixture, target, stats);
         } catch (error) {
           failures.push(`${client.user}: ${(error as Error).message}`);
           return;
         }
+        interruptIfDue();
       }
-    }),
-  ]);
+    });
+    await Promise.race([Promise.all(clients), interruptFailure]);
+    await interruptRun;
+  } finally {
+    clearTimeout(timer);
+  }
   stats.endedAt = Date.now();
   return { stats, failures };
 }
@@ -509,7 +530,7 @@ export function formatReport(title: string, stats: Stats, result: AuditResult, f
   const seconds = Math.max(0.001, (stats.endedAt - stats.startedAt) / 1000);
   const lines = [
     `== ${title}`,
-    `requests: ${stats.requests} in ${seconds.toFixed(1)} s (${(stats.requests / seconds).toFixed(1)} req/s)`,
+    `requests: ${stats.requests} (${stats.answered} answered) in ${seconds.toFixed(1)} s (${(stats.requests / seconds).toFixed(1)} req/s)`,
     `by type: ${Object.entries(stats.byType).sort().map(([type, count]) => `${type}=${count}`).join(' ')}`,
     `non-200 answers by status: ${Object.entries(stats.errorsByStatus).sort().map(([status, count]) => `${status}=${count}`).join(' ') || 'none'}`,
     `audit: ${Object.entries(result.figures).map(([name, value]) => `${name}=${value}`).join(' ')}`,
