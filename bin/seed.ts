@@ -1,4 +1,4 @@
-/** `npm run seed`: registers the demo projects (fixed guids, so README examples work verbatim) and prints them. */
+/** `npm run seed`: registers the demo projects (fixed guids, so the examples in README.md and docs/ work verbatim) and prints them. */
 import { useLocalStore } from './local-store.ts';
 
 export const demoProjects = [

@@ -71,9 +71,6 @@ const settings = {
 
 type Name = keyof typeof settings;
 
-/** Every setting with its context key and environment variable, for the README's configuration table. */
-export const configSettings: Readonly<Record<Name, Setting>> = settings;
-
 export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const placeholders: string[] = [];
   /** The value set in context or environment, if any. */

@@ -29,7 +29,7 @@ export class ServiceStack extends Stack {
     const { config } = props;
     const namePrefix = `photo-commerce-${config.stage}`;
     for (const setting of config.placeholders) {
-      Annotations.of(this).addWarningV2(`photo-commerce:placeholder:${setting}`, `${setting} is a placeholder; set it before deploying (README, Deploy).`);
+      Annotations.of(this).addWarningV2(`photo-commerce:placeholder:${setting}`, `${setting} is a placeholder; set it before deploying (docs/deploy.md, Configuration).`);
     }
 
     this.data = new Data(this, 'Data', { namePrefix, corsAllowedOrigins: config.corsAllowedOrigins });
@@ -51,7 +51,7 @@ export class ServiceStack extends Stack {
       api: this.api.restApi,
       accessLogs: this.api.accessLogs,
       endpoints: this.api.endpoints,
-      authorizer: this.authorizers.endpoint,
+      authorizer: this.authorizers.handlerFunction,
       librarySweeper: this.librarySweeper,
       table: this.data.table,
       bucket: this.data.bucket,
@@ -76,7 +76,7 @@ export class ServiceStack extends Stack {
   /** cdk-nag findings that hold for every API function and its role; each names exactly what it allows. */
   private suppressFindings(): void {
     const bucketArn = `<${this.getLogicalId(this.data.bucket.node.defaultChild as CfnElement)}.Arn>`;
-    for (const endpoint of [this.authorizers.endpoint, ...this.api.endpoints.map(({ endpoint }) => endpoint)]) {
+    for (const endpoint of [this.authorizers.handlerFunction, ...this.api.endpoints.map(({ endpoint }) => endpoint)]) {
       Validations.of(endpoint.function).acknowledge({
         id: 'Serverless-LambdaDLQ',
         reason:

@@ -1,5 +1,5 @@
 /**
- * The error body every refusal and failure answers (functions/shared/http.ts, errorResponse; API Gateway's
+ * The error body every refusal and failure answers (functions/http/errors.ts, errorResponse; API Gateway's
  * own answers, lib/constructs/api.ts), for the OpenAPI document. Apart from common.ts so that handler
  * bundles, which only write errors, do not carry its schema.
  */

@@ -24,7 +24,7 @@ export interface RouteContract {
   response?: z.ZodMiniType;
   /** Binary parts of a multipart body, by part name: what each holds, and whether the part repeats (OpenAPI). */
   fileParts?: Readonly<Record<string, { description: string; repeated?: true }>>;
-  /** Takes an `Idempotency-Key` header (see functions/shared/idempotency.ts). */
+  /** Takes an `Idempotency-Key` header (see functions/http/idempotency.ts). */
   idempotent?: boolean;
   /**
    * Error codes this route answers beyond the ones every route of its kind does (validation, credentials,

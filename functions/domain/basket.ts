@@ -32,14 +32,15 @@ export interface Basket {
   expiresAt: number;
 }
 
-export interface Clock {
+/** When a change to a basket is saved, and how long the basket lives from then if nothing touches it. */
+export interface SaveTime {
   now: number;
   /** How long an untouched basket lives, in ms. */
   ttlMs: number;
 }
 
-export function newBasket(guid: string, userId: string, clock: Clock): Basket {
-  return { guid, userId, lines: [], nextLineId: 1, version: 1, createdAt: clock.now, lastSavedAt: clock.now, expiresAt: clock.now + clock.ttlMs };
+export function newBasket(guid: string, userId: string, time: SaveTime): Basket {
+  return { guid, userId, lines: [], nextLineId: 1, version: 1, createdAt: time.now, lastSavedAt: time.now, expiresAt: time.now + time.ttlMs };
 }
 
 export const lineTotalMinor = (line: Pick<BasketLine, 'quantity' | 'unitPriceMinor'>): number => line.quantity * line.unitPriceMinor;
@@ -48,8 +49,8 @@ export const basketTotalMinor = (basket: Pick<Basket, 'lines'>): number => baske
 
 export const isExpired = (basket: Pick<Basket, 'expiresAt'>, now: number): boolean => basket.expiresAt <= now;
 
-function touched(basket: Basket, lines: BasketLine[], clock: Clock, nextLineId = basket.nextLineId): Basket {
-  return { ...basket, lines, nextLineId, lastSavedAt: clock.now, expiresAt: clock.now + clock.ttlMs };
+function touched(basket: Basket, lines: BasketLine[], time: SaveTime, nextLineId = basket.nextLineId): Basket {
+  return { ...basket, lines, nextLineId, lastSavedAt: time.now, expiresAt: time.now + time.ttlMs };
 }
 
 function checkQuantity(quantity: number): void {
@@ -62,19 +63,19 @@ function checkQuantity(quantity: number): void {
  * Adds `quantity` units of a project. A project already in the basket adds to its line (one line per
  * project), priced at the project's current price; otherwise a new line with a fresh id is appended.
  */
-export function addLine(basket: Basket, project: ProjectPrice, quantity: number, clock: Clock): { basket: Basket; line: BasketLine } {
+export function addLine(basket: Basket, project: ProjectPrice, quantity: number, time: SaveTime): { basket: Basket; line: BasketLine } {
   const existing = basket.lines.find((line) => line.projectGuid === project.projectGuid);
   if (existing) {
     const line = { ...existing, quantity: existing.quantity + quantity, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version };
     checkQuantity(line.quantity);
-    return { basket: touched(basket, basket.lines.map((l) => (l.id === line.id ? line : l)), clock), line };
+    return { basket: touched(basket, basket.lines.map((l) => (l.id === line.id ? line : l)), time), line };
   }
   if (basket.lines.length >= MAX_LINES) {
     throw conflict('BasketFull', `A basket holds at most ${MAX_LINES} lines.`);
   }
   checkQuantity(quantity);
   const line: BasketLine = { id: basket.nextLineId, projectGuid: project.projectGuid, quantity, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version };
-  return { basket: touched(basket, [...basket.lines, line], clock, basket.nextLineId + 1), line };
+  return { basket: touched(basket, [...basket.lines, line], time, basket.nextLineId + 1), line };
 }
 
 function findLine(basket: Basket, lineId: number): BasketLine {
@@ -84,19 +85,19 @@ function findLine(basket: Basket, lineId: number): BasketLine {
 }
 
 /** Sets a line's quantity, re-priced at the project's current price. The project of a line cannot change. */
-export function changeLine(basket: Basket, lineId: number, project: ProjectPrice, quantity: number, clock: Clock): { basket: Basket; line: BasketLine } {
+export function changeLine(basket: Basket, lineId: number, project: ProjectPrice, quantity: number, time: SaveTime): { basket: Basket; line: BasketLine } {
   const current = findLine(basket, lineId);
   if (current.projectGuid !== project.projectGuid) {
     throw badRequest('ValidationFailed', `ProjectGuid: line ${lineId} is for project ${current.projectGuid}; delete the line and add the other project instead.`, { Fields: ['ProjectGuid'] });
   }
   checkQuantity(quantity);
   const line = { ...current, quantity, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version };
-  return { basket: touched(basket, basket.lines.map((l) => (l.id === lineId ? line : l)), clock), line };
+  return { basket: touched(basket, basket.lines.map((l) => (l.id === lineId ? line : l)), time), line };
 }
 
-export function removeLine(basket: Basket, lineId: number, clock: Clock): Basket {
+export function removeLine(basket: Basket, lineId: number, time: SaveTime): Basket {
   findLine(basket, lineId);
-  return touched(basket, basket.lines.filter((l) => l.id !== lineId), clock);
+  return touched(basket, basket.lines.filter((l) => l.id !== lineId), time);
 }
 
 /**
@@ -104,7 +105,7 @@ export function removeLine(basket: Basket, lineId: number, clock: Clock): Basket
  * is current. A line is current when both its price and its project version match: the project store
  * accepts a repeat of the stored version, so a price can change without a new version.
  */
-export function repriceLines(basket: Basket, prices: ReadonlyMap<string, ProjectPrice>, clock: Clock): Basket {
+export function repriceLines(basket: Basket, prices: ReadonlyMap<string, ProjectPrice>, time: SaveTime): Basket {
   let changed = false;
   const lines = basket.lines.map((line) => {
     const project = prices.get(line.projectGuid);
@@ -113,7 +114,7 @@ export function repriceLines(basket: Basket, prices: ReadonlyMap<string, Project
     changed = true;
     return { ...line, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version };
   });
-  return changed ? touched(basket, lines, clock) : basket;
+  return changed ? touched(basket, lines, time) : basket;
 }
 
 /** Checking out needs something to pay for. */

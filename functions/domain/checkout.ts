@@ -2,7 +2,7 @@
  * The checkout snapshot: what the checkout site must charge for, bound to the basket version it was taken
  * from. Pure: basket-service takes it, checkout-store persists it, order-service completes it.
  */
-import { basketTotalMinor, type Basket, type BasketLine, type Clock } from './basket.ts';
+import { basketTotalMinor, type Basket, type BasketLine, type SaveTime } from './basket.ts';
 
 export interface Checkout {
   checkoutId: string;
@@ -20,15 +20,15 @@ export interface Checkout {
 export type CheckoutState = { status: 'Open' } | { status: 'BasketChanged' } | { status: 'Completed'; orderGuid: string };
 
 /** A snapshot of `basket` as it will be saved at `basketVersion`; it lives as long as an untouched basket. */
-export const takeCheckout = (checkoutId: string, basket: Basket, basketVersion: number, clock: Clock): Checkout => ({
+export const takeCheckout = (checkoutId: string, basket: Basket, basketVersion: number, saved: SaveTime): Checkout => ({
   checkoutId,
   userId: basket.userId,
   basketGuid: basket.guid,
   basketVersion,
   lines: basket.lines,
   totalMinor: basketTotalMinor(basket),
-  createdAt: clock.now,
-  expiresAt: clock.now + clock.ttlMs,
+  createdAt: saved.now,
+  expiresAt: saved.now + saved.ttlMs,
 });
 
 export const isCheckoutExpired = (checkout: Pick<Checkout, 'expiresAt'>, now: number): boolean => checkout.expiresAt <= now;

@@ -2,7 +2,7 @@
  * Library rules without AWS: which bytes are an accepted image, the library item's shape, and the
  * all-or-nothing failure of a request that carries several images.
  */
-import { ApiError, badRequest } from '../shared/errors.ts';
+import { DomainError, badRequest } from '../shared/errors.ts';
 import type { ImageMetadata } from '../library/image-header/index.ts';
 
 /** An image in the library. Its metadata (displayed size, orientation, density) is read from the header as the bytes stream in. */
@@ -118,24 +118,24 @@ export class ActiveContentScanner {
 /** One image of a request that could not be stored, by its zero-based position in the request. */
 export interface ItemFailure {
   index: number;
-  error: ApiError;
+  error: DomainError;
 }
 
 /**
- * The one error of an all-or-nothing request from its failed images. A lone failure keeps its own status
- * and code; several keep the status they share (else 400). Details list every failure.
+ * The one error of an all-or-nothing request from its failed images. A lone failure keeps its own kind
+ * and code; several keep the kind they share (else Invalid). Details list every failure.
  */
-export function failedItemsError(failures: readonly ItemFailure[], itemCount: number): ApiError {
+export function failedItemsError(failures: readonly ItemFailure[], itemCount: number): DomainError {
   const sorted = [...failures].sort((a, b) => a.index - b.index);
   const details = { Failures: sorted.map(({ index, error }) => ({ Index: index, Code: error.code, Reason: error.message })) };
-  const statuses = new Set(sorted.map(({ error }) => error.status));
-  const status = statuses.size === 1 ? (sorted[0]?.error.status ?? 400) : 400;
+  const kinds = new Set(sorted.map(({ error }) => error.kind));
+  const kind = kinds.size === 1 ? (sorted[0]?.error.kind ?? 'Invalid') : 'Invalid';
   const first = sorted[0]?.error;
-  if (itemCount === 1 && first) return new ApiError(first.status, first.code, first.message, { details });
+  if (itemCount === 1 && first) return new DomainError(first.kind, first.code, first.message, { details });
   const codes = new Set(sorted.map(({ error }) => error.code));
   const code = codes.size === 1 && first ? first.code : 'ItemsRejected';
   const message = `${sorted.length} of ${itemCount} images could not be stored, so none was: ${sorted.map(({ index, error }) => `#${index}: ${error.message}`).join('; ')}`;
-  return new ApiError(status, code, message, { details });
+  return new DomainError(kind, code, message, { details });
 }
 
 /**

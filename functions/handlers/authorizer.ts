@@ -23,11 +23,7 @@ import { toAuthorizerContext, type Principal } from '../auth/principal.ts';
 import { findApiKey, hashApiKey } from '../store/api-key-store.ts';
 import { logger } from '../shared/powertools.ts';
 import { routes, type Route } from '../routes.ts';
-
-const header = (event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined => {
-  const entry = Object.entries(event.headers ?? {}).find(([key]) => key.toLowerCase() === name);
-  return entry?.[1] ?? undefined;
-};
+import { headerOf } from '../http/headers.ts';
 
 /** Which credential the answer is built from: the route's own kind when its header was sent, else the other. */
 function credentialToCheck(route: Route, sent: { token: boolean; key: boolean }): 'token' | 'key' | undefined {
@@ -37,8 +33,8 @@ function credentialToCheck(route: Route, sent: { token: boolean; key: boolean })
 }
 
 export async function authorize(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
-  const authorization = header(event, 'authorization');
-  const apiKey = header(event, 'x-service-api-key');
+  const authorization = headerOf(event.headers, 'authorization');
+  const apiKey = headerOf(event.headers, 'x-service-api-key');
   const route = routes.find((candidate) => candidate.method === event.httpMethod && candidate.path === event.resource);
   const checked = route && credentialToCheck(route, { token: authorization !== undefined, key: apiKey !== undefined });
   if (checked === undefined) throw new Error('Unauthorized');

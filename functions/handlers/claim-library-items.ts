@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { claimLink } from '../services/user-library-service.ts';
 import { toClaimedItemsOut, userLibraryContracts } from '../contracts/user-library.ts';
 

@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { completeUpload } from '../services/upload-service.ts';
 import { libraryContracts, toLibraryItemResultOut } from '../contracts/library.ts';
 

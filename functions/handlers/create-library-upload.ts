@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { createUpload } from '../services/upload-service.ts';
 import { libraryContracts, toUploadTicketOut } from '../contracts/library.ts';
 

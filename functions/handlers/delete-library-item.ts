@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { deleteLibraryItem } from '../services/user-library-service.ts';
 import { userLibraryContracts } from '../contracts/user-library.ts';
 

@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { resolveBuilder } from '../services/library-read-service.ts';
 import { libraryReadContracts, toBuilderOut } from '../contracts/library-read.ts';
 

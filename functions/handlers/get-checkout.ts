@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { readCheckoutState } from '../services/order-service.ts';
 import { orderContracts, toCheckoutOut } from '../contracts/order.ts';
 

@@ -1,3 +1,3 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 
 export const handler = endpoint({}, async () => ({ Status: 'ok' }));

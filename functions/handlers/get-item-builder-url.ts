@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { builderUrlForItems } from '../services/builder-service.ts';
 import { libraryContracts } from '../contracts/library.ts';
 

@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { readItem } from '../services/library-read-service.ts';
 import { libraryReadContracts, toLibraryItemReadOut } from '../contracts/library-read.ts';
 

@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { buildOpenApi } from '../contracts/openapi.ts';
 
 let document: Record<string, unknown> | undefined;

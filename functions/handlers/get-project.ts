@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { notFound } from '../shared/errors.ts';
 import { getProject } from '../store/project-store.ts';
 import { projectContracts, toProjectOut } from '../contracts/project.ts';

@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { listLibrary } from '../services/user-library-service.ts';
 import { LIBRARY_PAGE_DEFAULT, toLibraryPageOut, userLibraryContracts } from '../contracts/user-library.ts';
 

@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { listOrders } from '../services/order-service.ts';
 import { orderContracts, toOrderOut } from '../contracts/order.ts';
 import { DEFAULT_PAGE_LIMIT } from '../contracts/common.ts';

@@ -1,4 +1,4 @@
-import { idempotentEndpoint } from '../shared/idempotency.ts';
+import { idempotentEndpoint } from '../http/idempotency.ts';
 import { pullImages } from '../services/pull-service.ts';
 import { libraryPullContracts } from '../contracts/library-pull.ts';
 import { toLibraryItemResultOut } from '../contracts/library.ts';

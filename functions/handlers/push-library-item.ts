@@ -1,4 +1,4 @@
-import { idempotentEndpoint } from '../shared/idempotency.ts';
+import { idempotentEndpoint } from '../http/idempotency.ts';
 import { pushImages } from '../services/push-service.ts';
 import { libraryContracts, toLibraryItemResultOut } from '../contracts/library.ts';
 

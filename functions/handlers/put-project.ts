@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { saveProject } from '../services/project-service.ts';
 import { projectContracts, toProjectOut } from '../contracts/project.ts';
 

@@ -12,6 +12,7 @@ import * as z from 'zod/mini';
 import { SweptRecord, toLeftover } from '../contracts/library-sweep.ts';
 import { sweepLeftover } from '../services/library-sweep-service.ts';
 import { logger, metrics } from '../shared/powertools.ts';
+import { METRIC } from '../shared/metric-names.ts';
 
 /** DynamoDB's own TTL deletions carry this identity; a delete by the service or a person does not. */
 export const isTtlDeletion = (record: DynamoDBRecord): boolean =>
@@ -32,8 +33,8 @@ export async function handler(event: DynamoDBStreamEvent, context: Context): Pro
         const outcome = await sweepLeftover(toLeftover(parsed.data));
         if (!outcome.committed) {
           logger.info('swept an uncommitted library request', { type: parsed.data.Type, anonymousUserId: parsed.data.anonymousUserId, itemsRemoved: outcome.itemsRemoved });
-          metrics.addMetric('LibraryLeftoversSwept', 'Count', 1);
-          metrics.addMetric('LibraryItemsSwept', 'Count', outcome.itemsRemoved);
+          metrics.addMetric(METRIC.LibraryLeftoversSwept, 'Count', 1);
+          metrics.addMetric(METRIC.LibraryItemsSwept, 'Count', outcome.itemsRemoved);
         }
       } catch (error) {
         logger.error('library sweep failed; the stream retries from this record', { type: parsed.data.Type, anonymousUserId: parsed.data.anonymousUserId, error: error as Error });

@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { changeBasketLine } from '../services/basket-service.ts';
 import { basketContracts, toBasketLineOut, toBasketOut } from '../contracts/basket.ts';
 

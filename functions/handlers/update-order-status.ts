@@ -1,4 +1,4 @@
-import { endpoint } from '../shared/http.ts';
+import { endpoint } from '../http/endpoint.ts';
 import { changeOrderStatus } from '../services/order-service.ts';
 import { orderContracts, toOrderDetailOut } from '../contracts/order.ts';
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
 import { ActiveContentScanner, SNIFF_BYTES, sniffImageType } from '../domain/library.ts';
-import { ApiError } from '../shared/errors.ts';
+import { DomainError } from '../shared/errors.ts';
 import { imageTooLarge, notAnImage, polyglot } from './image-errors.ts';
 import { ImageHeaderReader, type ImageMetadata } from './image-header/index.ts';
 
@@ -130,11 +130,11 @@ export class ImageMeter extends Transform {
   readonly contentMd5 = (): string | undefined => this.digest?.toString('base64');
 }
 
-/** The ApiError behind a stream failure: the one a source or the meter raised, not the SDK's wrapping of it. */
+/** The DomainError behind a stream failure: the one a source or the meter raised, not the SDK's wrapping of it. */
 export function clientError(error: unknown, ...streams: Readable[]): unknown {
   for (const stream of streams) {
     const cause = (stream as Readable & { errored?: unknown }).errored;
-    if (cause instanceof ApiError) return cause;
+    if (cause instanceof DomainError) return cause;
   }
   return error;
 }

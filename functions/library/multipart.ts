@@ -8,7 +8,7 @@
  */
 import { PassThrough, Readable } from 'node:stream';
 import busboy from 'busboy';
-import { ApiError, badRequest, payloadTooLarge, unsupportedMediaType } from '../shared/errors.ts';
+import { DomainError, badRequest, payloadTooLarge, unsupportedMediaType } from '../shared/errors.ts';
 import { tooManyItems } from '../domain/library.ts';
 
 export interface MultipartPart {
@@ -74,7 +74,7 @@ export function bodyBytes(body: string | null | undefined, isBase64Encoded: bool
 /**
  * Hands busboy's file stream out through a PassThrough, so that a consumer that stops reading (destroy)
  * does not stall the parser: the rest of the part is drained instead. Parse errors and the size limit
- * reach the consumer as ApiErrors.
+ * reach the consumer as DomainErrors.
  */
 function detachable(file: Readable, limits: MultipartLimits): Readable {
   const out = new PassThrough();
@@ -117,7 +117,7 @@ function parser(contentType: string | undefined, limits: MultipartLimits) {
 export async function* multipartParts(body: Readable, contentType: string | undefined, limits: MultipartLimits): AsyncGenerator<MultipartPart> {
   const form = parser(contentType, limits);
   const ready: MultipartPart[] = [];
-  let failure: ApiError | undefined;
+  let failure: DomainError | undefined;
   let finished = false;
   let wake: (() => void) | undefined;
   let index = 0;

@@ -6,9 +6,10 @@
  * vetted the same way, up to a limit. One deadline covers the whole fetch, body included, and the body
  * is a stream capped at a byte limit (Content-Length is checked up front, the count while streaming).
  *
- * Every refusal or failure is an ApiError with a 4xx status that names the URL: 422 PullRefused (the
+ * Every refusal or failure is a DomainError whose message names the URL: PullRefused (Unprocessable: the
  * policy said no to the URL or its addresses: scheme, credentials, an internal address, too many
- * redirects), 422 PullFailed (DNS, no answer, HTTP status, a broken or slow body), 413 PayloadTooLarge.
+ * redirects), PullFailed (Unprocessable: DNS, no answer, HTTP status, a broken or slow body),
+ * PayloadTooLarge (TooLarge).
  *
  * No port-scanning oracle: until the server has answered with a status line, every failure reads the same
  * (UNREACHABLE): a port outside PULL_ALLOWED_PORTS (80 and 443), a refused, reset or timed-out connection,
@@ -20,7 +21,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
-import { ApiError } from '../shared/errors.ts';
+import { DomainError, payloadTooLarge, unprocessable } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
 import { classifyAddress, isLoopback, type AddressPolicy } from './address-policy.ts';
 
@@ -48,7 +49,7 @@ export interface FetchedImage {
   contentType: string | undefined;
   /** The server's Content-Length when it sent one (already checked against the limit). */
   contentLength: number | undefined;
-  /** The body, failing with the ApiError of the cap or deadline when either is hit while reading. */
+  /** The body, failing with the DomainError of the cap or deadline when either is hit while reading. */
   body: Readable;
 }
 
@@ -72,12 +73,12 @@ export function pullPolicy(overrides: Partial<PullPolicy> = {}): PullPolicy {
   };
 }
 
-const pullRefused = (url: string, reason: string) => new ApiError(422, 'PullRefused', `Pull of ${url} refused: ${reason}.`);
-const pullFailed = (url: string, reason: string) => new ApiError(422, 'PullFailed', `Pull of ${url} failed: ${reason}.`);
+const pullRefused = (url: string, reason: string) => unprocessable('PullRefused', `Pull of ${url} refused: ${reason}.`);
+const pullFailed = (url: string, reason: string) => unprocessable('PullFailed', `Pull of ${url} failed: ${reason}.`);
 /** The one reason for every connection that gave no answer, whatever happened (see the header). */
 export const UNREACHABLE = 'the server could not be reached or did not answer';
 const unreachable = (url: string) => pullFailed(url, UNREACHABLE);
-const pullTooLarge = (url: string, maxBytes: number) => new ApiError(413, 'PayloadTooLarge', `Pull of ${url} failed: the image is larger than ${maxBytes} bytes.`);
+const pullTooLarge = (url: string, maxBytes: number) => payloadTooLarge(`Pull of ${url} failed: the image is larger than ${maxBytes} bytes.`);
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -222,7 +223,7 @@ async function* cappedBody(response: IncomingMessage, requested: string, maxByte
     if (!response.complete) throw pullFailed(requested, `the connection closed after ${received} bytes, before the whole body arrived`);
   } catch (error) {
     if (signal.aborted) throw signal.reason;
-    if (error instanceof ApiError) throw error;
+    if (error instanceof DomainError) throw error;
     throw pullFailed(requested, `the connection broke after ${received} bytes (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   } finally {
     response.destroy();

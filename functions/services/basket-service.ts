@@ -3,7 +3,7 @@
  * lost race. Handlers call these; they know nothing of HTTP.
  */
 import { takeCheckout, type Checkout } from '../domain/checkout.ts';
-import { addLine, assertCanCheckOut, changeLine, newBasket, removeLine, repriceLines, type Basket, type BasketLine, type Clock } from '../domain/basket.ts';
+import { addLine, assertCanCheckOut, changeLine, newBasket, removeLine, repriceLines, type Basket, type BasketLine, type SaveTime } from '../domain/basket.ts';
 import { badRequest, conflict, notFound } from '../shared/errors.ts';
 import { randomBytes } from 'node:crypto';
 import { newGuid, newSecretId, timeOrderedGuid } from '../shared/ids.ts';
@@ -18,7 +18,7 @@ import { getProjectPrices } from '../store/project-store.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export const clock = (): Clock => ({ now: Date.now(), ttlMs: config.basketTtlDays * DAY_MS });
+export const saveTime = (): SaveTime => ({ now: Date.now(), ttlMs: config.basketTtlDays * DAY_MS });
 
 const basketNotFound = (guid: string) => notFound('BasketNotFound', `No basket ${guid}.`);
 const isStale = (error: unknown) => error instanceof baskets.StaleBasketError;
@@ -29,7 +29,7 @@ const isStale = (error: unknown) => error instanceof baskets.StaleBasketError;
  * runaway clients tolerates (the throttle bounds the concurrency), in exchange for no counter to keep.
  */
 export async function createBasket(userId: string): Promise<Basket> {
-  const now = clock();
+  const now = saveTime();
   const quota = config.maxOpenBasketsPerUser;
   if ((await baskets.countOpenBaskets(userId, now.now, quota)) >= quota) {
     throw conflict('BasketQuotaExceeded', `A user may have at most ${quota} open baskets; check out or delete one first.`);
@@ -67,7 +67,7 @@ export interface LineChange {
 
 export function addBasketLine(userId: string, guid: string, change: LineChange): Promise<{ basket: Basket; line: BasketLine }> {
   return retryOnConflict(async () => {
-    const now = clock();
+    const now = saveTime();
     const { basket, project } = await loadForPricing(userId, guid, change.projectGuid, now.now);
     const result = addLine(basket, project, change.quantity, now);
     return { basket: await baskets.saveBasket(result.basket, basket.version), line: result.line };
@@ -76,7 +76,7 @@ export function addBasketLine(userId: string, guid: string, change: LineChange):
 
 export function changeBasketLine(userId: string, guid: string, lineId: number, change: LineChange): Promise<{ basket: Basket; line: BasketLine }> {
   return retryOnConflict(async () => {
-    const now = clock();
+    const now = saveTime();
     const { basket, project } = await loadForPricing(userId, guid, change.projectGuid, now.now);
     const result = changeLine(basket, lineId, project, change.quantity, now);
     return { basket: await baskets.saveBasket(result.basket, basket.version), line: result.line };
@@ -85,7 +85,7 @@ export function changeBasketLine(userId: string, guid: string, lineId: number, c
 
 export function deleteBasketLine(userId: string, guid: string, lineId: number): Promise<Basket> {
   return retryOnConflict(async () => {
-    const now = clock();
+    const now = saveTime();
     const basket = await readBasket(userId, guid);
     return baskets.saveBasket(removeLine(basket, lineId, now), basket.version);
   }, isStale);
@@ -100,7 +100,7 @@ export function deleteBasketLine(userId: string, guid: string, lineId: number): 
  */
 export function checkOutBasket(userId: string, guid: string): Promise<Checkout> {
   return retryOnConflict(async () => {
-    const now = clock();
+    const now = saveTime();
     const stored = await readBasket(userId, guid);
     assertCanCheckOut(stored);
     const basket = repriceLines(stored, await getProjectPrices(stored.lines.map((line) => line.projectGuid)), now);

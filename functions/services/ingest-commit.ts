@@ -7,6 +7,7 @@
 import { SWEEP_AFTER_MS, type LibraryItem } from '../domain/library.ts';
 import { newGuid, newSecretId } from '../shared/ids.ts';
 import { logger, metrics } from '../shared/powertools.ts';
+import { METRIC } from '../shared/metric-names.ts';
 import * as library from '../store/library-store.ts';
 import * as objects from '../store/image-object-store.ts';
 import { builderUrl } from './builder-service.ts';
@@ -113,8 +114,8 @@ export async function writeCommit(ingest: IngestIdentity, images: StoredImage[])
 }
 
 export function recordMetrics(items: LibraryItem[]): void {
-  metrics.addMetric('ImagesStored', 'Count', items.length);
-  metrics.addMetric('ImageBytesStored', 'Bytes', items.reduce((sum, item) => sum + item.size, 0));
+  metrics.addMetric(METRIC.ImagesStored, 'Count', items.length);
+  metrics.addMetric(METRIC.ImageBytesStored, 'Bytes', items.reduce((sum, item) => sum + item.size, 0));
 }
 
 export const resultOf = (ingest: { anonymousUserId: string; token: string }, images: StoredImage[]): IngestResult => ({

@@ -10,7 +10,7 @@
  */
 import type { Readable } from 'node:stream';
 import { failedItemsError, tooManyItems, type ItemFailure } from '../domain/library.ts';
-import { ApiError, badRequest } from '../shared/errors.ts';
+import { DomainError, badRequest } from '../shared/errors.ts';
 import { newGuid } from '../shared/ids.ts';
 import { config } from '../shared/config.ts';
 import { settleBounded } from '../shared/settle-bounded.ts';
@@ -21,7 +21,7 @@ import { newIngest, recordMetrics, resultOf, rollBackCommit, rollBackObjects, wr
 /**
  * One image of a request. `open` is called once, when a concurrency slot is free, and must give the
  * image's bytes as a byte stream. A failure that is the client's (bad URL, refused address, too large)
- * is thrown by `open`, or emitted by the stream, as an ApiError: its message becomes that index's Reason.
+ * is thrown by `open`, or emitted by the stream, as a DomainError: its message becomes that index's Reason.
  * Any other error is treated as the service's own and fails the whole request with a 500.
  * The stream is destroyed when its bytes are not wanted (not an image, over the cap, request failed).
  */
@@ -85,13 +85,13 @@ export async function ingestImages(
   const { settled, count, listError } = await settleBounded(sources, limits, (source) => storeImage(source, maxBytes, ingest));
   const images = settled.flatMap(({ outcome }) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   const rejected = settled.flatMap(({ index, outcome }) => (outcome.status === 'rejected' ? [{ index, reason: outcome.reason as unknown }] : []));
-  const internal = rejected.find(({ reason }) => !(reason instanceof ApiError));
+  const internal = rejected.find(({ reason }) => !(reason instanceof DomainError));
   if (listError !== undefined || rejected.length > 0 || count === 0) {
     await rollBackObjects(ingest);
     if (internal) throw internal.reason;
     if (listError !== undefined) throw listError;
     if (count === 0) throw badRequest('NoImages', 'The request carries no image.');
-    const failures: ItemFailure[] = rejected.map(({ index, reason }) => ({ index, error: reason as ApiError }));
+    const failures: ItemFailure[] = rejected.map(({ index, reason }) => ({ index, error: reason as DomainError }));
     throw failedItemsError(failures, count);
   }
 

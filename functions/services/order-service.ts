@@ -19,6 +19,7 @@ import { applyStatus, orderFromCheckout, orderGuidAt, type Order, type OrderClai
 import { conflict, notFound } from '../shared/errors.ts';
 import { publishEvent } from '../shared/events.ts';
 import { logger, metrics } from '../shared/powertools.ts';
+import { METRIC } from '../shared/metric-names.ts';
 import { retryOnConflict } from '../shared/retry.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import * as baskets from '../store/basket-store.ts';
@@ -114,7 +115,7 @@ export async function completeCheckout(checkoutId: string, paymentReference: str
   await baskets.deleteBasket(checkout.userId, checkout.basketGuid, checkout.basketVersion);
   await publishEvent(orderCreatedEvent(current));
   await orders.markCreatedEventPublished(current);
-  if (created) metrics.addMetric('OrdersCreated', 'Count', 1);
+  if (created) metrics.addMetric(METRIC.OrdersCreated, 'Count', 1);
   return { ...current, createdEventPublished: true };
 }
 
@@ -155,6 +156,6 @@ export async function changeOrderStatus(orderGuid: string, to: OrderStatus): Pro
   );
   await orders.syncProjectCopies(order);
   const published = await publishPendingStatusEvent(order);
-  if (changed) metrics.addMetric('OrderStatusChanges', 'Count', 1);
+  if (changed) metrics.addMetric(METRIC.OrderStatusChanges, 'Count', 1);
   return published;
 }

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { SNIFF_BYTES, sniffImageType, type LibraryItem } from '../domain/library.ts';
 import { claimStaleBefore, completionStep, uploadSweepAt } from '../domain/large-file-upload.ts';
-import { ApiError, conflict, notFound } from '../shared/errors.ts';
+import { DomainError, conflict, notFound } from '../shared/errors.ts';
 import { newGuid, newSecretId } from '../shared/ids.ts';
 import { config } from '../shared/config.ts';
 import { logger } from '../shared/powertools.ts';
@@ -54,7 +54,7 @@ async function verifyUploadedObject(objectKey: string, maxBytes: number): Promis
     await pipeline(await objects.openObject(objectKey, head.etag), meter, new Writable({ write: (_chunk, _encoding, done) => done() }));
   } catch (error) {
     // A polyglot or an unreadable header is refused like any other non-image: its bytes are not kept.
-    if (error instanceof ApiError && error.status === 415) await objects.deleteImageObject(objectKey);
+    if (error instanceof DomainError && error.kind === 'UnsupportedMedia') await objects.deleteImageObject(objectKey);
     throw error;
   }
   return { item: { mimeType, size: meter.byteCount, md5: meter.md5(), ...meter.imageMetadata() }, etag: head.etag };

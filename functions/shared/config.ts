@@ -1,6 +1,6 @@
 /**
- * Environment configuration, read once per cold start. Every variable is documented in the README's
- * configuration table; defaults are the ones that make `npm start` work.
+ * Environment configuration, read once per cold start. Every variable is documented in
+ * docs/configuration.md; defaults are the ones that make `npm start` work.
  */
 function env(name: string): string | undefined {
   const value = process.env[name];
@@ -30,33 +30,26 @@ function listEnvText(text: string): string[] {
 
 const listEnv = (name: string): string[] => listEnvText(env(name) ?? '');
 
-export const config = {
-  get tableName() {
-    return requiredEnv('TABLE_NAME');
-  },
-  get bucketName() {
-    return requiredEnv('BUCKET_NAME');
-  },
+/** An object whose properties are read afresh on every access (tests and the local server change the environment). */
+function readOnAccess<T extends Record<string, () => unknown>>(readers: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
+  return Object.defineProperties({}, Object.fromEntries(Object.entries(readers).map(([name, read]) => [name, { get: read, enumerable: true }]))) as { readonly [K in keyof T]: ReturnType<T[K]> };
+}
+
+export const config = readOnAccess({
+  tableName: () => requiredEnv('TABLE_NAME'),
+  bucketName: () => requiredEnv('BUCKET_NAME'),
   /** Base of the separate checkout and product builder site; returned URLs are absolute on it. */
-  get checkoutUrl() {
-    return (env('CHECKOUT_URL') ?? 'http://127.0.0.1:3001').replace(/\/+$/, '');
-  },
-  get basketTtlDays() {
-    return intEnv('BASKET_TTL_DAYS', 60);
-  },
+  checkoutUrl: () => (env('CHECKOUT_URL') ?? 'http://127.0.0.1:3001').replace(/\/+$/, ''),
+  basketTtlDays: () => intEnv('BASKET_TTL_DAYS', 60),
   /** Open (unexpired) baskets one user may have; creating one more answers 409 BasketQuotaExceeded. */
-  get maxOpenBasketsPerUser() {
-    return intEnv('MAX_OPEN_BASKETS_PER_USER', 100);
-  },
+  maxOpenBasketsPerUser: () => intEnv('MAX_OPEN_BASKETS_PER_USER', 100),
   /** Pull (fetch by URL): loopback image servers are refused unless this is `true` (local development, tests). */
-  get pullAllowLoopback() {
-    return env('PULL_ALLOW_LOOPBACK') === 'true';
-  },
+  pullAllowLoopback: () => env('PULL_ALLOW_LOOPBACK') === 'true',
   /**
    * Pull: the ports a public address may be fetched on (comma-separated, or `any`). Loopback, when
    * PULL_ALLOW_LOOPBACK allows it, takes any port: test and development image servers listen on random ones.
    */
-  get pullAllowedPorts(): readonly number[] | 'any' {
+  pullAllowedPorts: (): readonly number[] | 'any' => {
     const text = env('PULL_ALLOWED_PORTS') ?? '80,443';
     if (text.trim().toLowerCase() === 'any') return 'any';
     const ports = listEnvText(text).map(Number);
@@ -66,82 +59,48 @@ export const config = {
     return ports;
   },
   /** Pull: the whole fetch of one URL (connect, redirects, body) must finish within this. */
-  get pullTimeoutMs() {
-    return intEnv('PULL_TIMEOUT_MS', 10_000);
-  },
+  pullTimeoutMs: () => intEnv('PULL_TIMEOUT_MS', 10_000),
   /** Pull: the largest image fetched, checked against Content-Length and while streaming. */
-  get pullMaxBytes() {
-    return intEnv('PULL_MAX_BYTES', 50 * 1024 * 1024);
-  },
+  pullMaxBytes: () => intEnv('PULL_MAX_BYTES', 50 * 1024 * 1024),
   /** Pull: every fetch of one request ends by then, so the answer (a 4xx for a slow URL) beats API Gateway's 29 s limit. */
-  get pullRequestTimeoutMs() {
-    return intEnv('PULL_REQUEST_TIMEOUT_MS', 25_000);
-  },
+  pullRequestTimeoutMs: () => intEnv('PULL_REQUEST_TIMEOUT_MS', 25_000),
   /** Pull: URLs of one multi pull fetched at the same time. */
-  get pullConcurrency() {
-    return intEnv('PULL_CONCURRENCY', 4);
-  },
-  get pullMaxRedirects() {
-    return intEnv('PULL_MAX_REDIRECTS', 3);
-  },
+  pullConcurrency: () => intEnv('PULL_CONCURRENCY', 4),
+  pullMaxRedirects: () => intEnv('PULL_MAX_REDIRECTS', 3),
   /** Library: items (files or URLs) one push or pull request may carry. */
-  get libraryMaxItems() {
-    return intEnv('LIBRARY_MAX_ITEMS', 20);
-  },
+  libraryMaxItems: () => intEnv('LIBRARY_MAX_ITEMS', 20),
   /** Push: the largest multipart body (all files together); 4 MiB is 5.6 MB in base64, under Lambda's 6 MB. */
-  get pushMaxBytes() {
-    return intEnv('PUSH_MAX_BYTES', 4 * 1024 * 1024);
-  },
+  pushMaxBytes: () => intEnv('PUSH_MAX_BYTES', 4 * 1024 * 1024),
   /** Large-file upload: the largest image a presigned upload may store. */
-  get uploadMaxBytes() {
-    return intEnv('UPLOAD_MAX_BYTES', 100 * 1024 * 1024);
-  },
+  uploadMaxBytes: () => intEnv('UPLOAD_MAX_BYTES', 100 * 1024 * 1024),
   /** Large-file upload: how long the presigned upload (and its pending record) stays valid. */
-  get uploadExpirySeconds() {
-    return intEnv('UPLOAD_EXPIRY_SECONDS', 900);
-  },
+  uploadExpirySeconds: () => intEnv('UPLOAD_EXPIRY_SECONDS', 900),
   /** Library reads: how long a presigned download URL (DownloadUrl) stays valid. */
-  get downloadUrlSeconds() {
-    return intEnv('DOWNLOAD_URL_SECONDS', 900);
-  },
+  downloadUrlSeconds: () => intEnv('DOWNLOAD_URL_SECONDS', 900),
   /** Print quality: the least effective pixels per inch rated Good, and Fair (below it: Poor). */
-  get printThresholds() {
-    return { good: intEnv('PRINT_GOOD_PPI', 300), fair: intEnv('PRINT_FAIR_PPI', 150) };
-  },
+  printThresholds: () => ({ good: intEnv('PRINT_GOOD_PPI', 300), fair: intEnv('PRINT_FAIR_PPI', 150) }),
+  /** The EventBridge bus domain events go to (AWS). */
+  eventBusName: () => env('EVENT_BUS_NAME'),
+  /** Local: the file domain events are appended to, one JSON line each, when no bus is set. */
+  eventsFile: () => env('EVENTS_FILE'),
   /** Local stand-ins (dynalite, s3rver); unset in AWS. */
-  get dynamoDbEndpoint() {
-    return env('DYNAMODB_ENDPOINT');
-  },
-  get s3Endpoint() {
-    return env('S3_ENDPOINT');
-  },
-  get jwtIssuer() {
-    return requiredEnv('JWT_ISSUER');
-  },
+  dynamoDbEndpoint: () => env('DYNAMODB_ENDPOINT'),
+  s3Endpoint: () => env('S3_ENDPOINT'),
+  jwtIssuer: () => requiredEnv('JWT_ISSUER'),
   /** Accepted `aud` values (comma-separated). With JWT_CLIENT_IDS empty too, every token is refused. */
-  get jwtAudiences(): string[] {
-    return listEnv('JWT_AUDIENCE');
-  },
+  jwtAudiences: (): string[] => listEnv('JWT_AUDIENCE'),
   /** Cognito app client ids whose access tokens (`token_use` access, no `aud`) are accepted (comma-separated). */
-  get jwtClientIds(): string[] {
-    return listEnv('JWT_CLIENT_IDS');
-  },
+  jwtClientIds: (): string[] => listEnv('JWT_CLIENT_IDS'),
   /** Oldest accepted token, by its `iat`; 0 turns the check off (and `iat` is then optional). */
-  get jwtMaxAgeSeconds() {
-    return intEnv('JWT_MAX_AGE_SECONDS', 86_400);
-  },
+  jwtMaxAgeSeconds: () => intEnv('JWT_MAX_AGE_SECONDS', 86_400),
   /** Remote JWKS (Cognito, any OIDC provider). */
-  get jwtJwksUrl() {
-    return env('JWT_JWKS_URL');
-  },
+  jwtJwksUrl: () => env('JWT_JWKS_URL'),
   /** Local JWKS file (the key pair `npm start` generates under DATA_DIR). */
-  get jwtJwksFile() {
-    return env('JWT_JWKS_FILE');
-  },
+  jwtJwksFile: () => env('JWT_JWKS_FILE'),
   /** Browser origins allowed to call the API (comma-separated, exact `scheme://host[:port]`, or `*`); none by default. */
-  get corsAllowedOrigins(): string[] {
-    return listEnv('CORS_ALLOWED_ORIGINS')
-      .map((origin) => origin.replace(/\/+$/, ''))
-      .filter((origin) => origin !== '');
+  corsAllowedOrigins: (): string[] => {
+      return listEnv('CORS_ALLOWED_ORIGINS')
+        .map((origin) => origin.replace(/\/+$/, ''))
+        .filter((origin) => origin !== '');
   },
-};
+});

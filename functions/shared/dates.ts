@@ -1,12 +1,18 @@
 /**
  * The wire date form `/Date(<ms>)/` and its offset variant `/Date(<ms>+hhmm)/` (the .NET JSON form).
- * The offset only says in which zone the date was written; `<ms>` is always UTC milliseconds.
+ * The offset only says in which zone the date was written; `<ms>` is always UTC milliseconds. The service
+ * writes the offset form only for dates not set yet, as .NET writes DateTime.MinValue.
  */
 const DATE_FORM = /^\/Date\((-?\d+)(?:([+-])(\d{2})(\d{2}))?\)\/$/;
 
-/** .NET's DateTime.MinValue, written for dates that are not set yet. */
+/** .NET's DateTime.MinValue (0001-01-01T00:00:00Z), written for dates that are not set yet. */
 export const UNSET_DATE = '/Date(-62135596800000+0000)/';
-export const UNSET_DATE_MS = -62135596800000;
+
+export function formatDate(ms: number | undefined): string {
+  if (ms === undefined) return UNSET_DATE;
+  if (!Number.isSafeInteger(ms)) throw new RangeError(`not an integer millisecond value: ${ms}`);
+  return `/Date(${ms})/`;
+}
 
 export interface WireDate {
   ms: number;
@@ -14,17 +20,7 @@ export interface WireDate {
   offsetMinutes?: number;
 }
 
-export function formatDate(ms: number | undefined, offsetMinutes?: number): string {
-  if (ms === undefined) return UNSET_DATE;
-  if (!Number.isSafeInteger(ms)) throw new RangeError(`not an integer millisecond value: ${ms}`);
-  if (offsetMinutes === undefined) return `/Date(${ms})/`;
-  const sign = offsetMinutes < 0 ? '-' : '+';
-  const abs = Math.abs(offsetMinutes);
-  const hh = String(Math.floor(abs / 60)).padStart(2, '0');
-  const mm = String(abs % 60).padStart(2, '0');
-  return `/Date(${ms}${sign}${hh}${mm})/`;
-}
-
+/** Reads a wire date in either form (the local site shows the service's dates); undefined when it is not one. */
 export function parseDate(text: string): WireDate | undefined {
   const match = DATE_FORM.exec(text);
   if (!match) return undefined;

@@ -1,36 +1,53 @@
 /**
- * Typed errors the domain and stores throw; the HTTP layer maps each to its status and the JSON body
- * `{ "Error": { "Code", "Message" } }`. Anything else becomes a 500 that reveals nothing internal.
+ * Errors the domain, services and stores throw: what went wrong (its kind), a machine-readable code, a
+ * message for people and optional details, with no HTTP in sight. The HTTP edge maps each kind to its
+ * status in one table (functions/http/errors.ts) and answers `{ "Error": { "Code", "Message", ...details } }`;
+ * anything else becomes a 500 that reveals nothing internal.
  */
-export class ApiError extends Error {
-  readonly status: number;
+export type ErrorKind =
+  /** The request is malformed or breaks a rule of its own (bad field, bad cursor). */
+  | 'Invalid'
+  | 'Unauthenticated'
+  | 'Forbidden'
+  | 'NotFound'
+  /** The request clashes with the current state (wrong status, wrong version, quota, key in use). */
+  | 'Conflict'
+  /** Well-formed, but what it points at cannot be used (a URL that is refused or fails, a reused key). */
+  | 'Unprocessable'
+  | 'TooLarge'
+  | 'UnsupportedMedia'
+  | 'TooManyRequests'
+  /** Transient (throttling, contention): the same request may succeed when retried. */
+  | 'Unavailable';
+
+export class DomainError extends Error {
+  readonly kind: ErrorKind;
   readonly code: string;
   /** Extra machine-readable detail (e.g. failed indexes of a multi upload). */
   readonly details: Record<string, unknown> | undefined;
-  /** Response headers to send with the error (e.g. Retry-After). */
-  readonly headers: Record<string, string> | undefined;
+  /** Set when the same request may be retried after this many seconds (answered as Retryable and Retry-After). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(status: number, code: string, message: string, options: { details?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+  constructor(kind: ErrorKind, code: string, message: string, options: { details?: Record<string, unknown>; retryAfterSeconds?: number } = {}) {
     super(message);
     this.name = code;
-    this.status = status;
+    this.kind = kind;
     this.code = code;
     this.details = options.details;
-    this.headers = options.headers;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
-export const badRequest = (code: string, message: string, details?: Record<string, unknown>) =>
-  new ApiError(400, code, message, details ? { details } : {});
-export const unauthorized = (message = 'Missing or invalid credentials.') => new ApiError(401, 'Unauthorized', message);
-export const forbidden = (message = 'This credential may not call this endpoint.') => new ApiError(403, 'Forbidden', message);
-export const notFound = (code: string, message: string) => new ApiError(404, code, message);
-export const conflict = (code: string, message: string) => new ApiError(409, code, message);
-export const payloadTooLarge = (message: string) => new ApiError(413, 'PayloadTooLarge', message);
-export const unsupportedMediaType = (message: string) => new ApiError(415, 'UnsupportedMediaType', message);
+export const badRequest = (code: string, message: string, details?: Record<string, unknown>) => new DomainError('Invalid', code, message, details ? { details } : {});
+export const unauthorized = (message = 'Missing or invalid credentials.') => new DomainError('Unauthenticated', 'Unauthorized', message);
+export const forbidden = (message = 'This credential may not call this endpoint.') => new DomainError('Forbidden', 'Forbidden', message);
+export const notFound = (code: string, message: string) => new DomainError('NotFound', code, message);
+export const conflict = (code: string, message: string) => new DomainError('Conflict', code, message);
+export const unprocessable = (code: string, message: string) => new DomainError('Unprocessable', code, message);
+export const payloadTooLarge = (message: string) => new DomainError('TooLarge', 'PayloadTooLarge', message);
+export const unsupportedMediaType = (message: string) => new DomainError('UnsupportedMedia', 'UnsupportedMediaType', message);
 /** A transient failure (throttling, contention): the client may retry the same request. */
-export const serviceUnavailable = (message: string, code = 'ServiceUnavailable') =>
-  new ApiError(503, code, message, { details: { Retryable: true }, headers: { 'Retry-After': '1' } });
+export const serviceUnavailable = (message: string, code = 'ServiceUnavailable') => new DomainError('Unavailable', code, message, { retryAfterSeconds: 1 });
 
 /** AWS error names that mean "too busy" or "no answer in time", as the SDK's own retry classifies them. */
 const TRANSIENT_AWS_ERRORS = new Set([

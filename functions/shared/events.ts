@@ -7,7 +7,9 @@
  * (deterministic per fact), which consumers use to drop duplicates.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { eventBridge } from './clients/eventbridge.ts';
+import { config } from './config.ts';
 import { logger, serviceName } from './powertools.ts';
 
 export type DomainEventType = 'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged';
@@ -24,8 +26,6 @@ export interface DomainEvent {
 /** EventBridge `source` of every event this service publishes. */
 export const EVENT_SOURCE = serviceName;
 
-let eventBridge: EventBridgeClient | undefined;
-
 const envelope = (event: DomainEvent) => ({
   id: event.id,
   source: EVENT_SOURCE,
@@ -35,9 +35,8 @@ const envelope = (event: DomainEvent) => ({
 });
 
 async function putEvents(busName: string, event: DomainEvent): Promise<void> {
-  eventBridge ??= new EventBridgeClient({});
   const { detail } = envelope(event);
-  const result = await eventBridge.send(
+  const result = await eventBridge().send(
     new PutEventsCommand({
       Entries: [{ EventBusName: busName, Source: EVENT_SOURCE, DetailType: event.type, Time: new Date(event.time), Detail: JSON.stringify(detail) }],
     }),
@@ -67,8 +66,8 @@ async function appendEvent(path: string, line: string): Promise<void> {
 
 /** Publishes one event; throws when it could not be delivered, so the caller's request fails and is retried. */
 export async function publishEvent(event: DomainEvent): Promise<void> {
-  const busName = process.env.EVENT_BUS_NAME;
-  const file = process.env.EVENTS_FILE;
+  const busName = config.eventBusName;
+  const file = config.eventsFile;
   if (busName) await putEvents(busName, event);
   else if (file) await appendEvent(file, `${JSON.stringify(envelope(event))}\n`);
   else logger.info('domain event', { event: envelope(event) });

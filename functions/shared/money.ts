@@ -2,7 +2,7 @@
  * Money is exact: integer minor units (cents) inside, JSON numbers outside. Inputs with more than two
  * fraction digits are refused rather than rounded, so nobody is charged a price they did not set. The
  * decision is taken on the amount's decimal text, never on a float comparison; the body parser has
- * already refused numbers whose text a double does not hold exactly (functions/shared/http.ts).
+ * already refused numbers whose text a double does not hold exactly (functions/http/json.ts).
  */
 import { parseDecimal } from './decimal.ts';
 

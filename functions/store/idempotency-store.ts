@@ -1,5 +1,5 @@
 /**
- * The one place that reads and writes Idempotency-Key records (functions/shared/idempotency.ts decides
+ * The one place that reads and writes Idempotency-Key records (functions/http/idempotency.ts decides
  * what they mean). A record is `PK=IDEMPOTENCY#<digest of caller, route and key>, SK=IDEMPOTENCY`: every
  * key its own partition. Claiming a key is one conditional PutItem, so two requests with the same key
  * can never both run; no transaction is needed.

@@ -19,10 +19,11 @@ import {
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { binaryMediaTypes, routes, type Route } from '../../functions/routes.ts';
-import { CORS_ALLOWED_HEADERS } from '../../functions/shared/http.ts';
+import { CORS_ALLOWED_HEADERS } from '../../functions/http/cors.ts';
+import { GATEWAY_ANSWERS, type GatewayAnswer } from '../../functions/http/gateway-answers.ts';
 import type { ServiceConfig } from '../service-config.ts';
 import type { Authorizers } from './authorizers.ts';
-import { EndpointFunction, type DataResources } from './endpoint-function.ts';
+import { HandlerFunction, type DataResources } from './handler-function.ts';
 
 export interface ApiProps {
   config: ServiceConfig;
@@ -33,7 +34,7 @@ export interface ApiProps {
 
 export interface Endpoint {
   route: Route;
-  endpoint: EndpointFunction;
+  endpoint: HandlerFunction;
 }
 
 /** Memory and timeout per route. Functions that move image bytes get more of both (memory buys CPU too). */
@@ -43,32 +44,6 @@ function tuning(route: Route): { memorySize: number; timeout: Duration } {
 }
 
 const JSON_CONTENT_TYPE = "'application/json; charset=utf-8'";
-
-/** Bodies of API Gateway's own answers, the same codes and messages the local front gives. */
-const gatewayResponses: { type: ResponseType; status?: string; code: string; message: string; retryable?: true; retryAfter?: true }[] = [
-  { type: ResponseType.UNAUTHORIZED, status: '401', code: 'Unauthorized', message: 'Missing or invalid credentials.' },
-  { type: ResponseType.ACCESS_DENIED, status: '403', code: 'Forbidden', message: 'This credential may not call this endpoint.' },
-  { type: ResponseType.INVALID_API_KEY, status: '403', code: 'Forbidden', message: 'This credential may not call this endpoint.' },
-  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, status: '404', code: 'RouteNotFound', message: 'No such route.' },
-  { type: ResponseType.RESOURCE_NOT_FOUND, status: '404', code: 'RouteNotFound', message: 'No such route.' },
-  {
-    type: ResponseType.THROTTLED,
-    status: '429',
-    code: 'TooManyRequests',
-    message: 'Too many requests for this credential; retry after the time in Retry-After.',
-    retryable: true,
-    retryAfter: true,
-  },
-  { type: ResponseType.QUOTA_EXCEEDED, status: '429', code: 'TooManyRequests', message: 'The request quota of this credential is used up.', retryAfter: true },
-  {
-    type: ResponseType.REQUEST_TOO_LARGE,
-    status: '413',
-    code: 'PayloadTooLarge',
-    message: 'The request body is over API Gateway\'s limit; upload large images with POST /library/upload.',
-  },
-  { type: ResponseType.INTEGRATION_TIMEOUT, status: '504', code: 'GatewayTimeout', message: 'The request took too long. It is safe to retry.', retryable: true },
-  { type: ResponseType.DEFAULT_5XX, code: 'InternalError', message: 'The request could not be completed. It is safe to retry.', retryable: true },
-];
 
 /**
  * One JSON object per request. Status and latency are numbers (always present), so Logs Insights can
@@ -142,14 +117,17 @@ export class Api extends Construct {
     });
 
     const corsOrigin: Record<string, string> = config.corsAllowedOrigins.length === 1 ? { 'Access-Control-Allow-Origin': `'${config.corsAllowedOrigins[0]}'` } : {};
-    for (const response of gatewayResponses) {
-      const body = { Error: { Code: response.code, Message: response.message, ...(response.retryable ? { Retryable: true } : {}) } };
-      this.restApi.addGatewayResponse(response.type.responseType, {
-        type: response.type,
-        ...(response.status ? { statusCode: response.status } : {}),
-        responseHeaders: { 'Content-Type': JSON_CONTENT_TYPE, ...(response.retryAfter ? { 'Retry-After': "'1'" } : {}), ...corsOrigin },
-        templates: { 'application/json': JSON.stringify(body) },
-      });
+    // The same codes and messages the local front gives (functions/http/gateway-answers.ts).
+    for (const answer of Object.values(GATEWAY_ANSWERS) as GatewayAnswer[]) {
+      const body = { Error: { Code: answer.code, Message: answer.message, ...(answer.retryable ? { Retryable: true } : {}) } };
+      for (const responseType of answer.responseTypes) {
+        this.restApi.addGatewayResponse(responseType, {
+          type: ResponseType.of(responseType),
+          ...(answer.status ? { statusCode: String(answer.status) } : {}),
+          responseHeaders: { 'Content-Type': JSON_CONTENT_TYPE, ...(answer.retryAfter ? { 'Retry-After': "'1'" } : {}), ...corsOrigin },
+          templates: { 'application/json': JSON.stringify(body) },
+        });
+      }
     }
     // Every other 4xx of API Gateway's own (malformed request, unsupported media type, ...): its own text.
     this.restApi.addGatewayResponse('DEFAULT_4XX', {
@@ -167,7 +145,7 @@ export class Api extends Construct {
 
     const shared = { CHECKOUT_URL: config.checkoutUrl, ...(config.corsAllowedOrigins.length > 0 ? { CORS_ALLOWED_ORIGINS: config.corsAllowedOrigins.join(',') } : {}) };
     this.endpoints = routes.map((route) => {
-      const endpoint = new EndpointFunction(this, `Endpoint-${route.handler}`, {
+      const endpoint = new HandlerFunction(this, `Endpoint-${route.handler}`, {
         handler: route.handler,
         namePrefix,
         description: `${route.method} ${route.path}: ${route.summary}`,

@@ -21,7 +21,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { authorizerTableGrant, type Credential } from '../../functions/routes.ts';
-import { EndpointFunction } from './endpoint-function.ts';
+import { HandlerFunction, ROUTELESS_FUNCTIONS } from './handler-function.ts';
 
 export const API_KEY_HEADER = 'X-SERVICE-API-Key';
 
@@ -38,18 +38,15 @@ export interface AuthorizersProps {
 }
 
 export class Authorizers extends Construct {
-  readonly endpoint: EndpointFunction;
+  readonly handlerFunction: HandlerFunction;
   readonly user: RequestAuthorizer;
   readonly apiKey: RequestAuthorizer;
 
   constructor(scope: Construct, id: string, props: AuthorizersProps) {
     super(scope, id);
-    this.endpoint = new EndpointFunction(this, 'Authorizer', {
-      handler: 'authorizer',
+    this.handlerFunction = new HandlerFunction(this, 'Authorizer', {
+      ...ROUTELESS_FUNCTIONS.authorizer,
       namePrefix: props.namePrefix,
-      description: 'REQUEST authorizer: bearer JWT (issuer JWKS) or X-SERVICE-API-Key (hashed in the table)',
-      memorySize: 512,
-      timeout: Duration.seconds(5),
       logRetention: props.logRetention,
       environment: {
         JWT_ISSUER: props.jwtIssuer,
@@ -60,13 +57,13 @@ export class Authorizers extends Construct {
       },
     });
     // API key lookup only: a GetItem by the key's hash.
-    this.endpoint.grantTable(props.table, authorizerTableGrant);
+    this.handlerFunction.grantTable(props.table, authorizerTableGrant);
 
     const cached = props.cacheSeconds > 0;
     const authorizer = (name: string, header: string) =>
       new RequestAuthorizer(this, name, {
         authorizerName: `${props.namePrefix}-${name.toLowerCase()}`,
-        handler: this.endpoint.function,
+        handler: this.handlerFunction.function,
         identitySources: cached ? [IdentitySource.header(header)] : [],
         resultsCacheTtl: Duration.seconds(props.cacheSeconds),
       });

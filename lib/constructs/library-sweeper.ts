@@ -15,7 +15,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SWEEPER_STREAM_FILTER } from '../../functions/contracts/library-sweep.ts';
 import { sweeperTableGrant } from '../../functions/routes.ts';
-import { EndpointFunction } from './endpoint-function.ts';
+import { HandlerFunction, ROUTELESS_FUNCTIONS } from './handler-function.ts';
 
 export interface LibrarySweeperProps {
   namePrefix: string;
@@ -25,27 +25,11 @@ export interface LibrarySweeperProps {
 }
 
 export class LibrarySweeper extends Construct {
-  readonly endpoint: EndpointFunction;
+  readonly handlerFunction: HandlerFunction;
   readonly deadLetters: Queue;
 
   constructor(scope: Construct, id: string, props: LibrarySweeperProps) {
     super(scope, id);
-    this.endpoint = new EndpointFunction(this, 'Function', {
-      handler: 'sweep-library-leftovers',
-      namePrefix: props.namePrefix,
-      description: 'Table stream (TTL deletions of ingest intents and pending uploads): removes what uncommitted library requests left behind',
-      memorySize: 256,
-      timeout: Duration.minutes(1),
-      logRetention: props.logRetention,
-    });
-    // GetItem of the owner, DeleteItem of items and builder links: it never writes.
-    this.endpoint.grantTable(props.table, sweeperTableGrant, ['dynamodb:DeleteItem']);
-    this.endpoint.function.addEnvironment('BUCKET_NAME', props.bucket.bucketName);
-    this.endpoint.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects('library/*'), props.bucket.arnForObjects('uploads/*')] }));
-    this.endpoint.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.bucket.bucketArn], conditions: { StringLike: { 's3:prefix': ['library/*'] } } }),
-    );
-
     this.deadLetters = new Queue(this, 'DeadLetters', {
       queueName: `${props.namePrefix}-library-sweeper-dlq`,
       encryption: QueueEncryption.SQS_MANAGED,
@@ -53,7 +37,20 @@ export class LibrarySweeper extends Construct {
       retentionPeriod: Duration.days(14),
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.endpoint.function.addEventSource(
+    this.handlerFunction = new HandlerFunction(this, 'Function', {
+      ...ROUTELESS_FUNCTIONS.sweeper,
+      namePrefix: props.namePrefix,
+      logRetention: props.logRetention,
+    });
+    // GetItem of the owner, DeleteItem of items and builder links: it never writes.
+    this.handlerFunction.grantTable(props.table, sweeperTableGrant, ['dynamodb:DeleteItem']);
+    this.handlerFunction.function.addEnvironment('BUCKET_NAME', props.bucket.bucketName);
+    this.handlerFunction.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects('library/*'), props.bucket.arnForObjects('uploads/*')] }));
+    this.handlerFunction.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.bucket.bucketArn], conditions: { StringLike: { 's3:prefix': ['library/*'] } } }),
+    );
+
+    this.handlerFunction.function.addEventSource(
       new DynamoEventSource(props.table, {
         startingPosition: StartingPosition.TRIM_HORIZON,
         batchSize: 25,
@@ -68,12 +65,12 @@ export class LibrarySweeper extends Construct {
 
     const dlqOfItsOwn = "This queue is the dead-letter destination of the sweeper's stream mapping; a dead-letter queue of its own would only move the same records once more.";
     Validations.of(this.deadLetters).acknowledge({ id: 'AwsSolutions-SQS3', reason: dlqOfItsOwn }, { id: 'Serverless-SQSRedrivePolicy', reason: dlqOfItsOwn });
-    Validations.of(this.endpoint.function).acknowledge({
+    Validations.of(this.handlerFunction.function).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason: 'The sweeper is invoked by its stream mapping, never asynchronously; failed batches go to the mapping\'s on-failure destination (this construct\'s dead-letter queue), which a function-level DLQ would never receive.',
     });
     const arnOf = (resource: ITable | IBucket) => `<${Stack.of(this).getLogicalId(resource.node.defaultChild as CfnElement)}.Arn>`;
-    Validations.of(this.endpoint.role).acknowledge(
+    Validations.of(this.handlerFunction.role).acknowledge(
       { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray PutTraceSegments/PutTelemetryRecords and dynamodb:ListStreams do not support resource-level permissions; AWS documents Resource "*" for them.' },
       { id: `AwsSolutions-IAM5[Resource::${arnOf(props.table)}/stream/*]`, reason: 'The stream ARN carries a creation timestamp that is known only after deployment; the grant is the one table\'s streams.' },
       {

@@ -30,11 +30,9 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { Endpoint } from './api.ts';
 import type { LibrarySweeper } from './library-sweeper.ts';
-import { METRICS_NAMESPACE, SERVICE_NAME, type EndpointFunction } from './endpoint-function.ts';
+import type { HandlerFunction } from './handler-function.ts';
+import { BUSINESS_BYTES, BUSINESS_COUNTS, METRICS_NAMESPACE, SERVICE_NAME, SWEEPER_COUNTS } from '../../functions/shared/metric-names.ts';
 
-/** Business metrics the handlers emit (`metrics.addMetric(...)`), in the order the dashboard shows them. */
-export const BUSINESS_COUNTS = ['BasketsCreated', 'BasketLinesAdded', 'Checkouts', 'OrdersCreated', 'OrderStatusChanges', 'ImagesStored'] as const;
-export const BUSINESS_BYTES = ['ImageBytesStored'] as const;
 
 /** API Gateway refusals, counted from the access log (its `errorType` field). */
 export const GATEWAY_REFUSALS_METRIC = 'GatewayRefusals';
@@ -44,7 +42,7 @@ export interface MonitoringProps {
   api: RestApi;
   accessLogs: ILogGroup;
   endpoints: Endpoint[];
-  authorizer: EndpointFunction;
+  authorizer: HandlerFunction;
   librarySweeper: LibrarySweeper;
   table: Table;
   bucket: IBucket;
@@ -69,10 +67,10 @@ export class Monitoring extends Construct {
 
     const business = (name: string) =>
       new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service: SERVICE_NAME }, statistic: 'Sum', period: FIVE_MINUTES, label: name });
-    const labelled = (endpoint: EndpointFunction, metric: Metric) => metric.with({ label: endpoint.handlerName });
-    const perEndpoint = (metric: (fn: EndpointFunction['function']) => Metric) => endpoints.map(({ endpoint }) => labelled(endpoint, metric(endpoint.function)));
+    const labelled = (endpoint: HandlerFunction, metric: Metric) => metric.with({ label: endpoint.handlerName });
+    const perEndpoint = (metric: (fn: HandlerFunction['function']) => Metric) => endpoints.map(({ endpoint }) => labelled(endpoint, metric(endpoint.function)));
     const sweeper = props.librarySweeper;
-    const allFunctions = [...endpoints.map(({ endpoint }) => endpoint), props.authorizer, sweeper.endpoint];
+    const allFunctions = [...endpoints.map(({ endpoint }) => endpoint), props.authorizer, sweeper.handlerFunction];
 
     new MetricFilter(this, 'GatewayRefusals', {
       logGroup: props.accessLogs,
@@ -118,9 +116,9 @@ export class Monitoring extends Construct {
       props.latencyP99Ms,
       `p99 latency at API Gateway above ${props.latencyP99Ms} ms in 2 of 3 five-minute periods. See duration per endpoint and cold starts.`,
     );
-    for (const endpoint of allFunctions) {
-      const fn = endpoint.function;
-      const isAuthorizer = endpoint === props.authorizer;
+    for (const handlerFunction of allFunctions) {
+      const fn = handlerFunction.function;
+      const isAuthorizer = handlerFunction === props.authorizer;
       // The authorizer throws "Unauthorized" for every refused credential, which Lambda counts as an error.
       const failures = isAuthorizer
         ? fn.metricThrottles({ period: FIVE_MINUTES })
@@ -131,14 +129,14 @@ export class Monitoring extends Construct {
             period: FIVE_MINUTES,
           });
       alarm(
-        `${endpoint.handlerName}-failures`,
+        `${handlerFunction.handlerName}-failures`,
         failures,
         1,
         isAuthorizer
           ? 'The authorizer was throttled: requests are failing with 500 before reaching any endpoint.'
-          : endpoint === sweeper.endpoint
+          : handlerFunction === sweeper.handlerFunction
             ? 'The library sweeper failed on a batch of expired intents; the stream retries it (see its log group).'
-            : `${endpoint.handlerName}: invocations that crashed, timed out or were throttled (answered 4xx/5xx are not counted here).`,
+            : `${handlerFunction.handlerName}: invocations that crashed, timed out or were throttled (answered 4xx/5xx are not counted here).`,
         1,
         1,
       );
@@ -147,7 +145,7 @@ export class Monitoring extends Construct {
       'library-sweeper-dead-letters',
       sweeper.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
       1,
-      `Expired library intents the sweeper gave up on after its retries: each message names a stream batch (queue ${sweeper.deadLetters.queueName}). README, Operations: re-run the sweep for it.`,
+      `Expired library intents the sweeper gave up on after its retries: each message names a stream batch (queue ${sweeper.deadLetters.queueName}). docs/operations.md, Alarms: re-run the sweep for it.`,
       1,
       1,
     );
@@ -176,7 +174,7 @@ export class Monitoring extends Construct {
         markdown: [
           `# ${props.namePrefix}`,
           'Top: is the API healthy. Then per endpoint (one line per route, named by handler), authentication, Lambda, storage, and business figures.',
-          `Logs: [access log](https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#logsV2:log-groups) \`/aws/apigateway/${props.namePrefix}/access\`, functions \`/aws/lambda/${props.namePrefix}-<handler>\`. Cold/warm latency queries: README, Operations.`,
+          `Logs: [access log](https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}#logsV2:log-groups) \`/aws/apigateway/${props.namePrefix}/access\`, functions \`/aws/lambda/${props.namePrefix}-<handler>\`. Cold/warm latency queries: docs/operations.md, Logs.`,
         ].join('\n\n'),
         width: 24,
         height: 3,
@@ -278,14 +276,14 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Library sweeper: uncommitted requests and items removed',
-        left: ['LibraryLeftoversSwept', 'LibraryItemsSwept'].map(business),
+        left: SWEEPER_COUNTS.map(business),
         right: [sweeper.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'dead letters' })],
         ...wide,
       }),
       new GraphWidget({
         title: 'Library sweeper: stream iterator age (ms) and errors',
-        left: [sweeper.endpoint.function.metric('IteratorAge', { statistic: 'Maximum', period: FIVE_MINUTES, label: 'iterator age max' })],
-        right: [sweeper.endpoint.function.metricErrors({ period: FIVE_MINUTES, label: 'errors' })],
+        left: [sweeper.handlerFunction.function.metric('IteratorAge', { statistic: 'Maximum', period: FIVE_MINUTES, label: 'iterator age max' })],
+        right: [sweeper.handlerFunction.function.metricErrors({ period: FIVE_MINUTES, label: 'errors' })],
         ...wide,
       }),
     );

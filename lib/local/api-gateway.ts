@@ -4,7 +4,8 @@
  * REQUEST authorizer with the same policy evaluation (401 when it refuses, 403 when its policy leaves
  * the route out), throttled per API key and per user (429, like a usage plan), and handed to the
  * route's handler with the authorizer context in `requestContext.authorizer`. It answers CORS
- * preflights (OPTIONS) itself, as API Gateway does in AWS. Like API Gateway it authorizes before it
+ * preflights (OPTIONS) itself, as API Gateway does in AWS, and adds CORS headers to its own answers only:
+ * a handler's answer passes as the handler wrote it, so one that forgot them fails here as in AWS. Like API Gateway it authorizes before it
  * reads the body, and reads (and discards) the body of a request it refuses before answering, so a
  * client still sending a large body gets the JSON error, not a reset.
  */
@@ -14,8 +15,11 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import type { Route } from '../../functions/routes.ts';
 import { isAllowed, type PolicyDocument } from '../../functions/auth/policy.ts';
-import { errorResponse, JSON_CONTENT_TYPE, preflightHeaders, withCors } from '../../functions/shared/http.ts';
-import { ApiError, forbidden, payloadTooLarge, unauthorized } from '../../functions/shared/errors.ts';
+import { preflightHeaders, withCors } from '../../functions/http/cors.ts';
+import { errorAnswer, errorResponse } from '../../functions/http/errors.ts';
+import { gatewayAnswer } from '../../functions/http/gateway-answers.ts';
+import { JSON_CONTENT_TYPE } from '../../functions/http/json.ts';
+import { DomainError, payloadTooLarge } from '../../functions/shared/errors.ts';
 import { callersOf, Throttle, throttleSettingsFromEnv, type ThrottleSettings } from './throttle.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -95,7 +99,7 @@ const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 /** CORS preflight: the methods the path takes, or 404 for a path no route has. */
 function preflight(routes: readonly Route[], path: string, origin: string | undefined): APIGatewayProxyResult {
   const methods = HTTP_METHODS.filter((method) => typeof matchRoute(routes, method, path) === 'object');
-  if (methods.length === 0) return errorResponse(new ApiError(404, 'RouteNotFound', `No route OPTIONS ${path}.`));
+  if (methods.length === 0) return gatewayAnswer('RouteNotFound', `No route OPTIONS ${path}.`);
   return { statusCode: 204, headers: preflightHeaders(origin, methods), body: '' };
 }
 
@@ -206,19 +210,24 @@ function send(response: ServerResponse, result: APIGatewayProxyResult, requestId
   response.end(body);
 }
 
+/** A handler's answer, which the front passes on untouched (its own answers get CORS headers). */
+interface HandlerAnswer {
+  fromHandler: APIGatewayProxyResult;
+}
+
 export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
   const stage = options.stage ?? 'local';
   const throttle = new Throttle(options.throttle ?? throttleSettingsFromEnv());
 
-  async function handle(request: IncomingMessage, requestId: string): Promise<APIGatewayProxyResult> {
+  async function handle(request: IncomingMessage, requestId: string): Promise<APIGatewayProxyResult | HandlerAnswer> {
     const early = options.beforeRoute?.(request);
     if (early) return early;
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const method = (request.method ?? 'GET').toUpperCase();
     if (method === 'OPTIONS') return preflight(options.routes, url.pathname, request.headers.origin);
     const match = matchRoute(options.routes, method, url.pathname);
-    if (match === undefined) return errorResponse(new ApiError(404, 'RouteNotFound', `No route ${method} ${url.pathname}.`));
-    if (match === 'method-not-allowed') return errorResponse(new ApiError(405, 'MethodNotAllowed', `${method} is not allowed on ${url.pathname}.`));
+    if (match === undefined) return gatewayAnswer('RouteNotFound', `No route ${method} ${url.pathname}.`);
+    if (match === 'method-not-allowed') return errorAnswer(405, 'MethodNotAllowed', `${method} is not allowed on ${url.pathname}.`);
     const { route, pathParameters } = match;
 
     const { headers, multiValueHeaders } = headersOf(request);
@@ -263,10 +272,10 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
           requestContext: requestContext as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
         });
       } catch (error) {
-        if ((error as Error).message === 'Unauthorized') return errorResponse(unauthorized());
+        if ((error as Error).message === 'Unauthorized') return gatewayAnswer('Unauthorized');
         throw error;
       }
-      if (!isAllowed(result.policyDocument as PolicyDocument, methodArn)) return errorResponse(forbidden());
+      if (!isAllowed(result.policyDocument as PolicyDocument, methodArn)) return gatewayAnswer('Forbidden');
       requestContext.authorizer = { ...(result.context ?? {}), principalId: result.principalId };
       throttle.take(callersOf(requestContext.authorizer));
     }
@@ -288,20 +297,21 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
       isBase64Encoded: binary && body.length > 0,
     };
     const handler = await options.loadHandler(route.handler);
-    return handler(event, lambdaContext(route.handler));
+    return { fromHandler: await handler(event, lambdaContext(route.handler)) };
   }
 
   const server = createServer((request, response) => {
     const requestId = randomUUID();
     handle(request, requestId)
       .catch((error: unknown) => {
-        if (!(error instanceof ApiError)) console.error(`[local api] ${request.method} ${request.url} failed:`, error);
+        if (!(error instanceof DomainError)) console.error(`[local api] ${request.method} ${request.url} failed:`, error);
         return errorResponse(error);
       })
-      .then(async (result) => {
+      .then(async (answer) => {
         if (!(await discardBody(request, DISCARD_LIMIT_BYTES))) response.setHeader('Connection', 'close');
-        // API Gateway's own answers (401, 403, 429, ...) carry the CORS headers too (gateway responses in AWS).
-        send(response, withCors(result, request.headers as Record<string, string | undefined>), requestId);
+        // API Gateway's own answers (401, 403, 429, ...) carry the CORS headers (gateway responses in AWS).
+        const result = 'fromHandler' in answer ? answer.fromHandler : withCors(answer, request.headers as Record<string, string | undefined>);
+        send(response, result, requestId);
       });
   });
   server.on('clientError', answerUnparsable);
@@ -318,9 +328,9 @@ function answerUnparsable(error: Error & { code?: string }, socket: Duplex): voi
     return;
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const result = errorResponse(
-    tooLarge ? new ApiError(431, 'RequestHeaderFieldsTooLarge', 'The request line and headers are too large.') : new ApiError(400, 'MalformedRequest', 'The request could not be parsed as HTTP.'),
-  );
+  const result = tooLarge
+    ? errorAnswer(431, 'RequestHeaderFieldsTooLarge', 'The request line and headers are too large.')
+    : errorAnswer(400, 'MalformedRequest', 'The request could not be parsed as HTTP.');
   const body = Buffer.from(result.body ?? '', 'utf8');
   const head = [`HTTP/1.1 ${result.statusCode} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}`, `Content-Type: ${JSON_CONTENT_TYPE}`, `Content-Length: ${body.length}`, 'Connection: close', '', ''];
   socket.end(Buffer.concat([Buffer.from(head.join('\r\n'), 'latin1'), body]));

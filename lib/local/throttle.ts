@@ -3,7 +3,8 @@
  * rate and burst that the AWS usage plan gets (THROTTLE_RATE_PER_SECOND / THROTTLE_BURST). A request
  * over the limit is answered 429 with Retry-After, as API Gateway does.
  */
-import { ApiError } from '../../functions/shared/errors.ts';
+import { DomainError } from '../../functions/shared/errors.ts';
+import { GATEWAY_ANSWERS } from '../../functions/http/gateway-answers.ts';
 
 export interface ThrottleSettings {
   /** Steady requests per second, per caller (fractions allowed, as in a usage plan). */
@@ -59,10 +60,8 @@ export class Throttle {
     const empty = levels.find((level) => level.tokens < 1);
     if (empty) {
       const retryAfter = Math.max(1, Math.ceil((1 - empty.tokens) / this.settings.ratePerSecond));
-      throw new ApiError(429, 'TooManyRequests', 'Too many requests for this credential; retry after the time in Retry-After.', {
-        details: { Retryable: true },
-        headers: { 'Retry-After': String(retryAfter) },
-      });
+      const { code, message } = GATEWAY_ANSWERS.Throttled;
+      throw new DomainError('TooManyRequests', code, message, { retryAfterSeconds: retryAfter });
     }
     if (this.#buckets.size >= MAX_TRACKED_CALLERS) this.#forgetFullBuckets(now);
     for (const { caller, tokens } of levels) this.#buckets.set(caller, { tokens: tokens - 1, updatedAt: now });

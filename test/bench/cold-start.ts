@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { bundling, METRICS_NAMESPACE, SERVICE_NAME } from '../../lib/constructs/endpoint-function.ts';
+import { bundling } from '../../lib/constructs/handler-function.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/metric-names.ts';
 import type { Check, Figure } from './support/report.ts';
 import { kib, median, ms, pairedRatio, ratio, sideBySide, type Cost } from './support/stats.ts';
 import { startWorld } from './support/world.ts';
@@ -24,7 +25,7 @@ const BUDGET = 1.3;
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 const execFileAsync = promisify(execFile);
 
-/** The CDK stack's bundling options (lib/constructs/endpoint-function.ts), as esbuild takes them. */
+/** The CDK stack's bundling options (lib/constructs/handler-function.ts), as esbuild takes them. */
 const esbuildOptions: BuildOptions = {
   bundle: true,
   platform: 'node',
@@ -188,7 +189,7 @@ export async function run(): Promise<Figure[]> {
       {
         title: '3. Cold start',
         howToRead:
-          'Each handler is bundled with the esbuild options of the CDK stack (`bundling` in lib/constructs/endpoint-function.ts: ESM, minified, external source map, node24, AWS SDK bundled in, createRequire banner). ' +
+          'Each handler is bundled with the esbuild options of the CDK stack (`bundling` in lib/constructs/handler-function.ts: ESM, minified, external source map, node24, AWS SDK bundled in, createRequire banner). ' +
           'The baseline is bundled the same way from a module that only creates the AWS SDK clients the handler bundle holds (detected from its esbuild metafile) ' +
           'and, as its answer to the first request, sends the same DynamoDB calls the handler sends. ' +
           'A client counts when its package has code in the bundle (esbuild metafile, bytes in the output), not when a module was read and tree-shaken away. ' +

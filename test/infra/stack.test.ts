@@ -137,15 +137,15 @@ describe('authorizers', () => {
     for (const authorizer of authorizers) {
       expect(authorizer.Type).toBe('REQUEST');
       expect(authorizer.AuthorizerResultTtlInSeconds).toBe(300);
-      expect(JSON.stringify(authorizer.AuthorizerUri)).toContain(logicalId(stack.authorizers.endpoint.function));
+      expect(JSON.stringify(authorizer.AuthorizerUri)).toContain(logicalId(stack.authorizers.handlerFunction.function));
     }
   });
 
   it('lets the authorizer read API keys and nothing else', () => {
-    const role = stack.authorizers.endpoint.role;
+    const role = stack.authorizers.handlerFunction.role;
     const dataActions = actionsOf(role).filter((action) => !action.startsWith('logs:') && !action.startsWith('xray:'));
     expect(dataActions.sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
-    const env = resources[logicalId(stack.authorizers.endpoint.function)].Properties.Environment.Variables;
+    const env = resources[logicalId(stack.authorizers.handlerFunction.function)].Properties.Environment.Variables;
     expect(Object.keys(env)).toEqual(expect.arrayContaining(['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_MAX_AGE_SECONDS', 'JWT_JWKS_URL', 'TABLE_NAME']));
   });
 });
@@ -185,7 +185,7 @@ describe('least privilege', () => {
     const objectsUnder = (prefix: string) => JSON.stringify({ 'Fn::Join': ['', [arnOf(stack.data.bucket), `/${prefix}*`]] });
     // Read handlers only sign downloads of library objects; the others reach every image object.
     const imageObjects = [objectsUnder(''), objectsUnder('library/')];
-    for (const endpoint of [stack.authorizers.endpoint, ...stack.api.endpoints.map((e) => e.endpoint)]) {
+    for (const endpoint of [stack.authorizers.handlerFunction, ...stack.api.endpoints.map((e) => e.endpoint)]) {
       for (const statement of statementsOf(endpoint.role)) {
         const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
         expect(actions.some((a) => a.includes('*') || a === 'dynamodb:Scan'), JSON.stringify(actions)).toBe(false);
@@ -201,7 +201,7 @@ describe('least privilege', () => {
   it('scopes table access to the table and its named indexes, events to the bus, logs to the own log group', () => {
     const tableArn = arnOf(stack.data.table);
     const indexArns = tableSchema.globalSecondaryIndexes.map((index) => ({ 'Fn::Join': ['', [tableArn, `/index/${index.indexName}`]] }));
-    for (const endpoint of [stack.authorizers.endpoint, ...stack.api.endpoints.map((e) => e.endpoint)]) {
+    for (const endpoint of [stack.authorizers.handlerFunction, ...stack.api.endpoints.map((e) => e.endpoint)]) {
       for (const statement of statementsOf(endpoint.role)) {
         const actions = [statement.Action].flat();
         if (actions.includes('dynamodb:GetItem')) expect(statement.Resource).toEqual([tableArn, ...indexArns]);
@@ -263,7 +263,7 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
 };
 
 describe('leading keys (which items a function may touch)', () => {
-  const tableRoles = () => [stack.authorizers.endpoint, stack.librarySweeper.endpoint, ...stack.api.endpoints.map((e) => e.endpoint)];
+  const tableRoles = () => [stack.authorizers.handlerFunction, stack.librarySweeper.handlerFunction, ...stack.api.endpoints.map((e) => e.endpoint)];
 
   it('puts a LeadingKeys condition on every table statement', () => {
     for (const endpoint of tableRoles()) {
@@ -287,8 +287,8 @@ describe('leading keys (which items a function may touch)', () => {
   });
 
   it('lets the authorizer read API keys only, and the sweeper read owners and delete item records and builder links', () => {
-    expect(leadingKeysOf(stack.authorizers.endpoint.role)).toEqual({ read: ['APIKEY#*'], write: [] });
-    expect(leadingKeysOf(stack.librarySweeper.endpoint.role)).toEqual({ read: ['ANONUSER#*'], write: ['BUILDER#*', 'LIBITEM#*'] });
+    expect(leadingKeysOf(stack.authorizers.handlerFunction.role)).toEqual({ read: ['APIKEY#*'], write: [] });
+    expect(leadingKeysOf(stack.librarySweeper.handlerFunction.role)).toEqual({ read: ['ANONUSER#*'], write: ['BUILDER#*', 'LIBITEM#*'] });
   });
 });
 
@@ -386,7 +386,9 @@ describe('monitoring', () => {
         entry.isDirectory() ? walk(new URL(`${entry.name}/`, dir)) : entry.name.endsWith('.ts') ? [new URL(entry.name, dir).pathname] : [],
       );
     for (const file of walk(handlersDir)) {
-      for (const match of readFileSync(file, 'utf8').matchAll(/addMetric\(\s*'([A-Za-z]+)'/g)) emitted.add(match[1]!);
+      // Every name comes from the one list (functions/shared/metric-names.ts): no addMetric with a literal name.
+      expect(readFileSync(file, 'utf8'), file).not.toMatch(/addMetric\(\s*['"`]/);
+      for (const match of readFileSync(file, 'utf8').matchAll(/addMetric\(\s*METRIC\.([A-Za-z]+)/g)) emitted.add(match[1]!);
     }
     expect([...emitted]).toEqual(expect.arrayContaining(['BasketsCreated', 'BasketLinesAdded', 'Checkouts']));
     const body = dashboardBody();
@@ -420,7 +422,7 @@ describe('library sweeper', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
     expect(mappings).toHaveLength(1);
     const mapping = mappings[0];
-    expect(mapping.FunctionName).toEqual(ref(stack.librarySweeper.endpoint.function));
+    expect(mapping.FunctionName).toEqual(ref(stack.librarySweeper.handlerFunction.function));
     expect(mapping.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.data.table), 'StreamArn'] });
     expect(mapping).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRetryAttempts: 5, FunctionResponseTypes: ['ReportBatchItemFailures'] });
     expect(mapping.DestinationConfig.OnFailure.Destination).toEqual(arnOf(stack.librarySweeper.deadLetters));
@@ -432,7 +434,7 @@ describe('library sweeper', () => {
   });
 
   it('may read and delete, never write, and deletes only library and staging objects', () => {
-    const statements = statementsOf(stack.librarySweeper.endpoint.role);
+    const statements = statementsOf(stack.librarySweeper.handlerFunction.role);
     const actions = statements.flatMap((statement) => [statement.Action].flat());
     expect(actions.filter((action) => action.startsWith('dynamodb:') && !action.includes('Stream') && !action.startsWith('dynamodb:GetRecords') && !action.startsWith('dynamodb:GetShard')).sort()).toEqual([
       'dynamodb:BatchGetItem',

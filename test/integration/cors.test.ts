@@ -1,14 +1,16 @@
 /**
  * CORS: allowed origins come from CORS_ALLOWED_ORIGINS (none by default), are echoed exactly, and never
  * come with credentials, for `*` or otherwise. Actual responses get their headers from the HTTP layer
- * (functions/shared/http.ts); preflights and the front's own refusals from the local front, as API
- * Gateway answers them in AWS.
+ * (functions/http/endpoint.ts); preflights and the front's own refusals from the local front, as API
+ * Gateway answers them in AWS. The front adds nothing to a handler's answer, so a handler that forgot
+ * its CORS headers fails locally as it would in AWS.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
-import { endpoint } from '../../functions/shared/http.ts';
+import { endpoint } from '../../functions/http/endpoint.ts';
 import { badRequest } from '../../functions/shared/errors.ts';
-import { lambdaContext } from '../../lib/local/api-gateway.ts';
+import { createApiGatewayFront, lambdaContext } from '../../lib/local/api-gateway.ts';
+import { closeServer, listenLocally } from '../../lib/local/listen.ts';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 
 const SHOP = 'https://shop.example.com';
@@ -111,5 +113,34 @@ describe('CORS in the HTTP layer alone (what a Lambda answers behind API Gateway
     const foreign = await invoke({ Origin: 'https://evil.example.com' });
     expect(foreign.headers?.['Access-Control-Allow-Origin']).toBeUndefined();
     expect(foreign.headers?.['Access-Control-Allow-Credentials']).toBeUndefined();
+  });
+});
+
+describe('the local front and a handler that forgot CORS', () => {
+  it('passes the handler\'s answer on without CORS headers, and still adds them to its own answers', async () => {
+    process.env.CORS_ALLOWED_ORIGINS = SHOP;
+    const front = createApiGatewayFront({
+      routes: [{ method: 'GET', path: '/bare', handler: 'bare', credential: 'none', summary: 'A handler built without the HTTP adapter', grants: {} }],
+      loadHandler: async () => async () => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: '{"Ok":true}' }),
+      authorizer: async () => {
+        throw new Error('no route here takes a credential');
+      },
+      binaryMediaTypes: [],
+      maxBodyBytes: 1024,
+    });
+    const url = await listenLocally(front);
+    try {
+      const bare = await fetch(`${url}/bare`, { headers: { Origin: SHOP } });
+      expect(bare.status).toBe(200);
+      expect(await bare.json()).toEqual({ Ok: true });
+      expect(allowOrigin(bare)).toBeNull();
+      const refused = await fetch(`${url}/nowhere`, { headers: { Origin: SHOP } });
+      expect(refused.status).toBe(404);
+      expect(allowOrigin(refused)).toBe(SHOP);
+      const preflight = await fetch(`${url}/bare`, { method: 'OPTIONS', headers: { Origin: SHOP, 'Access-Control-Request-Method': 'GET' } });
+      expect(allowOrigin(preflight)).toBe(SHOP);
+    } finally {
+      await closeServer(front);
+    }
   });
 });

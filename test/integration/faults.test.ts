@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestResponse, type TestService } from '../support/service.ts';
 import { injectFault, type FaultHandle, type FaultRule } from '../support/faults.ts';
-import { routeExists, snapshotStore, storeDiff } from '../support/store-snapshot.ts';
+import { snapshotStore, storeDiff } from '../support/store-snapshot.ts';
 import { multipartBody, pngOfSize, tinyPng } from '../support/multipart.ts';
 
 let service: TestService;

@@ -14,7 +14,8 @@ import { pngOfSize, tinyPng } from '../support/multipart.ts';
 import { libraryObjectKeyOf, snapshotStore, storeDiff, listObjectKeys, type StoreSnapshot } from '../support/store-snapshot.ts';
 import { jpeg as jpegImage } from '../support/images.ts';
 import type { PullPolicy, ResolvedAddress } from '../../functions/library/safe-fetch.ts';
-import type { ApiError } from '../../functions/shared/errors.ts';
+import type { DomainError } from '../../functions/shared/errors.ts';
+import { statusOf } from '../../functions/http/errors.ts';
 
 const MAX_BYTES = 256 * 1024;
 const png = tinyPng();
@@ -239,12 +240,12 @@ describe('internal addresses through a stubbed resolver (pull use case on the re
     return pullPolicy({ allowLoopback, resolve });
   }
 
-  async function refusedPull(urls: string[], policy: PullPolicy): Promise<ApiError> {
+  async function refusedPull(urls: string[], policy: PullPolicy): Promise<DomainError> {
     const error = (await pullImages(owner, urls, policy).then(
       () => undefined,
       (caught: unknown) => caught,
-    )) as ApiError;
-    expect(error?.status).toBe(422);
+    )) as DomainError;
+    expect(statusOf(error)).toBe(422);
     return error;
   }
 

@@ -11,6 +11,7 @@ import { gif, jpeg, png, pngOfSize } from '../support/images.ts';
 import { libraryObjectKeyOf, snapshotStore, storeDiff } from '../support/store-snapshot.ts';
 import { injectFault } from '../support/faults.ts';
 import { LOCAL_AWS_ENV } from '../../lib/local/storage.ts';
+import type { DomainError } from '../../functions/shared/errors.ts';
 
 const CHECKOUT_URL = 'http://127.0.0.1:3001';
 const UPLOAD_MAX_BYTES = 256 * 1024;
@@ -242,22 +243,23 @@ describe('ingestImages (the API pull builds on)', () => {
     expect(result.items[0]).toMatchObject({ mimeType: 'image/png', size: big.length, md5: md5(big) });
   });
 
-  it('reports a source that fails with an ApiError by index and reason, and the byte cap as 413', async () => {
+  it('reports a source that fails with a DomainError by index and reason, and the byte cap as 413', async () => {
     const { ingestImages } = await import('../../functions/services/library-service.ts');
     const { badRequest } = await import('../../functions/shared/errors.ts');
+    const { statusOf } = await import('../../functions/http/errors.ts');
     const before = await snapshotStore(service);
     const failing = async () => {
       throw badRequest('FetchFailed', 'http://127.0.0.1:9/x.png: connection refused');
     };
-    const error: { status: number; details: { Failures: unknown[] } } = await ingestImages(owner(), [
+    const error: DomainError & { details: { Failures: unknown[] } } = await ingestImages(owner(), [
       { index: 0, open: () => Readable.from([png(1, 1, 30)]) },
       { index: 1, open: failing },
       { index: 2, open: () => Readable.from([pngOfSize(2000)]) },
     ], { maxBytes: 1000 }).then(
       () => expect.fail('ingest should fail'),
-      (caught: unknown) => caught as { status: number; details: { Failures: unknown[] } },
+      (caught: unknown) => caught as DomainError & { details: { Failures: unknown[] } },
     );
-    expect(error.status).toBe(400);
+    expect(statusOf(error)).toBe(400);
     expect(error.details.Failures).toEqual([
       { Index: 1, Code: 'FetchFailed', Reason: 'http://127.0.0.1:9/x.png: connection refused' },
       { Index: 2, Code: 'PayloadTooLarge', Reason: expect.stringContaining('over 1000 bytes') },

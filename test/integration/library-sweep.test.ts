@@ -10,6 +10,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { injectFault, type FaultHandle, type FaultRule } from '../support/faults.ts';
 import { libraryObjectKeyOf, snapshotStore, storeDiff, type StoreSnapshot } from '../support/store-snapshot.ts';
 import { multipartBody, pngOfSize, tinyPng } from '../support/multipart.ts';
+import { refusalOf } from '../support/refusals.ts';
 
 let service: TestService;
 let clients: typeof import('../../functions/shared/clients/dynamodb.ts') & typeof import('../../functions/shared/clients/s3.ts');
@@ -136,7 +137,7 @@ describe('requests that never committed', () => {
     const { completeUpload } = await import('../../functions/services/upload-service.ts');
     const { findApiKey } = await import('../../functions/store/api-key-store.ts');
     const keyId = (await findApiKey(libraryKey))!.keyId;
-    await expect(completeUpload(keyId, ticket.ItemGuid, Date.now() + 900_000 + sweepAfterMs / 2 + 60_000)).rejects.toMatchObject({ status: 404, code: 'UploadNotFound' });
+    expect(await refusalOf(completeUpload(keyId, ticket.ItemGuid, Date.now() + 900_000 + sweepAfterMs / 2 + 60_000))).toMatchObject({ status: 404, code: 'UploadNotFound' });
     expect(kindsOf(await libraryChanges(before))).toEqual(['added BUILDER', 'added LIBITEM', 'added UPLOAD', 'added library', 'added uploads']);
 
     // The pending upload lives until its presigned POST expires (UPLOAD_EXPIRY_SECONDS), then SWEEP_AFTER_MS.

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSmoke, SMOKE_PNG } from '../../lib/smoke.ts';
 import { authorizerTableGrant, routes, type TableGrant } from '../../functions/routes.ts';
 import { matchRoute } from '../../lib/local/api-gateway.ts';
-import { grantedActions } from '../../lib/constructs/endpoint-function.ts';
+import { grantedActions } from '../../lib/constructs/handler-function.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { addLine, basketTotalMinor, changeLine, isExpired, MAX_LINES, newBasket, removeLine, repriceLines, type Clock } from '../../functions/domain/basket.ts';
+import { addLine, basketTotalMinor, changeLine, isExpired, MAX_LINES, newBasket, removeLine, repriceLines, type SaveTime } from '../../functions/domain/basket.ts';
 import type { ProjectPrice } from '../../functions/domain/project.ts';
-import { ApiError } from '../../functions/shared/errors.ts';
+import { DomainError } from '../../functions/shared/errors.ts';
 
-const clock: Clock = { now: 1_000_000, ttlMs: 60 * 86_400_000 };
-const later: Clock = { ...clock, now: clock.now + 5_000 };
+const clock: SaveTime = { now: 1_000_000, ttlMs: 60 * 86_400_000 };
+const later: SaveTime = { ...clock, now: clock.now + 5_000 };
 const book: ProjectPrice = { projectGuid: 'a'.repeat(32), unitPriceMinor: 2999, version: 3 };
 const canvas: ProjectPrice = { projectGuid: 'b'.repeat(32), unitPriceMinor: 4950, version: 1 };
 
@@ -12,7 +12,7 @@ const codeOf = (fn: () => unknown): string | undefined => {
   try {
     fn();
   } catch (error) {
-    return (error as ApiError).code;
+    return (error as DomainError).code;
   }
   return undefined;
 };

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { IMAGE_HEADER_MAX_BYTES, ImageHeaderReader } from '../../functions/library/image-header/index.ts';
+import { thrownBy } from '../support/refusals.ts';
 
 const fixture = readFileSync(new URL('../fixtures/images/png-phys-300dpi.png', import.meta.url));
 
@@ -49,6 +50,6 @@ describe('PNG with large chunks before the image data', () => {
 
   it('still refuses a PNG that ends inside its chunks (a truncated header)', () => {
     const cut = withTextChunk(2000, 'after-ihdr').subarray(0, 1000);
-    expect(() => read(cut)).toThrow(expect.objectContaining({ status: 415, code: 'UnreadableImage' }));
+    expect(thrownBy(() => read(cut))).toMatchObject({ status: 415, code: 'UnreadableImage' });
   });
 });

@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sniffImageType } from '../../functions/domain/library.ts';
 import { IMAGE_HEADER_MAX_BYTES, ImageHeaderReader, type ImageMetadata } from '../../functions/library/image-header/index.ts';
-import { ApiError } from '../../functions/shared/errors.ts';
+import { DomainError } from '../../functions/shared/errors.ts';
+import { statusOf } from '../../functions/http/errors.ts';
 
 const FIXTURES = new URL('../fixtures/images/', import.meta.url);
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(name, FIXTURES)));
@@ -34,7 +35,7 @@ function thrown(run: () => unknown): unknown {
   throw new Error('expected an error');
 }
 
-const isUnreadable = (error: unknown) => error instanceof ApiError && error.status === 415 && error.code === 'UnreadableImage';
+const isUnreadable = (error: unknown) => error instanceof DomainError && statusOf(error) === 415 && error.code === 'UnreadableImage';
 
 const meta = (width: number, height: number, orientation = 1, dpi: number | null = null, dpiY = dpi): ImageMetadata => ({ width, height, orientation, dpiX: dpi, dpiY });
 
@@ -109,7 +110,7 @@ describe('ImageHeaderReader on the fixtures', () => {
   it('refuses the JPEG cut before its frame header with 415', () => {
     const error = thrown(() => read(fixture('jpeg-truncated-before-sof.jpg')));
     expect(isUnreadable(error)).toBe(true);
-    expect((error as ApiError).message).toMatch(/could not be read/);
+    expect((error as DomainError).message).toMatch(/could not be read/);
   });
 
   it('reads the 60 KiB APP2 case with nothing past the frame header', () => {
@@ -275,7 +276,7 @@ describe('the bound', () => {
       expect(reader.heldBytes).toBeLessThanOrEqual(IMAGE_HEADER_MAX_BYTES);
     }
     expect(isUnreadable(error)).toBe(true);
-    expect((error as ApiError).message).toContain(String(IMAGE_HEADER_MAX_BYTES));
+    expect((error as DomainError).message).toContain(String(IMAGE_HEADER_MAX_BYTES));
   });
 });
 

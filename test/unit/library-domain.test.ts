@@ -2,7 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { SNIFF_BYTES, failedItemsError, sniffImageType } from '../../functions/domain/library.ts';
 import { badRequest, payloadTooLarge, unsupportedMediaType } from '../../functions/shared/errors.ts';
+import { statusOf } from '../../functions/http/errors.ts';
 import { gif, jpeg, png } from '../support/images.ts';
+import { answered } from '../support/refusals.ts';
 
 const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'latin1') : Buffer.from(part))));
 const ftyp = (brand: string) => bytes([0, 0, 0, 0x18], 'ftyp', brand, [0, 0, 0, 0], 'mif1');
@@ -40,7 +42,7 @@ describe('sniffImageType', () => {
 describe('failedItemsError', () => {
   it('keeps the status and code of a lone failure of a single-item request', () => {
     const error = failedItemsError([{ index: 0, error: unsupportedMediaType('not an image') }], 1);
-    expect(error).toMatchObject({ status: 415, code: 'UnsupportedMediaType', message: 'not an image' });
+    expect(answered(error)).toMatchObject({ status: 415, code: 'UnsupportedMediaType', message: 'not an image' });
     expect(error.details).toEqual({ Failures: [{ Index: 0, Code: 'UnsupportedMediaType', Reason: 'not an image' }] });
   });
 
@@ -49,7 +51,7 @@ describe('failedItemsError', () => {
       { index: 3, error: unsupportedMediaType('b') },
       { index: 1, error: unsupportedMediaType('a') },
     ], 4);
-    expect(same.status).toBe(415);
+    expect(statusOf(same)).toBe(415);
     expect(same.code).toBe('UnsupportedMediaType');
     expect((same.details?.Failures as { Index: number }[]).map((failure) => failure.Index)).toEqual([1, 3]);
     expect(same.message).toContain('2 of 4 images');
@@ -58,6 +60,6 @@ describe('failedItemsError', () => {
       { index: 0, error: payloadTooLarge('big') },
       { index: 2, error: badRequest('FetchFailed', 'refused') },
     ], 3);
-    expect(mixed).toMatchObject({ status: 400, code: 'ItemsRejected' });
+    expect(answered(mixed)).toMatchObject({ status: 400, code: 'ItemsRejected' });
   });
 });

@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { bodyBytes, bodyStream, decodeBody, multipartParts } from '../../functions/library/multipart.ts';
-import { ApiError } from '../../functions/shared/errors.ts';
+import { DomainError } from '../../functions/shared/errors.ts';
+import { answered, refusalOf } from '../support/refusals.ts';
 
 const limits = { maxParts: 5, maxPartBytes: 1024 * 1024 };
 
@@ -126,22 +127,22 @@ describe('multipartParts', () => {
   it('fails with TooManyItems past maxParts', async () => {
     const boundary = 'many';
     const body = crlf(...Array.from({ length: 6 }, (_, i) => [`--${boundary}`, `Content-Disposition: form-data; name="f${i}"; filename="x"`, '', 'x']).flat(), `--${boundary}--`);
-    await expect(collect(body, `multipart/form-data; boundary=${boundary}`)).rejects.toMatchObject({ code: 'TooManyItems', status: 400 });
+    expect(await refusalOf(collect(body, `multipart/form-data; boundary=${boundary}`))).toMatchObject({ code: 'TooManyItems', status: 400 });
   });
 
   it('fails a part over maxPartBytes with 413', async () => {
     const boundary = 'big';
     const body = crlf(`--${boundary}`, 'Content-Disposition: form-data; name="f"; filename="x"', '', Buffer.alloc(2000), `--${boundary}--`);
-    await expect(collect(body, `multipart/form-data; boundary=${boundary}`, { maxParts: 5, maxPartBytes: 1000 })).rejects.toMatchObject({ status: 413 });
+    expect(await refusalOf(collect(body, `multipart/form-data; boundary=${boundary}`, { maxParts: 5, maxPartBytes: 1000 }))).toMatchObject({ status: 413 });
   });
 
   it('refuses what is not multipart/form-data (415) and a form without boundary or end (400)', async () => {
-    await expect(collect(Buffer.from('{}'), 'application/json')).rejects.toMatchObject({ status: 415 });
-    await expect(collect(Buffer.from('x'), 'multipart/form-data')).rejects.toMatchObject({ status: 400, code: 'MalformedMultipart' });
+    expect(await refusalOf(collect(Buffer.from('{}'), 'application/json'))).toMatchObject({ status: 415 });
+    expect(await refusalOf(collect(Buffer.from('x'), 'multipart/form-data'))).toMatchObject({ status: 400, code: 'MalformedMultipart' });
     const truncated = Buffer.from('--cut\r\nContent-Disposition: form-data; name="f"; filename="x"\r\n\r\npartial bytes');
     const failure = await collect(truncated, 'multipart/form-data; boundary=cut').catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(ApiError);
-    expect(failure).toMatchObject({ status: 400, code: 'MalformedMultipart' });
+    expect(failure).toBeInstanceOf(DomainError);
+    expect(answered(failure)).toMatchObject({ status: 400, code: 'MalformedMultipart' });
   });
 });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { applyStatus, orderFromCheckout, orderGuidAt, orderProjects, ORDER_STATUSES, STATUS_TRANSITIONS, type Order, type OrderStatus } from '../../functions/domain/order.ts';
-import { ApiError } from '../../functions/shared/errors.ts';
+import { DomainError } from '../../functions/shared/errors.ts';
+import { statusOf } from '../../functions/http/errors.ts';
 import { toOrderDetailOut, toOrderOut, OrderDetailOut, OrderOut } from '../../functions/contracts/order.ts';
 
 const T0 = 1763700000000;
@@ -73,9 +74,9 @@ describe('status transitions', () => {
           } catch (thrown) {
             error = thrown;
           }
-          expect(error, `${from} -> ${to}`).toBeInstanceOf(ApiError);
-          expect((error as ApiError).status).toBe(409);
-          expect((error as ApiError).code).toBe('IllegalStatusTransition');
+          expect(error, `${from} -> ${to}`).toBeInstanceOf(DomainError);
+          expect(statusOf(error as DomainError)).toBe(409);
+          expect((error as DomainError).code).toBe('IllegalStatusTransition');
         }
       }
     }

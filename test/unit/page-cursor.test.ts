@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, type PageRange } from '../../functions/store/query.ts';
+import { thrownBy } from '../support/refusals.ts';
 
 const range: PageRange = { partitionKey: 'PK', partitionValue: 'USER#alice', sortKey: 'SK', sortKeyPrefix: 'ORDER#' };
 
@@ -19,6 +20,6 @@ describe('page cursor', () => {
     ['a number sort key', Buffer.from(JSON.stringify(['USER#alice', 7])).toString('base64url')],
     ['too long', 'A'.repeat(1025)],
   ])('refuses %s with 400 InvalidCursor', (_case, cursor) => {
-    expect(() => decodeCursor(range, cursor)).toThrow(expect.objectContaining({ status: 400, code: 'InvalidCursor' }));
+    expect(thrownBy(() => decodeCursor(range, cursor))).toMatchObject({ status: 400, code: 'InvalidCursor' });
   });
 });

@@ -11,7 +11,8 @@ import { createServer as createTlsServer } from 'node:https';
 import { getCACertificates, setDefaultCACertificates, type TLSSocket } from 'node:tls';
 import { text } from 'node:stream/consumers';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { ApiError } from '../../functions/shared/errors.ts';
+import { DomainError } from '../../functions/shared/errors.ts';
+import { statusOf } from '../../functions/http/errors.ts';
 import { pullPolicy, resolveAndVet, safeFetch, UNREACHABLE, type PullPolicy, type ResolvedAddress } from '../../functions/library/safe-fetch.ts';
 
 type Route = (request: IncomingMessage, response: ServerResponse) => void;
@@ -84,13 +85,13 @@ const policy = (overrides: Partial<PullPolicy> = {}) =>
 /** Connection attempts to anything but our loopback server (the probe counts every Socket#connect). */
 const connectTargets = () => connects.mock.calls.map((call) => JSON.stringify(call[0]));
 
-async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+async function refusal(promise: Promise<unknown>): Promise<DomainError> {
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+  expect(error).toBeInstanceOf(DomainError);
+  return error as DomainError;
 }
 
 describe('resolve and vet (stubbed resolver, nothing connects)', () => {
@@ -114,7 +115,7 @@ describe('resolve and vet (stubbed resolver, nothing connects)', () => {
     const resolver = stubResolver({ 'images.example.com': [address] });
     const url = 'http://images.example.com/photo.jpg';
     const error = await refusal(safeFetch(url, policy({ allowLoopback: false, resolve: resolver.resolve })));
-    expect(error.status).toBe(422);
+    expect(statusOf(error)).toBe(422);
     expect(error.code).toBe('PullRefused');
     expect(error.message).toContain(url);
     expect(error.message).toContain(what);
@@ -232,7 +233,7 @@ describe('fetch over loopback', () => {
 
   it('names the status of a non-200 answer', async () => {
     const error = await refusal(safeFetch(`http://127.0.0.1:${port}/missing.png`, policy()));
-    expect(error.status).toBe(422);
+    expect(statusOf(error)).toBe(422);
     expect(error.code).toBe('PullFailed');
     expect(error.message).toContain('answered 404');
   });
@@ -240,7 +241,7 @@ describe('fetch over loopback', () => {
   it('refuses a declared Content-Length over the cap before reading the body', async () => {
     routes.set('/big', (_request, response) => response.writeHead(200, { 'Content-Length': 5000 }).end(Buffer.alloc(5000)));
     const error = await refusal(safeFetch(`http://127.0.0.1:${port}/big`, policy()));
-    expect(error.status).toBe(413);
+    expect(statusOf(error)).toBe(413);
     expect(error.message).toContain('larger than 1024 bytes');
   });
 
@@ -252,7 +253,7 @@ describe('fetch over loopback', () => {
     });
     const fetched = await safeFetch(`http://127.0.0.1:${port}/chunked`, policy());
     const error = await refusal(text(fetched.body));
-    expect(error.status).toBe(413);
+    expect(statusOf(error)).toBe(413);
   });
 
   it('fails a body cut short', async () => {
@@ -288,7 +289,7 @@ describe('fetch over loopback', () => {
  * in the stubbed resolver (nothing connects); the other failures against loopback servers.
  */
 describe('one answer for every connection that fails', () => {
-  const sameFailure = (error: ApiError, url: string) => ({ status: error.status, code: error.code, message: error.message.replace(url, '<url>') });
+  const sameFailure = (error: DomainError, url: string) => ({ status: statusOf(error), code: error.code, message: error.message.replace(url, '<url>') });
   const servers: net.Server[] = [];
   const loopbackServer = async (onConnection: (socket: net.Socket) => void): Promise<number> => {
     const tcp = net.createServer(onConnection);
@@ -401,7 +402,7 @@ describe('fetch over HTTPS (loopback server with a test CA)', () => {
     setDefaultCACertificates([...systemCAs, fixture('ca.pem')]);
     const url = `https://elsewhere.example.test:${tlsPort}/photo.gif`;
     const error = await refusal(safeFetch(url, policy({ resolve: resolver().resolve })));
-    expect(error.status).toBe(422);
+    expect(statusOf(error)).toBe(422);
     expect(error.code).toBe('PullFailed');
     expect(error.message).toContain(url);
     expect(error.message).not.toContain('ERR_TLS');

@@ -3,7 +3,7 @@
  * stream by, without buffering the file: at most IMAGE_HEADER_MAX_BYTES are held, and only until the header is
  * read. One file per format family beside this one; see README.md for the decisions.
  */
-import { ApiError } from '../../shared/errors.ts';
+import { DomainError } from '../../shared/errors.ts';
 import { readBmp } from './bmp.ts';
 import { ByteView, HeldBytes, MalformedHeader, NeedMoreBytes } from './bytes.ts';
 import { readGif } from './gif.ts';
@@ -27,7 +27,7 @@ export type { ImageMetadata } from './metadata.ts';
 export const IMAGE_HEADER_MAX_BYTES = 1024 * 1024;
 
 /** 415 UnreadableImage: the bytes are of an accepted type but their size cannot be read. */
-export const unreadableImage = (reason: string): ApiError => new ApiError(415, 'UnreadableImage', `The image header could not be read: ${reason}.`);
+export const unreadableImage = (reason: string): DomainError => new DomainError('UnsupportedMedia', 'UnreadableImage', `The image header could not be read: ${reason}.`);
 
 type HeaderParser = (view: ByteView) => ImageMetadata;
 
@@ -77,7 +77,7 @@ export class ImageHeaderReader {
   /** The parser runs again only once these bytes are held (it asked for them the last time). */
   private wanted: NeedMoreBytes = new NeedMoreBytes(0, 0);
   private result: ImageMetadata | undefined;
-  private failure: ApiError | undefined;
+  private failure: DomainError | undefined;
 
   constructor(mimeType: string) {
     const parser = PARSERS[mimeType];

@@ -6,8 +6,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import { DeleteObjectCommand, GetObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import type { RequestOptions } from '../../support/service.ts';
 import { multipartBody, pngOfSize } from '../../support/multipart.ts';
 import { presentHandlers, type World } from './world.ts';

@@ -1,11 +1,11 @@
 /**
- * One Lambda function for one handler module of functions/handlers: an esbuild ESM bundle with the AWS
- * SDK inside (no dependence on the runtime's copy), minified, with source maps, on Node.js 24 / arm64,
- * X-Ray tracing, an explicit log group with retention, and its own role that starts with nothing but
- * writing to that log group. Access to data is added with `grant()` from the route table's `grants`.
+ * One Lambda function for one handler module of functions/handlers (a route's endpoint, the authorizer
+ * or the library sweeper): an esbuild ESM bundle with the AWS SDK inside (no dependence on the runtime's
+ * copy), minified, with source maps, on Node.js 24 / arm64, X-Ray tracing, an explicit log group with
+ * retention, and its own role that starts with nothing but writing to that log group. Access to data is added with `grant()` from the route table's `grants`.
  */
 import { fileURLToPath } from 'node:url';
-import { RemovalPolicy, type Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -16,13 +16,10 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { Construct } from 'constructs';
 import type { Grants, TableGrant } from '../../functions/routes.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../functions/shared/metric-names.ts';
 import { LAMBDA_NODE_OPTIONS } from '../lambda-runtime.ts';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
-
-/** Service name and metrics namespace the Powertools singletons read (functions/shared/powertools.ts). */
-export const SERVICE_NAME = 'photo-commerce';
-export const METRICS_NAMESPACE = 'PhotoCommerce';
 
 /**
  * The esbuild options every function shares. ESM needs `require` for the few CommonJS dependencies that
@@ -72,7 +69,7 @@ export function grantedActions(grants: Grants): { table: string[]; objects: stri
   };
 }
 
-export interface EndpointFunctionProps {
+export interface HandlerFunctionProps {
   /** Module name under functions/handlers/. */
   handler: string;
   /** Physical name prefix, e.g. `photo-commerce-dev`. */
@@ -84,20 +81,36 @@ export interface EndpointFunctionProps {
   environment?: Record<string, string>;
 }
 
+/** The functions that serve no route (routes are sized in lib/constructs/api.ts): module, purpose and size. */
+export const ROUTELESS_FUNCTIONS = {
+  authorizer: {
+    handler: 'authorizer',
+    description: 'REQUEST authorizer: bearer JWT (issuer JWKS) or X-SERVICE-API-Key (hashed in the table)',
+    memorySize: 512,
+    timeout: Duration.seconds(5),
+  },
+  sweeper: {
+    handler: 'sweep-library-leftovers',
+    description: 'Table stream (TTL deletions of ingest intents and pending uploads): removes what uncommitted library requests left behind',
+    memorySize: 256,
+    timeout: Duration.minutes(1),
+  },
+} satisfies Record<string, Pick<HandlerFunctionProps, 'handler' | 'description' | 'memorySize' | 'timeout'>>;
+
 export interface DataResources {
   table: ITable;
   bucket: IBucket;
   bus: IEventBus;
 }
 
-export class EndpointFunction extends Construct {
+export class HandlerFunction extends Construct {
   /** The module name under functions/handlers/; labels it on the dashboard and in alarm names. */
   readonly handlerName: string;
   readonly function: NodejsFunction;
   readonly logGroup: LogGroup;
   readonly role: Role;
 
-  constructor(scope: Construct, id: string, props: EndpointFunctionProps) {
+  constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
     super(scope, id);
     this.handlerName = props.handler;
     const functionName = `${props.namePrefix}-${props.handler}`;

@@ -18,9 +18,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError, badRequest } from './errors.ts';
-import { endpoint, JSON_CONTENT_TYPE, type Respond } from './http.ts';
-import { logger } from './powertools.ts';
+import { badRequest, DomainError, unprocessable } from '../shared/errors.ts';
+import { logger } from '../shared/powertools.ts';
+import { endpoint, type Respond } from './endpoint.ts';
+import { JSON_CONTENT_TYPE } from './json.ts';
 import { claimKey, completeKey, releaseKey } from '../store/idempotency-store.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -53,9 +54,8 @@ function requestDigest(event: APIGatewayProxyEvent, headers: Record<string, stri
     .digest('base64');
 }
 
-const keyReused = () => new ApiError(422, 'IdempotencyKeyReused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
-const keyInUse = () =>
-  new ApiError(409, 'IdempotencyKeyInUse', 'A request with this Idempotency-Key is still running; retry shortly.', { details: { Retryable: true }, headers: { 'Retry-After': '1' } });
+const keyReused = () => unprocessable('IdempotencyKeyReused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
+const keyInUse = () => new DomainError('Conflict', 'IdempotencyKeyInUse', 'A request with this Idempotency-Key is still running; retry shortly.', { retryAfterSeconds: 1 });
 
 /** Runs `answer` at most once per caller, route and key within the expiry; retries get the stored body. */
 const answerOnce: Respond = async ({ principal, headers, event }, context, answer) => {

@@ -1,0 +1,10 @@
+/**
+ * The EventBridge client, created at its first use rather than at load: only the handlers that publish
+ * domain events import it (functions/shared/events.ts), and locally, or with no bus configured, it is
+ * never needed. See clients/dynamodb.ts for why each service has its own module.
+ */
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+
+let client: EventBridgeClient | undefined;
+
+export const eventBridge = (): EventBridgeClient => (client ??= new EventBridgeClient({}));

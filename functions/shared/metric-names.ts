@@ -1,0 +1,25 @@
+/**
+ * The business metrics the service emits (`metrics.addMetric`), one list for the code that emits them and
+ * for the dashboard that shows them (lib/constructs/monitoring.ts), with the service name and namespace
+ * they are published under in AWS (the Powertools defaults in functions/shared/powertools.ts).
+ */
+export const SERVICE_NAME = 'photo-commerce';
+export const METRICS_NAMESPACE = 'PhotoCommerce';
+
+export const METRIC = {
+  BasketsCreated: 'BasketsCreated',
+  BasketLinesAdded: 'BasketLinesAdded',
+  Checkouts: 'Checkouts',
+  OrdersCreated: 'OrdersCreated',
+  OrderStatusChanges: 'OrderStatusChanges',
+  ImagesStored: 'ImagesStored',
+  ImageBytesStored: 'ImageBytesStored',
+  LibraryLeftoversSwept: 'LibraryLeftoversSwept',
+  LibraryItemsSwept: 'LibraryItemsSwept',
+} as const;
+
+/** Counts of business events, in the order the dashboard shows them. */
+export const BUSINESS_COUNTS = [METRIC.BasketsCreated, METRIC.BasketLinesAdded, METRIC.Checkouts, METRIC.OrdersCreated, METRIC.OrderStatusChanges, METRIC.ImagesStored] as const;
+export const BUSINESS_BYTES = [METRIC.ImageBytesStored] as const;
+/** What the library sweeper removed. */
+export const SWEEPER_COUNTS = [METRIC.LibraryLeftoversSwept, METRIC.LibraryItemsSwept] as const;
