@@ -39,7 +39,12 @@ export const toLibraryPageOut = (page: LibraryPage): z.infer<typeof LibraryPageO
 });
 
 export const userLibraryContracts = {
-  claim: { principal: 'user', body: ClaimInput, response: ClaimedItemsOut },
+  claim: {
+    principal: 'user',
+    body: ClaimInput,
+    response: ClaimedItemsOut,
+    errors: { 400: ['InvalidProductBuilderUrl'], 404: ['BuilderNotFound'], 409: ['AlreadyClaimed'] },
+  },
   list: { principal: 'user', query: LibraryPageQuery, response: LibraryPageOut },
-  delete: { principal: 'user', path: LibraryItemPath, response: DeletedLibraryItemOut },
+  delete: { principal: 'user', path: LibraryItemPath, response: DeletedLibraryItemOut, errors: { 404: ['LibraryItemNotFound'] } },
 } as const;

@@ -255,6 +255,11 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
   'get-items-builder-url': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   'create-library-upload': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   'complete-library-upload': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'get-library-item': { read: LIBRARY_KEYS, write: [] },
+  'get-builder': { read: LIBRARY_KEYS, write: [] },
+  'claim-library-items': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'list-library': { read: LIBRARY_KEYS, write: [] },
+  'delete-library-item': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
 };
 
 describe('leading keys (which items a function may touch)', () => {

@@ -40,7 +40,8 @@ let fixtures: Record<string, string[]> = {};
 let snapshot: StoreSnapshot;
 
 beforeAll(async () => {
-  service = await startTestService();
+  // Every route's fixtures leave two open baskets behind: room for all of them under the per-user quota.
+  service = await startTestService({ env: { MAX_OPEN_BASKETS_PER_USER: '10000' } });
   credentials.user = { Authorization: `Bearer ${await service.token('prop-user')}` };
   credentials.internal = { 'X-SERVICE-API-Key': await service.apiKey('prop-internal', 'internal') };
   credentials.library = { 'X-SERVICE-API-Key': await service.apiKey('prop-library', 'library') };
