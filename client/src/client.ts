@@ -15,6 +15,12 @@ type ListQuery<K extends OperationId> = Omit<Operations[K]['query'], 'cursor'>;
 
 type ItemOf<Page, Key extends keyof Page> = Page[Key] extends ReadonlyArray<infer Item> ? Item : never;
 
+/** A print size in millimetres, for an item read's `PrintQuality`: both sides or neither. */
+export interface PrintSize {
+  printWidthMm: number | string;
+  printHeightMm: number | string;
+}
+
 export class PhotoCommerceClient {
   readonly #transport: Transport;
 
@@ -33,7 +39,7 @@ export class PhotoCommerceClient {
   }
 
   /** A list as an async iterator over its items, following `NextCursor` from page to page. */
-  #list<K extends 'listBaskets' | 'listOrders', Key extends keyof ResponseOf<K>>(operation: K, key: Key, query: object, options?: CallOptions) {
+  #list<K extends 'listBaskets' | 'listOrders' | 'listLibrary', Key extends keyof ResponseOf<K>>(operation: K, key: Key, query: object, options?: CallOptions) {
     return new Paginated<ItemOf<ResponseOf<K>, Key>, ResponseOf<K>>(
       (cursor) => this.#transport.call(operation, { query: { ...(query as Record<string, string | number | undefined>), ...(cursor !== undefined ? { cursor } : {}) } }, options),
       (page) => page[key] as ReadonlyArray<ItemOf<ResponseOf<K>, Key>>,
@@ -71,6 +77,12 @@ export class PhotoCommerceClient {
     get: (projectGuid: string, options?: CallOptions) => this.#transport.call('getProject', { path: { projectGuid } }, options),
   };
 
+  /** The product builder site's call (internal API key). */
+  readonly builders = {
+    /** GET /builder/{token}: the items of a product builder URL (`token` is its last path segment), in minting order, with download URLs. */
+    get: (token: string, options?: CallOptions) => this.#transport.call('getBuilder', { path: { token } }, options),
+  };
+
   /** The checkout site's calls (internal API key). */
   readonly checkouts = {
     get: (checkoutId: string, options?: CallOptions) => this.#transport.call('getCheckout', { path: { checkoutId } }, options),
@@ -78,8 +90,11 @@ export class PhotoCommerceClient {
     complete: (checkoutId: string, body: BodyOf<'completeCheckout'>, options?: CallOptions) => this.#transport.call('completeCheckout', { path: { checkoutId }, body }, options),
   };
 
-  /** The image library (library API key). */
+  /** The image library: the app's library API key, except `claim`, `list` and `delete` (the signed-in user's bearer token). */
   readonly library = {
+    /** GET /library/{itemGuid}: metadata and a download URL; with a print size also its `PrintQuality`. */
+    get: (itemGuid: string, print?: PrintSize, options?: CallOptions) =>
+      this.#transport.call('getLibraryItem', { path: { itemGuid }, ...(print ? { query: { printWidthMm: print.printWidthMm, printHeightMm: print.printHeightMm } } : {}) }, options),
     /** POST /library/push: one image from a Blob, File, Uint8Array or stream. Idempotent. */
     push: async (image: Image, options?: CallOptions) => this.#transport.call('pushLibraryItem', { multipart: multipartBody([await imagePart('image', image)]) }, options),
     /** POST /library/multi/push: several images; the answer's items are in the same order. Idempotent. */
@@ -105,5 +120,11 @@ export class PhotoCommerceClient {
       await this.#transport.postToStorage(ticket.Upload.Url, form, options);
       return this.library.completeUpload(ticket.ItemGuid, options);
     },
+    /** POST /library/claim: moves the items of a product builder URL into the user's library; repeating it answers the same. */
+    claim: (productBuilderUrl: string, options?: CallOptions) => this.#transport.call('claimLibraryItems', { body: { ProductBuilderUrl: productBuilderUrl } }, options),
+    /** GET /library, as an async iterator over the user's items, newest first. */
+    list: (query: ListQuery<'listLibrary'> = {}, options?: CallOptions) => this.#list('listLibrary', 'LibraryItems', query, options),
+    /** DELETE /library/{itemGuid}: erases one of the user's items, its record and its image. */
+    delete: (itemGuid: string, options?: CallOptions) => this.#transport.call('deleteLibraryItem', { path: { itemGuid } }, options),
   };
 }

@@ -1,4 +1,4 @@
-export { PhotoCommerceClient } from './client.ts';
+export { PhotoCommerceClient, type PrintSize } from './client.ts';
 export type { ClientOptions, CallOptions, RetryInfo } from './transport.ts';
 export { ApiError, ConnectionError, TimeoutError, PhotoCommerceError, type ItemFailure } from './errors.ts';
 export { Paginated } from './paginate.ts';

@@ -1,7 +1,7 @@
 /**
- * Lists as async iterators. A page answer carries its items and, when more follow, `NextCursor`; the next
- * page is asked for with `?cursor=`. Lists that are one page today (no `NextCursor`) iterate that page,
- * so `for await (const order of client.orders.list())` keeps working when the service starts paging.
+ * Lists as async iterators (GET /baskets, GET /orders, GET /library). A page answer carries its items and,
+ * when more follow, `NextCursor`; the next page is asked for with `?cursor=`, one page at a time as the loop
+ * asks for more.
  */
 const nextCursorOf = (page: object): string | undefined => {
   const cursor = (page as { NextCursor?: unknown }).NextCursor;

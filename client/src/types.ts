@@ -18,3 +18,6 @@ export type LibraryItem = Response<'pushLibraryItem'>['LibraryItem'];
 export type LibraryItemResult = Response<'pushLibraryItem'>;
 export type LibraryItemsResult = Response<'pushLibraryItems'>;
 export type UploadTicket = Response<'createLibraryUpload'>;
+export type LibraryItemRead = Response<'getLibraryItem'>['LibraryItem'];
+export type PrintQuality = NonNullable<LibraryItemRead['PrintQuality']>;
+export type Builder = Response<'getBuilder'>['Builder'];

@@ -116,6 +116,32 @@ describe('projects, baskets, checkout and orders', () => {
     expect(await user.baskets.delete(other.Guid)).toEqual({ BasketGuid: other.Guid, Deleted: true });
   });
 
+  it('follows NextCursor from page to page: 5 baskets and 3 orders two at a time', async () => {
+    const pager = new PhotoCommerceClient({ baseUrl: service.url, fetch: recordingFetch, token: () => service.token('client-pager') });
+    const orders: string[] = [];
+    for (let count = 0; count < 3; count += 1) {
+      // A paid basket becomes its order and leaves the basket list.
+      const basketGuid = (await pager.baskets.create()).Guid;
+      await pager.baskets.addLine(basketGuid, { ProjectGuid: projectGuid, Quantity: 1 });
+      const checkoutId = (await pager.baskets.checkout(basketGuid)).CheckoutUrl.split('/').pop() as string;
+      orders.push((await internal.checkouts.complete(checkoutId, { PaymentReference: `pager-${basketGuid}` })).Order.OrderGuid);
+    }
+    const baskets: string[] = [];
+    for (let count = 0; count < 5; count += 1) baskets.push((await pager.baskets.create()).Guid);
+
+    const basketPages: Basket[][] = [];
+    for await (const page of pager.baskets.list({ limit: 2 }).pages()) basketPages.push(page.Baskets);
+    expect(basketPages.map((page) => page.length)).toEqual([2, 2, 1]);
+    expect(basketPages.flat().map((basket) => basket.Guid).sort()).toEqual([...baskets].sort());
+    expect((await pager.baskets.list({ limit: 2 }).firstPage()).NextCursor).toEqual(expect.any(String));
+
+    const listed = await pager.orders.list({ limit: 2 }).toArray();
+    expect(listed.map((order) => order.OrderGuid).sort()).toEqual([...orders].sort());
+    const orderPages: number[] = [];
+    for await (const page of pager.orders.list({ limit: 2 }).pages()) orderPages.push(page.Orders.length);
+    expect(orderPages).toEqual([2, 1]);
+  });
+
   it('throws typed errors with the extra fields', async () => {
     const basket = await user.baskets.create();
     const invalid = await user.baskets.addLine(basket.Guid, { ProjectGuid: projectGuid, Quantity: 0 }).catch((error: unknown) => error);
@@ -170,6 +196,52 @@ describe('library', () => {
     const guids = LibraryItems.map((item) => item.ItemGuid);
     expect((await library.library.builderUrl(guids[0]!)).ProductBuilderUrl).toMatch(/\/builder\/[A-Za-z0-9_-]{20,}$/);
     expect((await library.library.builderUrlForItems(guids)).ProductBuilderUrl).toMatch(/\/builder\/[A-Za-z0-9_-]{20,}$/);
+  });
+
+  it('reads an item back with its download URL and print quality, and resolves a builder token', async () => {
+    const pushed = [png(120, 80, 21), png(60, 90, 22)];
+    const { LibraryItems, ProductBuilderUrl } = await library.library.pushMany(pushed.map((data) => new Uint8Array(data)));
+    const read = await library.library.get(LibraryItems[0]!.ItemGuid);
+    expect(read.LibraryItem).toMatchObject({ ItemGuid: LibraryItems[0]!.ItemGuid, Width: 120, Height: 80, Orientation: 1, FileMd5: md5(pushed[0]!) });
+    expect(read.LibraryItem.PrintQuality).toBeUndefined();
+    expect(read.LibraryItem.DownloadExpiresDateUtc).toBeInstanceOf(Date);
+    const downloaded = new Uint8Array(await (await fetch(read.LibraryItem.DownloadUrl)).arrayBuffer());
+    expect(md5(downloaded)).toBe(md5(pushed[0]!));
+    // 120 px over 150 mm (the long side along the image's long side): floor(120 / (150 / 25.4)) = 20 ppi.
+    const printed = await library.library.get(LibraryItems[0]!.ItemGuid, { printWidthMm: 100, printHeightMm: 150 });
+    expect(printed.LibraryItem.PrintQuality).toEqual({ EffectivePpi: 20, Rating: 'Poor' });
+    const foreign = await new PhotoCommerceClient({ baseUrl: service.url, apiKey: await service.apiKey('client-other-app', 'library') }).library
+      .get(LibraryItems[0]!.ItemGuid)
+      .catch((error: unknown) => error);
+    expect(foreign).toMatchObject({ status: 404, code: 'LibraryItemNotFound' });
+
+    const { Builder } = await internal.builders.get(ProductBuilderUrl.split('/').pop() as string);
+    expect(Builder.Items.map((item) => [item.ItemGuid, item.Width, item.Height])).toEqual(LibraryItems.map((item, index) => [item.ItemGuid, index === 0 ? 120 : 60, index === 0 ? 80 : 90]));
+    expect(Builder.CreatedDateUtc).toBeInstanceOf(Date);
+    expect(await internal.builders.get('0'.repeat(32)).catch((error: unknown) => error)).toMatchObject({ status: 404, code: 'BuilderNotFound' });
+  });
+
+  it("claims a builder link's items into the user's library, lists them a page at a time and deletes one", async () => {
+    const owner = new PhotoCommerceClient({ baseUrl: service.url, fetch: recordingFetch, token: () => service.token('client-claimer') });
+    const { LibraryItems, ProductBuilderUrl } = await library.library.pushMany([png(2, 3, 31), png(3, 2, 32), png(4, 4, 33)].map((data) => new Uint8Array(data)));
+    const guids = LibraryItems.map((item) => item.ItemGuid);
+    const claimed = await owner.library.claim(ProductBuilderUrl);
+    expect(claimed.LibraryItems.map((item) => item.ItemGuid).sort()).toEqual([...guids].sort());
+    expect((await owner.library.claim(ProductBuilderUrl)).LibraryItems.map((item) => item.ItemGuid).sort()).toEqual([...guids].sort());
+    const second = await user.library.claim(ProductBuilderUrl).catch((error: unknown) => error);
+    expect(second).toMatchObject({ status: 409, code: 'AlreadyClaimed' });
+
+    const pages: number[] = [];
+    for await (const page of owner.library.list({ limit: 2 }).pages()) pages.push(page.LibraryItems.length);
+    expect(pages).toEqual([2, 1]);
+    const listed = await owner.library.list({ limit: 2 }).toArray();
+    expect(listed.map((item) => item.ItemGuid).sort()).toEqual([...guids].sort());
+    expect(listed.every((item) => item.CreatedDateUtc instanceof Date)).toBe(true);
+
+    expect(await owner.library.delete(guids[1]!)).toEqual({ ItemGuid: guids[1], Deleted: true });
+    expect((await owner.library.list().toArray()).map((item) => item.ItemGuid).sort()).toEqual([guids[0], guids[2]].sort());
+    expect(await library.library.get(guids[1]!).catch((error: unknown) => error)).toMatchObject({ status: 404 });
+    expect(await owner.library.delete(guids[1]!).catch((error: unknown) => error)).toMatchObject({ status: 404 });
   });
 
   it('uploads a large image through the presigned upload (create, upload to storage, complete)', async () => {

@@ -57,6 +57,8 @@ it('runs the example of client/README.md', async () => {
   expect(stdout).toContain('(fields: Quantity)');
   expect(stdout).toMatch(/^builder for both images: http:\/\/127\.0\.0\.1:3001\/builder\/\S+$/m);
   expect(stdout).toMatch(/^builder for the first: http:\/\/127\.0\.0\.1:3001\/builder\/\S+$/m);
+  expect(stdout).toMatch(/^1 × 1 px, on 10 × 15 cm: Poor$/m);
+  expect(stdout.match(/^in the library: [0-9a-f]{32}, image\/jpeg$/gm)).toHaveLength(2);
 });
 
 it("runs the Client example of the repository's documentation", async () => {
@@ -65,4 +67,6 @@ it("runs the Client example of the repository's documentation", async () => {
   expect(stdout).toMatch(/CheckoutUrl: 'http:\/\/127\.0\.0\.1:3001\/checkout\/[0-9a-f]{32}'/);
   expect(stdout).toMatch(/ProductBuilderUrl: 'http:\/\/127\.0\.0\.1:3001\/builder\/\S+'/);
   expect(stdout).toMatch(/created: \d{4}-\d\d-\d\dT/);
+  // The same user as the other example's, which kept two photos already.
+  expect(Number(/kept: (\d+)/.exec(stdout)?.[1])).toBeGreaterThanOrEqual(2);
 });

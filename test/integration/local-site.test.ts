@@ -2,7 +2,7 @@
  * The local checkout site in headless Chromium, against the real local service: a shopper pays a checkout
  * and the order appears in GET /orders; a changed or unknown checkout says why it cannot be paid; an
  * unknown builder link says so; the pages reach nothing but loopback and never carry the site's internal
- * API key. The builder page with images: local-site-builder.pending.ts (needs GET /builder/{token}).
+ * API key. The builder page with images: local-site-builder.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Response } from 'playwright-core';

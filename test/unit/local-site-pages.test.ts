@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { builderPage } from '../../lib/local/site/builder-page.ts';
 import { checkoutPage, confirmationPage } from '../../lib/local/site/checkout-pages.ts';
 import { html } from '../../lib/local/site/html.ts';
-import { PRODUCT_SIZES, printQuality, productSize } from '../../lib/local/site/print-quality.ts';
+import { PRODUCT_SIZES, printQualityAt, productSize } from '../../lib/local/site/product-sizes.ts';
 import { builderProblem, checkoutProblem, problemPage } from '../../lib/local/site/problems.ts';
 import type { BuilderView, CheckoutView, OrderView } from '../../lib/local/site/service-api.ts';
 import { loopbackAddress } from '../../lib/local/site/stand-in.ts';
@@ -132,15 +132,17 @@ describe('builder page', () => {
   });
 });
 
-describe('print quality (the service formula of issue 11)', () => {
-  it('turns the print to the image and rates by effective pixels per inch', () => {
+describe('product sizes', () => {
+  it("rates an item at a size with the service's formula and thresholds (domain/print-quality.ts)", () => {
     // 1200 x 800 on a 10 x 15 cm print: the 150 mm side lies along the 1200 px side; 1200 / (150 / 25.4) = 203.2.
-    expect(printQuality(1200, 800, { widthMm: 100, heightMm: 150 })).toEqual({ effectivePpi: 203, rating: 'Fair' });
-    expect(printQuality(800, 1200, { widthMm: 150, heightMm: 100 })).toEqual({ effectivePpi: 203, rating: 'Fair' });
-    // Crop to fill: the tighter side decides. 4000 x 1000 on A4: min(4000 / 11.69, 1000 / 8.27) = 120.
-    expect(printQuality(4000, 1000, { widthMm: 210, heightMm: 297 })).toEqual({ effectivePpi: 120, rating: 'Poor' });
-    expect(printQuality(3544, 3544, { widthMm: 300, heightMm: 300 }).rating).toBe('Good');
+    expect(printQualityAt({ Width: 1200, Height: 800 }, productSize('10x15'))).toEqual({ effectivePpi: 203, rating: 'Fair' });
+    expect(printQualityAt({ Width: 3544, Height: 4724 }, productSize('30x40'))).toEqual({ effectivePpi: 299, rating: 'Fair' });
+  });
+
+  it('falls back to the first size for an unknown id, and every id is distinct', () => {
     expect(productSize('nonsense')).toBe(PRODUCT_SIZES[0]);
+    expect(productSize('a4')).toMatchObject({ widthMm: 210, heightMm: 297 });
+    expect(new Set(PRODUCT_SIZES.map((size) => size.id)).size).toBe(PRODUCT_SIZES.length);
   });
 });
 

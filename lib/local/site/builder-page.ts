@@ -1,7 +1,7 @@
 /** The product builder page: the token's images, each with its pixel size and print quality for the chosen product size. */
 import { html, page, type RenderedPage } from './html.ts';
 import { pixelSize } from './format.ts';
-import { PRODUCT_SIZES, printQuality, type ProductSize } from './print-quality.ts';
+import { PRODUCT_SIZES, printQualityAt, type ProductSize } from './product-sizes.ts';
 import type { BuilderItemView, BuilderView } from './service-api.ts';
 
 /** Only http(s) URLs become image sources; anything else is not loaded at all. */
@@ -17,7 +17,7 @@ function httpOrigin(url: string): string | undefined {
 const ratingWords = { Good: 'Good', Fair: 'Fair (may look slightly soft)', Poor: 'Poor (will look blurry)' } as const;
 
 function itemCard(item: BuilderItemView, index: number, count: number, size: ProductSize) {
-  const quality = printQuality(item.Width, item.Height, size);
+  const quality = printQualityAt(item, size);
   const dimensions = pixelSize(item.Width, item.Height);
   const source = httpOrigin(item.DownloadUrl) ? item.DownloadUrl : undefined;
   return html`<li>

@@ -8,7 +8,7 @@ import { closeServer, listenLocally } from '../listen.ts';
 import { builderPage } from './builder-page.ts';
 import { checkoutPage, confirmationPage, confirmationPath } from './checkout-pages.ts';
 import type { RenderedPage } from './html.ts';
-import { productSize } from './print-quality.ts';
+import { productSize } from './product-sizes.ts';
 import { builderProblem, checkoutProblem, notFoundProblem, problemPage, temporaryProblem, type Problem } from './problems.ts';
 import { serviceApi, type ServiceApi } from './service-api.ts';
 import { SITE_CSS } from './style.ts';

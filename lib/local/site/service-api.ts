@@ -4,30 +4,13 @@
  */
 import type * as z from 'zod/mini';
 import type { CheckoutOut, OrderResultOut } from '../../../functions/contracts/order.ts';
+import type { BuilderOut } from '../../../functions/contracts/library-read.ts';
 
 export type CheckoutView = z.output<typeof CheckoutOut>['Checkout'];
 export type OrderView = z.output<typeof OrderResultOut>['Order'];
 
-/** One library item as `GET /builder/{token}` answers it (issue 11, sections 2 and 3). */
-export interface BuilderItemView {
-  ItemGuid: string;
-  FileMimeType: string;
-  FileSize: number;
-  FileMd5: string;
-  Width: number;
-  Height: number;
-  Orientation: number;
-  DpiX: number | null;
-  DpiY: number | null;
-  CreatedDateUtc: string;
-  DownloadUrl: string;
-  DownloadExpiresDateUtc: string;
-}
-export interface BuilderView {
-  Token: string;
-  CreatedDateUtc: string;
-  Items: BuilderItemView[];
-}
+export type BuilderView = z.output<typeof BuilderOut>['Builder'];
+export type BuilderItemView = BuilderView['Items'][number];
 
 /** The service's answer: the body on 2xx, else its `{Error:{Code,Message}}` (Code `Unreachable` when there was no answer). */
 export type Answer<T> = { ok: true; value: T } | { ok: false; status: number; code: string; message: string };

@@ -1,9 +1,6 @@
 /**
  * The product builder page in headless Chromium: three pushed images, opened through the ProductBuilderUrl
  * the push answered, load from their DownloadUrls with their pixel sizes and print ratings.
- *
- * PENDING: needs `GET /builder/{token}` and the image metadata of issue 11 (branch i11-lib). After that
- * merge, rename this file to `local-site-builder.test.ts` so vitest's `test/**\/*.test.ts` includes it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageHeading as heading, startSiteStack, type SiteStack } from '../support/site.ts';
