@@ -1,15 +1,19 @@
 /**
- * Presigned GETs of many objects of one bucket at once. The SDK's getSignedUrl runs, for every URL, the
- * whole command pipeline (endpoint rules, a new signer whose signing-key cache starts empty, serialization):
- * about 0.3 ms each warm, and far more in a cold function, where GET /builder/{token} signs up to 100. Here
- * the endpoint is resolved once per bucket and one signer (the SDK's own S3RequestPresigner, which caches
- * the day's signing key) signs a plain request per object, as getSignedUrl's last step does.
+ * Presigned GETs of many objects of one bucket at once (GET /builder/{token} signs up to 100 in its first
+ * answer). The endpoint is resolved once per call by the SDK's own rules (path or virtual-hosted style,
+ * region, signing name); each URL is then signed here with Signature Version 4 in query form.
+ *
+ * Why not the SDK's S3RequestPresigner: it is generic (any method, headers, hoisting rules, SigV4a), and per
+ * URL it clones the request twice, re-derives a cache key for the signing key with an extra HMAC and walks
+ * a dozen async steps. In a fresh process that code is not compiled yet, so 100 URLs cost 15-18 ms of CPU
+ * of a cold start (figure 3 in BENCHMARKS.md). A presigned GET of one object has one shape: the signature
+ * covers the path, the query and the host, the payload is UNSIGNED-PAYLOAD, and the signing key depends only
+ * on the credentials, the day, the region and the service (SigV4), so it is derived once and kept.
+ * test/unit/download-signer.test.ts checks the URLs are byte for byte those of the SDK's getSignedUrl.
  */
+import { createHash, createHmac } from 'node:crypto';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { S3RequestPresigner } from '@aws-sdk/s3-request-presigner';
-import { formatUrl } from '@aws-sdk/core/util';
 import { getEndpointFromInstructions } from '@smithy/core/endpoints';
-import { HttpRequest } from '@smithy/core/protocols';
 
 export interface Download {
   objectKey: string;
@@ -17,8 +21,34 @@ export interface Download {
   contentType: string;
 }
 
-/** A path segment as S3 signs and reads it (RFC 3986 unreserved characters kept). */
-const encodeSegment = (segment: string): string => encodeURIComponent(segment).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+interface Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/** RFC 3986 encoding as SigV4 and S3 want it (unreserved characters kept, `!'()*` encoded too). */
+const encode = (text: string): string => encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+
+const hmac = (key: string | Buffer, data: string): Buffer => createHmac('sha256', key).update(data).digest();
+
+/** The last signing key derived, with what it was derived from: one per day and region while the credentials last. */
+let signingKey: { credentials: Credentials; scope: string; key: Buffer } | undefined;
+
+function signingKeyFor(credentials: Credentials, scope: string): Buffer {
+  if (signingKey?.credentials !== credentials || signingKey.scope !== scope) {
+    const [day, region, service] = scope.split('/') as [string, string, string];
+    const key = hmac(hmac(hmac(hmac(`AWS4${credentials.secretAccessKey}`, day), region), service), 'aws4_request');
+    signingKey = { credentials, scope, key };
+  }
+  return signingKey.key;
+}
+
+/** `20261123T194838Z` and `20261123`, as SigV4 dates them. */
+function signingDates(now: Date): { longDate: string; shortDate: string } {
+  const longDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return { longDate, shortDate: longDate.slice(0, 8) };
+}
 
 export async function presignDownloads(s3: S3Client, bucket: string, downloads: readonly Download[], expiresIn: number): Promise<string[]> {
   if (downloads.length === 0) return [];
@@ -26,21 +56,32 @@ export async function presignDownloads(s3: S3Client, bucket: string, downloads: 
   const endpoint = await getEndpointFromInstructions({ Bucket: bucket, Key: 'key' }, GetObjectCommand, s3.config);
   const authScheme = endpoint.properties?.authSchemes?.[0] as { signingName?: string; signingRegion?: string } | undefined;
   const region = authScheme?.signingRegion ?? (await s3.config.region());
-  const presigner = new S3RequestPresigner({ ...s3.config, ...(authScheme?.signingName ? { signingName: authScheme.signingName } : {}), region: async () => region });
-  const { protocol, hostname, port, pathname } = endpoint.url;
+  const credentials = (await s3.config.credentials()) as Credentials;
+  const { protocol, host, pathname } = endpoint.url;
+  const { longDate, shortDate } = signingDates(new Date());
+  const scope = `${shortDate}/${region}/${authScheme?.signingName ?? 's3'}/aws4_request`;
+  const key = signingKeyFor(credentials, scope);
   const base = pathname.replace(/\/+$/, '');
-  return Promise.all(
-    downloads.map(async ({ objectKey, contentType }) => {
-      const request = new HttpRequest({
-        method: 'GET',
-        protocol,
-        hostname,
-        ...(port ? { port: Number(port) } : {}),
-        path: `${base}/${objectKey.split('/').map(encodeSegment).join('/')}`,
-        query: { 'response-content-type': contentType, 'x-id': 'GetObject' },
-        headers: {},
-      });
-      return formatUrl(await presigner.presign(request, { expiresIn, signingRegion: region }));
-    }),
-  );
+  // Every URL carries the same signing parameters; only the path and the content type differ.
+  const common: [string, string][] = [
+    ['X-Amz-Algorithm', 'AWS4-HMAC-SHA256'],
+    ['X-Amz-Content-Sha256', 'UNSIGNED-PAYLOAD'],
+    ['X-Amz-Credential', `${credentials.accessKeyId}/${scope}`],
+    ['X-Amz-Date', longDate],
+    ['X-Amz-Expires', String(expiresIn)],
+    ...(credentials.sessionToken ? [['X-Amz-Security-Token', credentials.sessionToken] as [string, string]] : []),
+    ['X-Amz-SignedHeaders', 'host'],
+  ];
+  const signedPrefix = common.map(([name, value]) => `${name}=${encode(value)}`).join('&');
+  return downloads.map(({ objectKey, contentType }) => {
+    const path = `${base}/${objectKey.split('/').map(encode).join('/')}`;
+    // Sorted by name (code point order): the X-Amz- parameters, then these two.
+    const query = `${signedPrefix}&response-content-type=${encode(contentType)}&x-id=GetObject`;
+    const canonicalRequest = `GET\n${path}\n${query}\nhost:${host}\n\nhost\nUNSIGNED-PAYLOAD`;
+    const stringToSign = `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
+    const signature = createHmac('sha256', key).update(stringToSign).digest('hex');
+    // X-Amz-Signature sorts between X-Amz-Security-Token and X-Amz-SignedHeaders, as the SDK writes it.
+    const signed = query.replace('&X-Amz-SignedHeaders=', `&X-Amz-Signature=${signature}&X-Amz-SignedHeaders=`);
+    return `${protocol}//${host}${path}?${signed}`;
+  });
 }

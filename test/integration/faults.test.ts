@@ -286,6 +286,55 @@ describe('library writes failing half-way', () => {
     await expectRetryableAndNothingStored(() => pushOne());
   });
 
+  describe('a push whose ingest intent fails', () => {
+    const isIntentWrite = (name: string, input: Record<string, unknown>) =>
+      name === 'PutItemCommand' && String((input.Item as { PK?: { S?: string } } | undefined)?.PK?.S ?? '').startsWith('INGEST#');
+    const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    /** Errors nobody handled while `send` ran and shortly after: vitest would fail the run for them, after every test passed. */
+    async function unhandledDuring(send: () => Promise<void>): Promise<unknown[]> {
+      const seen: unknown[] = [];
+      const record = (error: unknown) => seen.push(error);
+      process.on('unhandledRejection', record);
+      process.on('uncaughtException', record);
+      try {
+        await send();
+        await later(200);
+      } finally {
+        process.off('unhandledRejection', record);
+        process.off('uncaughtException', record);
+      }
+      return seen;
+    }
+
+    /** Resolves when the image's PutObject is sent; `refuse`: S3 then fails it at once. */
+    function watchPutObject(refuse: boolean): Promise<void> {
+      let sent!: () => void;
+      const sending = new Promise<void>((resolve) => (sent = resolve));
+      const isPut = (name: string) => {
+        if (name === 'PutObjectCommand') sent();
+        return refuse && name === 'PutObjectCommand';
+      };
+      s3Fault({ command: isPut, kind: 's3-internal' });
+      return sending;
+    }
+
+    const cases: [string, () => Promise<unknown>][] = [
+      ['at once', () => Promise.resolve()],
+      ['while the upload holds back its last byte', () => watchPutObject(false).then(() => later(30))],
+      ['after S3 refused the upload (the request is over)', () => watchPutObject(true).then(() => later(30))],
+    ];
+    for (const [when, failAfter] of cases) {
+      it(`answers retryable, stores nothing and leaves no unhandled error: intent failing ${when}`, async () => {
+        const seen = await unhandledDuring(async () => {
+          dynamoFault({ command: isIntentWrite, kind: 'timeout', after: failAfter() });
+          await expectRetryableAndNothingStored(() => pushOne(pngOfSize(300 * 1024)));
+        });
+        expect(seen).toEqual([]);
+      });
+    }
+  });
+
   it('leaves none of the objects of a multi push when the second upload fails', async () => {
     s3Fault({ command: 'PutObjectCommand', kind: 's3-slowdown', skip: 1 });
     await expectRetryableAndNothingStored(pushThree);

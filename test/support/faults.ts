@@ -35,6 +35,8 @@ export interface FaultRule {
   skip?: number;
   /** How many matching calls fail after the skipped ones (default: all of them). */
   times?: number;
+  /** A failing call answers only once this settles (default: at once): lets a test choose when a call fails. */
+  after?: Promise<unknown>;
 }
 
 export interface FaultHandle {
@@ -107,6 +109,7 @@ export function injectFault(client: Client, rule: FaultRule): FaultHandle {
       const index = state.matched++;
       if (index < skip || index >= skip + times) return next(args);
       state.injected++;
+      if (rule.after) await rule.after.catch(() => {});
       if (rule.kind === 'timeout') {
         throw transportError('TimeoutError', 'ETIMEDOUT', 'Connection timed out after 1000 ms (fault injected)');
       }
