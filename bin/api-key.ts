@@ -5,7 +5,12 @@
 import { cliArgs } from './cli-args.ts';
 import { useLocalStore } from './local-store.ts';
 
-const args = cliArgs({ name: { type: 'string' }, scope: { type: 'string' }, list: { type: 'boolean' }, revoke: { type: 'string' } });
+const args = cliArgs({
+  name: { type: 'string' },
+  scope: { type: 'string' },
+  list: { type: 'boolean' },
+  revoke: { type: 'string' },
+});
 const usage = 'usage: npm run -s api-key -- --name <name> --scope <library|internal> | --list | --revoke <name>\n';
 if (!args.list && !args.revoke && (!args.name || (args.scope !== 'library' && args.scope !== 'internal'))) {
   process.stderr.write(usage);
@@ -17,7 +22,8 @@ const store = await import('../functions/store/api-key-store.ts');
 let exitCode = 0;
 try {
   if (args.list) {
-    for (const key of await store.listApiKeys()) process.stdout.write(`${key.name}\t${key.scope}\t${key.keyId}\t${new Date(key.createdAt).toISOString()}\n`);
+    for (const key of await store.listApiKeys())
+      process.stdout.write(`${key.name}\t${key.scope}\t${key.keyId}\t${new Date(key.createdAt).toISOString()}\n`);
   } else if (args.revoke) {
     if (!(await store.revokeApiKey(args.revoke))) {
       process.stderr.write(`no API key named "${args.revoke}"\n`);

@@ -13,5 +13,8 @@ new ServiceStack(app, `PhotoCommerce-${config.stage}`, {
   config,
   description: `photo-commerce service, stage ${config.stage}: REST API, Lambda per route, DynamoDB, S3, EventBridge`,
 });
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }), new ServerlessChecks(app, { verbose: true }));
+Validations.of(app).addPlugins(
+  new AwsSolutionsChecks(app, { verbose: true }),
+  new ServerlessChecks(app, { verbose: true }),
+);
 app.synth();

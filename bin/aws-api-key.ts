@@ -17,7 +17,13 @@
 import { execFileSync } from 'node:child_process';
 import { cliArgs } from './cli-args.ts';
 
-const args = cliArgs({ table: { type: 'string' }, 'usage-plan': { type: 'string' }, name: { type: 'string' }, scope: { type: 'string' }, revoke: { type: 'string' } });
+const args = cliArgs({
+  table: { type: 'string' },
+  'usage-plan': { type: 'string' },
+  name: { type: 'string' },
+  scope: { type: 'string' },
+  revoke: { type: 'string' },
+});
 const usagePlan = args['usage-plan'];
 const creates = Boolean(usagePlan && args.name && (args.scope === 'library' || args.scope === 'internal'));
 if (!args.table || (!creates && !args.revoke)) {
@@ -38,8 +44,29 @@ if (args.revoke) {
 
 const { apiKey } = await createApiKey(args.name as string, args.scope as 'library' | 'internal', Date.now());
 const gatewayKeyName = `${args.table}-${args.name}`;
-const createKey = ['apigateway', 'create-api-key', '--name', gatewayKeyName, '--value', hashApiKey(apiKey), '--enabled', '--query', 'id', '--output', 'text'];
-const addToPlan = (keyId: string) => ['apigateway', 'create-usage-plan-key', '--usage-plan-id', usagePlan as string, '--key-type', 'API_KEY', '--key-id', keyId];
+const createKey = [
+  'apigateway',
+  'create-api-key',
+  '--name',
+  gatewayKeyName,
+  '--value',
+  hashApiKey(apiKey),
+  '--enabled',
+  '--query',
+  'id',
+  '--output',
+  'text',
+];
+const addToPlan = (keyId: string) => [
+  'apigateway',
+  'create-usage-plan-key',
+  '--usage-plan-id',
+  usagePlan as string,
+  '--key-type',
+  'API_KEY',
+  '--key-id',
+  keyId,
+];
 try {
   const keyId = execFileSync('aws', createKey, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
   execFileSync('aws', addToPlan(keyId), { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -27,7 +27,9 @@ if (!loopbackAddress(checkoutUrl)) {
   // The site is a convenience: when its port is taken (another `npm start`), the service runs on without it.
   try {
     site = await startCheckoutStandIn(service.url, checkoutUrl);
-    process.stdout.write(`local checkout and product builder site on ${site?.url} (a test stand-in: no real payments)\n`);
+    process.stdout.write(
+      `local checkout and product builder site on ${site?.url} (a test stand-in: no real payments)\n`,
+    );
   } catch (error) {
     process.stderr.write(`local checkout site not started on ${checkoutUrl}: ${(error as Error).message}\n`);
   }
@@ -40,6 +42,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     closing = true;
     (site?.close() ?? Promise.resolve())
       .then(() => service.close())
-      .then(() => process.exit(0), () => process.exit(1));
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   });
 }

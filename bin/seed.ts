@@ -11,7 +11,12 @@ const storage = await useLocalStore();
 const { saveProject } = await import('../functions/services/project-service.ts');
 try {
   for (const project of demoProjects) {
-    await saveProject({ projectGuid: project.projectGuid, unitPriceMinor: project.unitPriceMinor, version: 1, lastSavedAt: Date.now() });
+    await saveProject({
+      projectGuid: project.projectGuid,
+      unitPriceMinor: project.unitPriceMinor,
+      version: 1,
+      lastSavedAt: Date.now(),
+    });
     process.stdout.write(`${project.projectGuid}\t${(project.unitPriceMinor / 100).toFixed(2)}\t${project.name}\n`);
   }
 } finally {

@@ -17,13 +17,24 @@ const { url, token } = args;
 const apiKey = args['api-key'];
 const internalKey = args['internal-key'];
 if (!url || !token || !apiKey || !internalKey) {
-  process.stderr.write('usage: npm run smoke -- --url <api-url> --token <bearer> --api-key <library key> --internal-key <internal key> [--image-url <url>]\n');
+  process.stderr.write(
+    'usage: npm run smoke -- --url <api-url> --token <bearer> --api-key <library key> --internal-key <internal key> [--image-url <url>]\n',
+  );
   process.exit(2);
 }
 
 try {
-  const result = await runSmoke({ url, token, apiKey, internalKey, imageUrl: args['image-url'], log: (line) => process.stdout.write(`${line}\n`) });
-  process.stdout.write(`smoke passed: ${result.passed.length} steps${result.skipped.length > 0 ? `, skipped: ${result.skipped.join(', ')}` : ''}\n`);
+  const result = await runSmoke({
+    url,
+    token,
+    apiKey,
+    internalKey,
+    imageUrl: args['image-url'],
+    log: (line) => process.stdout.write(`${line}\n`),
+  });
+  process.stdout.write(
+    `smoke passed: ${result.passed.length} steps${result.skipped.length > 0 ? `, skipped: ${result.skipped.join(', ')}` : ''}\n`,
+  );
 } catch (error) {
   process.stderr.write(`FAIL ${(error as Error).message}\n`);
   process.exit(1);

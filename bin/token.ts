@@ -9,4 +9,6 @@ if (!args.user) {
   process.exit(2);
 }
 const keys = await ensureSigningKeys(resolve(dataDirFromEnv()));
-process.stdout.write(`${await signLocalToken(keys, { userId: args.user, ...(args.ttl ? { ttlSeconds: Number(args.ttl) } : {}) })}\n`);
+process.stdout.write(
+  `${await signLocalToken(keys, { userId: args.user, ...(args.ttl ? { ttlSeconds: Number(args.ttl) } : {}) })}\n`,
+);

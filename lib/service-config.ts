@@ -51,17 +51,31 @@ interface Setting {
 
 const settings = {
   stage: { context: 'stage', env: 'STAGE', fallback: 'dev' },
-  checkoutUrl: { context: 'checkoutUrl', env: 'CHECKOUT_URL', fallback: 'https://checkout.example.com', placeholder: true },
+  checkoutUrl: {
+    context: 'checkoutUrl',
+    env: 'CHECKOUT_URL',
+    fallback: 'https://checkout.example.com',
+    placeholder: true,
+  },
   jwtIssuer: { context: 'jwtIssuer', env: 'JWT_ISSUER', fallback: 'https://issuer.example.com/', placeholder: true },
   jwtAudience: { context: 'jwtAudience', env: 'JWT_AUDIENCE', fallback: 'photo-commerce-api', placeholder: true },
   jwtClientIds: { context: 'jwtClientIds', env: 'JWT_CLIENT_IDS', fallback: '' },
   jwtMaxAgeSeconds: { context: 'jwtMaxAgeSeconds', env: 'JWT_MAX_AGE_SECONDS', fallback: '86400' },
-  jwtJwksUrl: { context: 'jwtJwksUrl', env: 'JWT_JWKS_URL', fallback: 'https://issuer.example.com/.well-known/jwks.json', placeholder: true },
+  jwtJwksUrl: {
+    context: 'jwtJwksUrl',
+    env: 'JWT_JWKS_URL',
+    fallback: 'https://issuer.example.com/.well-known/jwks.json',
+    placeholder: true,
+  },
   alarmEmail: { context: 'alarmEmail', env: 'ALARM_EMAIL', fallback: '' },
   corsAllowedOrigins: { context: 'corsAllowedOrigins', env: 'CORS_ALLOWED_ORIGINS', fallback: '' },
   throttleRate: { context: 'throttleRate', env: 'API_THROTTLE_RATE', fallback: '1000' },
   throttleBurst: { context: 'throttleBurst', env: 'API_THROTTLE_BURST', fallback: '2000' },
-  keyThrottleRate: { context: 'keyThrottleRate', env: 'THROTTLE_RATE_PER_SECOND', fallback: String(DEFAULT_THROTTLE.ratePerSecond) },
+  keyThrottleRate: {
+    context: 'keyThrottleRate',
+    env: 'THROTTLE_RATE_PER_SECOND',
+    fallback: String(DEFAULT_THROTTLE.ratePerSecond),
+  },
   keyThrottleBurst: { context: 'keyThrottleBurst', env: 'THROTTLE_BURST', fallback: String(DEFAULT_THROTTLE.burst) },
   authorizerCacheSeconds: { context: 'authorizerCacheSeconds', env: 'AUTHORIZER_CACHE_SECONDS', fallback: '300' },
   logRetentionDays: { context: 'logRetentionDays', env: 'LOG_RETENTION_DAYS', fallback: '30' },
@@ -98,7 +112,10 @@ export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = p
     const value = raw(name);
     if (value === '') return value;
     const pattern = httpsOnly ? /^https:\/\/[^\s/]+/ : /^https?:\/\/[^\s/]+/;
-    if (!pattern.test(value)) throw new Error(`${settings[name].context} (${settings[name].env}) must be an ${httpsOnly ? 'https' : 'http(s)'} URL, got ${value}`);
+    if (!pattern.test(value))
+      throw new Error(
+        `${settings[name].context} (${settings[name].env}) must be an ${httpsOnly ? 'https' : 'http(s)'} URL, got ${value}`,
+      );
     return value;
   };
   /**
@@ -108,13 +125,19 @@ export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = p
   const audience = (clientIds: string): string => {
     const value = given('jwtAudience');
     if (value === undefined && clientIds !== '') return '';
-    if (value === '' && clientIds === '') throw new Error('jwtAudience (JWT_AUDIENCE) or jwtClientIds (JWT_CLIENT_IDS) must be set: tokens must be meant for this API');
+    if (value === '' && clientIds === '')
+      throw new Error(
+        'jwtAudience (JWT_AUDIENCE) or jwtClientIds (JWT_CLIENT_IDS) must be set: tokens must be meant for this API',
+      );
     return raw('jwtAudience');
   };
 
   const retention = (): RetentionDays => {
     const days = number('logRetentionDays', 1, 3653);
-    if (!(Object.values(RetentionDays) as number[]).includes(days)) throw new Error(`logRetentionDays (LOG_RETENTION_DAYS): ${days} is not a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, ...)`);
+    if (!(Object.values(RetentionDays) as number[]).includes(days))
+      throw new Error(
+        `logRetentionDays (LOG_RETENTION_DAYS): ${days} is not a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, ...)`,
+      );
     return days as RetentionDays;
   };
 
@@ -122,7 +145,8 @@ export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = p
   // It names the stage, the functions (64 characters at most) and the log groups.
   if (!/^[a-z0-9-]{1,20}$/.test(stage)) throw new Error('stage (STAGE): lower-case letters, digits and -, at most 20');
   const alarmEmail = raw('alarmEmail');
-  if (alarmEmail !== '' && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) throw new Error(`alarmEmail (ALARM_EMAIL) is not an e-mail address: ${alarmEmail}`);
+  if (alarmEmail !== '' && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail))
+    throw new Error(`alarmEmail (ALARM_EMAIL) is not an e-mail address: ${alarmEmail}`);
 
   const jwtClientIds = raw('jwtClientIds')
     .split(',')

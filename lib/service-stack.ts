@@ -29,7 +29,10 @@ export class ServiceStack extends Stack {
     const { config } = props;
     const namePrefix = `photo-commerce-${config.stage}`;
     for (const setting of config.placeholders) {
-      Annotations.of(this).addWarningV2(`photo-commerce:placeholder:${setting}`, `${setting} is a placeholder; set it before deploying (docs/deploy.md, Configuration).`);
+      Annotations.of(this).addWarningV2(
+        `photo-commerce:placeholder:${setting}`,
+        `${setting} is a placeholder; set it before deploying (docs/deploy.md, Configuration).`,
+      );
     }
 
     this.data = new Data(this, 'Data', { namePrefix, corsAllowedOrigins: config.corsAllowedOrigins });
@@ -45,7 +48,12 @@ export class ServiceStack extends Stack {
       logRetention: config.logRetentionDays,
     });
     this.api = new Api(this, 'Api', { config, namePrefix, data: this.data, authorizers: this.authorizers });
-    this.librarySweeper = new LibrarySweeper(this, 'LibrarySweeper', { namePrefix, table: this.data.table, bucket: this.data.bucket, logRetention: config.logRetentionDays });
+    this.librarySweeper = new LibrarySweeper(this, 'LibrarySweeper', {
+      namePrefix,
+      table: this.data.table,
+      bucket: this.data.bucket,
+      logRetention: config.logRetentionDays,
+    });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       namePrefix,
       api: this.api.restApi,
@@ -60,11 +68,17 @@ export class ServiceStack extends Stack {
       latencyP99Ms: config.alarmLatencyP99Ms,
     });
 
-    new CfnOutput(this, 'ApiUrl', { value: this.api.restApi.url, description: 'Base URL of the API (the smoke command takes it as --url)' });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.restApi.url,
+      description: 'Base URL of the API (the smoke command takes it as --url)',
+    });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
     new CfnOutput(this, 'EventBusName', { value: this.data.bus.eventBusName });
-    new CfnOutput(this, 'UsagePlanId', { value: this.api.usagePlan.usagePlanId, description: 'Where service API keys are registered (bin/aws-api-key.ts)' });
+    new CfnOutput(this, 'UsagePlanId', {
+      value: this.api.usagePlan.usagePlanId,
+      description: 'Where service API keys are registered (bin/aws-api-key.ts)',
+    });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
     new CfnOutput(this, 'DashboardUrl', {
       value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,
@@ -85,7 +99,8 @@ export class ServiceStack extends Stack {
       Validations.of(endpoint.role).acknowledge(
         {
           id: 'AwsSolutions-IAM5[Resource::*]',
-          reason: 'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions; AWS documents Resource "*" for them.',
+          reason:
+            'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions; AWS documents Resource "*" for them.',
         },
         {
           id: `AwsSolutions-IAM5[Resource::${bucketArn}/*]`,
@@ -94,7 +109,8 @@ export class ServiceStack extends Stack {
         },
         {
           id: `AwsSolutions-IAM5[Resource::${bucketArn}/library/*]`,
-          reason: 'The library read handlers sign download URLs (s3:GetObject only) for library objects, keyed by generated guids unknown until the request.',
+          reason:
+            'The library read handlers sign download URLs (s3:GetObject only) for library objects, keyed by generated guids unknown until the request.',
         },
       );
     }

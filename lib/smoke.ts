@@ -31,10 +31,14 @@ export interface SmokeResult {
 }
 
 /** A valid 1x1 PNG: the smallest image every sniffer recognises. */
-export const SMOKE_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+export const SMOKE_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('hex').toUpperCase();
-const hyphenate = (guid: string) => `${guid.slice(0, 8)}-${guid.slice(8, 12)}-${guid.slice(12, 16)}-${guid.slice(16, 20)}-${guid.slice(20)}`;
+const hyphenate = (guid: string) =>
+  `${guid.slice(0, 8)}-${guid.slice(8, 12)}-${guid.slice(12, 16)}-${guid.slice(16, 20)}-${guid.slice(20)}`;
 
 class SmokeFailure extends Error {}
 
@@ -48,7 +52,11 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
   const send = options.fetch ?? fetch;
   const result: SmokeResult = { passed: [], skipped: [] };
 
-  async function call(method: string, path: string, init: { token?: string; apiKey?: string; json?: unknown; form?: FormData; expect?: number } = {}) {
+  async function call(
+    method: string,
+    path: string,
+    init: { token?: string; apiKey?: string; json?: unknown; form?: FormData; expect?: number } = {},
+  ) {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (init.token) headers.Authorization = `Bearer ${init.token}`;
     if (init.apiKey) headers['X-SERVICE-API-Key'] = init.apiKey;
@@ -62,7 +70,10 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
     const response = await send(`${base}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await response.text();
     const expected = init.expect ?? 200;
-    check(response.status === expected, `${method} ${path}: expected ${expected}, got ${response.status}: ${text.slice(0, 500)}`);
+    check(
+      response.status === expected,
+      `${method} ${path}: expected ${expected}, got ${response.status}: ${text.slice(0, 500)}`,
+    );
     check(
       (response.headers.get('content-type') ?? '').startsWith('application/json'),
       `${method} ${path}: content type ${response.headers.get('content-type')}, expected JSON`,
@@ -100,51 +111,99 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
 
   await step('project price (internal key)', async () => {
     projectGuid = randomUUID().replaceAll('-', '');
-    const project = await call('PUT', `/project/${projectGuid}`, { apiKey: options.internalKey, json: { UnitPrice: 12.5, Version: 3 } });
-    check(project.ProjectGuid === projectGuid && project.UnitPrice === 12.5, `unexpected project ${JSON.stringify(project)}`);
+    const project = await call('PUT', `/project/${projectGuid}`, {
+      apiKey: options.internalKey,
+      json: { UnitPrice: 12.5, Version: 3 },
+    });
+    check(
+      project.ProjectGuid === projectGuid && project.UnitPrice === 12.5,
+      `unexpected project ${JSON.stringify(project)}`,
+    );
   });
 
   await step('basket and lines', async () => {
     const basket = await call('POST', '/basket', { token: user });
     basketGuid = basket.Guid;
-    check(/^[0-9a-f]{32}$/.test(basketGuid) && basket.Lines.length === 0 && basket.OrderTotal === 0, `unexpected new basket ${JSON.stringify(basket)}`);
-    const added = await call('POST', `/basket/${basketGuid}/line`, { token: user, json: { ProjectGuid: projectGuid, Quantity: 2 } });
+    check(
+      /^[0-9a-f]{32}$/.test(basketGuid) && basket.Lines.length === 0 && basket.OrderTotal === 0,
+      `unexpected new basket ${JSON.stringify(basket)}`,
+    );
+    const added = await call('POST', `/basket/${basketGuid}/line`, {
+      token: user,
+      json: { ProjectGuid: projectGuid, Quantity: 2 },
+    });
     check(added.Line.Total === 25 && added.Basket.OrderTotal === 25, `unexpected line ${JSON.stringify(added)}`);
-    const changed = await call('PUT', `/basket/${basketGuid}/line/${added.Line.Id}`, { token: user, json: { ProjectGuid: projectGuid, Quantity: 4 } });
-    check(changed.Line.Quantity === 4 && changed.Basket.OrderTotal === 50, `unexpected change ${JSON.stringify(changed)}`);
+    const changed = await call('PUT', `/basket/${basketGuid}/line/${added.Line.Id}`, {
+      token: user,
+      json: { ProjectGuid: projectGuid, Quantity: 4 },
+    });
+    check(
+      changed.Line.Quantity === 4 && changed.Basket.OrderTotal === 50,
+      `unexpected change ${JSON.stringify(changed)}`,
+    );
     const read = await call('GET', `/basket/${basketGuid}`, { token: user });
     check(read.Lines.length === 1 && read.OrderTotal === 50, `unexpected basket ${JSON.stringify(read)}`);
     const list = await call('GET', '/baskets', { token: user });
-    check(list.Baskets.some((b: { Guid: string }) => b.Guid === basketGuid), 'the basket is not in GET /baskets');
+    check(
+      list.Baskets.some((b: { Guid: string }) => b.Guid === basketGuid),
+      'the basket is not in GET /baskets',
+    );
   });
 
   await step('checkout', async () => {
     const checkout = await call('POST', `/basket/${basketGuid}/checkout`, { token: user });
-    check(checkout.BasketGuid === basketGuid && /^https?:\/\//.test(checkout.CheckoutUrl), `unexpected checkout ${JSON.stringify(checkout)}`);
+    check(
+      checkout.BasketGuid === basketGuid && /^https?:\/\//.test(checkout.CheckoutUrl),
+      `unexpected checkout ${JSON.stringify(checkout)}`,
+    );
     // The checkout site reads the id from the URL it was sent to.
     checkoutId = new URL(checkout.CheckoutUrl).pathname.split('/').filter(Boolean).at(-1) ?? '';
     const snapshot = await call('GET', `/checkout/${checkoutId}`, { apiKey: options.internalKey });
-    check(snapshot.Checkout.BasketGuid === basketGuid && snapshot.Checkout.OrderTotal === 50, `unexpected snapshot ${JSON.stringify(snapshot)}`);
+    check(
+      snapshot.Checkout.BasketGuid === basketGuid && snapshot.Checkout.OrderTotal === 50,
+      `unexpected snapshot ${JSON.stringify(snapshot)}`,
+    );
   });
 
   await step('completion (idempotent)', async () => {
     const payment = { PaymentReference: `smoke-${randomUUID()}` };
-    const first = await call('POST', `/checkout/${checkoutId}/complete`, { apiKey: options.internalKey, json: payment });
+    const first = await call('POST', `/checkout/${checkoutId}/complete`, {
+      apiKey: options.internalKey,
+      json: payment,
+    });
     orderGuid = first.Order.OrderGuid;
-    check(/^[0-9a-f]{32}$/.test(orderGuid) && first.Order.OrderTotal === 50, `unexpected order ${JSON.stringify(first)}`);
-    const again = await call('POST', `/checkout/${checkoutId}/complete`, { apiKey: options.internalKey, json: payment });
+    check(
+      /^[0-9a-f]{32}$/.test(orderGuid) && first.Order.OrderTotal === 50,
+      `unexpected order ${JSON.stringify(first)}`,
+    );
+    const again = await call('POST', `/checkout/${checkoutId}/complete`, {
+      apiKey: options.internalKey,
+      json: payment,
+    });
     check(again.Order.OrderGuid === orderGuid, 'a repeated completion created another order');
     await call('GET', `/basket/${basketGuid}`, { token: user, expect: 404 });
   });
 
   await step('orders', async () => {
     const all = await call('GET', '/orders', { token: user });
-    check(all.Orders.some((o: { OrderGuid: string }) => o.OrderGuid === orderGuid), 'the order is not in GET /orders');
+    check(
+      all.Orders.some((o: { OrderGuid: string }) => o.OrderGuid === orderGuid),
+      'the order is not in GET /orders',
+    );
     const filtered = await call('GET', `/orders?projectguid=${projectGuid}`, { token: user });
-    check(filtered.Orders.length === 1 && filtered.Orders[0].OrderGuid === orderGuid, `the project filter answered ${JSON.stringify(filtered)}`);
+    check(
+      filtered.Orders.length === 1 && filtered.Orders[0].OrderGuid === orderGuid,
+      `the project filter answered ${JSON.stringify(filtered)}`,
+    );
     const order = await call('GET', `/order/${orderGuid}`, { token: user });
-    check(order.Lines[0]?.ProjectVersion === 3 && order.Status === 'OrderReceived', `unexpected order ${JSON.stringify(order)}`);
-    const moved = await call('PUT', `/order/${orderGuid}/status`, { apiKey: options.internalKey, json: { Status: 'Processing' } });
+    check(
+      order.Lines[0]?.ProjectVersion === 3 && order.Status === 'OrderReceived',
+      `unexpected order ${JSON.stringify(order)}`,
+    );
+    const moved = await call('PUT', `/order/${orderGuid}/status`, {
+      apiKey: options.internalKey,
+      json: { Status: 'Processing' },
+    });
     check(moved.Order.Status === 'Processing', `unexpected status change ${JSON.stringify(moved)}`);
   });
 
@@ -153,7 +212,10 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
     form.append('image', new Blob([SMOKE_PNG], { type: 'image/png' }), 'smoke.png');
     const pushed = await call('POST', '/library/push', { apiKey: options.apiKey, form });
     const item = pushed.LibraryItem;
-    check(item.FileMimeType === 'image/png' && item.FileSize === SMOKE_PNG.length && item.FileMd5 === md5(SMOKE_PNG), `unexpected item ${JSON.stringify(item)}`);
+    check(
+      item.FileMimeType === 'image/png' && item.FileSize === SMOKE_PNG.length && item.FileMd5 === md5(SMOKE_PNG),
+      `unexpected item ${JSON.stringify(item)}`,
+    );
     check(/^https?:\/\//.test(pushed.ProductBuilderUrl), 'no absolute ProductBuilderUrl');
     itemGuids.push(item.ItemGuid);
   });
@@ -162,7 +224,10 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
     await step('pull', async () => {
       const pulled = await call('POST', '/library/pull', { apiKey: options.apiKey, json: { Url: options.imageUrl } });
       const item = pulled.LibraryItem;
-      check(/^image\//.test(item.FileMimeType) && item.FileSize > 0 && /^[0-9A-F]{32}$/.test(item.FileMd5), `unexpected item ${JSON.stringify(item)}`);
+      check(
+        /^image\//.test(item.FileMimeType) && item.FileSize > 0 && /^[0-9A-F]{32}$/.test(item.FileMd5),
+        `unexpected item ${JSON.stringify(item)}`,
+      );
       itemGuids.push(item.ItemGuid);
     });
   } else {
@@ -173,44 +238,74 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
   await step('large-file upload (presigned)', async () => {
     const ticket = await call('POST', '/library/upload', { apiKey: options.apiKey });
     const form = new FormData();
-    for (const [name, value] of Object.entries(ticket.Upload.Fields as Record<string, string>)) form.append(name, value);
+    for (const [name, value] of Object.entries(ticket.Upload.Fields as Record<string, string>))
+      form.append(name, value);
     form.append('file', new Blob([SMOKE_PNG], { type: 'image/png' }), 'smoke.png');
     const stored = await send(ticket.Upload.Url, { method: 'POST', body: form });
-    check(stored.status >= 200 && stored.status < 300, `the presigned upload answered ${stored.status}: ${(await stored.text()).slice(0, 300)}`);
+    check(
+      stored.status >= 200 && stored.status < 300,
+      `the presigned upload answered ${stored.status}: ${(await stored.text()).slice(0, 300)}`,
+    );
     const completed = await call('POST', `/library/upload/${ticket.ItemGuid}/complete`, { apiKey: options.apiKey });
-    check(completed.LibraryItem.ItemGuid === ticket.ItemGuid && completed.LibraryItem.FileMd5 === md5(SMOKE_PNG), `unexpected item ${JSON.stringify(completed)}`);
+    check(
+      completed.LibraryItem.ItemGuid === ticket.ItemGuid && completed.LibraryItem.FileMd5 === md5(SMOKE_PNG),
+      `unexpected item ${JSON.stringify(completed)}`,
+    );
     itemGuids.push(ticket.ItemGuid);
   });
 
   await step('builder', async () => {
     const one = await call('POST', `/library/${itemGuids[0]}/builder`, { apiKey: options.apiKey });
     check(/^https?:\/\//.test(one.ProductBuilderUrl), `unexpected builder answer ${JSON.stringify(one)}`);
-    const many = await call('POST', '/library/builder', { apiKey: options.apiKey, json: { Guids: itemGuids.map(hyphenate) } });
+    const many = await call('POST', '/library/builder', {
+      apiKey: options.apiKey,
+      json: { Guids: itemGuids.map(hyphenate) },
+    });
     check(/^https?:\/\//.test(many.ProductBuilderUrl), `unexpected builder answer ${JSON.stringify(many)}`);
     builderUrl = many.ProductBuilderUrl;
     builderToken = new URL(builderUrl).pathname.split('/').pop() ?? '';
   });
 
   await step('library read', async () => {
-    const { LibraryItem: item } = await call('GET', `/library/${itemGuids[0]}?printWidthMm=100&printHeightMm=150`, { apiKey: options.apiKey });
-    check(item.Width === 1 && item.Height === 1 && item.PrintQuality?.Rating === 'Poor', `unexpected item ${JSON.stringify(item)}`);
+    const { LibraryItem: item } = await call('GET', `/library/${itemGuids[0]}?printWidthMm=100&printHeightMm=150`, {
+      apiKey: options.apiKey,
+    });
+    check(
+      item.Width === 1 && item.Height === 1 && item.PrintQuality?.Rating === 'Poor',
+      `unexpected item ${JSON.stringify(item)}`,
+    );
     const download = await send(item.DownloadUrl);
     const bytes = new Uint8Array(await download.arrayBuffer());
-    check(download.status === 200 && md5(bytes) === md5(SMOKE_PNG), `the download URL answered ${download.status} with other bytes`);
-    check(download.headers.get('content-type') === 'image/png', `the download URL answered ${download.headers.get('content-type')}`);
+    check(
+      download.status === 200 && md5(bytes) === md5(SMOKE_PNG),
+      `the download URL answered ${download.status} with other bytes`,
+    );
+    check(
+      download.headers.get('content-type') === 'image/png',
+      `the download URL answered ${download.headers.get('content-type')}`,
+    );
   });
 
   await step('builder resolution (internal key)', async () => {
     const { Builder: builder } = await call('GET', `/builder/${builderToken}`, { apiKey: options.internalKey });
-    check(JSON.stringify(builder.Items.map((item: { ItemGuid: string }) => item.ItemGuid)) === JSON.stringify(itemGuids), `unexpected builder ${JSON.stringify(builder)}`);
+    check(
+      JSON.stringify(builder.Items.map((item: { ItemGuid: string }) => item.ItemGuid)) === JSON.stringify(itemGuids),
+      `unexpected builder ${JSON.stringify(builder)}`,
+    );
   });
 
-  await step("user library (claim, list, delete)", async () => {
+  await step('user library (claim, list, delete)', async () => {
     const guidsOf = (body: { LibraryItems: { ItemGuid: string }[] }) => body.LibraryItems.map((item) => item.ItemGuid);
     const claimed = await call('POST', '/library/claim', { token: user, json: { ProductBuilderUrl: builderUrl } });
-    check(JSON.stringify(guidsOf(claimed)) === JSON.stringify(itemGuids), `unexpected claim ${JSON.stringify(claimed)}`);
+    check(
+      JSON.stringify(guidsOf(claimed)) === JSON.stringify(itemGuids),
+      `unexpected claim ${JSON.stringify(claimed)}`,
+    );
     const listed = guidsOf(await call('GET', `/library?limit=${Math.max(itemGuids.length, 1)}`, { token: user }));
-    check(itemGuids.every((guid) => listed.includes(guid)), `GET /library answered ${JSON.stringify(listed)}`);
+    check(
+      itemGuids.every((guid) => listed.includes(guid)),
+      `GET /library answered ${JSON.stringify(listed)}`,
+    );
     for (const guid of itemGuids) {
       const deleted = await call('DELETE', `/library/${guid}`, { token: user });
       check(deleted.ItemGuid === guid && deleted.Deleted === true, `unexpected delete ${JSON.stringify(deleted)}`);

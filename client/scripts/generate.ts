@@ -19,15 +19,34 @@ export const GENERATED_FILE = fileURLToPath(new URL('../src/generated/api.ts', i
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Names a generated alias must not take: they would shadow the platform's globals in consumers' code. */
-const RESERVED = new Set(['Error', 'Date', 'Object', 'Array', 'Record', 'Promise', 'String', 'Number', 'Boolean', 'Response', 'Request']);
+const RESERVED = new Set([
+  'Error',
+  'Date',
+  'Object',
+  'Array',
+  'Record',
+  'Promise',
+  'String',
+  'Number',
+  'Boolean',
+  'Response',
+  'Request',
+]);
 
-const camelCase = (id: string): string => id.replace(/[-_ .]+([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase()).replace(/^[A-Z]/, (letter) => letter.toLowerCase());
+const camelCase = (id: string): string =>
+  id
+    .replace(/[-_ .]+([a-zA-Z0-9])/g, (_, letter: string) => letter.toUpperCase())
+    .replace(/^[A-Z]/, (letter) => letter.toLowerCase());
 const isIdentifier = (name: string) => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name);
 const propertyKey = (name: string) => (isIdentifier(name) ? name : JSON.stringify(name));
-const docComment = (text: unknown, indent: string) => (typeof text === 'string' && text !== '' ? `${indent}/** ${text.replaceAll('*/', '*\\/').replace(/\s*\n\s*/g, ' ')} */\n` : '');
+const docComment = (text: unknown, indent: string) =>
+  typeof text === 'string' && text !== ''
+    ? `${indent}/** ${text.replaceAll('*/', '*\\/').replace(/\s*\n\s*/g, ' ')} */\n`
+    : '';
 
 /** A wire date `"\/Date(ms)\/"`: a string schema whose pattern is the service's date pattern. */
-const isWireDate = (schema: Schema) => schema.type === 'string' && typeof schema.pattern === 'string' && schema.pattern.includes('Date\\(');
+const isWireDate = (schema: Schema) =>
+  schema.type === 'string' && typeof schema.pattern === 'string' && schema.pattern.includes('Date\\(');
 
 function resolve(doc: Doc, value: Schema): Schema {
   let current = value;
@@ -55,11 +74,14 @@ function typeOf(doc: Doc, schema: Schema | boolean | undefined, indent: string):
   if ('const' in schema) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum)) return schema.enum.map((value: unknown) => JSON.stringify(value)).join(' | ');
   for (const union of ['anyOf', 'oneOf'] as const) {
-    if (Array.isArray(schema[union])) return schema[union].map((part: Schema) => parenthesize(typeOf(doc, part, indent))).join(' | ');
+    if (Array.isArray(schema[union]))
+      return schema[union].map((part: Schema) => parenthesize(typeOf(doc, part, indent))).join(' | ');
   }
-  if (Array.isArray(schema.allOf)) return schema.allOf.map((part: Schema) => parenthesize(typeOf(doc, part, indent))).join(' & ');
+  if (Array.isArray(schema.allOf))
+    return schema.allOf.map((part: Schema) => parenthesize(typeOf(doc, part, indent))).join(' & ');
   if (schema.not && Object.keys(schema.not).length === 0) return 'never';
-  if (Array.isArray(schema.type)) return schema.type.map((type: string) => typeOf(doc, { ...schema, type }, indent)).join(' | ');
+  if (Array.isArray(schema.type))
+    return schema.type.map((type: string) => typeOf(doc, { ...schema, type }, indent)).join(' | ');
   switch (schema.type) {
     case 'string':
       return isWireDate(schema) ? 'Date' : 'string';
@@ -85,7 +107,8 @@ function objectType(doc: Doc, schema: Schema, indent: string): string {
   const inner = `${indent}  `;
   const required = new Set<string>(schema.required ?? []);
   const lines = Object.entries<Schema>(schema.properties ?? {}).map(
-    ([name, property]) => `${docComment(property.description, inner)}${inner}${propertyKey(name)}${required.has(name) ? '' : '?'}: ${typeOf(doc, property, inner)};\n`,
+    ([name, property]) =>
+      `${docComment(property.description, inner)}${inner}${propertyKey(name)}${required.has(name) ? '' : '?'}: ${typeOf(doc, property, inner)};\n`,
   );
   const extra = schema.additionalProperties;
   if (extra !== undefined && extra !== false) {
@@ -103,10 +126,13 @@ function datePaths(doc: Doc, schema: Schema | undefined, path: string[] = [], de
   const resolved = resolve(doc, schema);
   if (isWireDate(resolved)) return [path];
   const found: string[][] = [];
-  for (const [name, property] of Object.entries<Schema>(resolved.properties ?? {})) found.push(...datePaths(doc, property, [...path, name], depth + 1));
+  for (const [name, property] of Object.entries<Schema>(resolved.properties ?? {}))
+    found.push(...datePaths(doc, property, [...path, name], depth + 1));
   if (resolved.items) found.push(...datePaths(doc, resolved.items, [...path, '*'], depth + 1));
-  if (resolved.additionalProperties && typeof resolved.additionalProperties === 'object') found.push(...datePaths(doc, resolved.additionalProperties, [...path, '*'], depth + 1));
-  for (const part of [...(resolved.anyOf ?? []), ...(resolved.oneOf ?? []), ...(resolved.allOf ?? [])]) found.push(...datePaths(doc, part, path, depth + 1));
+  if (resolved.additionalProperties && typeof resolved.additionalProperties === 'object')
+    found.push(...datePaths(doc, resolved.additionalProperties, [...path, '*'], depth + 1));
+  for (const part of [...(resolved.anyOf ?? []), ...(resolved.oneOf ?? []), ...(resolved.allOf ?? [])])
+    found.push(...datePaths(doc, part, path, depth + 1));
   const unique = new Map(found.map((entry) => [entry.join('\u0000'), entry]));
   return [...unique.values()];
 }
@@ -122,25 +148,34 @@ function credentialOf(doc: Doc, operation: Schema): 'none' | 'bearer' | 'apiKey'
 }
 
 function apiKeyHeaderOf(doc: Doc): string {
-  const scheme = Object.values<Schema>(doc.components?.securitySchemes ?? {}).find((candidate) => candidate.type === 'apiKey' && candidate.in === 'header');
+  const scheme = Object.values<Schema>(doc.components?.securitySchemes ?? {}).find(
+    (candidate) => candidate.type === 'apiKey' && candidate.in === 'header',
+  );
   if (!scheme) throw new Error('the document names no API key header');
   return scheme.name;
 }
 
 const successOf = (doc: Doc, operation: Schema): Schema | undefined => {
   const status = Object.keys(operation.responses ?? {}).find((code) => /^2\d\d$/.test(code));
-  return status === undefined ? undefined : resolve(doc, operation.responses[status]).content?.['application/json']?.schema;
+  return status === undefined
+    ? undefined
+    : resolve(doc, operation.responses[status]).content?.['application/json']?.schema;
 };
 
 /** A string parameter whose pattern admits digits only (`lineId`, `?limit=`): it takes a number too. */
-const isDigitsOnly = (schema: Schema) => schema.type === 'string' && typeof schema.pattern === 'string' && /^\^(?:\[1-9\]|\[0-9\]|\\d|\{\d+(?:,\d*)?\}|[*+?])+\$$/.test(schema.pattern);
+const isDigitsOnly = (schema: Schema) =>
+  schema.type === 'string' &&
+  typeof schema.pattern === 'string' &&
+  /^\^(?:\[1-9\]|\[0-9\]|\\d|\{\d+(?:,\d*)?\}|[*+?])+\$$/.test(schema.pattern);
 
 function parameterBlock(doc: Doc, parameters: Schema[], indent: string): string {
   if (parameters.length === 0) return 'Record<string, never>';
   const inner = `${indent}  `;
-  const typeOfParameter = (schema: Schema | undefined) => (schema && isDigitsOnly(resolve(doc, schema)) ? 'number | string' : typeOf(doc, schema, inner));
+  const typeOfParameter = (schema: Schema | undefined) =>
+    schema && isDigitsOnly(resolve(doc, schema)) ? 'number | string' : typeOf(doc, schema, inner);
   const lines = parameters.map(
-    (parameter) => `${docComment(parameter.description ?? parameter.schema?.description, inner)}${inner}${propertyKey(parameter.name)}${parameter.required ? '' : '?'}: ${typeOfParameter(parameter.schema)};\n`,
+    (parameter) =>
+      `${docComment(parameter.description ?? parameter.schema?.description, inner)}${inner}${propertyKey(parameter.name)}${parameter.required ? '' : '?'}: ${typeOfParameter(parameter.schema)};\n`,
   );
   return `{\n${lines.join('')}${indent}}`;
 }
@@ -163,16 +198,33 @@ function operationRows(doc: Doc): OperationRow[] {
     for (const method of HTTP_METHODS) {
       const operation: Schema | undefined = item[method];
       if (!operation) continue;
-      if (typeof operation.operationId !== 'string') throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
-      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((parameter: Schema) => resolve(doc, parameter));
+      if (typeof operation.operationId !== 'string')
+        throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+      const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])].map((parameter: Schema) =>
+        resolve(doc, parameter),
+      );
       const requestBody = operation.requestBody ? resolve(doc, operation.requestBody) : undefined;
       const jsonBody = requestBody?.content?.['application/json']?.schema;
-      const body = jsonBody ? 'json' : requestBody?.content?.['multipart/form-data'] ? 'multipart' : requestBody ? unsupported(method, path) : 'none';
+      const body = jsonBody
+        ? 'json'
+        : requestBody?.content?.['multipart/form-data']
+          ? 'multipart'
+          : requestBody
+            ? unsupported(method, path)
+            : 'none';
       const response = successOf(doc, operation);
       const indent = '    ';
       const types = [
-        `    path: ${parameterBlock(doc, parameters.filter((parameter) => parameter.in === 'path'), indent)};\n`,
-        `    query: ${parameterBlock(doc, parameters.filter((parameter) => parameter.in === 'query'), indent)};\n`,
+        `    path: ${parameterBlock(
+          doc,
+          parameters.filter((parameter) => parameter.in === 'path'),
+          indent,
+        )};\n`,
+        `    query: ${parameterBlock(
+          doc,
+          parameters.filter((parameter) => parameter.in === 'query'),
+          indent,
+        )};\n`,
         `    body: ${body === 'json' ? typeOf(doc, jsonBody, indent) : 'undefined'};\n`,
         `    response: ${typeOf(doc, response, indent)};\n`,
       ].join('');
@@ -182,7 +234,9 @@ function operationRows(doc: Doc): OperationRow[] {
         path,
         summary: operation.summary,
         credential: credentialOf(doc, operation),
-        idempotent: parameters.some((parameter) => parameter.in === 'header' && String(parameter.name).toLowerCase() === 'idempotency-key'),
+        idempotent: parameters.some(
+          (parameter) => parameter.in === 'header' && String(parameter.name).toLowerCase() === 'idempotency-key',
+        ),
         body,
         types,
         dates: datePaths(doc, response),
@@ -207,7 +261,10 @@ export function generateApiSource(doc: Doc): string {
     `export const apiKeyHeader = ${JSON.stringify(apiKeyHeaderOf(doc))};\n\n`,
     '/** The named schemas of the document (`components/schemas`). */\n',
     'export interface Schemas {\n',
-    ...schemas.map(([name, schema]) => `${docComment(schema.description, '  ')}  ${propertyKey(name)}: ${typeOf(doc, schema, '  ')};\n`),
+    ...schemas.map(
+      ([name, schema]) =>
+        `${docComment(schema.description, '  ')}  ${propertyKey(name)}: ${typeOf(doc, schema, '  ')};\n`,
+    ),
     '}\n\n',
     ...schemas
       .filter(([name]) => isIdentifier(name) && !RESERVED.has(name))
@@ -215,7 +272,10 @@ export function generateApiSource(doc: Doc): string {
     schemas.length > 0 ? '\n' : '',
     '/** Per operation: path and query parameters, JSON request body and the success response. */\n',
     'export interface Operations {\n',
-    ...rows.map((row) => `${docComment(`${row.method} ${row.path}${row.summary ? `: ${row.summary}` : ''}`, '  ')}  ${row.id}: {\n${row.types}  };\n`),
+    ...rows.map(
+      (row) =>
+        `${docComment(`${row.method} ${row.path}${row.summary ? `: ${row.summary}` : ''}`, '  ')}  ${row.id}: {\n${row.types}  };\n`,
+    ),
     '}\n\n',
     'export type OperationId = keyof Operations;\n\n',
     'export interface OperationInfo {\n',

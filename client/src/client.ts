@@ -39,9 +39,24 @@ export class PhotoCommerceClient {
   }
 
   /** A list as an async iterator over its items, following `NextCursor` from page to page. */
-  #list<K extends 'listBaskets' | 'listOrders' | 'listLibrary', Key extends keyof ResponseOf<K>>(operation: K, key: Key, query: object, options?: CallOptions) {
+  #list<K extends 'listBaskets' | 'listOrders' | 'listLibrary', Key extends keyof ResponseOf<K>>(
+    operation: K,
+    key: Key,
+    query: object,
+    options?: CallOptions,
+  ) {
     return new Paginated<ItemOf<ResponseOf<K>, Key>, ResponseOf<K>>(
-      (cursor) => this.#transport.call(operation, { query: { ...(query as Record<string, string | number | undefined>), ...(cursor !== undefined ? { cursor } : {}) } }, options),
+      (cursor) =>
+        this.#transport.call(
+          operation,
+          {
+            query: {
+              ...(query as Record<string, string | number | undefined>),
+              ...(cursor !== undefined ? { cursor } : {}),
+            },
+          },
+          options,
+        ),
       (page) => page[key] as ReadonlyArray<ItemOf<ResponseOf<K>, Key>>,
     );
   }
@@ -51,30 +66,45 @@ export class PhotoCommerceClient {
     /** POST /basket. Idempotent: a retry never creates a second basket. */
     create: (options?: CallOptions) => this.#transport.call('createBasket', {}, options),
     /** GET /baskets, as an async iterator: `for await (const basket of client.baskets.list())`. */
-    list: (query: ListQuery<'listBaskets'> = {}, options?: CallOptions) => this.#list('listBaskets', 'Baskets', query, options),
-    get: (basketGuid: string, options?: CallOptions) => this.#transport.call('getBasket', { path: { basketGuid } }, options),
-    delete: (basketGuid: string, options?: CallOptions) => this.#transport.call('deleteBasket', { path: { basketGuid } }, options),
+    list: (query: ListQuery<'listBaskets'> = {}, options?: CallOptions) =>
+      this.#list('listBaskets', 'Baskets', query, options),
+    get: (basketGuid: string, options?: CallOptions) =>
+      this.#transport.call('getBasket', { path: { basketGuid } }, options),
+    delete: (basketGuid: string, options?: CallOptions) =>
+      this.#transport.call('deleteBasket', { path: { basketGuid } }, options),
     /** POST /basket/{guid}/line: adds a line, or adds to the line of that project. Idempotent. */
-    addLine: (basketGuid: string, line: BodyOf<'addBasketLine'>, options?: CallOptions) => this.#transport.call('addBasketLine', { path: { basketGuid }, body: line }, options),
-    updateLine: (basketGuid: string, lineId: number | string, line: BodyOf<'updateBasketLine'>, options?: CallOptions) =>
-      this.#transport.call('updateBasketLine', { path: { basketGuid, lineId }, body: line }, options),
-    deleteLine: (basketGuid: string, lineId: number | string, options?: CallOptions) => this.#transport.call('deleteBasketLine', { path: { basketGuid, lineId } }, options),
+    addLine: (basketGuid: string, line: BodyOf<'addBasketLine'>, options?: CallOptions) =>
+      this.#transport.call('addBasketLine', { path: { basketGuid }, body: line }, options),
+    updateLine: (
+      basketGuid: string,
+      lineId: number | string,
+      line: BodyOf<'updateBasketLine'>,
+      options?: CallOptions,
+    ) => this.#transport.call('updateBasketLine', { path: { basketGuid, lineId }, body: line }, options),
+    deleteLine: (basketGuid: string, lineId: number | string, options?: CallOptions) =>
+      this.#transport.call('deleteBasketLine', { path: { basketGuid, lineId } }, options),
     /** POST /basket/{guid}/checkout: the URL to send the user to. Idempotent. */
-    checkout: (basketGuid: string, options?: CallOptions) => this.#transport.call('checkoutBasket', { path: { basketGuid } }, options),
+    checkout: (basketGuid: string, options?: CallOptions) =>
+      this.#transport.call('checkoutBasket', { path: { basketGuid } }, options),
   };
 
   /** The user's orders (bearer token); status changes take the internal API key. */
   readonly orders = {
     /** GET /orders, as an async iterator; `{ projectguid }` keeps orders with that project. */
-    list: (query: ListQuery<'listOrders'> = {}, options?: CallOptions) => this.#list('listOrders', 'Orders', query, options),
-    get: (orderGuid: string, options?: CallOptions) => this.#transport.call('getOrder', { path: { orderGuid } }, options),
-    updateStatus: (orderGuid: string, body: BodyOf<'updateOrderStatus'>, options?: CallOptions) => this.#transport.call('updateOrderStatus', { path: { orderGuid }, body }, options),
+    list: (query: ListQuery<'listOrders'> = {}, options?: CallOptions) =>
+      this.#list('listOrders', 'Orders', query, options),
+    get: (orderGuid: string, options?: CallOptions) =>
+      this.#transport.call('getOrder', { path: { orderGuid } }, options),
+    updateStatus: (orderGuid: string, body: BodyOf<'updateOrderStatus'>, options?: CallOptions) =>
+      this.#transport.call('updateOrderStatus', { path: { orderGuid }, body }, options),
   };
 
   /** Project prices (internal API key). */
   readonly projects = {
-    put: (projectGuid: string, body: BodyOf<'putProject'>, options?: CallOptions) => this.#transport.call('putProject', { path: { projectGuid }, body }, options),
-    get: (projectGuid: string, options?: CallOptions) => this.#transport.call('getProject', { path: { projectGuid } }, options),
+    put: (projectGuid: string, body: BodyOf<'putProject'>, options?: CallOptions) =>
+      this.#transport.call('putProject', { path: { projectGuid }, body }, options),
+    get: (projectGuid: string, options?: CallOptions) =>
+      this.#transport.call('getProject', { path: { projectGuid } }, options),
   };
 
   /** The product builder site's call (internal API key). */
@@ -85,33 +115,56 @@ export class PhotoCommerceClient {
 
   /** The checkout site's calls (internal API key). */
   readonly checkouts = {
-    get: (checkoutId: string, options?: CallOptions) => this.#transport.call('getCheckout', { path: { checkoutId } }, options),
+    get: (checkoutId: string, options?: CallOptions) =>
+      this.#transport.call('getCheckout', { path: { checkoutId } }, options),
     /** Turns a paid checkout into its order; completing again answers the same order. */
-    complete: (checkoutId: string, body: BodyOf<'completeCheckout'>, options?: CallOptions) => this.#transport.call('completeCheckout', { path: { checkoutId }, body }, options),
+    complete: (checkoutId: string, body: BodyOf<'completeCheckout'>, options?: CallOptions) =>
+      this.#transport.call('completeCheckout', { path: { checkoutId }, body }, options),
   };
 
   /** The image library: the app's library API key, except `claim`, `list` and `delete` (the signed-in user's bearer token). */
   readonly library = {
     /** GET /library/{itemGuid}: metadata and a download URL; with a print size also its `PrintQuality`. */
     get: (itemGuid: string, print?: PrintSize, options?: CallOptions) =>
-      this.#transport.call('getLibraryItem', { path: { itemGuid }, ...(print ? { query: { printWidthMm: print.printWidthMm, printHeightMm: print.printHeightMm } } : {}) }, options),
+      this.#transport.call(
+        'getLibraryItem',
+        {
+          path: { itemGuid },
+          ...(print ? { query: { printWidthMm: print.printWidthMm, printHeightMm: print.printHeightMm } } : {}),
+        },
+        options,
+      ),
     /** POST /library/push: one image from a Blob, File, Uint8Array or stream. Idempotent. */
-    push: async (image: Image, options?: CallOptions) => this.#transport.call('pushLibraryItem', { multipart: multipartBody([await imagePart('image', image)]) }, options),
+    push: async (image: Image, options?: CallOptions) =>
+      this.#transport.call('pushLibraryItem', { multipart: multipartBody([await imagePart('image', image)]) }, options),
     /** POST /library/multi/push: several images; the answer's items are in the same order. Idempotent. */
     pushMany: async (images: readonly Image[], options?: CallOptions) =>
-      this.#transport.call('pushLibraryItems', { multipart: multipartBody(await Promise.all(images.map((image, index) => imagePart(`image${index + 1}`, image)))) }, options),
+      this.#transport.call(
+        'pushLibraryItems',
+        {
+          multipart: multipartBody(
+            await Promise.all(images.map((image, index) => imagePart(`image${index + 1}`, image))),
+          ),
+        },
+        options,
+      ),
     /** POST /library/pull: the service fetches the image at `url`. Idempotent. */
-    pull: (url: string, options?: CallOptions) => this.#transport.call('pullLibraryItem', { body: { Url: url } }, options),
+    pull: (url: string, options?: CallOptions) =>
+      this.#transport.call('pullLibraryItem', { body: { Url: url } }, options),
     /** POST /library/multi/pull: several URLs; the answer's items are in the same order. Idempotent. */
-    pullMany: (urls: readonly string[], options?: CallOptions) => this.#transport.call('pullLibraryItems', { body: { Urls: [...urls] } }, options),
+    pullMany: (urls: readonly string[], options?: CallOptions) =>
+      this.#transport.call('pullLibraryItems', { body: { Urls: [...urls] } }, options),
     /** POST /library/{itemGuid}/builder: a product builder URL for one item. */
-    builderUrl: (itemGuid: string, options?: CallOptions) => this.#transport.call('getItemBuilderUrl', { path: { itemGuid } }, options),
+    builderUrl: (itemGuid: string, options?: CallOptions) =>
+      this.#transport.call('getItemBuilderUrl', { path: { itemGuid } }, options),
     /** POST /library/builder: a product builder URL for several items. */
-    builderUrlForItems: (itemGuids: readonly string[], options?: CallOptions) => this.#transport.call('getItemsBuilderUrl', { body: { Guids: [...itemGuids] } }, options),
+    builderUrlForItems: (itemGuids: readonly string[], options?: CallOptions) =>
+      this.#transport.call('getItemsBuilderUrl', { body: { Guids: [...itemGuids] } }, options),
     /** POST /library/upload: a presigned upload ticket for an image above the push cap. */
     createUpload: (options?: CallOptions) => this.#transport.call('createLibraryUpload', {}, options),
     /** POST /library/upload/{itemGuid}/complete: checks the uploaded object and adds it to the library. */
-    completeUpload: (itemGuid: string, options?: CallOptions) => this.#transport.call('completeLibraryUpload', { path: { itemGuid } }, options),
+    completeUpload: (itemGuid: string, options?: CallOptions) =>
+      this.#transport.call('completeLibraryUpload', { path: { itemGuid } }, options),
     /** A large image in three steps: ticket, upload straight to storage, complete. */
     upload: async (image: Image, options?: CallOptions) => {
       const ticket = await this.library.createUpload(options);
@@ -121,10 +174,13 @@ export class PhotoCommerceClient {
       return this.library.completeUpload(ticket.ItemGuid, options);
     },
     /** POST /library/claim: moves the items of a product builder URL into the user's library; repeating it answers the same. */
-    claim: (productBuilderUrl: string, options?: CallOptions) => this.#transport.call('claimLibraryItems', { body: { ProductBuilderUrl: productBuilderUrl } }, options),
+    claim: (productBuilderUrl: string, options?: CallOptions) =>
+      this.#transport.call('claimLibraryItems', { body: { ProductBuilderUrl: productBuilderUrl } }, options),
     /** GET /library, as an async iterator over the user's items, newest first. */
-    list: (query: ListQuery<'listLibrary'> = {}, options?: CallOptions) => this.#list('listLibrary', 'LibraryItems', query, options),
+    list: (query: ListQuery<'listLibrary'> = {}, options?: CallOptions) =>
+      this.#list('listLibrary', 'LibraryItems', query, options),
     /** DELETE /library/{itemGuid}: erases one of the user's items, its record and its image. */
-    delete: (itemGuid: string, options?: CallOptions) => this.#transport.call('deleteLibraryItem', { path: { itemGuid } }, options),
+    delete: (itemGuid: string, options?: CallOptions) =>
+      this.#transport.call('deleteLibraryItem', { path: { itemGuid } }, options),
   };
 }

@@ -34,7 +34,11 @@ export class ApiError extends PhotoCommerceError {
   /** `x-amzn-RequestId`, for support requests. */
   readonly requestId: string | undefined;
 
-  constructor(status: number, details: Record<string, unknown>, options: { retryAfterMs?: number | undefined; requestId?: string | undefined } = {}) {
+  constructor(
+    status: number,
+    details: Record<string, unknown>,
+    options: { retryAfterMs?: number | undefined; requestId?: string | undefined } = {},
+  ) {
     super(typeof details.Message === 'string' ? details.Message : `HTTP ${status}`);
     this.status = status;
     this.code = typeof details.Code === 'string' ? details.Code : `Http${status}`;

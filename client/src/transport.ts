@@ -56,7 +56,9 @@ const MAX_DELAY_MS = 8_000;
 
 /** A fresh UUID: `crypto.randomUUID` where present (browsers, Node), else v4 from `getRandomValues` or, last, Math.random. */
 export function randomUuid(): string {
-  const platform = (globalThis as { crypto?: { randomUUID?: () => string; getRandomValues?: (bytes: Uint8Array) => Uint8Array } }).crypto;
+  const platform = (
+    globalThis as { crypto?: { randomUUID?: () => string; getRandomValues?: (bytes: Uint8Array) => Uint8Array } }
+  ).crypto;
   if (typeof platform?.randomUUID === 'function') return platform.randomUUID();
   const bytes = new Uint8Array(16);
   if (typeof platform?.getRandomValues === 'function') platform.getRandomValues(bytes);
@@ -85,7 +87,8 @@ const backoffMs = (retry: number) => {
 /** Throttled, briefly unavailable, or the service says the same request may succeed later. */
 const isRetryableAnswer = (error: ApiError) => error.status === 429 || error.status === 503 || error.retryable;
 
-const abortReason = (signal: AbortSignal): unknown => signal.reason ?? Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' });
+const abortReason = (signal: AbortSignal): unknown =>
+  signal.reason ?? Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' });
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -126,11 +129,15 @@ function errorOf(response: Response, text: string): ApiError {
   let details: Record<string, unknown> = { Message: text.slice(0, 200) || response.statusText };
   try {
     const parsed = JSON.parse(text) as { Error?: unknown };
-    if (parsed && typeof parsed.Error === 'object' && parsed.Error !== null) details = parsed.Error as Record<string, unknown>;
+    if (parsed && typeof parsed.Error === 'object' && parsed.Error !== null)
+      details = parsed.Error as Record<string, unknown>;
   } catch {
     // Not JSON (a proxy's error page): the text is the message.
   }
-  return new ApiError(response.status, details, { retryAfterMs: retryAfterOf(response.headers), requestId: response.headers.get('x-amzn-requestid') ?? undefined });
+  return new ApiError(response.status, details, {
+    retryAfterMs: retryAfterOf(response.headers),
+    requestId: response.headers.get('x-amzn-requestid') ?? undefined,
+  });
 }
 
 export class Transport {
@@ -149,13 +156,21 @@ export class Transport {
       if (value === undefined || value === '') throw new TypeError(`missing path parameter ${name}`);
       return encodeURIComponent(String(value));
     });
-    const query = Object.entries(input.query ?? {}).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
+    const query = Object.entries(input.query ?? {}).filter(
+      (entry): entry is [string, string | number] => entry[1] !== undefined,
+    );
     // By hand: React Native's URLSearchParams takes no list of pairs.
-    const search = query.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`).join('&');
+    const search = query
+      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`)
+      .join('&');
     return `${this.#baseUrl}${path}${search === '' ? '' : `?${search}`}`;
   }
 
-  async #headers(operation: OperationId, input: CallInput, idempotencyKey: string | undefined): Promise<Record<string, string>> {
+  async #headers(
+    operation: OperationId,
+    input: CallInput,
+    idempotencyKey: string | undefined,
+  ): Promise<Record<string, string>> {
     const info = operations[operation];
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (input.multipart) headers['Content-Type'] = input.multipart.contentType;
@@ -166,7 +181,8 @@ export class Transport {
       if (token === undefined) throw new TypeError(`${operation} needs a bearer token: pass { token } to the client`);
       headers.Authorization = `Bearer ${typeof token === 'function' ? await token() : token}`;
     } else if (info.credential === 'apiKey') {
-      if (this.#options.apiKey === undefined) throw new TypeError(`${operation} needs an API key: pass { apiKey } to the client`);
+      if (this.#options.apiKey === undefined)
+        throw new TypeError(`${operation} needs an API key: pass { apiKey } to the client`);
       headers[apiKeyHeader] = this.#options.apiKey;
     }
     return headers;
@@ -182,24 +198,41 @@ export class Transport {
    * POSTs a form to a presigned storage URL (not the service: no credentials, no retries), with the
    * timeout and signal of a call. Storage answers a failure in XML, so it becomes a `ConnectionError`.
    */
-  async postToStorage(url: string, form: { body: Uint8Array; contentType: string }, options: CallOptions = {}): Promise<void> {
+  async postToStorage(
+    url: string,
+    form: { body: Uint8Array; contentType: string },
+    options: CallOptions = {},
+  ): Promise<void> {
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs ?? 30_000;
     const timing = attemptSignal(options.signal, timeoutMs);
     try {
-      const response = await (this.#options.fetch ?? globalThis.fetch)(url, { method: 'POST', headers: { 'Content-Type': form.contentType }, body: form.body as RequestInit['body'], signal: timing.signal });
+      const response = await (this.#options.fetch ?? globalThis.fetch)(url, {
+        method: 'POST',
+        headers: { 'Content-Type': form.contentType },
+        body: form.body as RequestInit['body'],
+        signal: timing.signal,
+      });
       const text = await response.text();
-      if (!response.ok) throw new ConnectionError(`upload to storage failed: HTTP ${response.status} ${text.slice(0, 200)}`);
+      if (!response.ok)
+        throw new ConnectionError(`upload to storage failed: HTTP ${response.status} ${text.slice(0, 200)}`);
     } catch (error) {
       if (options.signal?.aborted) throw abortReason(options.signal);
-      if (timing.timedOut()) throw new TimeoutError(`upload to storage: no answer within ${timeoutMs} ms`, { cause: error });
-      throw error instanceof ConnectionError ? error : new ConnectionError(`upload to storage failed: ${(error as Error)?.message}`, { cause: error });
+      if (timing.timedOut())
+        throw new TimeoutError(`upload to storage: no answer within ${timeoutMs} ms`, { cause: error });
+      throw error instanceof ConnectionError
+        ? error
+        : new ConnectionError(`upload to storage failed: ${(error as Error)?.message}`, { cause: error });
     } finally {
       timing.done();
     }
   }
 
   /** Calls `operation`; resolves with its response, dates revived, or rejects with an ApiError, ConnectionError or TimeoutError. */
-  async call<K extends OperationId>(operation: K, input: CallInput = {}, options: CallOptions = {}): Promise<Operations[K]['response']> {
+  async call<K extends OperationId>(
+    operation: K,
+    input: CallInput = {},
+    options: CallOptions = {},
+  ): Promise<Operations[K]['response']> {
     const info = operations[operation];
     const url = this.#url(info.path, input);
     const body = input.multipart ? input.multipart.body : input.body !== undefined ? toWireJson(input.body) : undefined;
@@ -215,14 +248,21 @@ export class Transport {
       let failure: ApiError | ConnectionError | undefined;
       let answer: { response: Response; text: string } | undefined;
       try {
-        const response = await fetchImpl(url, { method: info.method, headers, ...(body !== undefined ? { body: body as RequestInit['body'] } : {}), signal: timing.signal });
+        const response = await fetchImpl(url, {
+          method: info.method,
+          headers,
+          ...(body !== undefined ? { body: body as RequestInit['body'] } : {}),
+          signal: timing.signal,
+        });
         answer = { response, text: await response.text() };
         if (!response.ok) failure = errorOf(response, answer.text);
       } catch (error) {
         if (options.signal?.aborted) throw abortReason(options.signal);
         failure = timing.timedOut()
           ? new TimeoutError(`${info.method} ${info.path}: no answer within ${timeoutMs} ms`, { cause: error })
-          : new ConnectionError(`${info.method} ${info.path}: ${(error as Error)?.message ?? 'connection failed'}`, { cause: error });
+          : new ConnectionError(`${info.method} ${info.path}: ${(error as Error)?.message ?? 'connection failed'}`, {
+              cause: error,
+            });
       } finally {
         timing.done();
       }

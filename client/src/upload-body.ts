@@ -6,7 +6,8 @@
  */
 
 /** Bytes of an image: a `Blob` or `File` (browser, Node), bytes, or a stream (a Node `Readable`, a web `ReadableStream`). */
-export type ImageData = Blob | Uint8Array | ArrayBuffer | AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>;
+export type ImageData =
+  Blob | Uint8Array | ArrayBuffer | AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>;
 
 /** An image with an optional file name and content type (the service sniffs the type from the bytes anyway). */
 export interface ImageInput {
@@ -26,8 +27,10 @@ interface Part {
 
 const encoder = new TextEncoder();
 
-const isBlob = (value: unknown): value is Blob => typeof (value as Blob | undefined)?.arrayBuffer === 'function' && typeof (value as Blob).size === 'number';
-const isImageInput = (value: Image): value is ImageInput => typeof value === 'object' && value !== null && 'data' in value && !isBlob(value);
+const isBlob = (value: unknown): value is Blob =>
+  typeof (value as Blob | undefined)?.arrayBuffer === 'function' && typeof (value as Blob).size === 'number';
+const isImageInput = (value: Image): value is ImageInput =>
+  typeof value === 'object' && value !== null && 'data' in value && !isBlob(value);
 
 async function bytesOf(data: ImageData): Promise<Uint8Array> {
   if (data instanceof Uint8Array) return data;
@@ -35,13 +38,16 @@ async function bytesOf(data: ImageData): Promise<Uint8Array> {
   if (isBlob(data)) return new Uint8Array(await data.arrayBuffer());
   const chunks: Uint8Array[] = [];
   if (Symbol.asyncIterator in data) {
-    for await (const chunk of data as AsyncIterable<Uint8Array | string>) chunks.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
+    for await (const chunk of data as AsyncIterable<Uint8Array | string>)
+      chunks.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
   } else if (typeof (data as ReadableStream<Uint8Array>).getReader === 'function') {
     // Browsers whose ReadableStream is not async-iterable yet.
     const reader = (data as ReadableStream<Uint8Array>).getReader();
     for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
   } else {
-    throw new TypeError('an image must be a Blob, File, Uint8Array, ArrayBuffer, ReadableStream or async iterable of bytes (in React Native, pass a Uint8Array)');
+    throw new TypeError(
+      'an image must be a Blob, File, Uint8Array, ArrayBuffer, ReadableStream or async iterable of bytes (in React Native, pass a Uint8Array)',
+    );
   }
   return concat(chunks);
 }
@@ -80,7 +86,11 @@ export function multipartBody(parts: readonly Part[]): { body: Uint8Array; conte
   for (const part of parts) {
     const disposition = `form-data; name="${quoted(part.name)}"${part.filename !== undefined ? `; filename="${quoted(part.filename)}"` : ''}`;
     const type = part.contentType !== undefined ? `Content-Type: ${part.contentType}\r\n` : '';
-    chunks.push(encoder.encode(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`), part.bytes, encoder.encode('\r\n'));
+    chunks.push(
+      encoder.encode(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${type}\r\n`),
+      part.bytes,
+      encoder.encode('\r\n'),
+    );
   }
   chunks.push(encoder.encode(`--${boundary}--\r\n`));
   return { body: concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };

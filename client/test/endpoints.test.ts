@@ -28,7 +28,9 @@ const GUID = /^[0-9a-f]{32}$/;
 const recordingFetch: typeof fetch = (input, init) => {
   const url = new URL(String(input));
   const route = routes.find(
-    (candidate) => candidate.method === (init?.method ?? 'GET') && new RegExp(`^${candidate.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(url.pathname),
+    (candidate) =>
+      candidate.method === (init?.method ?? 'GET') &&
+      new RegExp(`^${candidate.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(url.pathname),
   );
   if (route) called.add(`${route.method} ${route.path}`);
   return fetch(input, init);
@@ -37,7 +39,8 @@ const recordingFetch: typeof fetch = (input, init) => {
 beforeAll(async () => {
   imageServer = createServer((request, response) => {
     const body = request.url === '/a.png' ? png(3, 2, 1) : request.url === '/b.jpg' ? jpeg('pulled') : undefined;
-    if (body) response.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': body.length }).end(body);
+    if (body)
+      response.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': body.length }).end(body);
     else response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => imageServer.listen(0, '127.0.0.1', resolve));
@@ -83,7 +86,10 @@ describe('projects, baskets, checkout and orders', () => {
 
     const added = await user.baskets.addLine(basket.Guid, { ProjectGuid: projectGuid, Quantity: 2 });
     expect(added.Line).toMatchObject({ ProjectGuid: projectGuid, Quantity: 2, Total: 25 });
-    const updated = await user.baskets.updateLine(basket.Guid, added.Line.Id, { ProjectGuid: projectGuid, Quantity: 4 });
+    const updated = await user.baskets.updateLine(basket.Guid, added.Line.Id, {
+      ProjectGuid: projectGuid,
+      Quantity: 4,
+    });
     expect(updated.Basket.OrderTotal).toBe(50);
     expect(updated.Basket.LastSavedDateUtc).toBeInstanceOf(Date);
     const emptied = await user.baskets.deleteLine(basket.Guid, added.Line.Id);
@@ -108,7 +114,10 @@ describe('projects, baskets, checkout and orders', () => {
     const orders = await user.orders.list().toArray();
     expect(orders.map((order) => order.OrderGuid)).toContain(Order.OrderGuid);
     expect(await user.orders.list({ projectguid: projectGuid }).toArray()).toHaveLength(1);
-    expect((await user.orders.get(Order.OrderGuid)).Lines[0]).toMatchObject({ ProjectGuid: projectGuid, ProjectVersion: 3 });
+    expect((await user.orders.get(Order.OrderGuid)).Lines[0]).toMatchObject({
+      ProjectGuid: projectGuid,
+      ProjectVersion: 3,
+    });
     const moved = await internal.orders.updateStatus(Order.OrderGuid, { Status: 'Processing' });
     expect(moved.Order.Status).toBe('Processing');
 
@@ -117,14 +126,20 @@ describe('projects, baskets, checkout and orders', () => {
   });
 
   it('follows NextCursor from page to page: 5 baskets and 3 orders two at a time', async () => {
-    const pager = new PhotoCommerceClient({ baseUrl: service.url, fetch: recordingFetch, token: () => service.token('client-pager') });
+    const pager = new PhotoCommerceClient({
+      baseUrl: service.url,
+      fetch: recordingFetch,
+      token: () => service.token('client-pager'),
+    });
     const orders: string[] = [];
     for (let count = 0; count < 3; count += 1) {
       // A paid basket becomes its order and leaves the basket list.
       const basketGuid = (await pager.baskets.create()).Guid;
       await pager.baskets.addLine(basketGuid, { ProjectGuid: projectGuid, Quantity: 1 });
       const checkoutId = (await pager.baskets.checkout(basketGuid)).CheckoutUrl.split('/').pop() as string;
-      orders.push((await internal.checkouts.complete(checkoutId, { PaymentReference: `pager-${basketGuid}` })).Order.OrderGuid);
+      orders.push(
+        (await internal.checkouts.complete(checkoutId, { PaymentReference: `pager-${basketGuid}` })).Order.OrderGuid,
+      );
     }
     const baskets: string[] = [];
     for (let count = 0; count < 5; count += 1) baskets.push((await pager.baskets.create()).Guid);
@@ -132,7 +147,12 @@ describe('projects, baskets, checkout and orders', () => {
     const basketPages: Basket[][] = [];
     for await (const page of pager.baskets.list({ limit: 2 }).pages()) basketPages.push(page.Baskets);
     expect(basketPages.map((page) => page.length)).toEqual([2, 2, 1]);
-    expect(basketPages.flat().map((basket) => basket.Guid).sort()).toEqual([...baskets].sort());
+    expect(
+      basketPages
+        .flat()
+        .map((basket) => basket.Guid)
+        .sort(),
+    ).toEqual([...baskets].sort());
     expect((await pager.baskets.list({ limit: 2 }).firstPage()).NextCursor).toEqual(expect.any(String));
 
     const listed = await pager.orders.list({ limit: 2 }).toArray();
@@ -144,15 +164,21 @@ describe('projects, baskets, checkout and orders', () => {
 
   it('throws typed errors with the extra fields', async () => {
     const basket = await user.baskets.create();
-    const invalid = await user.baskets.addLine(basket.Guid, { ProjectGuid: projectGuid, Quantity: 0 }).catch((error: unknown) => error);
+    const invalid = await user.baskets
+      .addLine(basket.Guid, { ProjectGuid: projectGuid, Quantity: 0 })
+      .catch((error: unknown) => error);
     expect(invalid).toBeInstanceOf(ApiError);
     expect(invalid).toMatchObject({ status: 400, code: 'ValidationFailed', fields: ['Quantity'], retryable: false });
-    const unknownProject = await user.baskets.addLine(basket.Guid, { ProjectGuid: '0'.repeat(32), Quantity: 1 }).catch((error: unknown) => error);
+    const unknownProject = await user.baskets
+      .addLine(basket.Guid, { ProjectGuid: '0'.repeat(32), Quantity: 1 })
+      .catch((error: unknown) => error);
     expect(unknownProject).toMatchObject({ status: 400, code: 'UnknownProject', fields: ['ProjectGuid'] });
     const missing = await user.baskets.get('f'.repeat(32)).catch((error: unknown) => error);
     expect(missing).toMatchObject({ status: 404, code: 'BasketNotFound' });
     expect((missing as ApiError).requestId).toEqual(expect.any(String));
-    const wrongCredential = await library.orders.updateStatus('f'.repeat(32), { Status: 'Shipped' }).catch((error: unknown) => error);
+    const wrongCredential = await library.orders
+      .updateStatus('f'.repeat(32), { Status: 'Shipped' })
+      .catch((error: unknown) => error);
     expect(wrongCredential).toMatchObject({ status: 403, code: 'Forbidden' });
   });
 });
@@ -166,10 +192,15 @@ describe('library', () => {
       await library.library.push(new Blob([bytes[0]!], { type: 'image/png' })),
       await library.library.push(new File([bytes[1]!], 'photo.png', { type: 'image/png' })),
       await library.library.push(bytes[2]!),
-      await library.library.push({ data: Readable.from([inputs[3]!.subarray(0, 20), inputs[3]!.subarray(20)]), filename: 'streamed.png' }),
+      await library.library.push({
+        data: Readable.from([inputs[3]!.subarray(0, 20), inputs[3]!.subarray(20)]),
+        filename: 'streamed.png',
+      }),
       await library.library.push(webStream(bytes[4]!)),
       // A browser whose ReadableStream is not async-iterable: only getReader() is there.
-      await library.library.push({ getReader: () => webStream(bytes[5]!).getReader() } as unknown as ReadableStream<Uint8Array>),
+      await library.library.push({
+        getReader: () => webStream(bytes[5]!).getReader(),
+      } as unknown as ReadableStream<Uint8Array>),
     ];
     expect(results.map((result) => result.LibraryItem.FileMd5)).toEqual(inputs.map(md5));
     expect(results[3]!.ProductBuilderUrl).toMatch(/\/builder\//);
@@ -181,7 +212,9 @@ describe('library', () => {
     expect(many.LibraryItems.map((item) => item.FileMd5)).toEqual(pushed.map(md5));
     expect(many.LibraryItems.map((item) => item.FileMimeType)).toEqual(['image/jpeg', 'image/png', 'image/gif']);
 
-    const failed = await library.library.pushMany([new Uint8Array(png(1, 1, 3)), new TextEncoder().encode('not an image')]).catch((error: unknown) => error);
+    const failed = await library.library
+      .pushMany([new Uint8Array(png(1, 1, 3)), new TextEncoder().encode('not an image')])
+      .catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(ApiError);
     expect((failed as ApiError).failures?.map((failure) => failure.Index)).toEqual([1]);
 
@@ -192,17 +225,30 @@ describe('library', () => {
   });
 
   it('makes builder URLs for one item and for several', async () => {
-    const { LibraryItems } = await library.library.pushMany([new Uint8Array(png(1, 2, 7)), new Uint8Array(png(2, 1, 7))]);
+    const { LibraryItems } = await library.library.pushMany([
+      new Uint8Array(png(1, 2, 7)),
+      new Uint8Array(png(2, 1, 7)),
+    ]);
     const guids = LibraryItems.map((item) => item.ItemGuid);
     expect((await library.library.builderUrl(guids[0]!)).ProductBuilderUrl).toMatch(/\/builder\/[A-Za-z0-9_-]{20,}$/);
-    expect((await library.library.builderUrlForItems(guids)).ProductBuilderUrl).toMatch(/\/builder\/[A-Za-z0-9_-]{20,}$/);
+    expect((await library.library.builderUrlForItems(guids)).ProductBuilderUrl).toMatch(
+      /\/builder\/[A-Za-z0-9_-]{20,}$/,
+    );
   });
 
   it('reads an item back with its download URL and print quality, and resolves a builder token', async () => {
     const pushed = [png(120, 80, 21), png(60, 90, 22)];
-    const { LibraryItems, ProductBuilderUrl } = await library.library.pushMany(pushed.map((data) => new Uint8Array(data)));
+    const { LibraryItems, ProductBuilderUrl } = await library.library.pushMany(
+      pushed.map((data) => new Uint8Array(data)),
+    );
     const read = await library.library.get(LibraryItems[0]!.ItemGuid);
-    expect(read.LibraryItem).toMatchObject({ ItemGuid: LibraryItems[0]!.ItemGuid, Width: 120, Height: 80, Orientation: 1, FileMd5: md5(pushed[0]!) });
+    expect(read.LibraryItem).toMatchObject({
+      ItemGuid: LibraryItems[0]!.ItemGuid,
+      Width: 120,
+      Height: 80,
+      Orientation: 1,
+      FileMd5: md5(pushed[0]!),
+    });
     expect(read.LibraryItem.PrintQuality).toBeUndefined();
     expect(read.LibraryItem.DownloadExpiresDateUtc).toBeInstanceOf(Date);
     const downloaded = new Uint8Array(await (await fetch(read.LibraryItem.DownloadUrl)).arrayBuffer());
@@ -210,24 +256,40 @@ describe('library', () => {
     // 120 px over 150 mm (the long side along the image's long side): floor(120 / (150 / 25.4)) = 20 ppi.
     const printed = await library.library.get(LibraryItems[0]!.ItemGuid, { printWidthMm: 100, printHeightMm: 150 });
     expect(printed.LibraryItem.PrintQuality).toEqual({ EffectivePpi: 20, Rating: 'Poor' });
-    const foreign = await new PhotoCommerceClient({ baseUrl: service.url, apiKey: await service.apiKey('client-other-app', 'library') }).library
+    const foreign = await new PhotoCommerceClient({
+      baseUrl: service.url,
+      apiKey: await service.apiKey('client-other-app', 'library'),
+    }).library
       .get(LibraryItems[0]!.ItemGuid)
       .catch((error: unknown) => error);
     expect(foreign).toMatchObject({ status: 404, code: 'LibraryItemNotFound' });
 
     const { Builder } = await internal.builders.get(ProductBuilderUrl.split('/').pop() as string);
-    expect(Builder.Items.map((item) => [item.ItemGuid, item.Width, item.Height])).toEqual(LibraryItems.map((item, index) => [item.ItemGuid, index === 0 ? 120 : 60, index === 0 ? 80 : 90]));
+    expect(Builder.Items.map((item) => [item.ItemGuid, item.Width, item.Height])).toEqual(
+      LibraryItems.map((item, index) => [item.ItemGuid, index === 0 ? 120 : 60, index === 0 ? 80 : 90]),
+    );
     expect(Builder.CreatedDateUtc).toBeInstanceOf(Date);
-    expect(await internal.builders.get('0'.repeat(32)).catch((error: unknown) => error)).toMatchObject({ status: 404, code: 'BuilderNotFound' });
+    expect(await internal.builders.get('0'.repeat(32)).catch((error: unknown) => error)).toMatchObject({
+      status: 404,
+      code: 'BuilderNotFound',
+    });
   });
 
   it("claims a builder link's items into the user's library, lists them a page at a time and deletes one", async () => {
-    const owner = new PhotoCommerceClient({ baseUrl: service.url, fetch: recordingFetch, token: () => service.token('client-claimer') });
-    const { LibraryItems, ProductBuilderUrl } = await library.library.pushMany([png(2, 3, 31), png(3, 2, 32), png(4, 4, 33)].map((data) => new Uint8Array(data)));
+    const owner = new PhotoCommerceClient({
+      baseUrl: service.url,
+      fetch: recordingFetch,
+      token: () => service.token('client-claimer'),
+    });
+    const { LibraryItems, ProductBuilderUrl } = await library.library.pushMany(
+      [png(2, 3, 31), png(3, 2, 32), png(4, 4, 33)].map((data) => new Uint8Array(data)),
+    );
     const guids = LibraryItems.map((item) => item.ItemGuid);
     const claimed = await owner.library.claim(ProductBuilderUrl);
     expect(claimed.LibraryItems.map((item) => item.ItemGuid).sort()).toEqual([...guids].sort());
-    expect((await owner.library.claim(ProductBuilderUrl)).LibraryItems.map((item) => item.ItemGuid).sort()).toEqual([...guids].sort());
+    expect((await owner.library.claim(ProductBuilderUrl)).LibraryItems.map((item) => item.ItemGuid).sort()).toEqual(
+      [...guids].sort(),
+    );
     const second = await user.library.claim(ProductBuilderUrl).catch((error: unknown) => error);
     expect(second).toMatchObject({ status: 409, code: 'AlreadyClaimed' });
 
@@ -239,7 +301,9 @@ describe('library', () => {
     expect(listed.every((item) => item.CreatedDateUtc instanceof Date)).toBe(true);
 
     expect(await owner.library.delete(guids[1]!)).toEqual({ ItemGuid: guids[1], Deleted: true });
-    expect((await owner.library.list().toArray()).map((item) => item.ItemGuid).sort()).toEqual([guids[0], guids[2]].sort());
+    expect((await owner.library.list().toArray()).map((item) => item.ItemGuid).sort()).toEqual(
+      [guids[0], guids[2]].sort(),
+    );
     expect(await library.library.get(guids[1]!).catch((error: unknown) => error)).toMatchObject({ status: 404 });
     expect(await owner.library.delete(guids[1]!).catch((error: unknown) => error)).toMatchObject({ status: 404 });
   });
@@ -247,7 +311,11 @@ describe('library', () => {
   it('uploads a large image through the presigned upload (create, upload to storage, complete)', async () => {
     const image = pngOfSize(300 * 1024);
     const result = await library.library.upload(new Blob([new Uint8Array(image)]));
-    expect(result.LibraryItem).toMatchObject({ FileMimeType: 'image/png', FileSize: image.length, FileMd5: md5(image) });
+    expect(result.LibraryItem).toMatchObject({
+      FileMimeType: 'image/png',
+      FileSize: image.length,
+      FileMd5: md5(image),
+    });
     const ticket = await library.library.createUpload();
     expect(ticket.ExpiresDateUtc).toBeInstanceOf(Date);
     const notUploaded = await library.library.completeUpload(ticket.ItemGuid).catch((error: unknown) => error);
@@ -257,7 +325,8 @@ describe('library', () => {
 
 describe('coverage', () => {
   it('called every route of the route table through the client', () => {
-    const message = 'a new route needs a method in client/src/client.ts (after `npm run generate -w client`) and a call in this file';
+    const message =
+      'a new route needs a method in client/src/client.ts (after `npm run generate -w client`) and a call in this file';
     expect([...called].sort(), message).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
   });
 });

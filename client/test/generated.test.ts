@@ -15,7 +15,11 @@ describe('generated client types', () => {
   });
 
   it('describe every route of the route table, with its idempotency from the contracts', () => {
-    expect(Object.values(operations).map((operation) => `${operation.method} ${operation.path}`).sort()).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
+    expect(
+      Object.values(operations)
+        .map((operation) => `${operation.method} ${operation.path}`)
+        .sort(),
+    ).toEqual(routes.map((route) => `${route.method} ${route.path}`).sort());
     expect(operations.createBasket).toMatchObject({ idempotent: true, credential: 'bearer' });
     expect(operations.pushLibraryItems).toMatchObject({ idempotent: true, credential: 'apiKey', body: 'multipart' });
     expect(operations.getHealth).toMatchObject({ idempotent: false, credential: 'none' });
@@ -36,25 +40,53 @@ describe('generated client types', () => {
               { name: 'limit', in: 'query', schema: { type: 'string', pattern: '^[1-9]\\d{0,3}$' } },
               { name: 'cursor', in: 'query', schema: { type: 'string' } },
             ],
-            responses: { '200': { $ref: '#/components/responses/BasketAnswer' }, '4XX': { description: 'no', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+            responses: {
+              '200': { $ref: '#/components/responses/BasketAnswer' },
+              '4XX': {
+                description: 'no',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+              },
+            },
           },
         },
       },
       components: {
         parameters: { BasketGuid: { name: 'basketGuid', in: 'path', required: true, schema: { type: 'string' } } },
-        responses: { BasketAnswer: { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Basket' } } } } },
+        responses: {
+          BasketAnswer: {
+            description: 'ok',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Basket' } } },
+          },
+        },
         schemas: {
           WireDate: date,
-          BasketLine: { type: 'object', properties: { Id: { type: 'integer' }, AddedDateUtc: { $ref: '#/components/schemas/WireDate' } }, required: ['Id'], additionalProperties: false },
+          BasketLine: {
+            type: 'object',
+            properties: { Id: { type: 'integer' }, AddedDateUtc: { $ref: '#/components/schemas/WireDate' } },
+            required: ['Id'],
+            additionalProperties: false,
+          },
           Basket: {
             type: 'object',
-            properties: { Lines: { type: 'array', items: { $ref: '#/components/schemas/BasketLine' } }, CreatedDateUtc: date },
+            properties: {
+              Lines: { type: 'array', items: { $ref: '#/components/schemas/BasketLine' } },
+              CreatedDateUtc: date,
+            },
             required: ['Lines', 'CreatedDateUtc'],
             additionalProperties: false,
           },
-          Error: { type: 'object', properties: { Error: { type: 'object', properties: { Code: { type: 'string' } }, additionalProperties: {} } }, required: ['Error'] },
+          Error: {
+            type: 'object',
+            properties: {
+              Error: { type: 'object', properties: { Code: { type: 'string' } }, additionalProperties: {} },
+            },
+            required: ['Error'],
+          },
         },
-        securitySchemes: { bearerToken: { type: 'http', scheme: 'bearer' }, apiKey: { type: 'apiKey', in: 'header', name: 'X-SERVICE-API-Key' } },
+        securitySchemes: {
+          bearerToken: { type: 'http', scheme: 'bearer' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-SERVICE-API-Key' },
+        },
       },
     });
     expect(source).toContain('response: Schemas["Basket"];');
@@ -65,6 +97,8 @@ describe('generated client types', () => {
     expect(source).toContain('basketGuid: string;');
     expect(source).toContain('limit?: number | string;');
     expect(source).toContain('cursor?: string;');
-    expect(source).toContain(`getBasket: { method: 'GET', path: '/basket/{basketGuid}', credential: 'bearer', idempotent: false, body: 'none', dates: [["Lines","*","AddedDateUtc"],["CreatedDateUtc"]] }`);
+    expect(source).toContain(
+      `getBasket: { method: 'GET', path: '/basket/{basketGuid}', credential: 'bearer', idempotent: false, body: 'none', dates: [["Lines","*","AddedDateUtc"],["CreatedDateUtc"]] }`,
+    );
   });
 });

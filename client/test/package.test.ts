@@ -47,23 +47,61 @@ export async function demo(signal: AbortSignal): Promise<string> {
 describe('the packed client', () => {
   it('installs from its tarball and compiles a strict TypeScript consumer', async () => {
     const packed = await run('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: clientDir });
-    const { filename, files } = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>)[0]!;
+    const { filename, files } = (
+      JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as Array<{
+        filename: string;
+        files: Array<{ path: string }>;
+      }>
+    )[0]!;
     const shipped = files.map((file) => file.path);
-    expect(shipped).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/generated/api.js', 'dist/generated/api.d.ts']));
+    expect(shipped).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/generated/api.js',
+        'dist/generated/api.d.ts',
+      ]),
+    );
     expect(shipped.filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))).toEqual([]);
 
     const project = join(scratch, 'consumer');
     await run('mkdir', ['-p', project]);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', join(scratch, filename)], { cwd: project });
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', join(scratch, filename)], {
+      cwd: project,
+    });
     writeFileSync(join(project, 'index.ts'), consumer);
     writeFileSync(
       join(project, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom', 'dom.asynciterable'], types: [], skipLibCheck: false }, files: ['index.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          lib: ['es2022', 'dom', 'dom.asynciterable'],
+          types: [],
+          skipLibCheck: false,
+        },
+        files: ['index.ts'],
+      }),
     );
     await run(tsc, ['-p', join(project, 'tsconfig.json')], { cwd: project });
 
-    const imported = await run(process.execPath, ['--input-type=module', '-e', "const m = await import('@photo-commerce/client'); console.log(Object.keys(m).sort().join(','))"], { cwd: project });
-    expect(imported.stdout.trim().split(',')).toEqual(expect.arrayContaining(['ApiError', 'ConnectionError', 'Paginated', 'PhotoCommerceClient', 'TimeoutError']));
+    const imported = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('@photo-commerce/client'); console.log(Object.keys(m).sort().join(','))",
+      ],
+      { cwd: project },
+    );
+    expect(imported.stdout.trim().split(',')).toEqual(
+      expect.arrayContaining(['ApiError', 'ConnectionError', 'Paginated', 'PhotoCommerceClient', 'TimeoutError']),
+    );
   }, 180_000);
 });

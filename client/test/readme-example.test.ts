@@ -24,7 +24,10 @@ let env: Record<string, string | undefined>;
 /** The ```ts block whose first line is `// <name>` in any of `files`. */
 function example(name: string, files: string[]): string {
   const pattern = new RegExp(`^\`\`\`ts\\n(// ${name.replace('.', '\\.')}[\\s\\S]*?)^\`\`\`$`, 'm');
-  const found = files.filter(existsSync).map((file) => pattern.exec(readFileSync(file, 'utf8'))?.[1]).find((block) => block !== undefined);
+  const found = files
+    .filter(existsSync)
+    .map((file) => pattern.exec(readFileSync(file, 'utf8'))?.[1])
+    .find((block) => block !== undefined);
   if (found === undefined) throw new Error(`no \`\`\`ts block starting "// ${name}" in ${files.join(', ')}`);
   return found;
 }
@@ -38,12 +41,20 @@ beforeAll(async () => {
   service = await startTestService();
   const internalKey = await service.apiKey('readme-internal', 'internal');
   for (const projectGuid of ['0a1b2c3d4e5f40718293a4b5c6d7e8f9', '1b2c3d4e5f60718293a4b5c6d7e8f90a']) {
-    const registered = await service.request('PUT', `/project/${projectGuid}`, { apiKey: internalKey, json: { UnitPrice: 29.99, Version: 1 } });
+    const registered = await service.request('PUT', `/project/${projectGuid}`, {
+      apiKey: internalKey,
+      json: { UnitPrice: 29.99, Version: 1 },
+    });
     expect(registered.status).toBe(200);
   }
   writeFileSync(join(scratch, 'package.json'), JSON.stringify({ type: 'module' }));
   writeFileSync(join(scratch, 'photo.jpg'), jpeg('readme'));
-  env = { ...process.env, BASE: service.url, TOKEN: await service.token('readme-user'), LIBRARY_KEY: await service.apiKey('readme-library', 'library') };
+  env = {
+    ...process.env,
+    BASE: service.url,
+    TOKEN: await service.token('readme-user'),
+    LIBRARY_KEY: await service.apiKey('readme-library', 'library'),
+  };
 });
 afterAll(async () => {
   await service?.close();
@@ -52,7 +63,9 @@ afterAll(async () => {
 
 it('runs the example of client/README.md', async () => {
   const stdout = await runExample('example.ts', [join(repo, 'client/README.md')]);
-  expect(stdout).toMatch(/^basket created \d{4}-\d\d-\d\dT.*Z; pay at http:\/\/127\.0\.0\.1:3001\/checkout\/[0-9a-f]{32}$/m);
+  expect(stdout).toMatch(
+    /^basket created \d{4}-\d\d-\d\dT.*Z; pay at http:\/\/127\.0\.0\.1:3001\/checkout\/[0-9a-f]{32}$/m,
+  );
   expect(stdout).toContain('400 ValidationFailed: ');
   expect(stdout).toContain('(fields: Quantity)');
   expect(stdout).toMatch(/^builder for both images: http:\/\/127\.0\.0\.1:3001\/builder\/\S+$/m);
@@ -62,7 +75,9 @@ it('runs the example of client/README.md', async () => {
 });
 
 it("runs the Client example of the repository's documentation", async () => {
-  const docs = existsSync(join(repo, 'docs')) ? readdirSync(join(repo, 'docs')).map((file) => join(repo, 'docs', file)) : [];
+  const docs = existsSync(join(repo, 'docs'))
+    ? readdirSync(join(repo, 'docs')).map((file) => join(repo, 'docs', file))
+    : [];
   const stdout = await runExample('client-example.ts', [join(repo, 'README.md'), ...docs]);
   expect(stdout).toMatch(/CheckoutUrl: 'http:\/\/127\.0\.0\.1:3001\/checkout\/[0-9a-f]{32}'/);
   expect(stdout).toMatch(/ProductBuilderUrl: 'http:\/\/127\.0\.0\.1:3001\/builder\/\S+'/);

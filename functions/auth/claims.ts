@@ -16,9 +16,16 @@ export interface AudienceRule {
 
 /** Why the token is not for this API, or undefined when it is. */
 export function audienceProblem(payload: JWTPayload, rule: AudienceRule): string | undefined {
-  if (rule.audiences.length === 0 && rule.clientIds.length === 0) return 'no audience or client id is configured (JWT_AUDIENCE, JWT_CLIENT_IDS)';
+  if (rule.audiences.length === 0 && rule.clientIds.length === 0)
+    return 'no audience or client id is configured (JWT_AUDIENCE, JWT_CLIENT_IDS)';
   const aud = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud : [];
   if (aud.some((value) => rule.audiences.includes(value))) return undefined;
-  if (payload.aud === undefined && payload.token_use === 'access' && typeof payload.client_id === 'string' && rule.clientIds.includes(payload.client_id)) return undefined;
+  if (
+    payload.aud === undefined &&
+    payload.token_use === 'access' &&
+    typeof payload.client_id === 'string' &&
+    rule.clientIds.includes(payload.client_id)
+  )
+    return undefined;
   return 'token is not for this API (audience or client id)';
 }

@@ -37,7 +37,8 @@ export async function verifyBearerToken(token: string): Promise<{ userId: string
     });
     const problem = audienceProblem(payload, { audiences: config.jwtAudiences, clientIds: config.jwtClientIds });
     if (problem) return { error: problem };
-    if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 256) return { error: 'token has no usable subject' };
+    if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 256)
+      return { error: 'token has no usable subject' };
     return { userId: payload.sub };
   } catch (error) {
     return { error: (error as { code?: string }).code ?? (error as Error).message ?? 'token verification failed' };

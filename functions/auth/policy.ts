@@ -27,7 +27,9 @@ export function apiArnPrefix(methodArn: string): string {
 export function policyFor(principal: Principal, methodArn: string): PolicyDocument {
   const kinds = credentialsOf(principal);
   const prefix = apiArnPrefix(methodArn);
-  const resources = routes.filter((route) => kinds.includes(route.credential)).map((route) => `${prefix}/${resourcePattern(route)}`);
+  const resources = routes
+    .filter((route) => kinds.includes(route.credential))
+    .map((route) => `${prefix}/${resourcePattern(route)}`);
   return {
     Version: '2012-10-17',
     Statement: [
@@ -40,11 +42,18 @@ export function policyFor(principal: Principal, methodArn: string): PolicyDocume
 
 /** IAM-style match of an execute-api resource pattern, where `*` matches any run of characters. */
 export function resourceMatches(pattern: string, arn: string): boolean {
-  const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const regex = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return regex.test(arn);
 }
 
 export function isAllowed(policy: PolicyDocument, methodArn: string): boolean {
-  const matching = policy.Statement.filter((statement) => statement.Resource.some((pattern) => resourceMatches(pattern, methodArn)));
+  const matching = policy.Statement.filter((statement) =>
+    statement.Resource.some((pattern) => resourceMatches(pattern, methodArn)),
+  );
   return matching.length > 0 && matching.every((statement) => statement.Effect === 'Allow');
 }

@@ -28,7 +28,11 @@ export function fromAuthorizerContext(context: Record<string, unknown> | null | 
   if (!context) return principal;
   if (typeof context.userId === 'string' && context.userId !== '') principal.userId = context.userId;
   const { apiKeyId, apiKeyName, apiKeyScope } = context;
-  if (typeof apiKeyId === 'string' && typeof apiKeyName === 'string' && (apiKeyScope === 'library' || apiKeyScope === 'internal')) {
+  if (
+    typeof apiKeyId === 'string' &&
+    typeof apiKeyName === 'string' &&
+    (apiKeyScope === 'library' || apiKeyScope === 'internal')
+  ) {
     principal.apiKey = { id: apiKeyId, name: apiKeyName, scope: apiKeyScope };
   }
   return principal;

@@ -3,14 +3,32 @@ import * as z from 'zod/mini';
 import { MAX_QUANTITY, basketTotalMinor, lineTotalMinor, type Basket, type BasketLine } from '../domain/basket.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
-import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, MoneyOut, nameSchemas, NextCursorOut, PageQuery, PathInteger, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
+import {
+  DEFAULT_PAGE_LIMIT,
+  Guid,
+  GuidOut,
+  MoneyOut,
+  nameSchemas,
+  NextCursorOut,
+  PageQuery,
+  PathInteger,
+  requestSchemas,
+  responseSchemas,
+  WireDateOut,
+} from './common.ts';
 
 export const BasketPath = z.object({ basketGuid: Guid });
 export const BasketLinePath = z.object({ basketGuid: Guid, lineId: PathInteger });
 
 export const LineInput = z.object({
   ProjectGuid: Guid,
-  Quantity: z.number().check(z.int(`must be a whole number from 1 to ${MAX_QUANTITY}`), z.minimum(1, `must be from 1 to ${MAX_QUANTITY}`), z.maximum(MAX_QUANTITY, `must be from 1 to ${MAX_QUANTITY}`)),
+  Quantity: z
+    .number()
+    .check(
+      z.int(`must be a whole number from 1 to ${MAX_QUANTITY}`),
+      z.minimum(1, `must be from 1 to ${MAX_QUANTITY}`),
+      z.maximum(MAX_QUANTITY, `must be from 1 to ${MAX_QUANTITY}`),
+    ),
 });
 export type LineInput = z.output<typeof LineInput>;
 
@@ -68,8 +86,19 @@ export const basketContracts = {
     response: LineResultOut,
     errors: { 400: ['UnknownProject'], 404: ['BasketNotFound', 'LineNotFound'], 409: ['QuantityLimitExceeded'] },
   },
-  deleteLine: { principal: 'user', path: BasketLinePath, response: BasketResultOut, errors: { 404: ['BasketNotFound', 'LineNotFound'] } },
-  checkout: { principal: 'user', path: BasketPath, idempotent: true, response: CheckoutUrlOut, errors: { 404: ['BasketNotFound'], 409: ['BasketEmpty'] } },
+  deleteLine: {
+    principal: 'user',
+    path: BasketLinePath,
+    response: BasketResultOut,
+    errors: { 404: ['BasketNotFound', 'LineNotFound'] },
+  },
+  checkout: {
+    principal: 'user',
+    path: BasketPath,
+    idempotent: true,
+    response: CheckoutUrlOut,
+    errors: { 404: ['BasketNotFound'], 409: ['BasketEmpty'] },
+  },
 } as const;
 
 nameSchemas(requestSchemas, { LineInput });

@@ -10,27 +10,39 @@ import { toMinorUnits } from '../shared/money.ts';
 /** A guid in a path or body: 32 hex or 36-char hyphenated, any case; always 32 lowercase hex after parsing. */
 export const Guid = z
   .pipe(
-    z.string().check(z.refine((text) => normalizeGuid(text) !== undefined, 'must be a guid (32 hexadecimal characters)')),
+    z
+      .string()
+      .check(z.refine((text) => normalizeGuid(text) !== undefined, 'must be a guid (32 hexadecimal characters)')),
     z.transform((text: string) => normalizeGuid(text) as string),
   )
-  .check(z.meta({ description: '32 hexadecimal characters (a 36-character hyphenated GUID is accepted too)', example: '3f2b9c0d8e7a4b1c9d0e1f2a3b4c5d6e' }));
-
-/** Output form of a guid: 32 lowercase hex. */
-export const GuidOut = z.string().check(z.regex(/^[0-9a-f]{32}$/), z.meta({ example: '3f2b9c0d8e7a4b1c9d0e1f2a3b4c5d6e' }));
-
-export const WireDateOut = z
-  .string()
   .check(
-    z.regex(/^\/Date\(-?\d+(?:[+-]\d{4})?\)\/$/),
-    z.meta({ description: 'Milliseconds since 1970-01-01T00:00:00Z as "\\/Date(<ms>)\\/" (the "/" is escaped in the JSON text)', example: '/Date(1763700000000)/' }),
+    z.meta({
+      description: '32 hexadecimal characters (a 36-character hyphenated GUID is accepted too)',
+      example: '3f2b9c0d8e7a4b1c9d0e1f2a3b4c5d6e',
+    }),
   );
 
-export const MoneyOut = z.number().check(z.meta({ description: 'Amount as a JSON number; the number of fraction digits varies', example: 12.5 }));
+/** Output form of a guid: 32 lowercase hex. */
+export const GuidOut = z
+  .string()
+  .check(z.regex(/^[0-9a-f]{32}$/), z.meta({ example: '3f2b9c0d8e7a4b1c9d0e1f2a3b4c5d6e' }));
+
+export const WireDateOut = z.string().check(
+  z.regex(/^\/Date\(-?\d+(?:[+-]\d{4})?\)\/$/),
+  z.meta({
+    description: 'Milliseconds since 1970-01-01T00:00:00Z as "\\/Date(<ms>)\\/" (the "/" is escaped in the JSON text)',
+    example: '/Date(1763700000000)/',
+  }),
+);
+
+export const MoneyOut = z
+  .number()
+  .check(z.meta({ description: 'Amount as a JSON number; the number of fraction digits varies', example: 12.5 }));
 
 /** A positive integer in a path segment such as `line/{lineId}`. */
 export const PathInteger = z
   .pipe(z.string().check(z.regex(/^[1-9]\d{0,8}$/, 'must be a positive integer')), z.transform(Number))
-  .check(z.meta({ description: 'A positive integer (a line\'s Id)', example: '1' }));
+  .check(z.meta({ description: "A positive integer (a line's Id)", example: '1' }));
 
 /**
  * Names of the schemas the OpenAPI document lists under `components/schemas` (functions/contracts/openapi.ts),
@@ -43,7 +55,6 @@ export const responseSchemas = z.registry<{ id: string }>();
 export function nameSchemas(registry: typeof requestSchemas, schemas: Record<string, z.ZodMiniType>): void {
   for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
 }
-
 
 /** A money amount in, as minor units (cents) out; more than two fraction digits is refused, not rounded. */
 export const MoneyIn = (max: number) =>
@@ -64,14 +75,23 @@ export const DEFAULT_PAGE_LIMIT = 200;
  * `NextCursor` of the page before, opaque to clients.
  */
 export const PageQuery = (defaultLimit: number, maxLimit = 200) => ({
-  limit: z.optional(
-    z.pipe(
-      z.string().check(z.regex(/^[1-9]\d{0,3}$/, `must be an integer from 1 to ${maxLimit}`), z.refine((text) => Number(text) <= maxLimit, `must be an integer from 1 to ${maxLimit}`)),
-      z.transform(Number),
-    ),
-  ).check(z.meta({ description: `Items per page, 1 to ${maxLimit} (default ${defaultLimit})` })),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(1024), z.meta({ description: 'NextCursor of the previous page' }))),
+  limit: z
+    .optional(
+      z.pipe(
+        z.string().check(
+          z.regex(/^[1-9]\d{0,3}$/, `must be an integer from 1 to ${maxLimit}`),
+          z.refine((text) => Number(text) <= maxLimit, `must be an integer from 1 to ${maxLimit}`),
+        ),
+        z.transform(Number),
+      ),
+    )
+    .check(z.meta({ description: `Items per page, 1 to ${maxLimit} (default ${defaultLimit})` })),
+  cursor: z.optional(
+    z.string().check(z.minLength(1), z.maxLength(1024), z.meta({ description: 'NextCursor of the previous page' })),
+  ),
 });
 
 /** `NextCursor` of a paginated answer: present only when more items follow. */
-export const NextCursorOut = z.optional(z.string().check(z.meta({ description: 'Pass as ?cursor= for the next page; absent on the last page' })));
+export const NextCursorOut = z.optional(
+  z.string().check(z.meta({ description: 'Pass as ?cursor= for the next page; absent on the last page' })),
+);

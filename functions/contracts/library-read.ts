@@ -5,22 +5,48 @@ import { LibraryItemOut, LibraryItemPath, toLibraryItemOut } from './library.ts'
 import { formatDate } from '../shared/dates.ts';
 import type { ReadableItem, ResolvedBuilder } from '../domain/library-read.ts';
 
-const Pixels = z.int().check(z.meta({ description: 'Pixels as displayed: EXIF orientation 5-8 and HEIF rotation by 90 or 270 degrees swap the stored width and height' }));
-const Dpi = z.nullable(z.number().check(z.meta({ description: 'Dots per inch the file declares (JFIF, EXIF, PNG pHYs, TIFF); null when it declares none' })));
+const Pixels = z.int().check(
+  z.meta({
+    description:
+      'Pixels as displayed: EXIF orientation 5-8 and HEIF rotation by 90 or 270 degrees swap the stored width and height',
+  }),
+);
+const Dpi = z.nullable(
+  z.number().check(
+    z.meta({
+      description: 'Dots per inch the file declares (JFIF, EXIF, PNG pHYs, TIFF); null when it declares none',
+    }),
+  ),
+);
 
 export const PrintQualityOut = z.object({
-  EffectivePpi: z.int().check(z.meta({ description: 'floor(min(W / (printW / 25.4), H / (printH / 25.4))), the print turned so its long side lies along the image long side (crop to fill)' })),
-  Rating: z.enum(['Good', 'Fair', 'Poor']).check(z.meta({ description: 'Good at PRINT_GOOD_PPI (300) or more, Fair at PRINT_FAIR_PPI (150) or more, else Poor' })),
+  EffectivePpi: z.int().check(
+    z.meta({
+      description:
+        'floor(min(W / (printW / 25.4), H / (printH / 25.4))), the print turned so its long side lies along the image long side (crop to fill)',
+    }),
+  ),
+  Rating: z
+    .enum(['Good', 'Fair', 'Poor'])
+    .check(
+      z.meta({ description: 'Good at PRINT_GOOD_PPI (300) or more, Fair at PRINT_FAIR_PPI (150) or more, else Poor' }),
+    ),
 });
 
 export const LibraryItemReadOut = z.extend(LibraryItemOut, {
   Width: Pixels,
   Height: Pixels,
-  Orientation: z.int().check(z.minimum(1), z.maximum(8), z.meta({ description: 'EXIF orientation 1-8; 1 when the file has none' })),
+  Orientation: z
+    .int()
+    .check(z.minimum(1), z.maximum(8), z.meta({ description: 'EXIF orientation 1-8; 1 when the file has none' })),
   DpiX: Dpi,
   DpiY: Dpi,
   CreatedDateUtc: WireDateOut,
-  DownloadUrl: z.url().check(z.meta({ description: 'Presigned S3 GET of the stored bytes, answered with FileMimeType; valid DOWNLOAD_URL_SECONDS (900)' })),
+  DownloadUrl: z.url().check(
+    z.meta({
+      description: 'Presigned S3 GET of the stored bytes, answered with FileMimeType; valid DOWNLOAD_URL_SECONDS (900)',
+    }),
+  ),
   DownloadExpiresDateUtc: WireDateOut,
   PrintQuality: z.optional(PrintQualityOut),
 });
@@ -29,29 +55,45 @@ export const LibraryItemReadResultOut = z.object({ LibraryItem: LibraryItemReadO
 
 /** A print side in millimetres: a positive decimal up to 10 m. */
 const PrintMm = z.optional(
-  z.pipe(
-    z.string().check(z.regex(/^\d{1,5}(?:\.\d{1,3})?$/, 'must be a number of millimetres (up to 3 decimals)')),
-    z.transform(Number),
-  ).check(z.refine((mm) => mm > 0 && mm <= 10_000, 'must be more than 0 and at most 10000 mm')),
+  z
+    .pipe(
+      z.string().check(z.regex(/^\d{1,5}(?:\.\d{1,3})?$/, 'must be a number of millimetres (up to 3 decimals)')),
+      z.transform(Number),
+    )
+    .check(z.refine((mm) => mm > 0 && mm <= 10_000, 'must be more than 0 and at most 10000 mm')),
 );
 
 export const LibraryItemReadQuery = z
   .object({
-    printWidthMm: PrintMm.check(z.meta({ description: 'Print width in mm; with printHeightMm the answer holds PrintQuality' })),
-    printHeightMm: PrintMm.check(z.meta({ description: 'Print height in mm; with printWidthMm the answer holds PrintQuality' })),
+    printWidthMm: PrintMm.check(
+      z.meta({ description: 'Print width in mm; with printHeightMm the answer holds PrintQuality' }),
+    ),
+    printHeightMm: PrintMm.check(
+      z.meta({ description: 'Print height in mm; with printWidthMm the answer holds PrintQuality' }),
+    ),
   })
-  .check(z.refine((query) => (query.printWidthMm === undefined) === (query.printHeightMm === undefined), { message: 'printWidthMm and printHeightMm go together', path: ['printHeightMm'] }));
+  .check(
+    z.refine((query) => (query.printWidthMm === undefined) === (query.printHeightMm === undefined), {
+      message: 'printWidthMm and printHeightMm go together',
+      path: ['printHeightMm'],
+    }),
+  );
 
 export const BuilderPath = z.object({
   token: z
-    .pipe(z.string().check(z.regex(/^[0-9a-fA-F]{32}$/, 'must be a product builder token (32 hexadecimal characters)')), z.transform((token: string) => token.toLowerCase()))
+    .pipe(
+      z.string().check(z.regex(/^[0-9a-fA-F]{32}$/, 'must be a product builder token (32 hexadecimal characters)')),
+      z.transform((token: string) => token.toLowerCase()),
+    )
     .check(z.meta({ description: 'The last path segment of a ProductBuilderUrl (32 hexadecimal characters)' })),
 });
 
 export const BuilderLinkOut = z.object({
   Token: GuidOut,
   CreatedDateUtc: WireDateOut,
-  Items: z.array(LibraryItemReadOut).check(z.meta({ description: 'In the order the URL was minted; items deleted since are left out' })),
+  Items: z
+    .array(LibraryItemReadOut)
+    .check(z.meta({ description: 'In the order the URL was minted; items deleted since are left out' })),
 });
 
 export const BuilderOut = z.object({ Builder: BuilderLinkOut });
@@ -68,16 +110,28 @@ export const toLibraryItemReadOut = (read: ReadableItem): z.infer<typeof Library
     CreatedDateUtc: formatDate(item.createdAt),
     DownloadUrl: read.downloadUrl,
     DownloadExpiresDateUtc: formatDate(read.downloadExpiresAt),
-    ...(read.printQuality ? { PrintQuality: { EffectivePpi: read.printQuality.effectivePpi, Rating: read.printQuality.rating } } : {}),
+    ...(read.printQuality
+      ? { PrintQuality: { EffectivePpi: read.printQuality.effectivePpi, Rating: read.printQuality.rating } }
+      : {}),
   };
 };
 
 export const toBuilderOut = (builder: ResolvedBuilder): z.infer<typeof BuilderOut> => ({
-  Builder: { Token: builder.token, CreatedDateUtc: formatDate(builder.createdAt), Items: builder.items.map(toLibraryItemReadOut) },
+  Builder: {
+    Token: builder.token,
+    CreatedDateUtc: formatDate(builder.createdAt),
+    Items: builder.items.map(toLibraryItemReadOut),
+  },
 });
 
 export const libraryReadContracts = {
-  getItem: { principal: 'library', path: LibraryItemPath, query: LibraryItemReadQuery, response: LibraryItemReadResultOut, errors: { 404: ['LibraryItemNotFound'] } },
+  getItem: {
+    principal: 'library',
+    path: LibraryItemPath,
+    query: LibraryItemReadQuery,
+    response: LibraryItemReadResultOut,
+    errors: { 404: ['LibraryItemNotFound'] },
+  },
   getBuilder: { principal: 'internal', path: BuilderPath, response: BuilderOut, errors: { 404: ['BuilderNotFound'] } },
 } as const;
 

@@ -23,7 +23,12 @@ const Id = z.string().check(z.regex(/^[0-9a-f]{32}$/));
 
 export const SweptRecord = z.discriminatedUnion('Type', [
   z.looseObject({ Type: z.literal('IngestIntent'), anonymousUserId: Id, token: z.string() }),
-  z.looseObject({ Type: z.literal('PendingUpload'), anonymousUserId: Id, objectKey: z.string(), result: z.optional(z.looseObject({ token: z.string() })) }),
+  z.looseObject({
+    Type: z.literal('PendingUpload'),
+    anonymousUserId: Id,
+    objectKey: z.string(),
+    result: z.optional(z.looseObject({ token: z.string() })),
+  }),
 ]);
 
 export type SweptRecord = z.infer<typeof SweptRecord>;
@@ -31,4 +36,8 @@ export type SweptRecord = z.infer<typeof SweptRecord>;
 export const toLeftover = (record: SweptRecord): Leftover =>
   record.Type === 'IngestIntent'
     ? { anonymousUserId: record.anonymousUserId, token: record.token }
-    : { anonymousUserId: record.anonymousUserId, stagingKey: record.objectKey, ...(record.result ? { token: record.result.token } : {}) };
+    : {
+        anonymousUserId: record.anonymousUserId,
+        stagingKey: record.objectKey,
+        ...(record.result ? { token: record.result.token } : {}),
+      };

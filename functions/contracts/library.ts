@@ -6,15 +6,29 @@ import { formatDate } from '../shared/dates.ts';
 
 export const LibraryItemOut = z.object({
   ItemGuid: GuidOut,
-  FileMimeType: z.string().check(z.meta({ description: 'The type sniffed from the bytes, not the one the client declared', example: 'image/jpeg' })),
+  FileMimeType: z.string().check(
+    z.meta({
+      description: 'The type sniffed from the bytes, not the one the client declared',
+      example: 'image/jpeg',
+    }),
+  ),
   FileSize: z.int().check(z.meta({ description: 'Size in bytes' })),
-  FileMd5: z.string().check(z.regex(/^[0-9A-F]{32}$/), z.meta({ description: 'MD5 of the bytes, 32 uppercase hexadecimal characters' })),
+  FileMd5: z
+    .string()
+    .check(z.regex(/^[0-9A-F]{32}$/), z.meta({ description: 'MD5 of the bytes, 32 uppercase hexadecimal characters' })),
 });
 
-const ProductBuilderUrl = z.url().check(z.meta({ description: 'Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items' }));
+const ProductBuilderUrl = z.url().check(
+  z.meta({
+    description: 'Absolute URL on the checkout site; its unguessable token identifies the anonymous user and the items',
+  }),
+);
 
 export const LibraryItemResultOut = z.object({ LibraryItem: LibraryItemOut, ProductBuilderUrl });
-export const LibraryItemsResultOut = z.object({ LibraryItems: z.array(LibraryItemOut).check(z.meta({ description: 'One per file or URL, in request order' })), ProductBuilderUrl });
+export const LibraryItemsResultOut = z.object({
+  LibraryItems: z.array(LibraryItemOut).check(z.meta({ description: 'One per file or URL, in request order' })),
+  ProductBuilderUrl,
+});
 export const BuilderUrlOut = z.object({ ProductBuilderUrl });
 
 export const LibraryItemPath = z.object({ itemGuid: Guid });
@@ -32,7 +46,9 @@ export const BuilderInput = z.object({
 export const PresignedUploadOut = z.object({
   Url: z.url(),
   Method: z.literal('POST'),
-  Fields: z.record(z.string(), z.string()).check(z.meta({ description: 'Send every field as a form field, then the file as the last part, named "file"' })),
+  Fields: z
+    .record(z.string(), z.string())
+    .check(z.meta({ description: 'Send every field as a form field, then the file as the last part, named "file"' })),
 });
 
 export const UploadTicketOut = z.object({
@@ -57,7 +73,8 @@ interface IngestedItems {
 /** `{ LibraryItem, ProductBuilderUrl }` of a single push, pull or completed upload. */
 export function toLibraryItemResultOut(result: IngestedItems): z.infer<typeof LibraryItemResultOut> {
   const [item] = result.items;
-  if (item === undefined || result.items.length !== 1) throw new Error(`a single-item result holds ${result.items.length} items`);
+  if (item === undefined || result.items.length !== 1)
+    throw new Error(`a single-item result holds ${result.items.length} items`);
   return { LibraryItem: toLibraryItemOut(item), ProductBuilderUrl: result.productBuilderUrl };
 }
 
@@ -67,7 +84,13 @@ export const toLibraryItemsResultOut = (result: IngestedItems): z.infer<typeof L
   ProductBuilderUrl: result.productBuilderUrl,
 });
 
-export const toUploadTicketOut = (ticket: { itemGuid: string; url: string; fields: Record<string, string>; maxBytes: number; expiresAt: number }): z.infer<typeof UploadTicketOut> => ({
+export const toUploadTicketOut = (ticket: {
+  itemGuid: string;
+  url: string;
+  fields: Record<string, string>;
+  maxBytes: number;
+  expiresAt: number;
+}): z.infer<typeof UploadTicketOut> => ({
   ItemGuid: ticket.itemGuid,
   Upload: { Url: ticket.url, Method: 'POST', Fields: ticket.fields },
   MaxBytes: ticket.maxBytes,
@@ -78,7 +101,10 @@ const multipart = 'multipart/form-data';
 
 /** What a stored image can be refused for: its size, its bytes (sniffed, not the declared type). */
 export const imageErrors = { 413: ['PayloadTooLarge'], 415: ['UnsupportedMediaType'] } as const;
-const pushErrors = { ...imageErrors, 400: ['MalformedMultipart', 'NoImages', 'TooManyItems', 'ItemsRejected'] } as const;
+const pushErrors = {
+  ...imageErrors,
+  400: ['MalformedMultipart', 'NoImages', 'TooManyItems', 'ItemsRejected'],
+} as const;
 
 /** Route contracts of the library handlers this module owns (pull contracts live with the pull handlers). */
 export const libraryContracts = {
@@ -94,14 +120,27 @@ export const libraryContracts = {
     principal: 'library',
     requestContentType: multipart,
     fileParts: {
-      images: { description: `Images (${ACCEPTED_IMAGE_TYPES}), one part each, at most LIBRARY_MAX_ITEMS (default 20); any part name is accepted`, repeated: true },
+      images: {
+        description: `Images (${ACCEPTED_IMAGE_TYPES}), one part each, at most LIBRARY_MAX_ITEMS (default 20); any part name is accepted`,
+        repeated: true,
+      },
     },
     idempotent: true,
     response: LibraryItemsResultOut,
     errors: pushErrors,
   },
-  itemBuilder: { principal: 'library', path: LibraryItemPath, response: BuilderUrlOut, errors: { 404: ['LibraryItemNotFound'] } },
-  itemsBuilder: { principal: 'library', body: BuilderInput, response: BuilderUrlOut, errors: { 404: ['LibraryItemNotFound'] } },
+  itemBuilder: {
+    principal: 'library',
+    path: LibraryItemPath,
+    response: BuilderUrlOut,
+    errors: { 404: ['LibraryItemNotFound'] },
+  },
+  itemsBuilder: {
+    principal: 'library',
+    body: BuilderInput,
+    response: BuilderUrlOut,
+    errors: { 404: ['LibraryItemNotFound'] },
+  },
   createUpload: { principal: 'library', response: UploadTicketOut },
   completeUpload: {
     principal: 'library',

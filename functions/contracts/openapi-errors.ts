@@ -30,8 +30,10 @@ const RETRY_AFTER = new Set<Status>([429, 500, 503, 504]);
 /** The codes `route` can answer, by status. */
 export function errorCodesOf(route: Route, contract: RouteContract): Partial<Record<Status, string[]>> {
   const own = contract.errors ?? {};
-  const withOwn = (status: keyof typeof own, codes: (string | false | undefined)[]) =>
-    [...codes.filter((code): code is string => typeof code === 'string'), ...(own[status] ?? [])];
+  const withOwn = (status: keyof typeof own, codes: (string | false | undefined)[]) => [
+    ...codes.filter((code): code is string => typeof code === 'string'),
+    ...(own[status] ?? []),
+  ];
   const credentialed = route.credential !== 'none';
   const hasQuery = contract.query !== undefined;
   // A paginated list takes ?cursor= (PageQuery), refused when it is not one the listing handed out.
@@ -96,7 +98,9 @@ export function errorResponsesOf(route: Route, contract: RouteContract): Record<
 }
 
 export const errorComponents = {
-  responses: Object.fromEntries(Object.entries(SHARED).map(([status, { name, codes }]) => [name, errorResponse(Number(status) as Status, codes)])),
+  responses: Object.fromEntries(
+    Object.entries(SHARED).map(([status, { name, codes }]) => [name, errorResponse(Number(status) as Status, codes)]),
+  ),
   headers: {
     RetryAfter: {
       description: 'Seconds to wait before sending the same request again.',

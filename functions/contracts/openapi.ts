@@ -23,23 +23,39 @@ const schemaOf = (schema: z.ZodMiniType, io: Io): JsonSchema => {
 };
 
 /** `get-basket` → `getBasket`: stable, and what client generators name their methods after. */
-export const operationIdOf = (handler: string): string => handler.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+export const operationIdOf = (handler: string): string =>
+  handler.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 
 const pascal = (handler: string): string => operationIdOf(handler).replace(/^[a-z]/, (letter) => letter.toUpperCase());
 
 /** Every named schema of one direction, as JSON Schema with `$ref`s between them. */
-function namedSchemas(io: Io, named: typeof requestSchemas, unnamed: Map<z.ZodMiniType, string>): Record<string, JsonSchema> {
+function namedSchemas(
+  io: Io,
+  named: typeof requestSchemas,
+  unnamed: Map<z.ZodMiniType, string>,
+): Record<string, JsonSchema> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of named._idmap) registry.add(schema, { id });
   for (const [schema, id] of unnamed) if (!registry.has(schema)) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, { io, unrepresentable: 'any', uri: (id) => `${SCHEMAS}${id}` });
-  if ('__shared' in schemas) throw new Error('a schema refers to itself without a name of its own; name it with nameSchemas');
+  if ('__shared' in schemas)
+    throw new Error('a schema refers to itself without a name of its own; name it with nameSchemas');
   // `$id` would be a fragment-only URI, which JSON Schema 2020-12 forbids; the component's key is its name.
-  return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, (({ $schema: _dialect, $id: _id, ...rest }) => rest)(schema as JsonSchema)]));
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, schema]) => [
+      id,
+      (({ $schema: _dialect, $id: _id, ...rest }) => rest)(schema as JsonSchema),
+    ]),
+  );
 }
 
 /** The id a body schema is listed under, recording a name for it when its contract gave none. */
-function refTo(schema: z.ZodMiniType, named: typeof requestSchemas, unnamed: Map<z.ZodMiniType, string>, fallback: string): { $ref: string } {
+function refTo(
+  schema: z.ZodMiniType,
+  named: typeof requestSchemas,
+  unnamed: Map<z.ZodMiniType, string>,
+  fallback: string,
+): { $ref: string } {
   const id = named.get(schema)?.id ?? unnamed.get(schema) ?? fallback;
   if (!named.has(schema)) unnamed.set(schema, id);
   return { $ref: `${SCHEMAS}${id}` };
@@ -55,9 +71,22 @@ const security: Record<Credential, Record<string, string[]>[]> = {
 /** By the path's first segment; in alphabetical order, as the document lists them. */
 const tags = [
   { name: 'Baskets', description: "A user's baskets and their lines (bearer token).", segments: ['basket', 'baskets'] },
-  { name: 'Checkout and orders', description: 'Checkouts the checkout site completes, and the orders they create.', segments: ['checkout', 'orders', 'order'] },
-  { name: 'Library', description: 'Images pushed, pulled or uploaded by client apps, and product builder URLs for them (library API key).', segments: ['library'] },
-  { name: 'Projects', description: "Project prices, registered by the company's own systems (internal API key).", segments: ['project'] },
+  {
+    name: 'Checkout and orders',
+    description: 'Checkouts the checkout site completes, and the orders they create.',
+    segments: ['checkout', 'orders', 'order'],
+  },
+  {
+    name: 'Library',
+    description:
+      'Images pushed, pulled or uploaded by client apps, and product builder URLs for them (library API key).',
+    segments: ['library'],
+  },
+  {
+    name: 'Projects',
+    description: "Project prices, registered by the company's own systems (internal API key).",
+    segments: ['project'],
+  },
   { name: 'Service', description: 'Liveness and this document (no credential).', segments: ['health', 'openapi.json'] },
 ];
 
@@ -71,7 +100,10 @@ function multipartBody(contentType: string, parts: NonNullable<RouteContract['fi
   const names = Object.keys(parts);
   const file = { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' };
   const properties = Object.fromEntries(
-    Object.entries(parts).map(([name, { description, repeated }]) => [name, repeated ? { type: 'array', items: file, minItems: 1, description } : { ...file, description }]),
+    Object.entries(parts).map(([name, { description, repeated }]) => [
+      name,
+      repeated ? { type: 'array', items: file, minItems: 1, description } : { ...file, description },
+    ]),
   );
   return {
     required: true,
@@ -85,9 +117,18 @@ function multipartBody(contentType: string, parts: NonNullable<RouteContract['fi
 }
 
 function parametersOf(contract: RouteContract) {
-  const pathSchema = contract.path ? (schemaOf(contract.path, 'input') as { properties?: Record<string, JsonSchema> }) : undefined;
-  const querySchema = contract.query ? (schemaOf(contract.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] }) : undefined;
-  const parameter = (name: string, where: 'path' | 'query', required: boolean, { description, ...schema }: JsonSchema) => ({
+  const pathSchema = contract.path
+    ? (schemaOf(contract.path, 'input') as { properties?: Record<string, JsonSchema> })
+    : undefined;
+  const querySchema = contract.query
+    ? (schemaOf(contract.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] })
+    : undefined;
+  const parameter = (
+    name: string,
+    where: 'path' | 'query',
+    required: boolean,
+    { description, ...schema }: JsonSchema,
+  ) => ({
     name,
     in: where,
     required,
@@ -96,7 +137,9 @@ function parametersOf(contract: RouteContract) {
   });
   return [
     ...Object.entries(pathSchema?.properties ?? {}).map(([name, schema]) => parameter(name, 'path', true, schema)),
-    ...Object.entries(querySchema?.properties ?? {}).map(([name, schema]) => parameter(name, 'query', querySchema?.required?.includes(name) ?? false, schema)),
+    ...Object.entries(querySchema?.properties ?? {}).map(([name, schema]) =>
+      parameter(name, 'query', querySchema?.required?.includes(name) ?? false, schema),
+    ),
     ...(contract.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
   ];
 }
@@ -106,11 +149,20 @@ function operationOf(route: Route, unnamed: { input: Map<z.ZodMiniType, string>;
   const operationId = operationIdOf(route.handler);
   const parameters = parametersOf(contract);
   const requestBody = contract.body
-    ? { required: true, content: { 'application/json': { schema: refTo(contract.body, requestSchemas, unnamed.input, `${pascal(route.handler)}Request`) } } }
+    ? {
+        required: true,
+        content: {
+          'application/json': {
+            schema: refTo(contract.body, requestSchemas, unnamed.input, `${pascal(route.handler)}Request`),
+          },
+        },
+      }
     : contract.requestContentType
       ? multipartBody(contract.requestContentType, contract.fileParts ?? {})
       : undefined;
-  const success = contract.response ? refTo(contract.response, responseSchemas, unnamed.output, `${pascal(route.handler)}Response`) : {};
+  const success = contract.response
+    ? refTo(contract.response, responseSchemas, unnamed.output, `${pascal(route.handler)}Response`)
+    : {};
   return {
     operationId,
     summary: route.summary,
@@ -121,7 +173,9 @@ function operationOf(route: Route, unnamed: { input: Map<z.ZodMiniType, string>;
     responses: {
       '200': {
         description: 'Success',
-        ...(contract.idempotent ? { headers: { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } } : {}),
+        ...(contract.idempotent
+          ? { headers: { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } }
+          : {}),
         content: { 'application/json': { schema: success } },
       },
       ...errorResponsesOf(route, contract),
@@ -130,12 +184,20 @@ function operationOf(route: Route, unnamed: { input: Map<z.ZodMiniType, string>;
 }
 
 /** Request and response schemas of one name must agree (a schema used both ways, such as an enum). */
-function mergeSchemas(requests: Record<string, JsonSchema>, responses: Record<string, JsonSchema>): Record<string, JsonSchema> {
+function mergeSchemas(
+  requests: Record<string, JsonSchema>,
+  responses: Record<string, JsonSchema>,
+): Record<string, JsonSchema> {
   for (const [id, schema] of Object.entries(requests)) {
-    if (id in responses && JSON.stringify(responses[id]) !== JSON.stringify(schema)) throw new Error(`schema name ${id} is used for a request and a different response schema`);
+    if (id in responses && JSON.stringify(responses[id]) !== JSON.stringify(schema))
+      throw new Error(`schema name ${id} is used for a request and a different response schema`);
   }
   const merged = { ...responses, ...requests };
-  return Object.fromEntries(Object.keys(merged).sort().map((id) => [id, merged[id] as JsonSchema]));
+  return Object.fromEntries(
+    Object.keys(merged)
+      .sort()
+      .map((id) => [id, merged[id] as JsonSchema]),
+  );
 }
 
 const METHOD_ORDER = ['GET', 'PUT', 'POST', 'DELETE'];
@@ -162,13 +224,17 @@ export function buildOpenApi(): Record<string, unknown> {
     tags: tags.map(({ name, description }) => ({ name, description })),
     paths,
     components: {
-      schemas: mergeSchemas(namedSchemas('input', requestSchemas, unnamed.input), namedSchemas('output', responseSchemas, unnamed.output)),
+      schemas: mergeSchemas(
+        namedSchemas('input', requestSchemas, unnamed.input),
+        namedSchemas('output', responseSchemas, unnamed.output),
+      ),
       parameters: {
         IdempotencyKey: {
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'A retry with the same key (same caller, route and request) within 24 h answers the first result and creates nothing new; send a new key (a UUID) per new request.',
+          description:
+            'A retry with the same key (same caller, route and request) within 24 h answers the first result and creates nothing new; send a new key (a UUID) per new request.',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
         },
       },
@@ -176,12 +242,18 @@ export function buildOpenApi(): Record<string, unknown> {
       headers: {
         ...errorComponents.headers,
         IdempotentReplayed: {
-          description: '"true" when this answer is the stored result of an earlier request with the same Idempotency-Key (nothing new was created).',
+          description:
+            '"true" when this answer is the stored result of an earlier request with the same Idempotency-Key (nothing new was created).',
           schema: { type: 'string', enum: ['true'] },
         },
       },
       securitySchemes: {
-        bearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A user's access token from the configured issuer (JWT_ISSUER); its `sub` is the user." },
+        bearerToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: "A user's access token from the configured issuer (JWT_ISSUER); its `sub` is the user.",
+        },
         apiKey: {
           type: 'apiKey',
           in: 'header',

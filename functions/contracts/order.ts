@@ -6,7 +6,18 @@ import { ORDER_STATUSES, type Order } from '../domain/order.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import { BasketLineOut, toBasketLineOut } from './basket.ts';
-import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, MoneyOut, nameSchemas, NextCursorOut, PageQuery, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
+import {
+  DEFAULT_PAGE_LIMIT,
+  Guid,
+  GuidOut,
+  MoneyOut,
+  nameSchemas,
+  NextCursorOut,
+  PageQuery,
+  requestSchemas,
+  responseSchemas,
+  WireDateOut,
+} from './common.ts';
 
 export const OrderStatusSchema = z.enum(ORDER_STATUSES);
 
@@ -25,15 +36,26 @@ export const CheckoutPath = z.object({
     ),
 });
 export const CompleteCheckoutInput = z.object({
-  PaymentReference: z.string().check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(200, 'must be at most 200 characters')),
+  PaymentReference: z
+    .string()
+    .check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(200, 'must be at most 200 characters')),
 });
 
-const DateOrUnset = WireDateOut.check(z.meta({ description: 'A date as "\\/Date(<ms>)\\/"; not set yet: "\\/Date(-62135596800000+0000)\\/" (.NET DateTime.MinValue)' }));
+const DateOrUnset = WireDateOut.check(
+  z.meta({
+    description:
+      'A date as "\\/Date(<ms>)\\/"; not set yet: "\\/Date(-62135596800000+0000)\\/" (.NET DateTime.MinValue)',
+  }),
+);
 
 /** An order line as the list responses show it: a basket line's fields (its own schema, so that it has its own name). */
 export const OrderLineOut = z.extend(BasketLineOut, {});
 /** An order line in the single-order response. `SubTotal` is the line before add-ons; with no add-ons it equals `Total`. */
-export const OrderLineDetailOut = z.extend(OrderLineOut, { ProjectVersion: z.int(), SubTotal: MoneyOut, AddOns: z.array(z.never()) });
+export const OrderLineDetailOut = z.extend(OrderLineOut, {
+  ProjectVersion: z.int(),
+  SubTotal: MoneyOut,
+  AddOns: z.array(z.never()),
+});
 
 /** The fields after `Lines`, in the interface's order. */
 const orderFields = {
@@ -53,9 +75,12 @@ export const CheckoutDetailOut = z.object({
   BasketGuid: GuidOut,
   Lines: z.array(BasketLineOut),
   OrderTotal: MoneyOut,
-  Status: z
-    .enum(['Open', 'Completed', 'BasketChanged'])
-    .check(z.meta({ description: 'Open: completion will create the order. Completed: OrderGuid is its order. BasketChanged: completion would be refused (409).' })),
+  Status: z.enum(['Open', 'Completed', 'BasketChanged']).check(
+    z.meta({
+      description:
+        'Open: completion will create the order. Completed: OrderGuid is its order. BasketChanged: completion would be refused (409).',
+    }),
+  ),
   OrderGuid: z.optional(GuidOut),
   CreatedDateUtc: WireDateOut,
   ExpiresDateUtc: WireDateOut,
@@ -70,14 +95,22 @@ const orderFieldsOf = (order: Order) => ({
   LastSavedDateUtc: formatDate(order.lastSavedAt),
 });
 
-export const toOrderOut = (order: Order): z.infer<typeof OrderOut> => ({ OrderGuid: order.orderGuid, Lines: order.lines.map(toBasketLineOut), ...orderFieldsOf(order) });
+export const toOrderOut = (order: Order): z.infer<typeof OrderOut> => ({
+  OrderGuid: order.orderGuid,
+  Lines: order.lines.map(toBasketLineOut),
+  ...orderFieldsOf(order),
+});
 
 const toOrderLineDetailOut = (line: BasketLine): z.infer<typeof OrderLineDetailOut> => {
   const total = fromMinorUnits(lineTotalMinor(line));
   return { ...toBasketLineOut(line), ProjectVersion: line.projectVersion, SubTotal: total, AddOns: [] };
 };
 
-export const toOrderDetailOut = (order: Order): z.infer<typeof OrderDetailOut> => ({ OrderGuid: order.orderGuid, Lines: order.lines.map(toOrderLineDetailOut), ...orderFieldsOf(order) });
+export const toOrderDetailOut = (order: Order): z.infer<typeof OrderDetailOut> => ({
+  OrderGuid: order.orderGuid,
+  Lines: order.lines.map(toOrderLineDetailOut),
+  ...orderFieldsOf(order),
+});
 
 export const toCheckoutOut = (checkout: Checkout, state: CheckoutState): z.infer<typeof CheckoutOut> => ({
   Checkout: {
@@ -94,11 +127,28 @@ export const toCheckoutOut = (checkout: Checkout, state: CheckoutState): z.infer
 
 /** Route contracts: what each order and checkout handler validates and answers. */
 export const orderContracts = {
-  getCheckout: { principal: 'internal', path: CheckoutPath, response: CheckoutOut, errors: { 404: ['CheckoutNotFound'] } },
-  completeCheckout: { principal: 'internal', path: CheckoutPath, body: CompleteCheckoutInput, response: OrderResultOut, errors: { 404: ['CheckoutNotFound'], 409: ['BasketChanged', 'ProjectUnavailable'] } },
+  getCheckout: {
+    principal: 'internal',
+    path: CheckoutPath,
+    response: CheckoutOut,
+    errors: { 404: ['CheckoutNotFound'] },
+  },
+  completeCheckout: {
+    principal: 'internal',
+    path: CheckoutPath,
+    body: CompleteCheckoutInput,
+    response: OrderResultOut,
+    errors: { 404: ['CheckoutNotFound'], 409: ['BasketChanged', 'ProjectUnavailable'] },
+  },
   list: { principal: 'user', query: OrderListQuery, response: OrderListOut },
   get: { principal: 'user', path: OrderPath, response: OrderDetailOut, errors: { 404: ['OrderNotFound'] } },
-  updateStatus: { principal: 'internal', path: OrderPath, body: StatusInput, response: OrderResultOut, errors: { 404: ['OrderNotFound'], 409: ['IllegalStatusTransition'] } },
+  updateStatus: {
+    principal: 'internal',
+    path: OrderPath,
+    body: StatusInput,
+    response: OrderResultOut,
+    errors: { 404: ['OrderNotFound'], 409: ['IllegalStatusTransition'] },
+  },
 } as const;
 
 nameSchemas(requestSchemas, { CompleteCheckoutInput, StatusInput, OrderStatus: OrderStatusSchema });

@@ -3,7 +3,16 @@ import * as z from 'zod/mini';
 import { fromMinorUnits } from '../shared/money.ts';
 import { formatDate } from '../shared/dates.ts';
 import type { Project } from '../domain/project.ts';
-import { Guid, GuidOut, MoneyIn, MoneyOut, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
+import {
+  Guid,
+  GuidOut,
+  MoneyIn,
+  MoneyOut,
+  nameSchemas,
+  requestSchemas,
+  responseSchemas,
+  WireDateOut,
+} from './common.ts';
 
 export const MAX_UNIT_PRICE = 1_000_000;
 
@@ -12,10 +21,21 @@ export const ProjectPath = z.object({ projectGuid: Guid });
 export const ProjectInput = z.object({
   /** Parsed into minor units. */
   UnitPrice: MoneyIn(MAX_UNIT_PRICE),
-  Version: z.number().check(z.int('must be a whole number'), z.minimum(0, 'must not be negative'), z.maximum(2_147_483_647, 'must fit in 32 bits')),
+  Version: z
+    .number()
+    .check(
+      z.int('must be a whole number'),
+      z.minimum(0, 'must not be negative'),
+      z.maximum(2_147_483_647, 'must fit in 32 bits'),
+    ),
 });
 
-export const ProjectOut = z.object({ ProjectGuid: GuidOut, UnitPrice: MoneyOut, Version: z.int(), LastSavedDateUtc: WireDateOut });
+export const ProjectOut = z.object({
+  ProjectGuid: GuidOut,
+  UnitPrice: MoneyOut,
+  Version: z.int(),
+  LastSavedDateUtc: WireDateOut,
+});
 
 export const toProjectOut = (project: Project): z.infer<typeof ProjectOut> => ({
   ProjectGuid: project.projectGuid,
@@ -25,7 +45,13 @@ export const toProjectOut = (project: Project): z.infer<typeof ProjectOut> => ({
 });
 
 export const projectContracts = {
-  put: { principal: 'internal', path: ProjectPath, body: ProjectInput, response: ProjectOut, errors: { 409: ['StaleProjectVersion'] } },
+  put: {
+    principal: 'internal',
+    path: ProjectPath,
+    body: ProjectInput,
+    response: ProjectOut,
+    errors: { 409: ['StaleProjectVersion'] },
+  },
   get: { principal: 'internal', path: ProjectPath, response: ProjectOut, errors: { 404: ['ProjectNotFound'] } },
 } as const;
 

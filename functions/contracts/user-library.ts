@@ -11,18 +11,28 @@ export const ClaimInput = z.object({
   ProductBuilderUrl: z.string().check(
     z.minLength(1),
     z.maxLength(2048),
-    z.meta({ description: 'The ProductBuilderUrl a push, pull or completed upload answered: {CHECKOUT_URL}/builder/<token>', example: 'https://checkout.example.com/builder/0f1e2d3c4b5a69788796a5b4c3d2e1f0' }),
+    z.meta({
+      description: 'The ProductBuilderUrl a push, pull or completed upload answered: {CHECKOUT_URL}/builder/<token>',
+      example: 'https://checkout.example.com/builder/0f1e2d3c4b5a69788796a5b4c3d2e1f0',
+    }),
   ),
 });
 
 const LibraryItems = z.array(LibraryItemReadOut);
 
 export const ClaimedItemsOut = z.object({
-  LibraryItems: LibraryItems.check(z.meta({ description: "The link's items now in the user's library, in the order the link was minted; items another user holds and items deleted since are left out" })),
+  LibraryItems: LibraryItems.check(
+    z.meta({
+      description:
+        "The link's items now in the user's library, in the order the link was minted; items another user holds and items deleted since are left out",
+    }),
+  ),
 });
 
 export const LibraryPageOut = z.object({
-  LibraryItems: LibraryItems.check(z.meta({ description: 'Newest first (the time the item was uploaded, then its guid)' })),
+  LibraryItems: LibraryItems.check(
+    z.meta({ description: 'Newest first (the time the item was uploaded, then its guid)' }),
+  ),
   NextCursor: NextCursorOut,
 });
 
@@ -30,7 +40,9 @@ export const LibraryPageQuery = z.object(PageQuery(LIBRARY_PAGE_DEFAULT));
 
 export const DeletedLibraryItemOut = z.object({ ItemGuid: GuidOut, Deleted: z.literal(true) });
 
-export const toClaimedItemsOut = (items: ReadableItem[]): z.infer<typeof ClaimedItemsOut> => ({ LibraryItems: items.map(toLibraryItemReadOut) });
+export const toClaimedItemsOut = (items: ReadableItem[]): z.infer<typeof ClaimedItemsOut> => ({
+  LibraryItems: items.map(toLibraryItemReadOut),
+});
 
 export const toLibraryPageOut = (page: LibraryPage): z.infer<typeof LibraryPageOut> => ({
   LibraryItems: page.items.map(toLibraryItemReadOut),
@@ -45,5 +57,10 @@ export const userLibraryContracts = {
     errors: { 400: ['InvalidProductBuilderUrl'], 404: ['BuilderNotFound'], 409: ['AlreadyClaimed'] },
   },
   list: { principal: 'user', query: LibraryPageQuery, response: LibraryPageOut },
-  delete: { principal: 'user', path: LibraryItemPath, response: DeletedLibraryItemOut, errors: { 404: ['LibraryItemNotFound'] } },
+  delete: {
+    principal: 'user',
+    path: LibraryItemPath,
+    response: DeletedLibraryItemOut,
+    errors: { 404: ['LibraryItemNotFound'] },
+  },
 } as const;

@@ -40,12 +40,23 @@ export interface SaveTime {
 }
 
 export function newBasket(guid: string, userId: string, time: SaveTime): Basket {
-  return { guid, userId, lines: [], nextLineId: 1, version: 1, createdAt: time.now, lastSavedAt: time.now, expiresAt: time.now + time.ttlMs };
+  return {
+    guid,
+    userId,
+    lines: [],
+    nextLineId: 1,
+    version: 1,
+    createdAt: time.now,
+    lastSavedAt: time.now,
+    expiresAt: time.now + time.ttlMs,
+  };
 }
 
-export const lineTotalMinor = (line: Pick<BasketLine, 'quantity' | 'unitPriceMinor'>): number => line.quantity * line.unitPriceMinor;
+export const lineTotalMinor = (line: Pick<BasketLine, 'quantity' | 'unitPriceMinor'>): number =>
+  line.quantity * line.unitPriceMinor;
 
-export const basketTotalMinor = (basket: Pick<Basket, 'lines'>): number => basket.lines.reduce((sum, line) => sum + lineTotalMinor(line), 0);
+export const basketTotalMinor = (basket: Pick<Basket, 'lines'>): number =>
+  basket.lines.reduce((sum, line) => sum + lineTotalMinor(line), 0);
 
 export const isExpired = (basket: Pick<Basket, 'expiresAt'>, now: number): boolean => basket.expiresAt <= now;
 
@@ -63,18 +74,41 @@ function checkQuantity(quantity: number): void {
  * Adds `quantity` units of a project. A project already in the basket adds to its line (one line per
  * project), priced at the project's current price; otherwise a new line with a fresh id is appended.
  */
-export function addLine(basket: Basket, project: ProjectPrice, quantity: number, time: SaveTime): { basket: Basket; line: BasketLine } {
+export function addLine(
+  basket: Basket,
+  project: ProjectPrice,
+  quantity: number,
+  time: SaveTime,
+): { basket: Basket; line: BasketLine } {
   const existing = basket.lines.find((line) => line.projectGuid === project.projectGuid);
   if (existing) {
-    const line = { ...existing, quantity: existing.quantity + quantity, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version };
+    const line = {
+      ...existing,
+      quantity: existing.quantity + quantity,
+      unitPriceMinor: project.unitPriceMinor,
+      projectVersion: project.version,
+    };
     checkQuantity(line.quantity);
-    return { basket: touched(basket, basket.lines.map((l) => (l.id === line.id ? line : l)), time), line };
+    return {
+      basket: touched(
+        basket,
+        basket.lines.map((l) => (l.id === line.id ? line : l)),
+        time,
+      ),
+      line,
+    };
   }
   if (basket.lines.length >= MAX_LINES) {
     throw conflict('BasketFull', `A basket holds at most ${MAX_LINES} lines.`);
   }
   checkQuantity(quantity);
-  const line: BasketLine = { id: basket.nextLineId, projectGuid: project.projectGuid, quantity, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version };
+  const line: BasketLine = {
+    id: basket.nextLineId,
+    projectGuid: project.projectGuid,
+    quantity,
+    unitPriceMinor: project.unitPriceMinor,
+    projectVersion: project.version,
+  };
   return { basket: touched(basket, [...basket.lines, line], time, basket.nextLineId + 1), line };
 }
 
@@ -85,19 +119,40 @@ function findLine(basket: Basket, lineId: number): BasketLine {
 }
 
 /** Sets a line's quantity, re-priced at the project's current price. The project of a line cannot change. */
-export function changeLine(basket: Basket, lineId: number, project: ProjectPrice, quantity: number, time: SaveTime): { basket: Basket; line: BasketLine } {
+export function changeLine(
+  basket: Basket,
+  lineId: number,
+  project: ProjectPrice,
+  quantity: number,
+  time: SaveTime,
+): { basket: Basket; line: BasketLine } {
   const current = findLine(basket, lineId);
   if (current.projectGuid !== project.projectGuid) {
-    throw badRequest('ValidationFailed', `ProjectGuid: line ${lineId} is for project ${current.projectGuid}; delete the line and add the other project instead.`, { Fields: ['ProjectGuid'] });
+    throw badRequest(
+      'ValidationFailed',
+      `ProjectGuid: line ${lineId} is for project ${current.projectGuid}; delete the line and add the other project instead.`,
+      { Fields: ['ProjectGuid'] },
+    );
   }
   checkQuantity(quantity);
   const line = { ...current, quantity, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version };
-  return { basket: touched(basket, basket.lines.map((l) => (l.id === lineId ? line : l)), time), line };
+  return {
+    basket: touched(
+      basket,
+      basket.lines.map((l) => (l.id === lineId ? line : l)),
+      time,
+    ),
+    line,
+  };
 }
 
 export function removeLine(basket: Basket, lineId: number, time: SaveTime): Basket {
   findLine(basket, lineId);
-  return touched(basket, basket.lines.filter((l) => l.id !== lineId), time);
+  return touched(
+    basket,
+    basket.lines.filter((l) => l.id !== lineId),
+    time,
+  );
 }
 
 /**
@@ -109,7 +164,11 @@ export function repriceLines(basket: Basket, prices: ReadonlyMap<string, Project
   let changed = false;
   const lines = basket.lines.map((line) => {
     const project = prices.get(line.projectGuid);
-    if (!project) throw conflict('ProjectUnavailable', `Project ${line.projectGuid} of line ${line.id} has no price any more; delete the line and check out again.`);
+    if (!project)
+      throw conflict(
+        'ProjectUnavailable',
+        `Project ${line.projectGuid} of line ${line.id} has no price any more; delete the line and check out again.`,
+      );
     if (project.unitPriceMinor === line.unitPriceMinor && project.version === line.projectVersion) return line;
     changed = true;
     return { ...line, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version };
@@ -119,5 +178,6 @@ export function repriceLines(basket: Basket, prices: ReadonlyMap<string, Project
 
 /** Checking out needs something to pay for. */
 export function assertCanCheckOut(basket: Basket): void {
-  if (basket.lines.length === 0) throw conflict('BasketEmpty', 'An empty basket cannot be checked out; add a line first.');
+  if (basket.lines.length === 0)
+    throw conflict('BasketEmpty', 'An empty basket cannot be checked out; add a line first.');
 }

@@ -17,7 +17,8 @@ export interface Checkout {
 }
 
 /** Where a checkout stands: `Open` can be completed; `BasketChanged` would be refused; `Completed` has its order. */
-export type CheckoutState = { status: 'Open' } | { status: 'BasketChanged' } | { status: 'Completed'; orderGuid: string };
+export type CheckoutState =
+  { status: 'Open' } | { status: 'BasketChanged' } | { status: 'Completed'; orderGuid: string };
 
 /** A snapshot of `basket` as it will be saved at `basketVersion`; it lives as long as an untouched basket. */
 export const takeCheckout = (checkoutId: string, basket: Basket, basketVersion: number, saved: SaveTime): Checkout => ({
@@ -31,13 +32,22 @@ export const takeCheckout = (checkoutId: string, basket: Basket, basketVersion: 
   expiresAt: saved.now + saved.ttlMs,
 });
 
-export const isCheckoutExpired = (checkout: Pick<Checkout, 'expiresAt'>, now: number): boolean => checkout.expiresAt <= now;
+export const isCheckoutExpired = (checkout: Pick<Checkout, 'expiresAt'>, now: number): boolean =>
+  checkout.expiresAt <= now;
 
 /** True while the basket is exactly what was checked out: the same version, not deleted. */
-export const isBasketAsCheckedOut = (basket: Pick<Basket, 'version'> | undefined, checkout: Checkout): boolean => basket !== undefined && basket.version === checkout.basketVersion;
+export const isBasketAsCheckedOut = (basket: Pick<Basket, 'version'> | undefined, checkout: Checkout): boolean =>
+  basket !== undefined && basket.version === checkout.basketVersion;
 
 /** The checkout's state from the basket's claim (which checkout's order took the basket, if any) and the basket as stored now. */
-export function checkoutState(checkout: Checkout, claim: { checkoutId: string; orderGuid: string } | undefined, basket: Pick<Basket, 'version'> | undefined): CheckoutState {
-  if (claim) return claim.checkoutId === checkout.checkoutId ? { status: 'Completed', orderGuid: claim.orderGuid } : { status: 'BasketChanged' };
+export function checkoutState(
+  checkout: Checkout,
+  claim: { checkoutId: string; orderGuid: string } | undefined,
+  basket: Pick<Basket, 'version'> | undefined,
+): CheckoutState {
+  if (claim)
+    return claim.checkoutId === checkout.checkoutId
+      ? { status: 'Completed', orderGuid: claim.orderGuid }
+      : { status: 'BasketChanged' };
   return isBasketAsCheckedOut(basket, checkout) ? { status: 'Open' } : { status: 'BasketChanged' };
 }

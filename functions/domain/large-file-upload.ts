@@ -26,7 +26,11 @@ export interface UploadState {
  * key's, or too late), `finish` (decided: finish the same writes and answer the same), `verify` (pending:
  * claim it and verify the object).
  */
-export function completionStep(upload: UploadState | undefined, apiKeyId: string, now: number): 'notFound' | 'finish' | 'verify' {
+export function completionStep(
+  upload: UploadState | undefined,
+  apiKeyId: string,
+  now: number,
+): 'notFound' | 'finish' | 'verify' {
   if (!upload || upload.apiKeyId !== apiKeyId) return 'notFound';
   if (upload.result !== undefined) return now < upload.expiresAt + FINISH_WITHIN_MS ? 'finish' : 'notFound';
   return upload.expiresAt > now ? 'verify' : 'notFound';

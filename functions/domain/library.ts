@@ -45,8 +45,15 @@ const SIGNATURES: readonly { mimeType: string; matches: (head: Uint8Array) => bo
   { mimeType: 'image/png', matches: (head) => startsWith(head, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) },
   { mimeType: 'image/gif', matches: (head) => ascii(head, 0, 'GIF87a') || ascii(head, 0, 'GIF89a') },
   { mimeType: 'image/webp', matches: (head) => ascii(head, 0, 'RIFF') && ascii(head, 8, 'WEBP') },
-  { mimeType: 'image/tiff', matches: (head) => startsWith(head, [0x49, 0x49, 0x2a, 0x00]) || startsWith(head, [0x4d, 0x4d, 0x00, 0x2a]) },
-  { mimeType: 'image/bmp', matches: (head) => ascii(head, 0, 'BM') && head.length >= 14 && head[6] === 0 && head[7] === 0 && head[8] === 0 && head[9] === 0 },
+  {
+    mimeType: 'image/tiff',
+    matches: (head) => startsWith(head, [0x49, 0x49, 0x2a, 0x00]) || startsWith(head, [0x4d, 0x4d, 0x00, 0x2a]),
+  },
+  {
+    mimeType: 'image/bmp',
+    matches: (head) =>
+      ascii(head, 0, 'BM') && head.length >= 14 && head[6] === 0 && head[7] === 0 && head[8] === 0 && head[9] === 0,
+  },
 ];
 
 /** The image type of a file from its first bytes (at least SNIFF_BYTES of them unless the file is shorter); undefined when it is no accepted image. */
@@ -71,7 +78,8 @@ const TAG_NAMES = ['script', 'html', 'iframe'].map((name) => [...name].map((char
 const PHP = [...'?php'].map((char) => char.charCodeAt(0));
 const LESS_THAN = 0x3c;
 /** Whitespace as a regular expression's `\s` sees latin1 text (tab, LF, VT, FF, CR, space, no-break space). */
-const isSpace = (byte: number | undefined): boolean => byte !== undefined && ((byte >= 0x09 && byte <= 0x0d) || byte === 0x20 || byte === 0xa0);
+const isSpace = (byte: number | undefined): boolean =>
+  byte !== undefined && ((byte >= 0x09 && byte <= 0x0d) || byte === 0x20 || byte === 0xa0);
 const isTagEnd = (byte: number | undefined): boolean => isSpace(byte) || byte === 0x3e || byte === 0x2f;
 
 /** True when `letters` (lower case) follow position `at`; ASCII letters in either case, other bytes exactly. */
@@ -93,7 +101,8 @@ function tokenAt(bytes: Uint8Array, at: number): boolean {
 
 /** A token starting in bytes[from, to). Only `<` is searched for, at memchr speed; the rest is checked where one is found. */
 function tokenIn(bytes: Buffer, from: number, to: number): boolean {
-  for (let at = bytes.indexOf(LESS_THAN, from); at !== -1 && at < to; at = bytes.indexOf(LESS_THAN, at + 1)) if (tokenAt(bytes, at)) return true;
+  for (let at = bytes.indexOf(LESS_THAN, from); at !== -1 && at < to; at = bytes.indexOf(LESS_THAN, at + 1))
+    if (tokenAt(bytes, at)) return true;
   return false;
 }
 
@@ -127,7 +136,9 @@ export interface ItemFailure {
  */
 export function failedItemsError(failures: readonly ItemFailure[], itemCount: number): DomainError {
   const sorted = [...failures].sort((a, b) => a.index - b.index);
-  const details = { Failures: sorted.map(({ index, error }) => ({ Index: index, Code: error.code, Reason: error.message })) };
+  const details = {
+    Failures: sorted.map(({ index, error }) => ({ Index: index, Code: error.code, Reason: error.message })),
+  };
   const kinds = new Set(sorted.map(({ error }) => error.kind));
   const kind = kinds.size === 1 ? (sorted[0]?.error.kind ?? 'Invalid') : 'Invalid';
   const first = sorted[0]?.error;

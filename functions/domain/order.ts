@@ -75,7 +75,9 @@ export function orderFromCheckout(snapshot: PaidSnapshot, claim: OrderClaim): Or
 }
 
 /** The projects an order contains, each once: one project copy of the order is kept per entry. */
-export const orderProjects = (order: Pick<Order, 'lines'>): string[] => [...new Set(order.lines.map((line) => line.projectGuid))];
+export const orderProjects = (order: Pick<Order, 'lines'>): string[] => [
+  ...new Set(order.lines.map((line) => line.projectGuid)),
+];
 
 /**
  * Moves the order to `to`. Answers undefined when it is in `to` already (a repeated request changes
@@ -86,7 +88,10 @@ export function applyStatus(order: Order, to: OrderStatus, now: number): Order |
   const allowed = STATUS_TRANSITIONS[order.status];
   if (!allowed.includes(to)) {
     const options = allowed.length > 0 ? `allowed next: ${allowed.join(', ')}` : 'it is final';
-    throw conflict('IllegalStatusTransition', `Status: order ${order.orderGuid} is ${order.status}; it cannot become ${to} (${options}).`);
+    throw conflict(
+      'IllegalStatusTransition',
+      `Status: order ${order.orderGuid} is ${order.status}; it cannot become ${to} (${options}).`,
+    );
   }
   return {
     ...order,

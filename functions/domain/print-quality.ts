@@ -27,13 +27,20 @@ const MM_PER_INCH = 25.4;
  */
 const ROUNDING_SLACK = 1e-9;
 
-export function printQuality(image: { width: number; height: number }, print: { widthMm: number; heightMm: number }, thresholds: PrintThresholds): PrintQuality {
+export function printQuality(
+  image: { width: number; height: number },
+  print: { widthMm: number; heightMm: number },
+  thresholds: PrintThresholds,
+): PrintQuality {
   const { width, height } = image;
   const longSide = Math.max(print.widthMm, print.heightMm);
   const shortSide = Math.min(print.widthMm, print.heightMm);
   const printW = width >= height ? longSide : shortSide;
   const printH = width >= height ? shortSide : longSide;
-  const effectivePpi = Math.floor(Math.min(width / (printW / MM_PER_INCH), height / (printH / MM_PER_INCH)) + ROUNDING_SLACK);
-  const rating: PrintRating = effectivePpi >= thresholds.good ? 'Good' : effectivePpi >= thresholds.fair ? 'Fair' : 'Poor';
+  const effectivePpi = Math.floor(
+    Math.min(width / (printW / MM_PER_INCH), height / (printH / MM_PER_INCH)) + ROUNDING_SLACK,
+  );
+  const rating: PrintRating =
+    effectivePpi >= thresholds.good ? 'Good' : effectivePpi >= thresholds.fair ? 'Fair' : 'Poor';
   return { effectivePpi, rating };
 }

@@ -21,4 +21,7 @@ export interface Project extends ProjectPrice {
  * a refused write is this conflict.
  */
 export const staleProjectVersion = (project: Project) =>
-  conflict('StaleProjectVersion', `Version: project ${project.projectGuid} already has a newer version than ${project.version}.`);
+  conflict(
+    'StaleProjectVersion',
+    `Version: project ${project.projectGuid} already has a newer version than ${project.version}.`,
+  );

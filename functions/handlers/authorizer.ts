@@ -68,4 +68,5 @@ export async function authorize(event: APIGatewayRequestAuthorizerEvent): Promis
   };
 }
 
-export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => authorize(event);
+export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> =>
+  authorize(event);

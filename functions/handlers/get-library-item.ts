@@ -4,6 +4,9 @@ import { libraryReadContracts, toLibraryItemReadOut } from '../contracts/library
 
 export const handler = endpoint(libraryReadContracts.getItem, async ({ principal, path, query }) => {
   const { printWidthMm, printHeightMm } = query;
-  const print = printWidthMm !== undefined && printHeightMm !== undefined ? { widthMm: printWidthMm, heightMm: printHeightMm } : undefined;
+  const print =
+    printWidthMm !== undefined && printHeightMm !== undefined
+      ? { widthMm: printWidthMm, heightMm: printHeightMm }
+      : undefined;
   return { LibraryItem: toLibraryItemReadOut(await readItem(principal.apiKey.id, path.itemGuid, print)) };
 });

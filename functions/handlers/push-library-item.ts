@@ -4,6 +4,10 @@ import { libraryContracts, toLibraryItemResultOut } from '../contracts/library.t
 
 export const handler = idempotentEndpoint(libraryContracts.push, async ({ principal, event, headers }) =>
   toLibraryItemResultOut(
-    await pushImages({ apiKeyId: principal.apiKey.id }, { body: event.body, isBase64Encoded: event.isBase64Encoded, contentType: headers['content-type'] }, 'single'),
+    await pushImages(
+      { apiKeyId: principal.apiKey.id },
+      { body: event.body, isBase64Encoded: event.isBase64Encoded, contentType: headers['content-type'] },
+      'single',
+    ),
   ),
 );

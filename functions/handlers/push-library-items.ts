@@ -4,6 +4,10 @@ import { libraryContracts, toLibraryItemsResultOut } from '../contracts/library.
 
 export const handler = idempotentEndpoint(libraryContracts.pushMany, async ({ principal, event, headers }) =>
   toLibraryItemsResultOut(
-    await pushImages({ apiKeyId: principal.apiKey.id }, { body: event.body, isBase64Encoded: event.isBase64Encoded, contentType: headers['content-type'] }, 'multi'),
+    await pushImages(
+      { apiKeyId: principal.apiKey.id },
+      { body: event.body, isBase64Encoded: event.isBase64Encoded, contentType: headers['content-type'] },
+      'multi',
+    ),
   ),
 );

@@ -3,5 +3,12 @@ import { saveProject } from '../services/project-service.ts';
 import { projectContracts, toProjectOut } from '../contracts/project.ts';
 
 export const handler = endpoint(projectContracts.put, async ({ path, body }) =>
-  toProjectOut(await saveProject({ projectGuid: path.projectGuid, unitPriceMinor: body.UnitPrice, version: body.Version, lastSavedAt: Date.now() })),
+  toProjectOut(
+    await saveProject({
+      projectGuid: path.projectGuid,
+      unitPriceMinor: body.UnitPrice,
+      version: body.Version,
+      lastSavedAt: Date.now(),
+    }),
+  ),
 );

@@ -16,28 +16,44 @@ import { METRIC } from '../shared/metric-names.ts';
 
 /** DynamoDB's own TTL deletions carry this identity; a delete by the service or a person does not. */
 export const isTtlDeletion = (record: DynamoDBRecord): boolean =>
-  record.eventName === 'REMOVE' && record.userIdentity?.type === 'Service' && record.userIdentity?.principalId === 'dynamodb.amazonaws.com';
+  record.eventName === 'REMOVE' &&
+  record.userIdentity?.type === 'Service' &&
+  record.userIdentity?.principalId === 'dynamodb.amazonaws.com';
 
 export async function handler(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
   logger.addContext(context);
   try {
     for (const record of event.Records) {
       if (!isTtlDeletion(record)) continue;
-      const parsed = z.safeParse(SweptRecord, unmarshall((record.dynamodb?.OldImage ?? {}) as Record<string, AttributeValue>));
+      const parsed = z.safeParse(
+        SweptRecord,
+        unmarshall((record.dynamodb?.OldImage ?? {}) as Record<string, AttributeValue>),
+      );
       if (!parsed.success) {
         // Only the filter's record types arrive in AWS; one that does not parse is a bug to see, not to retry.
-        logger.warn('expired record is not an ingest intent or pending upload; ignored', { keys: record.dynamodb?.Keys, issues: parsed.error.issues.length });
+        logger.warn('expired record is not an ingest intent or pending upload; ignored', {
+          keys: record.dynamodb?.Keys,
+          issues: parsed.error.issues.length,
+        });
         continue;
       }
       try {
         const outcome = await sweepLeftover(toLeftover(parsed.data));
         if (!outcome.committed) {
-          logger.info('swept an uncommitted library request', { type: parsed.data.Type, anonymousUserId: parsed.data.anonymousUserId, itemsRemoved: outcome.itemsRemoved });
+          logger.info('swept an uncommitted library request', {
+            type: parsed.data.Type,
+            anonymousUserId: parsed.data.anonymousUserId,
+            itemsRemoved: outcome.itemsRemoved,
+          });
           metrics.addMetric(METRIC.LibraryLeftoversSwept, 'Count', 1);
           metrics.addMetric(METRIC.LibraryItemsSwept, 'Count', outcome.itemsRemoved);
         }
       } catch (error) {
-        logger.error('library sweep failed; the stream retries from this record', { type: parsed.data.Type, anonymousUserId: parsed.data.anonymousUserId, error: error as Error });
+        logger.error('library sweep failed; the stream retries from this record', {
+          type: parsed.data.Type,
+          anonymousUserId: parsed.data.anonymousUserId,
+          error: error as Error,
+        });
         return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
       }
     }

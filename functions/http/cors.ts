@@ -18,17 +18,29 @@ const CORS_EXPOSED_HEADERS = 'Retry-After, Idempotent-Replayed, x-amzn-RequestId
 export function corsHeaders(origin: string | undefined): Record<string, string> {
   const allowed = config.corsAllowedOrigins;
   if (allowed.length === 0) return {};
-  if (allowed.includes('*')) return origin === undefined ? {} : { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS };
+  if (allowed.includes('*'))
+    return origin === undefined
+      ? {}
+      : { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS };
   // The answer depends on Origin, so caches must key on it even when this origin gets nothing.
   if (origin === undefined || !allowed.includes(origin)) return { Vary: 'Origin' };
-  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS, Vary: 'Origin' };
+  return {
+    'Access-Control-Allow-Origin': origin,
+    'Access-Control-Expose-Headers': CORS_EXPOSED_HEADERS,
+    Vary: 'Origin',
+  };
 }
 
 /** The answer to a CORS preflight for a path that takes `methods` (the local front; API Gateway in AWS). */
 export function preflightHeaders(origin: string | undefined, methods: readonly string[]): Record<string, string> {
   const headers = corsHeaders(origin);
   if (!headers['Access-Control-Allow-Origin']) return headers;
-  return { ...headers, 'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(', '), 'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS.join(', '), 'Access-Control-Max-Age': '600' };
+  return {
+    ...headers,
+    'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(', '),
+    'Access-Control-Allow-Headers': CORS_ALLOWED_HEADERS.join(', '),
+    'Access-Control-Max-Age': '600',
+  };
 }
 
 /** `response` with the CORS headers for the request that carried `requestHeaders`. */

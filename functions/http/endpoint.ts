@@ -33,7 +33,12 @@ type PrincipalOf<K extends PrincipalKind> = K extends 'user'
     ? Principal & { apiKey: NonNullable<Principal['apiKey']> }
     : Principal;
 
-export interface EndpointSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, K extends PrincipalKind> {
+export interface EndpointSpec<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  K extends PrincipalKind,
+> {
   path?: P;
   query?: Q;
   /** JSON body schema. Leave out for routes without a body, or that read `event.body` themselves (multipart). */
@@ -80,12 +85,23 @@ export function endpoint<
   Q extends Schema | undefined = undefined,
   B extends Schema | undefined = undefined,
   K extends PrincipalKind = undefined,
->(spec: EndpointSpec<P, Q, B, K>, run: (request: EndpointRequest<Infer<P>, Infer<Q>, Infer<B>, K>) => Promise<unknown>, respond?: Respond) {
-  if (spec.idempotent && !respond) throw new Error('an idempotent contract is served by idempotentEndpoint (functions/http/idempotency.ts)');
-  const core = async (event: APIGatewayProxyEvent, context: Context, headers: Record<string, string | undefined>): Promise<APIGatewayProxyResult> => {
+>(
+  spec: EndpointSpec<P, Q, B, K>,
+  run: (request: EndpointRequest<Infer<P>, Infer<Q>, Infer<B>, K>) => Promise<unknown>,
+  respond?: Respond,
+) {
+  if (spec.idempotent && !respond)
+    throw new Error('an idempotent contract is served by idempotentEndpoint (functions/http/idempotency.ts)');
+  const core = async (
+    event: APIGatewayProxyEvent,
+    context: Context,
+    headers: Record<string, string | undefined>,
+  ): Promise<APIGatewayProxyResult> => {
     const principal = fromAuthorizerContext(event.requestContext?.authorizer);
-    if (spec.principal === 'user' && principal.userId === undefined) throw forbidden('This endpoint takes a bearer token.');
-    if (spec.principal !== undefined && spec.principal !== 'user' && principal.apiKey?.scope !== spec.principal) throw forbidden(`This endpoint takes an API key of scope ${spec.principal}.`);
+    if (spec.principal === 'user' && principal.userId === undefined)
+      throw forbidden('This endpoint takes a bearer token.');
+    if (spec.principal !== undefined && spec.principal !== 'user' && principal.apiKey?.scope !== spec.principal)
+      throw forbidden(`This endpoint takes an API key of scope ${spec.principal}.`);
     const request = {
       path: (spec.path ? validate(spec.path, event.pathParameters ?? {}, 'path') : undefined) as Infer<P>,
       query: (spec.query ? validate(spec.query, event.queryStringParameters ?? {}, 'query') : undefined) as Infer<Q>,

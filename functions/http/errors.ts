@@ -24,15 +24,29 @@ export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
 export const statusOf = (error: DomainError): number => STATUS_OF_KIND[error.kind];
 
 /** An error answer in the service's shape; the front's own refusals (405, 431, ...) use it directly. */
-export function errorAnswer(status: number, code: string, message: string, options: { details?: Record<string, unknown>; retryAfterSeconds?: number } = {}): APIGatewayProxyResult {
+export function errorAnswer(
+  status: number,
+  code: string,
+  message: string,
+  options: { details?: Record<string, unknown>; retryAfterSeconds?: number } = {},
+): APIGatewayProxyResult {
   const retryable = options.retryAfterSeconds !== undefined;
-  const body = { Error: { Code: code, Message: message, ...options.details, ...(retryable ? { Retryable: true } : {}) } };
+  const body = {
+    Error: { Code: code, Message: message, ...options.details, ...(retryable ? { Retryable: true } : {}) },
+  };
   return jsonResponse(status, body, retryable ? { 'Retry-After': String(options.retryAfterSeconds) } : {});
 }
 
 export function errorResponse(error: unknown): APIGatewayProxyResult {
-  const known = error instanceof DomainError ? error : isTransientAwsError(error) ? serviceUnavailable('The service is busy right now; retry the request shortly.') : undefined;
+  const known =
+    error instanceof DomainError
+      ? error
+      : isTransientAwsError(error)
+        ? serviceUnavailable('The service is busy right now; retry the request shortly.')
+        : undefined;
   if (known) return errorAnswer(statusOf(known), known.code, known.message, known);
   // Every write is a conditional, repeatable step, so an unexpected failure leaves nothing a retry would double.
-  return errorAnswer(500, 'InternalError', 'The request could not be completed. It is safe to retry.', { retryAfterSeconds: 1 });
+  return errorAnswer(500, 'InternalError', 'The request could not be completed. It is safe to retry.', {
+    retryAfterSeconds: 1,
+  });
 }

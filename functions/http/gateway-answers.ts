@@ -21,9 +21,24 @@ export interface GatewayAnswer {
 }
 
 export const GATEWAY_ANSWERS = {
-  Unauthorized: { responseTypes: ['UNAUTHORIZED'], status: 401, code: 'Unauthorized', message: 'Missing or invalid credentials.' },
-  Forbidden: { responseTypes: ['ACCESS_DENIED', 'INVALID_API_KEY'], status: 403, code: 'Forbidden', message: 'This credential may not call this endpoint.' },
-  RouteNotFound: { responseTypes: ['MISSING_AUTHENTICATION_TOKEN', 'RESOURCE_NOT_FOUND'], status: 404, code: 'RouteNotFound', message: 'No such route.' },
+  Unauthorized: {
+    responseTypes: ['UNAUTHORIZED'],
+    status: 401,
+    code: 'Unauthorized',
+    message: 'Missing or invalid credentials.',
+  },
+  Forbidden: {
+    responseTypes: ['ACCESS_DENIED', 'INVALID_API_KEY'],
+    status: 403,
+    code: 'Forbidden',
+    message: 'This credential may not call this endpoint.',
+  },
+  RouteNotFound: {
+    responseTypes: ['MISSING_AUTHENTICATION_TOKEN', 'RESOURCE_NOT_FOUND'],
+    status: 404,
+    code: 'RouteNotFound',
+    message: 'No such route.',
+  },
   Throttled: {
     responseTypes: ['THROTTLED'],
     status: 429,
@@ -32,20 +47,43 @@ export const GATEWAY_ANSWERS = {
     retryable: true,
     retryAfter: true,
   },
-  QuotaExceeded: { responseTypes: ['QUOTA_EXCEEDED'], status: 429, code: 'TooManyRequests', message: 'The request quota of this credential is used up.', retryAfter: true },
+  QuotaExceeded: {
+    responseTypes: ['QUOTA_EXCEEDED'],
+    status: 429,
+    code: 'TooManyRequests',
+    message: 'The request quota of this credential is used up.',
+    retryAfter: true,
+  },
   RequestTooLarge: {
     responseTypes: ['REQUEST_TOO_LARGE'],
     status: 413,
     code: 'PayloadTooLarge',
     message: "The request body is over API Gateway's limit; upload large images with POST /library/upload.",
   },
-  IntegrationTimeout: { responseTypes: ['INTEGRATION_TIMEOUT'], status: 504, code: 'GatewayTimeout', message: 'The request took too long. It is safe to retry.', retryable: true },
-  ServerError: { responseTypes: ['DEFAULT_5XX'], code: 'InternalError', message: 'The request could not be completed. It is safe to retry.', retryable: true },
+  IntegrationTimeout: {
+    responseTypes: ['INTEGRATION_TIMEOUT'],
+    status: 504,
+    code: 'GatewayTimeout',
+    message: 'The request took too long. It is safe to retry.',
+    retryable: true,
+  },
+  ServerError: {
+    responseTypes: ['DEFAULT_5XX'],
+    code: 'InternalError',
+    message: 'The request could not be completed. It is safe to retry.',
+    retryable: true,
+  },
 } as const satisfies Record<string, GatewayAnswer>;
 
 type Answers = typeof GATEWAY_ANSWERS;
 /** The answers with a status of their own and no wait to name (the throttle's 429 names its own). */
-type Plain = { [Name in keyof Answers]: Answers[Name] extends { status: number } ? (Answers[Name] extends { retryable: true } | { retryAfter: true } ? never : Name) : never }[keyof Answers];
+type Plain = {
+  [Name in keyof Answers]: Answers[Name] extends { status: number }
+    ? Answers[Name] extends { retryable: true } | { retryAfter: true }
+      ? never
+      : Name
+    : never;
+}[keyof Answers];
 
 /** The local front's version of a gateway answer; `message` replaces the table's with a more precise one. */
 export function gatewayAnswer(name: Plain, message?: string): APIGatewayProxyResult {

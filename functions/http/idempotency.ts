@@ -33,7 +33,8 @@ const KEY_FORM = /^[\x21-\x7e]{1,255}$/;
 export function idempotencyKeyOf(headers: Record<string, string | undefined>): string | undefined {
   const key = headers[IDEMPOTENCY_HEADER];
   if (key === undefined) return undefined;
-  if (!KEY_FORM.test(key)) throw badRequest('InvalidIdempotencyKey', 'Idempotency-Key: 1 to 255 visible ASCII characters.');
+  if (!KEY_FORM.test(key))
+    throw badRequest('InvalidIdempotencyKey', 'Idempotency-Key: 1 to 255 visible ASCII characters.');
   return key;
 }
 
@@ -45,7 +46,10 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
  */
 function requestDigest(event: APIGatewayProxyEvent, headers: Record<string, string | undefined>): string {
   const boundary = /boundary="?([^";]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
-  const raw = event.body === null || event.body === undefined ? '' : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8').toString('latin1');
+  const raw =
+    event.body === null || event.body === undefined
+      ? ''
+      : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8').toString('latin1');
   const body = boundary ? raw.replaceAll(boundary, '') : raw;
   return createHash('sha256')
     .update(JSON.stringify([event.pathParameters ?? {}, event.queryStringParameters ?? {}]))
@@ -54,14 +58,31 @@ function requestDigest(event: APIGatewayProxyEvent, headers: Record<string, stri
     .digest('base64');
 }
 
-const keyReused = () => unprocessable('IdempotencyKeyReused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
-const keyInUse = () => new DomainError('Conflict', 'IdempotencyKeyInUse', 'A request with this Idempotency-Key is still running; retry shortly.', { retryAfterSeconds: 1 });
+const keyReused = () =>
+  unprocessable(
+    'IdempotencyKeyReused',
+    'This Idempotency-Key was used with a different request; use a new key for a new request.',
+  );
+const keyInUse = () =>
+  new DomainError(
+    'Conflict',
+    'IdempotencyKeyInUse',
+    'A request with this Idempotency-Key is still running; retry shortly.',
+    { retryAfterSeconds: 1 },
+  );
 
 /** Runs `answer` at most once per caller, route and key within the expiry; retries get the stored body. */
 const answerOnce: Respond = async ({ principal, headers, event }, context, answer) => {
   const key = idempotencyKeyOf(headers);
   if (key === undefined) return answer();
-  const digest = sha256(JSON.stringify([`user:${principal.userId ?? ''}`, `apikey:${principal.apiKey?.id ?? ''}`, `${event.httpMethod} ${event.resource}`, key]));
+  const digest = sha256(
+    JSON.stringify([
+      `user:${principal.userId ?? ''}`,
+      `apikey:${principal.apiKey?.id ?? ''}`,
+      `${event.httpMethod} ${event.resource}`,
+      key,
+    ]),
+  );
   const payloadHash = requestDigest(event, headers);
   const now = Date.now();
   const runsUntil = now + context.getRemainingTimeInMillis();
@@ -71,14 +92,20 @@ const answerOnce: Respond = async ({ principal, headers, event }, context, answe
   if (holder) {
     if (holder.payloadHash !== payloadHash) throw keyReused();
     if (holder.status === 'InProgress') throw keyInUse();
-    return { statusCode: 200, headers: { 'Content-Type': JSON_CONTENT_TYPE, 'Idempotent-Replayed': 'true' }, body: holder.responseBody };
+    return {
+      statusCode: 200,
+      headers: { 'Content-Type': JSON_CONTENT_TYPE, 'Idempotent-Replayed': 'true' },
+      body: holder.responseBody,
+    };
   }
   let response: APIGatewayProxyResult;
   try {
     response = await answer();
   } catch (error) {
     // The request's own error is the answer; a key left claimed frees itself at the deadline.
-    await releaseKey(digest, runsUntil).catch((release: unknown) => logger.warn('could not release an Idempotency-Key claim', { reason: String(release) }));
+    await releaseKey(digest, runsUntil).catch((release: unknown) =>
+      logger.warn('could not release an Idempotency-Key claim', { reason: String(release) }),
+    );
     throw error;
   }
   await completeKey(digest, { payloadHash, responseBody: response.body, expiresAt: expiresAt() });

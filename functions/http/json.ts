@@ -14,7 +14,11 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 // zod/mini has no messages of its own; the English ones name what was expected ("expected number, received string").
 z.config(en());
 
-export function jsonResponse(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
+export function jsonResponse(
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
   return {
     statusCode,
     headers: { 'Content-Type': JSON_CONTENT_TYPE, ...headers },
@@ -54,7 +58,11 @@ type Reviver = (this: unknown, key: string, value: unknown, context: { source?: 
  */
 const exactNumbers: Reviver = (key, value, context) => {
   if (typeof value === 'number' && context.source !== undefined && !holdsExactly(value, context.source)) {
-    throw badRequest('ValidationFailed', `${key || 'body'}: the number ${context.source.slice(0, 40)} has more digits than can be held exactly.`, { Fields: [key || 'body'] });
+    throw badRequest(
+      'ValidationFailed',
+      `${key || 'body'}: the number ${context.source.slice(0, 40)} has more digits than can be held exactly.`,
+      { Fields: [key || 'body'] },
+    );
   }
   return value;
 };

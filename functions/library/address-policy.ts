@@ -17,7 +17,11 @@ export interface AddressPolicy {
 }
 
 export type AddressVerdict =
-  | { allowed: true; /** The address to connect to (an IPv4-mapped address becomes plain IPv4). */ address: string; family: 4 | 6 }
+  | {
+      allowed: true;
+      /** The address to connect to (an IPv4-mapped address becomes plain IPv4). */ address: string;
+      family: 4 | 6;
+    }
   | { allowed: false; reason: string };
 
 interface Range {
@@ -91,7 +95,9 @@ export function isLoopback(address: string): boolean {
   const bytes = addressBytes(address);
   if (bytes === undefined) return false;
   const ipv4 = bytes.length === 16 && inRange(bytes, IPV4_MAPPED) ? bytes.subarray(12) : bytes;
-  return [...IPV4_REFUSED, ...IPV6_REFUSED].some((candidate) => candidate.what === LOOPBACK && inRange(ipv4, candidate));
+  return [...IPV4_REFUSED, ...IPV6_REFUSED].some(
+    (candidate) => candidate.what === LOOPBACK && inRange(ipv4, candidate),
+  );
 }
 
 /** Judges one resolved (or literal) address. Text that is not an IP address is refused. */
@@ -116,7 +122,10 @@ function classifyBytes(bytes: Uint8Array, address: string, policy: AddressPolicy
   if (refused?.what === LOOPBACK && policy.allowLoopback) return { allowed: true, address, family };
   if (refused) return { allowed: false, reason: `${address} is ${refused.what} (${refused.cidr})` };
   if (family === 6 && !inRange(bytes, IPV6_GLOBAL_UNICAST)) {
-    return { allowed: false, reason: `${address} is a reserved address (outside global unicast ${IPV6_GLOBAL_UNICAST.cidr})` };
+    return {
+      allowed: false,
+      reason: `${address} is a reserved address (outside global unicast ${IPV6_GLOBAL_UNICAST.cidr})`,
+    };
   }
   return { allowed: true, address, family };
 }

@@ -7,9 +7,15 @@ import { config } from '../shared/config.ts';
 export const largeFileHint = () =>
   `Upload larger images (up to ${config.uploadMaxBytes} bytes) with POST /library/upload and POST /library/upload/{ItemGuid}/complete.`;
 
-export const imageTooLarge = (maxBytes: number) => payloadTooLarge(`The image is over ${maxBytes} bytes. ${largeFileHint()}`);
+export const imageTooLarge = (maxBytes: number) =>
+  payloadTooLarge(`The image is over ${maxBytes} bytes. ${largeFileHint()}`);
 
-export const polyglot = () => unsupportedMediaType('The file starts like an image but carries markup or script (a polyglot); it is not stored.');
+export const polyglot = () =>
+  unsupportedMediaType('The file starts like an image but carries markup or script (a polyglot); it is not stored.');
 
 export const notAnImage = (length: number) =>
-  unsupportedMediaType(length === 0 ? 'The file is empty.' : `The bytes are not an accepted image (${ACCEPTED_IMAGE_TYPES}), whatever the declared content type.`);
+  unsupportedMediaType(
+    length === 0
+      ? 'The file is empty.'
+      : `The bytes are not an accepted image (${ACCEPTED_IMAGE_TYPES}), whatever the declared content type.`,
+  );

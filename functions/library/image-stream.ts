@@ -68,7 +68,11 @@ export class ImageMeter extends Transform {
     this.header = new ImageHeaderReader(mimeType);
   }
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, data?: Buffer) => void): void {
+  override _transform(
+    chunk: Buffer,
+    _encoding: BufferEncoding,
+    done: (error?: Error | null, data?: Buffer) => void,
+  ): void {
     this.byteCount += chunk.length;
     if (this.byteCount > this.maxBytes) return done(imageTooLarge(this.maxBytes));
     if (this.markup.foundIn(chunk)) return done(polyglot());

@@ -27,7 +27,8 @@ export interface MultipartLimits {
   maxPartBytes: number;
 }
 
-const malformed = (reason: string) => badRequest('MalformedMultipart', `The multipart/form-data body could not be read: ${reason}.`);
+const malformed = (reason: string) =>
+  badRequest('MalformedMultipart', `The multipart/form-data body could not be read: ${reason}.`);
 
 /** Buffers that request bodies are decoded into, reused by later requests of this process. */
 const freeBodyBuffers: Buffer[] = [];
@@ -50,7 +51,8 @@ export function decodeBody(body: string | null | undefined, isBase64Encoded: boo
   const encoding = isBase64Encoded ? 'base64' : 'utf8';
   const size = Buffer.byteLength(text, encoding);
   const pooled = freeBodyBuffers.findIndex((buffer) => buffer.length >= size);
-  const buffer = pooled >= 0 ? (freeBodyBuffers.splice(pooled, 1)[0] as Buffer) : Buffer.allocUnsafe(Math.max(size, capacity));
+  const buffer =
+    pooled >= 0 ? (freeBodyBuffers.splice(pooled, 1)[0] as Buffer) : Buffer.allocUnsafe(Math.max(size, capacity));
   const written = buffer.write(text, 0, encoding);
   let released = false;
   return {
@@ -101,7 +103,14 @@ function parser(contentType: string | undefined, limits: MultipartLimits) {
       headers: { 'content-type': contentType as string },
       // `parts` counts every part; the file and field limits only keep busboy's own smaller defaults out of the way.
       // Busboy reports a limit once the count reaches it, so the limit is one more than the parts allowed.
-      limits: { parts: limits.maxParts + 1, files: limits.maxParts + 1, fields: limits.maxParts + 1, fileSize: limits.maxPartBytes, fieldSize: limits.maxPartBytes, headerPairs: 100 },
+      limits: {
+        parts: limits.maxParts + 1,
+        files: limits.maxParts + 1,
+        fields: limits.maxParts + 1,
+        fileSize: limits.maxPartBytes,
+        fieldSize: limits.maxPartBytes,
+        headerPairs: 100,
+      },
       defCharset: 'latin1',
       defParamCharset: 'utf8',
     });
@@ -114,7 +123,11 @@ function parser(contentType: string | undefined, limits: MultipartLimits) {
  * The body's parts in order. Only one part is being parsed at a time; the generator waits for the
  * consumer to read (or destroy) each part's stream. More than `maxParts` parts fail with TooManyItems.
  */
-export async function* multipartParts(body: Readable, contentType: string | undefined, limits: MultipartLimits): AsyncGenerator<MultipartPart> {
+export async function* multipartParts(
+  body: Readable,
+  contentType: string | undefined,
+  limits: MultipartLimits,
+): AsyncGenerator<MultipartPart> {
   const form = parser(contentType, limits);
   const ready: MultipartPart[] = [];
   let failure: DomainError | undefined;
@@ -127,12 +140,24 @@ export async function* multipartParts(body: Readable, contentType: string | unde
   };
 
   form.on('file', (fieldName, file, info) => {
-    ready.push({ index: index++, fieldName, ...(info.filename !== undefined ? { fileName: info.filename } : {}), declaredType: info.mimeType, stream: detachable(file, limits) });
+    ready.push({
+      index: index++,
+      fieldName,
+      ...(info.filename !== undefined ? { fileName: info.filename } : {}),
+      declaredType: info.mimeType,
+      stream: detachable(file, limits),
+    });
     notify();
   });
   form.on('field', (fieldName, value, info) => {
     if (info.valueTruncated) failure ??= payloadTooLarge(`Part "${fieldName}" is over ${limits.maxPartBytes} bytes.`);
-    else ready.push({ index: index++, fieldName, declaredType: info.mimeType, stream: Readable.from([Buffer.from(value, 'latin1')], { objectMode: false }) });
+    else
+      ready.push({
+        index: index++,
+        fieldName,
+        declaredType: info.mimeType,
+        stream: Readable.from([Buffer.from(value, 'latin1')], { objectMode: false }),
+      });
     notify();
   });
   form.on('partsLimit', () => {

@@ -78,7 +78,8 @@ const pullFailed = (url: string, reason: string) => unprocessable('PullFailed', 
 /** The one reason for every connection that gave no answer, whatever happened (see the header). */
 export const UNREACHABLE = 'the server could not be reached or did not answer';
 const unreachable = (url: string) => pullFailed(url, UNREACHABLE);
-const pullTooLarge = (url: string, maxBytes: number) => payloadTooLarge(`Pull of ${url} failed: the image is larger than ${maxBytes} bytes.`);
+const pullTooLarge = (url: string, maxBytes: number) =>
+  payloadTooLarge(`Pull of ${url} failed: the image is larger than ${maxBytes} bytes.`);
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -90,8 +91,10 @@ function checkUrl(text: string, requested: string = text): URL {
   } catch {
     throw pullRefused(requested, `${JSON.stringify(text)} is not an absolute URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw pullRefused(requested, `the scheme ${url.protocol.slice(0, -1)} is not allowed (http and https only)`);
-  if (url.username !== '' || url.password !== '') throw pullRefused(requested, 'URLs with credentials are not accepted');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw pullRefused(requested, `the scheme ${url.protocol.slice(0, -1)} is not allowed (http and https only)`);
+  if (url.username !== '' || url.password !== '')
+    throw pullRefused(requested, 'URLs with credentials are not accepted');
   return url;
 }
 
@@ -111,13 +114,20 @@ export async function resolveAndVet(url: URL, policy: PullPolicy, requested: str
     try {
       addresses = await policy.resolve(host);
     } catch (error) {
-      throw pullFailed(requested, `the host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`);
+      throw pullFailed(
+        requested,
+        `the host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`,
+      );
     }
   }
   if (addresses.length === 0) throw pullFailed(requested, `the host ${host} has no addresses`);
   const verdicts = addresses.map(({ address }) => classifyAddress(address, policy));
   for (const verdict of verdicts) {
-    if (!verdict.allowed) throw pullRefused(requested, isIP(host) !== 0 ? verdict.reason : `${host} resolves to a refused address: ${verdict.reason}`);
+    if (!verdict.allowed)
+      throw pullRefused(
+        requested,
+        isIP(host) !== 0 ? verdict.reason : `${host} resolves to a refused address: ${verdict.reason}`,
+      );
   }
   const first = verdicts[0];
   if (!first?.allowed) throw pullFailed(requested, `the host ${host} has no addresses`);
@@ -166,9 +176,14 @@ function get(url: URL, target: VettedTarget, signal: AbortSignal): Promise<Incom
  */
 export async function safeFetch(requested: string, policy: PullPolicy): Promise<FetchedImage> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(pullFailed(requested, `no complete answer within ${policy.timeoutMs} ms`)), policy.timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(pullFailed(requested, `no complete answer within ${policy.timeoutMs} ms`)),
+    policy.timeoutMs,
+  );
   const { signal } = controller;
-  const abandoned = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+  const abandoned = new Promise<never>((_resolve, reject) =>
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+  );
   abandoned.catch(() => undefined);
 
   try {
@@ -185,16 +200,21 @@ export async function safeFetch(requested: string, policy: PullPolicy): Promise<
         response.destroy();
         const location = response.headers.location;
         if (location === undefined) throw pullFailed(requested, `${url.href} answered ${status} without a Location`);
-        if (redirects >= policy.maxRedirects) throw pullRefused(requested, `more than ${policy.maxRedirects} redirects`);
+        if (redirects >= policy.maxRedirects)
+          throw pullRefused(requested, `more than ${policy.maxRedirects} redirects`);
         url = checkUrl(new URL(location, url).href, requested);
         continue;
       }
       if (status !== 200) {
         response.destroy();
         const server = url.href === requested ? 'the server' : url.href;
-        throw pullFailed(requested, `${server} answered ${status}${response.statusMessage ? ` ${response.statusMessage}` : ''}`);
+        throw pullFailed(
+          requested,
+          `${server} answered ${status}${response.statusMessage ? ` ${response.statusMessage}` : ''}`,
+        );
       }
-      const declaredLength = response.headers['content-length'] === undefined ? undefined : Number(response.headers['content-length']);
+      const declaredLength =
+        response.headers['content-length'] === undefined ? undefined : Number(response.headers['content-length']);
       if (declaredLength !== undefined && declaredLength > policy.maxBytes) {
         response.destroy();
         throw pullTooLarge(requested, policy.maxBytes);
@@ -212,7 +232,12 @@ export async function safeFetch(requested: string, policy: PullPolicy): Promise<
 }
 
 /** The response's bytes, failing once more than `maxBytes` arrived or the connection broke early. */
-async function* cappedBody(response: IncomingMessage, requested: string, maxBytes: number, signal: AbortSignal): AsyncGenerator<Buffer> {
+async function* cappedBody(
+  response: IncomingMessage,
+  requested: string,
+  maxBytes: number,
+  signal: AbortSignal,
+): AsyncGenerator<Buffer> {
   let received = 0;
   try {
     for await (const chunk of response as AsyncIterable<Buffer>) {
@@ -220,11 +245,15 @@ async function* cappedBody(response: IncomingMessage, requested: string, maxByte
       if (received > maxBytes) throw pullTooLarge(requested, maxBytes);
       yield chunk;
     }
-    if (!response.complete) throw pullFailed(requested, `the connection closed after ${received} bytes, before the whole body arrived`);
+    if (!response.complete)
+      throw pullFailed(requested, `the connection closed after ${received} bytes, before the whole body arrived`);
   } catch (error) {
     if (signal.aborted) throw signal.reason;
     if (error instanceof DomainError) throw error;
-    throw pullFailed(requested, `the connection broke after ${received} bytes (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw pullFailed(
+      requested,
+      `the connection broke after ${received} bytes (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   } finally {
     response.destroy();
   }

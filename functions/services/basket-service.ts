@@ -3,7 +3,17 @@
  * lost race. Handlers call these; they know nothing of HTTP.
  */
 import { takeCheckout, type Checkout } from '../domain/checkout.ts';
-import { addLine, assertCanCheckOut, changeLine, newBasket, removeLine, repriceLines, type Basket, type BasketLine, type SaveTime } from '../domain/basket.ts';
+import {
+  addLine,
+  assertCanCheckOut,
+  changeLine,
+  newBasket,
+  removeLine,
+  repriceLines,
+  type Basket,
+  type BasketLine,
+  type SaveTime,
+} from '../domain/basket.ts';
 import { badRequest, conflict, notFound } from '../shared/errors.ts';
 import { randomBytes } from 'node:crypto';
 import { newGuid, newSecretId, timeOrderedGuid } from '../shared/ids.ts';
@@ -32,7 +42,10 @@ export async function createBasket(userId: string): Promise<Basket> {
   const now = saveTime();
   const quota = config.maxOpenBasketsPerUser;
   if ((await baskets.countOpenBaskets(userId, now.now, quota)) >= quota) {
-    throw conflict('BasketQuotaExceeded', `A user may have at most ${quota} open baskets; check out or delete one first.`);
+    throw conflict(
+      'BasketQuotaExceeded',
+      `A user may have at most ${quota} open baskets; check out or delete one first.`,
+    );
   }
   // Time-ordered guids: the user's baskets list newest first straight from the key.
   const basket = newBasket(timeOrderedGuid(now.now, randomBytes(10)), userId, now);
@@ -46,7 +59,8 @@ export async function readBasket(userId: string, guid: string): Promise<Basket> 
   return basket;
 }
 
-export const listBaskets = (userId: string, page: PageRequest): Promise<baskets.BasketPage> => baskets.listBaskets(userId, Date.now(), page);
+export const listBaskets = (userId: string, page: PageRequest): Promise<baskets.BasketPage> =>
+  baskets.listBaskets(userId, Date.now(), page);
 
 export async function deleteBasket(userId: string, guid: string): Promise<void> {
   if (!(await baskets.deleteBasket(userId, guid))) throw basketNotFound(guid);
@@ -56,7 +70,10 @@ export async function deleteBasket(userId: string, guid: string): Promise<void> 
 async function loadForPricing(userId: string, guid: string, projectGuid: string, now: number) {
   const { basket, project } = await baskets.getBasketAndProject(userId, guid, projectGuid, now);
   if (!basket) throw basketNotFound(guid);
-  if (!project) throw badRequest('UnknownProject', `ProjectGuid: no project ${projectGuid} is registered.`, { Fields: ['ProjectGuid'] });
+  if (!project)
+    throw badRequest('UnknownProject', `ProjectGuid: no project ${projectGuid} is registered.`, {
+      Fields: ['ProjectGuid'],
+    });
   return { basket, project };
 }
 
@@ -65,7 +82,11 @@ export interface LineChange {
   quantity: number;
 }
 
-export function addBasketLine(userId: string, guid: string, change: LineChange): Promise<{ basket: Basket; line: BasketLine }> {
+export function addBasketLine(
+  userId: string,
+  guid: string,
+  change: LineChange,
+): Promise<{ basket: Basket; line: BasketLine }> {
   return retryOnConflict(async () => {
     const now = saveTime();
     const { basket, project } = await loadForPricing(userId, guid, change.projectGuid, now.now);
@@ -74,7 +95,12 @@ export function addBasketLine(userId: string, guid: string, change: LineChange):
   }, isStale);
 }
 
-export function changeBasketLine(userId: string, guid: string, lineId: number, change: LineChange): Promise<{ basket: Basket; line: BasketLine }> {
+export function changeBasketLine(
+  userId: string,
+  guid: string,
+  lineId: number,
+  change: LineChange,
+): Promise<{ basket: Basket; line: BasketLine }> {
   return retryOnConflict(async () => {
     const now = saveTime();
     const { basket, project } = await loadForPricing(userId, guid, change.projectGuid, now.now);
@@ -111,7 +137,13 @@ export function checkOutBasket(userId: string, guid: string): Promise<Checkout> 
       type: 'BasketCheckedOut',
       id: `BasketCheckedOut-${newGuid()}`,
       time: checkout.createdAt,
-      detail: { UserId: userId, BasketGuid: basket.guid, BasketVersion: checkout.basketVersion, OrderTotal: fromMinorUnits(checkout.totalMinor), LineCount: basket.lines.length },
+      detail: {
+        UserId: userId,
+        BasketGuid: basket.guid,
+        BasketVersion: checkout.basketVersion,
+        OrderTotal: fromMinorUnits(checkout.totalMinor),
+        LineCount: basket.lines.length,
+      },
     });
     return checkout;
   }, isStale);

@@ -14,7 +14,11 @@ export const builderUrl = (token: string): string => `${config.checkoutUrl}/buil
 /** A new builder URL for exactly these items, which must all be committed items of this API key. */
 export async function builderUrlForItems(apiKeyId: string, itemGuids: string[]): Promise<string> {
   const wanted = [...new Set(itemGuids)];
-  const found = new Map((await library.getCommittedItems(wanted)).filter((item) => item.apiKeyId === apiKeyId).map((item) => [item.itemGuid, item]));
+  const found = new Map(
+    (await library.getCommittedItems(wanted))
+      .filter((item) => item.apiKeyId === apiKeyId)
+      .map((item) => [item.itemGuid, item]),
+  );
   const missing = wanted.filter((guid) => !found.has(guid));
   if (missing.length > 0) throw notFound('LibraryItemNotFound', `No library item ${missing.join(', ')}.`);
   const token = newSecretId();

@@ -85,7 +85,8 @@ async function rollBack(...stages: (() => Promise<unknown>)[][]): Promise<void> 
 }
 
 const objectsOf = (ingest: Ingest) => ingest.objectKeys.map((objectKey) => () => objects.deleteImageObject(objectKey));
-const intentOf = (ingest: Ingest) => (ingest.intentStarted() ? [() => library.deleteIngestIntent(ingest.anonymousUserId)] : []);
+const intentOf = (ingest: Ingest) =>
+  ingest.intentStarted() ? [() => library.deleteIngestIntent(ingest.anonymousUserId)] : [];
 
 /** Removes what a failed request stored before its commit: its objects, then its intent. */
 export const rollBackObjects = (ingest: Ingest): Promise<void> => rollBack(objectsOf(ingest), intentOf(ingest));
@@ -94,7 +95,10 @@ export const rollBackObjects = (ingest: Ingest): Promise<void> => rollBack(objec
 export const rollBackCommit = (ingest: Ingest, images: StoredImage[]): Promise<void> =>
   rollBack(
     [() => library.deleteAnonymousUser(ingest.anonymousUserId)],
-    [...images.map((image) => () => library.deleteItem(image.item.itemGuid)), () => library.deleteBuilderLink(ingest.token)],
+    [
+      ...images.map((image) => () => library.deleteItem(image.item.itemGuid)),
+      () => library.deleteBuilderLink(ingest.token),
+    ],
     objectsOf(ingest),
     intentOf(ingest),
   );
@@ -107,7 +111,14 @@ export async function writeCommit(ingest: IngestIdentity, images: StoredImage[])
   const { apiKeyId, anonymousUserId, token, createdAt } = ingest;
   const itemGuids = images.map((image) => image.item.itemGuid);
   await library.putItemsAndBuilderLink(
-    images.map((image) => ({ ...image.item, apiKeyId, ownerId: anonymousUserId, objectKey: image.objectKey, createdAt, ...(image.fileName !== undefined ? { fileName: image.fileName } : {}) })),
+    images.map((image) => ({
+      ...image.item,
+      apiKeyId,
+      ownerId: anonymousUserId,
+      objectKey: image.objectKey,
+      createdAt,
+      ...(image.fileName !== undefined ? { fileName: image.fileName } : {}),
+    })),
     { token, apiKeyId, itemGuids, anonymousUserIds: [anonymousUserId], createdAt },
   );
   await library.putAnonymousUser({ anonymousUserId, apiKeyId, itemGuids, createdAt });
@@ -115,7 +126,11 @@ export async function writeCommit(ingest: IngestIdentity, images: StoredImage[])
 
 export function recordMetrics(items: LibraryItem[]): void {
   metrics.addMetric(METRIC.ImagesStored, 'Count', items.length);
-  metrics.addMetric(METRIC.ImageBytesStored, 'Bytes', items.reduce((sum, item) => sum + item.size, 0));
+  metrics.addMetric(
+    METRIC.ImageBytesStored,
+    'Bytes',
+    items.reduce((sum, item) => sum + item.size, 0),
+  );
 }
 
 export const resultOf = (ingest: { anonymousUserId: string; token: string }, images: StoredImage[]): IngestResult => ({

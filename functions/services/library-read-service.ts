@@ -20,7 +20,10 @@ export async function readable(items: StoredItem[]): Promise<ReadableItem[]> {
   const seconds = config.downloadUrlSeconds;
   // Taken before signing: the URLs' own clock starts a moment later, so none expires before this.
   const downloadExpiresAt = Date.now() + seconds * 1000;
-  const urls = await presignDownloads(items.map((item) => ({ objectKey: item.objectKey, contentType: item.mimeType })), seconds);
+  const urls = await presignDownloads(
+    items.map((item) => ({ objectKey: item.objectKey, contentType: item.mimeType })),
+    seconds,
+  );
   return items.map((item, index) => ({ item, downloadUrl: urls[index] as string, downloadExpiresAt }));
 }
 

@@ -16,7 +16,17 @@ import { config } from '../shared/config.ts';
 import { settleBounded } from '../shared/settle-bounded.ts';
 import { ImageMeter, clientError, sniffStream } from '../library/image-stream.ts';
 import * as objects from '../store/image-object-store.ts';
-import { newIngest, recordMetrics, resultOf, rollBackCommit, rollBackObjects, writeCommit, type Ingest, type IngestResult, type StoredImage } from './ingest-commit.ts';
+import {
+  newIngest,
+  recordMetrics,
+  resultOf,
+  rollBackCommit,
+  rollBackObjects,
+  writeCommit,
+  type Ingest,
+  type IngestResult,
+  type StoredImage,
+} from './ingest-commit.ts';
 
 /**
  * One image of a request. `open` is called once, when a concurrency slot is free, and must give the
@@ -57,7 +67,10 @@ async function storeImage(source: ImageSource, maxBytes: number, ingest: Ingest)
   // Even a failed upload may have stored its object (an answer lost after S3 took it): the rollback deletes every key tried.
   ingest.objectKeys.push(objectKey);
   try {
-    md5FromS3 = await objects.putImageObject(objectKey, metered, mimeType, { contentMd5: meter.contentMd5, mayStore: intent });
+    md5FromS3 = await objects.putImageObject(objectKey, metered, mimeType, {
+      contentMd5: meter.contentMd5,
+      mayStore: intent,
+    });
   } catch (error) {
     body.destroy();
     // A failed intent fails the upload it gates: that failure is the cause, not the aborted upload.
@@ -82,9 +95,13 @@ export async function ingestImages(
   const ingest = newIngest(owner.apiKeyId);
   const maxItems = config.libraryMaxItems;
   const limits = { concurrency: options.concurrency ?? 4, maxItems, tooMany: () => tooManyItems(maxItems) };
-  const { settled, count, listError } = await settleBounded(sources, limits, (source) => storeImage(source, maxBytes, ingest));
+  const { settled, count, listError } = await settleBounded(sources, limits, (source) =>
+    storeImage(source, maxBytes, ingest),
+  );
   const images = settled.flatMap(({ outcome }) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-  const rejected = settled.flatMap(({ index, outcome }) => (outcome.status === 'rejected' ? [{ index, reason: outcome.reason as unknown }] : []));
+  const rejected = settled.flatMap(({ index, outcome }) =>
+    outcome.status === 'rejected' ? [{ index, reason: outcome.reason as unknown }] : [],
+  );
   const internal = rejected.find(({ reason }) => !(reason instanceof DomainError));
   if (listError !== undefined || rejected.length > 0 || count === 0) {
     await rollBackObjects(ingest);

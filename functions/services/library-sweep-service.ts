@@ -20,7 +20,10 @@ export async function sweepLeftover(leftover: Leftover): Promise<SweepOutcome> {
   const itemGuids = await objects.listLibraryObjects(anonymousUserId);
   // Records before objects: an item record exists only while its object does, so a sweep that fails half
   // way (and is retried from the stream) finds the rest by listing again.
-  await Promise.all([...itemGuids.map((itemGuid) => library.deleteItem(itemGuid)), ...(token !== undefined ? [library.deleteBuilderLink(token)] : [])]);
+  await Promise.all([
+    ...itemGuids.map((itemGuid) => library.deleteItem(itemGuid)),
+    ...(token !== undefined ? [library.deleteBuilderLink(token)] : []),
+  ]);
   await Promise.all([
     ...itemGuids.map((itemGuid) => objects.deleteImageObject(objects.libraryObjectKey(anonymousUserId, itemGuid))),
     ...(stagingKey !== undefined ? [objects.deleteImageObject(stagingKey)] : []),

@@ -15,7 +15,14 @@
 import { randomBytes } from 'node:crypto';
 import { lineTotalMinor } from '../domain/basket.ts';
 import { checkoutState, isBasketAsCheckedOut, type Checkout, type CheckoutState } from '../domain/checkout.ts';
-import { applyStatus, orderFromCheckout, orderGuidAt, type Order, type OrderClaim, type OrderStatus } from '../domain/order.ts';
+import {
+  applyStatus,
+  orderFromCheckout,
+  orderGuidAt,
+  type Order,
+  type OrderClaim,
+  type OrderStatus,
+} from '../domain/order.ts';
 import { conflict, notFound } from '../shared/errors.ts';
 import { publishEvent } from '../shared/events.ts';
 import { logger, metrics } from '../shared/powertools.ts';
@@ -27,10 +34,14 @@ import { getCheckout } from '../store/checkout-store.ts';
 import * as orders from '../store/order-store.ts';
 import type { PageRequest } from '../store/query.ts';
 
-const checkoutNotFound = (checkoutId: string) => notFound('CheckoutNotFound', `No checkout ${checkoutId} (unknown or expired).`);
+const checkoutNotFound = (checkoutId: string) =>
+  notFound('CheckoutNotFound', `No checkout ${checkoutId} (unknown or expired).`);
 const orderNotFound = (orderGuid: string) => notFound('OrderNotFound', `No order ${orderGuid}.`);
 const basketChanged = () =>
-  conflict('BasketChanged', 'The basket was changed, deleted or ordered after this checkout was issued; start a new checkout so that what is paid is what is ordered.');
+  conflict(
+    'BasketChanged',
+    'The basket was changed, deleted or ordered after this checkout was issued; start a new checkout so that what is paid is what is ordered.',
+  );
 
 async function readCheckout(checkoutId: string): Promise<Checkout> {
   const checkout = await getCheckout(checkoutId, Date.now());
@@ -40,7 +51,10 @@ async function readCheckout(checkoutId: string): Promise<Checkout> {
 
 export async function readCheckoutState(checkoutId: string): Promise<{ checkout: Checkout; state: CheckoutState }> {
   const checkout = await readCheckout(checkoutId);
-  const [claim, basket] = await Promise.all([orders.getClaim(checkout.userId, checkout.basketGuid), baskets.getBasket(checkout.userId, checkout.basketGuid, Date.now())]);
+  const [claim, basket] = await Promise.all([
+    orders.getClaim(checkout.userId, checkout.basketGuid),
+    baskets.getBasket(checkout.userId, checkout.basketGuid, Date.now()),
+  ]);
   return { checkout, state: checkoutState(checkout, claim, basket) };
 }
 
@@ -54,7 +68,10 @@ function ownClaim(claim: OrderClaim, checkout: Checkout): OrderClaim {
  * Step 1: find this checkout's claim, or make it if the basket is still exactly what was checked out.
  * `fresh` says this call made it (nothing after it can exist yet).
  */
-async function claimBasket(checkout: Checkout, paymentReference: string): Promise<{ claim: OrderClaim; fresh: boolean }> {
+async function claimBasket(
+  checkout: Checkout,
+  paymentReference: string,
+): Promise<{ claim: OrderClaim; fresh: boolean }> {
   const { userId, basketGuid } = checkout;
   const existing = await orders.getClaim(userId, basketGuid);
   if (existing) return { claim: ownClaim(existing, checkout), fresh: false };
@@ -65,7 +82,12 @@ async function claimBasket(checkout: Checkout, paymentReference: string): Promis
     if (late) return { claim: ownClaim(late, checkout), fresh: false };
     throw basketChanged();
   }
-  const claim: OrderClaim = { orderGuid: orderGuidAt(now, randomBytes(10)), checkoutId: checkout.checkoutId, paymentReference, createdAt: now };
+  const claim: OrderClaim = {
+    orderGuid: orderGuidAt(now, randomBytes(10)),
+    checkoutId: checkout.checkoutId,
+    paymentReference,
+    createdAt: now,
+  };
   if (await orders.insertClaim(userId, basketGuid, claim)) return { claim, fresh: true };
   const winner = await orders.getClaim(userId, basketGuid);
   if (!winner) throw new Error(`claim of basket ${basketGuid} failed its condition but cannot be read`);
@@ -83,7 +105,13 @@ const orderCreatedEvent = (order: Order) => ({
     PaymentReference: order.paymentReference,
     Status: 'OrderReceived',
     OrderTotal: fromMinorUnits(order.totalMinor),
-    Lines: order.lines.map((line) => ({ Id: line.id, ProjectGuid: line.projectGuid, ProjectVersion: line.projectVersion, Quantity: line.quantity, Total: fromMinorUnits(lineTotalMinor(line)) })),
+    Lines: order.lines.map((line) => ({
+      Id: line.id,
+      ProjectGuid: line.projectGuid,
+      ProjectVersion: line.projectVersion,
+      Quantity: line.quantity,
+      Total: fromMinorUnits(lineTotalMinor(line)),
+    })),
   },
 });
 
@@ -91,7 +119,13 @@ const statusChangedEvent = (order: Order) => ({
   type: 'OrderStatusChanged' as const,
   id: `OrderStatusChanged-${order.orderGuid}-${order.revision}`,
   time: order.lastSavedAt,
-  detail: { OrderGuid: order.orderGuid, UserId: order.userId, From: order.previousStatus, To: order.status, Revision: order.revision },
+  detail: {
+    OrderGuid: order.orderGuid,
+    UserId: order.userId,
+    From: order.previousStatus,
+    To: order.status,
+    Revision: order.revision,
+  },
 });
 
 export async function completeCheckout(checkoutId: string, paymentReference: string): Promise<Order> {
@@ -100,7 +134,11 @@ export async function completeCheckout(checkoutId: string, paymentReference: str
   if (!fresh) {
     if (claim.paymentReference !== paymentReference) {
       // The order stays the first one; a second payment for the same checkout needs a refund, not an order.
-      logger.warn('checkout completed again with another payment reference', { orderGuid: claim.orderGuid, first: claim.paymentReference, again: paymentReference });
+      logger.warn('checkout completed again with another payment reference', {
+        orderGuid: claim.orderGuid,
+        first: claim.paymentReference,
+        again: paymentReference,
+      });
     }
     const stored = await orders.getOrder(checkout.userId, claim.orderGuid);
     // The marker is the last step: a repeat that sees it has nothing left to do.

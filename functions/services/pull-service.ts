@@ -21,7 +21,11 @@ function fileNameOf(url: string): string | undefined {
   }
 }
 
-export async function pullImages(owner: { apiKeyId: string }, urls: readonly string[], policy: PullPolicy = pullPolicy()): Promise<IngestResult> {
+export async function pullImages(
+  owner: { apiKeyId: string },
+  urls: readonly string[],
+  policy: PullPolicy = pullPolicy(),
+): Promise<IngestResult> {
   // Checked before any fetch: ingest would notice only after fetching the first LIBRARY_MAX_ITEMS URLs.
   if (urls.length > config.libraryMaxItems) throw tooManyItems(config.libraryMaxItems);
   const requestDeadline = Date.now() + config.pullRequestTimeoutMs;

@@ -12,7 +12,9 @@ import type { IngestResult } from './ingest-commit.ts';
 
 /** 413 for a push body over the cap, pointing to the large-file path. */
 const pushTooLarge = (bodyBytes: number) =>
-  payloadTooLarge(`The request body is ${bodyBytes} bytes; push accepts at most ${config.pushMaxBytes} bytes per request. ${largeFileHint()}`);
+  payloadTooLarge(
+    `The request body is ${bodyBytes} bytes; push accepts at most ${config.pushMaxBytes} bytes per request. ${largeFileHint()}`,
+  );
 
 export interface MultipartRequest {
   /** As API Gateway passes it: base64 when the content type is a binary media type. */
@@ -25,15 +27,25 @@ export interface MultipartRequest {
 async function* onlyImagePart(parts: AsyncIterable<MultipartPart>): AsyncGenerator<MultipartPart> {
   let seen = 0;
   for await (const part of parts) {
-    if (seen++ > 0) throw badRequest('UnexpectedPart', 'Push takes one part, named "image"; send several images to POST /library/multi/push.');
-    if (part.fieldName !== 'image') throw badRequest('MissingImagePart', `The form has no part named "image" (found "${part.fieldName}").`);
+    if (seen++ > 0)
+      throw badRequest(
+        'UnexpectedPart',
+        'Push takes one part, named "image"; send several images to POST /library/multi/push.',
+      );
+    if (part.fieldName !== 'image')
+      throw badRequest('MissingImagePart', `The form has no part named "image" (found "${part.fieldName}").`);
     yield part;
   }
   if (seen === 0) throw badRequest('MissingImagePart', 'The form has no part named "image".');
 }
 
 async function* imageSources(parts: AsyncIterable<MultipartPart>): AsyncGenerator<ImageSource> {
-  for await (const part of parts) yield { index: part.index, open: () => part.stream, ...(part.fileName !== undefined ? { declaredName: part.fileName } : {}) };
+  for await (const part of parts)
+    yield {
+      index: part.index,
+      open: () => part.stream,
+      ...(part.fileName !== undefined ? { declaredName: part.fileName } : {}),
+    };
 }
 
 /**
@@ -41,13 +53,20 @@ async function* imageSources(parts: AsyncIterable<MultipartPart>): AsyncGenerato
  * every part is an image, whatever its field name. The body is capped (PUSH_MAX_BYTES) so that it fits
  * Lambda's synchronous payload in base64; above it the answer is a 413 pointing to the large-file upload.
  */
-export async function pushImages(owner: { apiKeyId: string }, request: MultipartRequest, shape: 'single' | 'multi'): Promise<IngestResult> {
+export async function pushImages(
+  owner: { apiKeyId: string },
+  request: MultipartRequest,
+  shape: 'single' | 'multi',
+): Promise<IngestResult> {
   const maxBytes = config.pushMaxBytes;
   const size = bodyBytes(request.body, request.isBase64Encoded);
   if (size > maxBytes) throw pushTooLarge(size);
   const decoded = decodeBody(request.body, request.isBase64Encoded, maxBytes);
   try {
-    const parts = multipartParts(bodyStream(decoded.bytes), request.contentType, { maxParts: config.libraryMaxItems, maxPartBytes: maxBytes });
+    const parts = multipartParts(bodyStream(decoded.bytes), request.contentType, {
+      maxParts: config.libraryMaxItems,
+      maxPartBytes: maxBytes,
+    });
     // Every upload of the request has ended when ingestImages settles, so the buffer is free again.
     return await ingestImages(owner, imageSources(shape === 'single' ? onlyImagePart(parts) : parts), { maxBytes });
   } finally {

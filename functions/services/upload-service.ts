@@ -33,16 +33,27 @@ export async function createUpload(apiKeyId: string): Promise<UploadTicket> {
   const expiresAt = Date.now() + expirySeconds * 1000;
   const post = await objects.presignUpload(objectKey, maxBytes, expirySeconds);
   // The pending upload is this request's intent: once it expires, an upload never committed is swept.
-  await library.putUpload({ itemGuid, apiKeyId, anonymousUserId: newGuid(), objectKey, expiresAt }, uploadSweepAt(expiresAt));
+  await library.putUpload(
+    { itemGuid, apiKeyId, anonymousUserId: newGuid(), objectKey, expiresAt },
+    uploadSweepAt(expiresAt),
+  );
   return { itemGuid, url: post.url, fields: post.fields, maxBytes, expiresAt };
 }
 
-const uploadNotFound = (itemGuid: string) => notFound('UploadNotFound', `No pending upload ${itemGuid} for this API key (it may have expired).`);
+const uploadNotFound = (itemGuid: string) =>
+  notFound('UploadNotFound', `No pending upload ${itemGuid} for this API key (it may have expired).`);
 
 /** Type from a ranged GET of the first bytes, then size, MD5 and header metadata by streaming the same object version through the meter. */
-async function verifyUploadedObject(objectKey: string, maxBytes: number): Promise<{ item: Omit<LibraryItem, 'itemGuid'>; etag: string }> {
+async function verifyUploadedObject(
+  objectKey: string,
+  maxBytes: number,
+): Promise<{ item: Omit<LibraryItem, 'itemGuid'>; etag: string }> {
   const head = await objects.readObjectHead(objectKey, SNIFF_BYTES);
-  if (!head) throw conflict('UploadMissing', 'Nothing has been uploaded for this item yet: POST the file to the presigned upload first.');
+  if (!head)
+    throw conflict(
+      'UploadMissing',
+      'Nothing has been uploaded for this item yet: POST the file to the presigned upload first.',
+    );
   const mimeType = sniffImageType(head.head);
   // S3 enforces the policy's size range; checking again keeps stand-ins without policy checks honest.
   if (mimeType === undefined || head.size > maxBytes) {
@@ -51,7 +62,11 @@ async function verifyUploadedObject(objectKey: string, maxBytes: number): Promis
   }
   const meter = new ImageMeter(maxBytes, mimeType);
   try {
-    await pipeline(await objects.openObject(objectKey, head.etag), meter, new Writable({ write: (_chunk, _encoding, done) => done() }));
+    await pipeline(
+      await objects.openObject(objectKey, head.etag),
+      meter,
+      new Writable({ write: (_chunk, _encoding, done) => done() }),
+    );
   } catch (error) {
     // A polyglot or an unreadable header is refused like any other non-image: its bytes are not kept.
     if (error instanceof DomainError && error.kind === 'UnsupportedMedia') await objects.deleteImageObject(objectKey);
@@ -61,8 +76,15 @@ async function verifyUploadedObject(objectKey: string, maxBytes: number): Promis
 }
 
 async function finishUpload(upload: library.PendingUpload, result: library.UploadResult): Promise<IngestResult> {
-  const ingest = { apiKeyId: upload.apiKeyId, anonymousUserId: upload.anonymousUserId, token: result.token, createdAt: result.createdAt };
-  const images: StoredImage[] = [{ item: result.item, objectKey: objects.libraryObjectKey(upload.anonymousUserId, result.item.itemGuid) }];
+  const ingest = {
+    apiKeyId: upload.apiKeyId,
+    anonymousUserId: upload.anonymousUserId,
+    token: result.token,
+    createdAt: result.createdAt,
+  };
+  const images: StoredImage[] = [
+    { item: result.item, objectKey: objects.libraryObjectKey(upload.anonymousUserId, result.item.itemGuid) },
+  ];
   await writeCommit(ingest, images);
   await objects.deleteImageObject(upload.objectKey);
   return resultOf(ingest, images);
@@ -85,9 +107,17 @@ export async function completeUpload(apiKeyId: string, itemGuid: string, now = D
   try {
     verified = await verifyUploadedObject(upload.objectKey, config.uploadMaxBytes);
     // The library copy is made before the decision; a call that dies here leaves the same key for the retry.
-    await objects.copyObject(upload.objectKey, objects.libraryObjectKey(upload.anonymousUserId, itemGuid), verified.etag);
+    await objects.copyObject(
+      upload.objectKey,
+      objects.libraryObjectKey(upload.anonymousUserId, itemGuid),
+      verified.etag,
+    );
   } catch (error) {
-    await library.releaseUpload(itemGuid, now).catch((release: unknown) => logger.warn('could not release upload claim', { itemGuid, reason: String(release) }));
+    await library
+      .releaseUpload(itemGuid, now)
+      .catch((release: unknown) =>
+        logger.warn('could not release upload claim', { itemGuid, reason: String(release) }),
+      );
     throw error;
   }
   const result: library.UploadResult = {
@@ -96,7 +126,10 @@ export async function completeUpload(apiKeyId: string, itemGuid: string, now = D
     createdAt: now,
   };
   if (!(await library.recordUploadResult(itemGuid, now, result))) {
-    throw conflict('UploadInProgress', `Upload ${itemGuid} was taken over by another request; retry to read its outcome.`);
+    throw conflict(
+      'UploadInProgress',
+      `Upload ${itemGuid} was taken over by another request; retry to read its outcome.`,
+    );
   }
   const ingested = await finishUpload(upload, result);
   recordMetrics([result.item]);

@@ -21,7 +21,10 @@ export function builderTokenOf(productBuilderUrl: string): string {
   const prefix = `${config.checkoutUrl}/builder/`;
   const token = productBuilderUrl.startsWith(prefix) ? productBuilderUrl.slice(prefix.length) : '';
   if (!/^[0-9a-fA-F]{32}$/.test(token)) {
-    throw badRequest('InvalidProductBuilderUrl', `ProductBuilderUrl: must be a product builder URL of this service (${prefix}<32 hexadecimal characters>).`);
+    throw badRequest(
+      'InvalidProductBuilderUrl',
+      `ProductBuilderUrl: must be a product builder URL of this service (${prefix}<32 hexadecimal characters>).`,
+    );
   }
   return token.toLowerCase();
 }
@@ -47,7 +50,9 @@ export async function claimLink(userId: string, productBuilderUrl: string): Prom
   );
   const failed = settled.find((entry) => entry.outcome.status === 'rejected');
   if (failed) throw (failed.outcome as PromiseRejectedResult).reason;
-  const items = settled.flatMap((entry) => (entry.outcome.status === 'fulfilled' && entry.outcome.value ? [entry.outcome.value] : []));
+  const items = settled.flatMap((entry) =>
+    entry.outcome.status === 'fulfilled' && entry.outcome.value ? [entry.outcome.value] : [],
+  );
   // References first: an item listed is always deletable (DELETE finds it by its reference).
   await userLibrary.putLibraryRefs(userId, items);
   await userLibrary.putLibraryEntries(userId, items);
@@ -55,7 +60,10 @@ export async function claimLink(userId: string, productBuilderUrl: string): Prom
 }
 
 /** One page of the user's items, newest first (item creation time, then guid): one Query, presigning in process. */
-export async function listLibrary(userId: string, page: { limit: number; cursor?: string | undefined }): Promise<LibraryPage> {
+export async function listLibrary(
+  userId: string,
+  page: { limit: number; cursor?: string | undefined },
+): Promise<LibraryPage> {
   const { items, nextCursor } = await userLibrary.queryLibraryPage(userId, page);
   return { items: await readable(items), ...(nextCursor !== undefined ? { nextCursor } : {}) };
 }

@@ -17,7 +17,8 @@ function intEnv(name: string, fallback: number): number {
   const value = env(name);
   if (value === undefined) return fallback;
   const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed < 0) throw new Error(`environment variable ${name} must be a non-negative integer`);
+  if (!Number.isSafeInteger(parsed) || parsed < 0)
+    throw new Error(`environment variable ${name} must be a non-negative integer`);
   return parsed;
 }
 
@@ -31,8 +32,13 @@ function listEnvText(text: string): string[] {
 const listEnv = (name: string): string[] => listEnvText(env(name) ?? '');
 
 /** An object whose properties are read afresh on every access (tests and the local server change the environment). */
-function readOnAccess<T extends Record<string, () => unknown>>(readers: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
-  return Object.defineProperties({}, Object.fromEntries(Object.entries(readers).map(([name, read]) => [name, { get: read, enumerable: true }]))) as { readonly [K in keyof T]: ReturnType<T[K]> };
+function readOnAccess<T extends Record<string, () => unknown>>(
+  readers: T,
+): { readonly [K in keyof T]: ReturnType<T[K]> } {
+  return Object.defineProperties(
+    {},
+    Object.fromEntries(Object.entries(readers).map(([name, read]) => [name, { get: read, enumerable: true }])),
+  ) as { readonly [K in keyof T]: ReturnType<T[K]> };
 }
 
 export const config = readOnAccess({
@@ -54,7 +60,9 @@ export const config = readOnAccess({
     if (text.trim().toLowerCase() === 'any') return 'any';
     const ports = listEnvText(text).map(Number);
     if (ports.length === 0 || !ports.every((port) => Number.isInteger(port) && port >= 1 && port <= 65_535)) {
-      throw new Error('environment variable PULL_ALLOWED_PORTS must be port numbers (1-65535), comma-separated, or any');
+      throw new Error(
+        'environment variable PULL_ALLOWED_PORTS must be port numbers (1-65535), comma-separated, or any',
+      );
     }
     return ports;
   },
@@ -99,8 +107,8 @@ export const config = readOnAccess({
   jwtJwksFile: () => env('JWT_JWKS_FILE'),
   /** Browser origins allowed to call the API (comma-separated, exact `scheme://host[:port]`, or `*`); none by default. */
   corsAllowedOrigins: (): string[] => {
-      return listEnv('CORS_ALLOWED_ORIGINS')
-        .map((origin) => origin.replace(/\/+$/, ''))
-        .filter((origin) => origin !== '');
+    return listEnv('CORS_ALLOWED_ORIGINS')
+      .map((origin) => origin.replace(/\/+$/, ''))
+      .filter((origin) => origin !== '');
   },
 });

@@ -16,11 +16,21 @@ const NUMBER_TEXT = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 export function parseDecimal(text: string): Decimal | undefined {
   const match = NUMBER_TEXT.exec(text);
   if (!match) return undefined;
-  const [, sign, whole, fraction = '', exponent = '0'] = match as unknown as [string, string, string, string | undefined, string | undefined];
+  const [, sign, whole, fraction = '', exponent = '0'] = match as unknown as [
+    string,
+    string,
+    string,
+    string | undefined,
+    string | undefined,
+  ];
   const all = `${whole}${fraction}`.replace(/^0+/, '');
   const digits = all.replace(/0+$/, '');
   if (digits === '') return { negative: false, digits: '', exponent: 0 };
-  return { negative: sign === '-', digits, exponent: Number(exponent) - fraction.length + (all.length - digits.length) };
+  return {
+    negative: sign === '-',
+    digits,
+    exponent: Number(exponent) - fraction.length + (all.length - digits.length),
+  };
 }
 
 /** True when both texts denote the same decimal value. */

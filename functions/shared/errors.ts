@@ -28,7 +28,12 @@ export class DomainError extends Error {
   /** Set when the same request may be retried after this many seconds (answered as Retryable and Retry-After). */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(kind: ErrorKind, code: string, message: string, options: { details?: Record<string, unknown>; retryAfterSeconds?: number } = {}) {
+  constructor(
+    kind: ErrorKind,
+    code: string,
+    message: string,
+    options: { details?: Record<string, unknown>; retryAfterSeconds?: number } = {},
+  ) {
     super(message);
     this.name = code;
     this.kind = kind;
@@ -38,16 +43,21 @@ export class DomainError extends Error {
   }
 }
 
-export const badRequest = (code: string, message: string, details?: Record<string, unknown>) => new DomainError('Invalid', code, message, details ? { details } : {});
-export const unauthorized = (message = 'Missing or invalid credentials.') => new DomainError('Unauthenticated', 'Unauthorized', message);
-export const forbidden = (message = 'This credential may not call this endpoint.') => new DomainError('Forbidden', 'Forbidden', message);
+export const badRequest = (code: string, message: string, details?: Record<string, unknown>) =>
+  new DomainError('Invalid', code, message, details ? { details } : {});
+export const unauthorized = (message = 'Missing or invalid credentials.') =>
+  new DomainError('Unauthenticated', 'Unauthorized', message);
+export const forbidden = (message = 'This credential may not call this endpoint.') =>
+  new DomainError('Forbidden', 'Forbidden', message);
 export const notFound = (code: string, message: string) => new DomainError('NotFound', code, message);
 export const conflict = (code: string, message: string) => new DomainError('Conflict', code, message);
 export const unprocessable = (code: string, message: string) => new DomainError('Unprocessable', code, message);
 export const payloadTooLarge = (message: string) => new DomainError('TooLarge', 'PayloadTooLarge', message);
-export const unsupportedMediaType = (message: string) => new DomainError('UnsupportedMedia', 'UnsupportedMediaType', message);
+export const unsupportedMediaType = (message: string) =>
+  new DomainError('UnsupportedMedia', 'UnsupportedMediaType', message);
 /** A transient failure (throttling, contention): the client may retry the same request. */
-export const serviceUnavailable = (message: string, code = 'ServiceUnavailable') => new DomainError('Unavailable', code, message, { retryAfterSeconds: 1 });
+export const serviceUnavailable = (message: string, code = 'ServiceUnavailable') =>
+  new DomainError('Unavailable', code, message, { retryAfterSeconds: 1 });
 
 /** AWS error names that mean "too busy" or "no answer in time", as the SDK's own retry classifies them. */
 const TRANSIENT_AWS_ERRORS = new Set([
@@ -71,7 +81,17 @@ const TRANSIENT_NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 
  */
 export function isTransientAwsError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  const { $metadata, $retryable, code } = error as Error & { $metadata?: { httpStatusCode?: number }; $retryable?: unknown; code?: string };
+  const { $metadata, $retryable, code } = error as Error & {
+    $metadata?: { httpStatusCode?: number };
+    $retryable?: unknown;
+    code?: string;
+  };
   const status = $metadata?.httpStatusCode ?? 0;
-  return TRANSIENT_AWS_ERRORS.has(error.name) || TRANSIENT_NETWORK_CODES.has(code ?? '') || status === 429 || status >= 500 || $retryable !== undefined;
+  return (
+    TRANSIENT_AWS_ERRORS.has(error.name) ||
+    TRANSIENT_NETWORK_CODES.has(code ?? '') ||
+    status === 429 ||
+    status >= 500 ||
+    $retryable !== undefined
+  );
 }

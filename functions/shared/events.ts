@@ -38,11 +38,20 @@ async function putEvents(busName: string, event: DomainEvent): Promise<void> {
   const { detail } = envelope(event);
   const result = await eventBridge().send(
     new PutEventsCommand({
-      Entries: [{ EventBusName: busName, Source: EVENT_SOURCE, DetailType: event.type, Time: new Date(event.time), Detail: JSON.stringify(detail) }],
+      Entries: [
+        {
+          EventBusName: busName,
+          Source: EVENT_SOURCE,
+          DetailType: event.type,
+          Time: new Date(event.time),
+          Detail: JSON.stringify(detail),
+        },
+      ],
     }),
   );
   const failed = result.Entries?.find((entry) => entry.ErrorCode);
-  if ((result.FailedEntryCount ?? 0) > 0) throw new Error(`EventBridge refused ${event.type} ${event.id}: ${failed?.ErrorCode} ${failed?.ErrorMessage}`);
+  if ((result.FailedEntryCount ?? 0) > 0)
+    throw new Error(`EventBridge refused ${event.type} ${event.id}: ${failed?.ErrorCode} ${failed?.ErrorMessage}`);
 }
 
 /** The local events file, opened once for appending: one write per event instead of open, write and close. */

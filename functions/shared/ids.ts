@@ -28,7 +28,8 @@ export function hyphenateGuid(guid: string): string {
  * from the key.
  */
 export function timeOrderedGuid(epochMs: number, random: Uint8Array): string {
-  if (!Number.isSafeInteger(epochMs) || epochMs < 0 || epochMs >= 2 ** 48) throw new RangeError(`epoch ms out of range: ${epochMs}`);
+  if (!Number.isSafeInteger(epochMs) || epochMs < 0 || epochMs >= 2 ** 48)
+    throw new RangeError(`epoch ms out of range: ${epochMs}`);
   if (random.length < 10) throw new RangeError('timeOrderedGuid needs 10 random bytes');
   const bytes = new Uint8Array(16);
   for (let i = 0; i < 6; i++) bytes[i] = Math.floor(epochMs / 2 ** (8 * (5 - i))) % 256;

@@ -19,7 +19,14 @@ export const METRIC = {
 } as const;
 
 /** Counts of business events, in the order the dashboard shows them. */
-export const BUSINESS_COUNTS = [METRIC.BasketsCreated, METRIC.BasketLinesAdded, METRIC.Checkouts, METRIC.OrdersCreated, METRIC.OrderStatusChanges, METRIC.ImagesStored] as const;
+export const BUSINESS_COUNTS = [
+  METRIC.BasketsCreated,
+  METRIC.BasketLinesAdded,
+  METRIC.Checkouts,
+  METRIC.OrdersCreated,
+  METRIC.OrderStatusChanges,
+  METRIC.ImagesStored,
+] as const;
 export const BUSINESS_BYTES = [METRIC.ImageBytesStored] as const;
 /** What the library sweeper removed. */
 export const SWEEPER_COUNTS = [METRIC.LibraryLeftoversSwept, METRIC.LibraryItemsSwept] as const;

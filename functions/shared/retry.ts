@@ -26,7 +26,10 @@ export async function retryOnConflict<T>(
     } catch (error) {
       if (!isConflict(error)) throw error;
       if (attempt + 1 >= attempts) {
-        throw serviceUnavailable('The resource is being changed by other requests right now; retry the request.', 'ConcurrentModification');
+        throw serviceUnavailable(
+          'The resource is being changed by other requests right now; retry the request.',
+          'ConcurrentModification',
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(capMs, baseMs * 2 ** attempt)));
     }

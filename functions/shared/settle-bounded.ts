@@ -24,7 +24,12 @@ export async function settleBounded<S extends { index: number }, R>(
   limits: SettleLimits,
   work: (entry: S) => Promise<R>,
 ): Promise<{ settled: Settled<R>[]; count: number; listError?: unknown }> {
-  const iterator = Symbol.asyncIterator in entries ? entries[Symbol.asyncIterator]() : (async function* () { yield* entries; })();
+  const iterator =
+    Symbol.asyncIterator in entries
+      ? entries[Symbol.asyncIterator]()
+      : (async function* () {
+          yield* entries;
+        })();
   const settled: Settled<R>[] = [];
   let count = 0;
   let listError: unknown;
@@ -52,5 +57,9 @@ export async function settleBounded<S extends { index: number }, R>(
   };
   await Promise.all(Array.from({ length: Math.max(1, limits.concurrency) }, worker));
   if (listError !== undefined) await iterator.return?.();
-  return { settled: settled.sort((a, b) => a.index - b.index), count: Math.min(count, limits.maxItems), ...(listError !== undefined ? { listError } : {}) };
+  return {
+    settled: settled.sort((a, b) => a.index - b.index),
+    count: Math.min(count, limits.maxItems),
+    ...(listError !== undefined ? { listError } : {}),
+  };
 }

@@ -27,7 +27,11 @@ export const hashApiKey = (apiKey: string): string => createHash('sha256').updat
 export class DuplicateApiKeyNameError extends Error {}
 
 /** Creates a key and returns it; the caller shows it once, it cannot be read back. */
-export async function createApiKey(name: string, scope: ApiKeyScope, now: number): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+export async function createApiKey(
+  name: string,
+  scope: ApiKeyScope,
+  now: number,
+): Promise<{ apiKey: string; record: ApiKeyRecord }> {
   const apiKey = randomUUID();
   const hash = hashApiKey(apiKey);
   const record: ApiKeyRecord = { keyId: hash.slice(0, 12), name, scope, createdAt: now };
@@ -54,18 +58,28 @@ export async function findApiKey(apiKey: string): Promise<ApiKeyRecord | undefin
 
 export async function listApiKeys(): Promise<ApiKeyRecord[]> {
   const records: ApiKeyRecord[] = [];
-  await queryEach({ TableName: config.tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': API_KEYS_INDEX_PK } }, (page) => {
-    for (const item of page.Items ?? []) {
-      const { keyId, name, scope, createdAt } = item as ApiKeyRecord;
-      records.push({ keyId, name, scope, createdAt });
-    }
-  });
+  await queryEach(
+    {
+      TableName: config.tableName,
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': API_KEYS_INDEX_PK },
+    },
+    (page) => {
+      for (const item of page.Items ?? []) {
+        const { keyId, name, scope, createdAt } = item as ApiKeyRecord;
+        records.push({ keyId, name, scope, createdAt });
+      }
+    },
+  );
   return records;
 }
 
 /** Revokes the key with that name: the key item goes first, so a crash in between leaves no working key. */
 export async function revokeApiKey(name: string): Promise<boolean> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: apiKeyNameKey(name), ConsistentRead: true }));
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: apiKeyNameKey(name), ConsistentRead: true }),
+  );
   if (!result.Item) return false;
   await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: apiKeyKey(result.Item.hash as string) }));
   await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: apiKeyNameKey(name) }));

@@ -20,7 +20,8 @@ import { writeIf } from './writes.ts';
 export class StaleBasketError extends Error {}
 
 /** The basket item carries `WriteId`, random per write: it lets a write whose answer was lost recognise itself (see `landed`). */
-const basketItem = (basket: Basket, writeId: string) => toItem(basketKey(basket.userId, basket.guid), 'Basket', { WriteId: writeId, ...basket }, basket.expiresAt);
+const basketItem = (basket: Basket, writeId: string) =>
+  toItem(basketKey(basket.userId, basket.guid), 'Basket', { WriteId: writeId, ...basket }, basket.expiresAt);
 
 function basketFromItem(item: Record<string, unknown> | undefined, now: number): Basket | undefined {
   if (!item) return undefined;
@@ -35,25 +36,46 @@ function basketFromItem(item: Record<string, unknown> | undefined, now: number):
  */
 async function landed(basket: Basket, writeId: string): Promise<boolean> {
   const result = await dynamo.send(
-    new GetCommand({ TableName: config.tableName, Key: basketKey(basket.userId, basket.guid), ConsistentRead: true, ProjectionExpression: 'WriteId' }),
+    new GetCommand({
+      TableName: config.tableName,
+      Key: basketKey(basket.userId, basket.guid),
+      ConsistentRead: true,
+      ProjectionExpression: 'WriteId',
+    }),
   );
   return result.Item?.WriteId === writeId;
 }
 
 export async function insertBasket(basket: Basket): Promise<void> {
   const writeId = newSecretId();
-  if (await writeIf(new PutCommand({ TableName: config.tableName, Item: basketItem(basket, writeId), ConditionExpression: 'attribute_not_exists(PK)' }))) return;
+  if (
+    await writeIf(
+      new PutCommand({
+        TableName: config.tableName,
+        Item: basketItem(basket, writeId),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    )
+  )
+    return;
   if (!(await landed(basket, writeId))) throw new Error(`basket ${basket.guid} exists already`);
 }
 
 /** One GetItem. An expired basket reads as missing even before DynamoDB's TTL deletes it. */
 export async function getBasket(userId: string, guid: string, now: number): Promise<Basket | undefined> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: basketKey(userId, guid), ConsistentRead: true }));
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: basketKey(userId, guid), ConsistentRead: true }),
+  );
   return basketFromItem(result.Item, now);
 }
 
 /** The basket and the project a line names, in one BatchGetItem round trip. */
-export async function getBasketAndProject(userId: string, guid: string, projectGuid: string, now: number): Promise<{ basket?: Basket; project?: ProjectPrice }> {
+export async function getBasketAndProject(
+  userId: string,
+  guid: string,
+  projectGuid: string,
+  now: number,
+): Promise<{ basket?: Basket; project?: ProjectPrice }> {
   const items = await batchGetItems([basketKey(userId, guid), projectKey(projectGuid)]);
   const storedBasket = items.find((item) => item.SK === basketKey(userId, guid).SK);
   const projectItem = items.find((item) => item.PK === projectKey(projectGuid).PK);
@@ -71,7 +93,12 @@ export interface BasketPage {
  * Expired baskets not yet deleted by TTL are left out after the read, so a page may hold fewer.
  */
 export async function listBaskets(userId: string, now: number, page: PageRequest): Promise<BasketPage> {
-  const range = { partitionKey: table.partitionKey, partitionValue: userPk(userId), sortKey: table.sortKey, sortKeyPrefix: BASKET_PREFIX };
+  const range = {
+    partitionKey: table.partitionKey,
+    partitionValue: userPk(userId),
+    sortKey: table.sortKey,
+    sortKeyPrefix: BASKET_PREFIX,
+  };
   const { items, nextCursor } = await queryPage(
     {
       TableName: config.tableName,
@@ -136,6 +163,10 @@ export async function deleteBasket(userId: string, guid: string, expectedVersion
   const versionCheck =
     expectedVersion === undefined
       ? { ConditionExpression: 'attribute_exists(PK)' }
-      : { ConditionExpression: 'attribute_exists(PK) AND #version = :expected', ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':expected': expectedVersion } };
+      : {
+          ConditionExpression: 'attribute_exists(PK) AND #version = :expected',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':expected': expectedVersion },
+        };
   return writeIf(new DeleteCommand({ TableName: config.tableName, Key: basketKey(userId, guid), ...versionCheck }));
 }

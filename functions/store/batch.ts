@@ -16,7 +16,8 @@ const ITEMS_PER_WRITE = 25;
 /** Calls for one chunk before the request gives up. */
 const MAX_ROUNDS = 6;
 
-const chunks = <T>(all: readonly T[], size: number): T[][] => Array.from({ length: Math.ceil(all.length / size) }, (_, index) => all.slice(index * size, (index + 1) * size));
+const chunks = <T>(all: readonly T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(all.length / size) }, (_, index) => all.slice(index * size, (index + 1) * size));
 
 /** Sends `call` with `pending`, then with what it left unprocessed, until nothing is left. */
 async function untilProcessed<T>(pending: T[], call: (pending: T[]) => Promise<T[]>): Promise<void> {
@@ -32,7 +33,9 @@ export async function batchGetItems(keys: readonly TableKey[]): Promise<Record<s
   const found: Record<string, unknown>[] = [];
   for (const chunk of chunks(keys, KEYS_PER_GET)) {
     await untilProcessed<Record<string, unknown>>(chunk, async (pending) => {
-      const result = await dynamo.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
+      const result = await dynamo.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+      );
       found.push(...(result.Responses?.[tableName] ?? []));
       return (result.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
     });

@@ -21,7 +21,9 @@ export async function insertCheckout(checkout: Checkout): Promise<void> {
 
 /** One GetItem. An expired checkout reads as missing even before DynamoDB's TTL deletes it. */
 export async function getCheckout(checkoutId: string, now: number): Promise<Checkout | undefined> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: checkoutKey(checkoutId), ConsistentRead: true }));
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: checkoutKey(checkoutId), ConsistentRead: true }),
+  );
   const checkout = result.Item ? fromItem<Checkout>(result.Item) : undefined;
   return checkout && !isCheckoutExpired(checkout, now) ? checkout : undefined;
 }

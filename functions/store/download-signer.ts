@@ -28,7 +28,8 @@ interface Credentials {
 }
 
 /** RFC 3986 encoding as SigV4 and S3 want it (unreserved characters kept, `!'()*` encoded too). */
-const encode = (text: string): string => encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+const encode = (text: string): string =>
+  encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 
 const hmac = (key: string | Buffer, data: string): Buffer => createHmac('sha256', key).update(data).digest();
 
@@ -46,15 +47,24 @@ function signingKeyFor(credentials: Credentials, scope: string): Buffer {
 
 /** `20261123T194838Z` and `20261123`, as SigV4 dates them. */
 function signingDates(now: Date): { longDate: string; shortDate: string } {
-  const longDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const longDate = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
   return { longDate, shortDate: longDate.slice(0, 8) };
 }
 
-export async function presignDownloads(s3: S3Client, bucket: string, downloads: readonly Download[], expiresIn: number): Promise<string[]> {
+export async function presignDownloads(
+  s3: S3Client,
+  bucket: string,
+  downloads: readonly Download[],
+  expiresIn: number,
+): Promise<string[]> {
   if (downloads.length === 0) return [];
   // The bucket decides the endpoint (path or virtual-hosted style, region); the key does not.
   const endpoint = await getEndpointFromInstructions({ Bucket: bucket, Key: 'key' }, GetObjectCommand, s3.config);
-  const authScheme = endpoint.properties?.authSchemes?.[0] as { signingName?: string; signingRegion?: string } | undefined;
+  const authScheme = endpoint.properties?.authSchemes?.[0] as
+    { signingName?: string; signingRegion?: string } | undefined;
   const region = authScheme?.signingRegion ?? (await s3.config.region());
   const credentials = (await s3.config.credentials()) as Credentials;
   const { protocol, host, pathname } = endpoint.url;

@@ -4,7 +4,13 @@
  * and large-file uploads staged under `uploads/<itemGuid>` until they are verified.
  */
 import { Readable } from 'node:stream';
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey } from '@aws-sdk/client-s3';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+} from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPost } from '@aws-sdk/s3-presigned-post';
 import { s3 } from '../shared/clients/s3.ts';
 import { config } from '../shared/config.ts';
@@ -13,7 +19,8 @@ import { presignDownloads as signDownloads, type Download } from './download-sig
 
 /** Every object of one request under one prefix: the sweeper finds them by listing it. */
 const libraryObjectPrefix = (anonymousUserId: string) => `library/${anonymousUserId}/`;
-export const libraryObjectKey = (anonymousUserId: string, itemGuid: string) => `${libraryObjectPrefix(anonymousUserId)}${itemGuid}`;
+export const libraryObjectKey = (anonymousUserId: string, itemGuid: string) =>
+  `${libraryObjectPrefix(anonymousUserId)}${itemGuid}`;
 export const uploadObjectKey = (itemGuid: string) => `uploads/${itemGuid}`;
 
 /**
@@ -23,7 +30,8 @@ export const uploadObjectKey = (itemGuid: string) => `uploads/${itemGuid}`;
  * undefined, and the caller hashes the bytes itself.
  */
 function md5ReportedByS3(stored: SinglePutResult | undefined): string | undefined {
-  if (!stored || (stored.serverSideEncryption !== undefined && stored.serverSideEncryption !== 'AES256')) return undefined;
+  if (!stored || (stored.serverSideEncryption !== undefined && stored.serverSideEncryption !== 'AES256'))
+    return undefined;
   return /^"([0-9a-fA-F]{32})"$/.exec(stored.etag ?? '')?.[1]?.toUpperCase();
 }
 
@@ -40,7 +48,13 @@ export async function putImageObject(
   contentType: string,
   options: { contentMd5?: () => string | undefined; mayStore?: Promise<void> } = {},
 ): Promise<string | undefined> {
-  const stored = await uploadStream(s3, body, { bucket: config.bucketName, key: objectKey, contentType, concurrency: 2, ...options });
+  const stored = await uploadStream(s3, body, {
+    bucket: config.bucketName,
+    key: objectKey,
+    contentType,
+    concurrency: 2,
+    ...options,
+  });
   return md5ReportedByS3(stored);
 }
 
@@ -54,7 +68,9 @@ export async function listLibraryObjects(anonymousUserId: string): Promise<strin
   const itemGuids: string[] = [];
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: prefix, ContinuationToken: token }));
+    const page = await s3.send(
+      new ListObjectsV2Command({ Bucket: config.bucketName, Prefix: prefix, ContinuationToken: token }),
+    );
     for (const object of page.Contents ?? []) itemGuids.push((object.Key ?? '').slice(prefix.length));
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
@@ -70,7 +86,9 @@ export interface ObjectHead {
 /** The first `length` bytes, the total size and the version (ETag) of an object; undefined when it does not exist. */
 export async function readObjectHead(objectKey: string, length: number): Promise<ObjectHead | undefined> {
   try {
-    const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, Range: `bytes=0-${length - 1}` }));
+    const result = await s3.send(
+      new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, Range: `bytes=0-${length - 1}` }),
+    );
     const head = Buffer.from((await result.Body?.transformToByteArray()) ?? []);
     const total = /\/(\d+)$/.exec(result.ContentRange ?? '')?.[1];
     return { head, size: total !== undefined ? Number(total) : head.length, etag: result.ETag ?? '' };
@@ -89,7 +107,9 @@ export async function openObject(objectKey: string, etag: string): Promise<Reada
 /** Server-side copy (no bytes through the function), only of the version `etag` names. */
 export async function copyObject(fromKey: string, toKey: string, etag: string): Promise<void> {
   const bucket = config.bucketName;
-  await s3.send(new CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource: `${bucket}/${fromKey}`, CopySourceIfMatch: etag }));
+  await s3.send(
+    new CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource: `${bucket}/${fromKey}`, CopySourceIfMatch: etag }),
+  );
 }
 
 /** A browser-style presigned POST whose policy pins the key and limits the size to 1..maxBytes. */

@@ -32,7 +32,10 @@ export type KeyPrefix = (typeof KEYS)[keyof typeof KEYS];
 /** The signed-in user's partition: baskets, orders and basket claims. */
 export const userPk = (userId: string) => `${KEYS.user}${keyPart(userId)}`;
 
-export const basketKey = (userId: string, basketGuid: string): TableKey => ({ PK: userPk(userId), SK: `BASKET#${basketGuid}` });
+export const basketKey = (userId: string, basketGuid: string): TableKey => ({
+  PK: userPk(userId),
+  SK: `BASKET#${basketGuid}`,
+});
 export const BASKET_PREFIX = 'BASKET#';
 
 export const projectKey = (projectGuid: string): TableKey => ({ PK: `${KEYS.project}${projectGuid}`, SK: 'PROJECT' });
@@ -43,10 +46,19 @@ export const ORDER_PREFIX = 'ORDER#';
 const orderSk = (orderGuid: string) => `${ORDER_PREFIX}${orderGuid}`;
 /** The partition of a user's order copies that contain one project. */
 export const userProjectPk = (userId: string, projectGuid: string) => `${userPk(userId)}#PROJECT#${projectGuid}`;
-export const orderKey = (userId: string, orderGuid: string): TableKey => ({ PK: userPk(userId), SK: orderSk(orderGuid) });
-export const orderCopyKey = (userId: string, projectGuid: string, orderGuid: string): TableKey => ({ PK: userProjectPk(userId, projectGuid), SK: orderSk(orderGuid) });
+export const orderKey = (userId: string, orderGuid: string): TableKey => ({
+  PK: userPk(userId),
+  SK: orderSk(orderGuid),
+});
+export const orderCopyKey = (userId: string, projectGuid: string, orderGuid: string): TableKey => ({
+  PK: userProjectPk(userId, projectGuid),
+  SK: orderSk(orderGuid),
+});
 export const orderOwnerKey = (orderGuid: string): TableKey => ({ PK: `${KEYS.order}${orderGuid}`, SK: 'ORDER' });
-export const basketClaimKey = (userId: string, basketGuid: string): TableKey => ({ PK: userPk(userId), SK: `BASKETORDER#${basketGuid}` });
+export const basketClaimKey = (userId: string, basketGuid: string): TableKey => ({
+  PK: userPk(userId),
+  SK: `BASKETORDER#${basketGuid}`,
+});
 
 export const apiKeyKey = (hash: string): TableKey => ({ PK: `${KEYS.apiKey}${hash}`, SK: 'APIKEY' });
 export const apiKeyNameKey = (name: string): TableKey => ({ PK: `APIKEYNAME#${keyPart(name)}`, SK: 'APIKEYNAME' });
@@ -57,14 +69,27 @@ export const idempotencyKey = (digest: string): TableKey => ({ PK: `${KEYS.idemp
 
 // The image library: item records, their anonymous owners, builder links, ingest intents, pending uploads.
 export const libraryItemKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.libraryItem}${itemGuid}`, SK: 'LIBITEM' });
-export const anonymousUserKey = (anonymousUserId: string): TableKey => ({ PK: `${KEYS.anonymousUser}${anonymousUserId}`, SK: 'ANONUSER' });
+export const anonymousUserKey = (anonymousUserId: string): TableKey => ({
+  PK: `${KEYS.anonymousUser}${anonymousUserId}`,
+  SK: 'ANONUSER',
+});
 export const builderLinkKey = (token: string): TableKey => ({ PK: `${KEYS.builder}${token}`, SK: 'BUILDER' });
-export const ingestIntentKey = (anonymousUserId: string): TableKey => ({ PK: `${KEYS.ingest}${anonymousUserId}`, SK: 'INGEST' });
+export const ingestIntentKey = (anonymousUserId: string): TableKey => ({
+  PK: `${KEYS.ingest}${anonymousUserId}`,
+  SK: 'INGEST',
+});
 export const uploadKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.upload}${itemGuid}`, SK: 'UPLOAD' });
 
 // The signed-in user's library partition: an entry per item (sorted by upload time) and a reference per item.
 export const libraryUserPk = (userId: string) => `${KEYS.libraryUser}${keyPart(userId)}`;
 export const LIBRARY_ENTRY_PREFIX = 'ITEM#';
-export const libraryEntrySortKey = (item: { createdAt: number; itemGuid: string }) => `${LIBRARY_ENTRY_PREFIX}${String(item.createdAt).padStart(13, '0')}#${item.itemGuid}`;
-export const libraryEntryKey = (userId: string, sortKey: string): TableKey => ({ PK: libraryUserPk(userId), SK: sortKey });
-export const libraryRefKey = (userId: string, itemGuid: string): TableKey => ({ PK: libraryUserPk(userId), SK: `REF#${itemGuid}` });
+export const libraryEntrySortKey = (item: { createdAt: number; itemGuid: string }) =>
+  `${LIBRARY_ENTRY_PREFIX}${String(item.createdAt).padStart(13, '0')}#${item.itemGuid}`;
+export const libraryEntryKey = (userId: string, sortKey: string): TableKey => ({
+  PK: libraryUserPk(userId),
+  SK: sortKey,
+});
+export const libraryRefKey = (userId: string, itemGuid: string): TableKey => ({
+  PK: libraryUserPk(userId),
+  SK: `REF#${itemGuid}`,
+});

@@ -75,28 +75,43 @@ async function putRecord(key: TableKey, type: string, record: object, ttlAt?: nu
   await dynamo.send(new PutCommand({ TableName: config.tableName, Item: toItem(key, type, record, ttlAt) }));
 }
 
-export const deleteRecord = (key: TableKey) => dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
+export const deleteRecord = (key: TableKey) =>
+  dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
 
 // ---- Item records, anonymous users, builder links ----
 
 /** A request's items and its builder link in one round trip, before their owner (the commit point) exists. */
 export const putItemsAndBuilderLink = (items: StoredItem[], link: BuilderLink) =>
-  batchPutItems([...items.map((item) => toItem(libraryItemKey(item.itemGuid), 'LibraryItem', item)), toItem(builderLinkKey(link.token), 'BuilderLink', link)]);
+  batchPutItems([
+    ...items.map((item) => toItem(libraryItemKey(item.itemGuid), 'LibraryItem', item)),
+    toItem(builderLinkKey(link.token), 'BuilderLink', link),
+  ]);
 export const deleteItem = (itemGuid: string) => deleteRecord(libraryItemKey(itemGuid));
-export const putIngestIntent = (intent: IngestIntent, sweepAt: number) => putRecord(ingestIntentKey(intent.anonymousUserId), 'IngestIntent', intent, sweepAt);
+export const putIngestIntent = (intent: IngestIntent, sweepAt: number) =>
+  putRecord(ingestIntentKey(intent.anonymousUserId), 'IngestIntent', intent, sweepAt);
 export const deleteIngestIntent = (anonymousUserId: string) => deleteRecord(ingestIntentKey(anonymousUserId));
-export const putAnonymousUser = (user: AnonymousUser) => putRecord(anonymousUserKey(user.anonymousUserId), 'AnonymousUser', user);
+export const putAnonymousUser = (user: AnonymousUser) =>
+  putRecord(anonymousUserKey(user.anonymousUserId), 'AnonymousUser', user);
 export const deleteAnonymousUser = (id: string) => deleteRecord(anonymousUserKey(id));
 export const putBuilderLink = (link: BuilderLink) => putRecord(builderLinkKey(link.token), 'BuilderLink', link);
 export const deleteBuilderLink = (token: string) => deleteRecord(builderLinkKey(token));
 
 export async function anonymousUserExists(anonymousUserId: string): Promise<boolean> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: anonymousUserKey(anonymousUserId), ConsistentRead: true, ProjectionExpression: 'PK' }));
+  const result = await dynamo.send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: anonymousUserKey(anonymousUserId),
+      ConsistentRead: true,
+      ProjectionExpression: 'PK',
+    }),
+  );
   return result.Item !== undefined;
 }
 
 export async function getBuilderLink(token: string): Promise<BuilderLink | undefined> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: builderLinkKey(token), ConsistentRead: true }));
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: builderLinkKey(token), ConsistentRead: true }),
+  );
   return result.Item ? fromItem<BuilderLink>(result.Item) : undefined;
 }
 
@@ -104,27 +119,40 @@ export async function getBuilderLink(token: string): Promise<BuilderLink | undef
  * The item records among `itemGuids`, committed or not, in no particular order (one BatchGetItem per 100).
  * Only for guids that name committed items by construction (a builder link's, see services/library-read-service.ts).
  */
-export const getItems = async (itemGuids: string[]): Promise<StoredItem[]> => (await batchGetItems(itemGuids.map(libraryItemKey))).map((record) => fromItem<StoredItem>(record));
+export const getItems = async (itemGuids: string[]): Promise<StoredItem[]> =>
+  (await batchGetItems(itemGuids.map(libraryItemKey))).map((record) => fromItem<StoredItem>(record));
 
 /** The committed items among `itemGuids` (two BatchGetItem rounds: the items, then their owners). */
 export async function getCommittedItems(itemGuids: string[]): Promise<StoredItem[]> {
   const items = await getItems(itemGuids);
   const ownerIds = [...new Set(items.map((item) => item.ownerId))];
-  const owners = new Set((await batchGetItems(ownerIds.map(anonymousUserKey))).map((record) => fromItem<AnonymousUser>(record).anonymousUserId));
+  const owners = new Set(
+    (await batchGetItems(ownerIds.map(anonymousUserKey))).map(
+      (record) => fromItem<AnonymousUser>(record).anonymousUserId,
+    ),
+  );
   return items.filter((item) => owners.has(item.ownerId));
 }
 
 // ---- Pending large-file uploads ----
 
-export const putUpload = (upload: PendingUpload, sweepAt: number) => putRecord(uploadKey(upload.itemGuid), 'PendingUpload', upload, sweepAt);
+export const putUpload = (upload: PendingUpload, sweepAt: number) =>
+  putRecord(uploadKey(upload.itemGuid), 'PendingUpload', upload, sweepAt);
 
 export async function getUpload(itemGuid: string): Promise<PendingUpload | undefined> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: uploadKey(itemGuid), ConsistentRead: true }));
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: uploadKey(itemGuid), ConsistentRead: true }),
+  );
   return result.Item ? fromItem<PendingUpload>(result.Item) : undefined;
 }
 
 /** One conditional UpdateItem on the upload record; false when the condition does not hold. */
-function updateUploadIf(itemGuid: string, update: string, condition: string, values: Record<string, unknown>): Promise<boolean> {
+function updateUploadIf(
+  itemGuid: string,
+  update: string,
+  condition: string,
+  values: Record<string, unknown>,
+): Promise<boolean> {
   return writeIf(
     new UpdateCommand({
       TableName: config.tableName,
@@ -139,15 +167,25 @@ function updateUploadIf(itemGuid: string, update: string, condition: string, val
 
 /** Takes the upload for one complete call (its claim is `now`); false when another call holds a fresh claim or it is decided. */
 export const claimUpload = (itemGuid: string, now: number, staleBefore: number): Promise<boolean> =>
-  updateUploadIf(itemGuid, 'SET claimedAt = :now', 'attribute_exists(PK) AND attribute_not_exists(#result) AND (attribute_not_exists(claimedAt) OR claimedAt < :stale)', {
-    ':now': now,
-    ':stale': staleBefore,
-  });
+  updateUploadIf(
+    itemGuid,
+    'SET claimedAt = :now',
+    'attribute_exists(PK) AND attribute_not_exists(#result) AND (attribute_not_exists(claimedAt) OR claimedAt < :stale)',
+    {
+      ':now': now,
+      ':stale': staleBefore,
+    },
+  );
 
 /** Gives the claim back (the object was refused), unless another call has taken it over meanwhile. */
 export const releaseUpload = (itemGuid: string, claimedAt: number): Promise<boolean> =>
-  updateUploadIf(itemGuid, 'REMOVE claimedAt', 'claimedAt = :claimedAt AND attribute_not_exists(#result)', { ':claimedAt': claimedAt });
+  updateUploadIf(itemGuid, 'REMOVE claimedAt', 'claimedAt = :claimedAt AND attribute_not_exists(#result)', {
+    ':claimedAt': claimedAt,
+  });
 
 /** Decides the upload: records what it became, only while the claim is still this call's. False when it was taken over. */
 export const recordUploadResult = (itemGuid: string, claimedAt: number, result: UploadResult): Promise<boolean> =>
-  updateUploadIf(itemGuid, 'SET #result = :result', 'claimedAt = :claimedAt AND attribute_not_exists(#result)', { ':result': result, ':claimedAt': claimedAt });
+  updateUploadIf(itemGuid, 'SET #result = :result', 'claimedAt = :claimedAt AND attribute_not_exists(#result)', {
+    ':result': result,
+    ':claimedAt': claimedAt,
+  });

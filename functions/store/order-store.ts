@@ -27,8 +27,19 @@ export class StaleOrderError extends Error {}
  * A put whose failed condition means "already done" (by default: the item exists). True when this call
  * wrote the item, false when the condition kept the stored one.
  */
-const putUnlessDone = (item: Record<string, unknown>, condition = 'attribute_not_exists(PK)', values?: Record<string, unknown>): Promise<boolean> =>
-  writeIf(new PutCommand({ TableName: config.tableName, Item: item, ConditionExpression: condition, ...(values ? { ExpressionAttributeValues: values } : {}) }));
+const putUnlessDone = (
+  item: Record<string, unknown>,
+  condition = 'attribute_not_exists(PK)',
+  values?: Record<string, unknown>,
+): Promise<boolean> =>
+  writeIf(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: item,
+      ConditionExpression: condition,
+      ...(values ? { ExpressionAttributeValues: values } : {}),
+    }),
+  );
 
 export interface OrderPage {
   orders: Order[];
@@ -38,7 +49,12 @@ export interface OrderPage {
 
 /** One page of one partition's orders, newest first (order guids sort by creation time). */
 async function queryOrders(pk: string, page: PageRequest): Promise<OrderPage> {
-  const range = { partitionKey: table.partitionKey, partitionValue: pk, sortKey: table.sortKey, sortKeyPrefix: ORDER_PREFIX };
+  const range = {
+    partitionKey: table.partitionKey,
+    partitionValue: pk,
+    sortKey: table.sortKey,
+    sortKeyPrefix: ORDER_PREFIX,
+  };
   const { items, nextCursor } = await queryPage(
     {
       TableName: config.tableName,
@@ -54,7 +70,9 @@ async function queryOrders(pk: string, page: PageRequest): Promise<OrderPage> {
 }
 
 export async function getClaim(userId: string, basketGuid: string): Promise<OrderClaim | undefined> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: basketClaimKey(userId, basketGuid), ConsistentRead: true }));
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: basketClaimKey(userId, basketGuid), ConsistentRead: true }),
+  );
   if (!result.Item) return undefined;
   const { orderGuid, checkoutId, paymentReference, createdAt } = result.Item as OrderClaim;
   return { orderGuid, checkoutId, paymentReference, createdAt };
@@ -70,16 +88,21 @@ export async function insertOrderOwner(order: Order): Promise<void> {
 }
 
 export async function findOrderOwner(orderGuid: string): Promise<string | undefined> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: orderOwnerKey(orderGuid), ConsistentRead: true }));
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: orderOwnerKey(orderGuid), ConsistentRead: true }),
+  );
   return result.Item?.userId as string | undefined;
 }
 
 /** Writes a new order; false when it exists already (a repeated completion). */
-export const insertOrder = (order: Order): Promise<boolean> => putUnlessDone(toItem(orderKey(order.userId, order.orderGuid), 'Order', order));
+export const insertOrder = (order: Order): Promise<boolean> =>
+  putUnlessDone(toItem(orderKey(order.userId, order.orderGuid), 'Order', order));
 
 /** One GetItem; the key holds the owner, so another user's order reads exactly like a missing one. */
 export async function getOrder(userId: string, orderGuid: string): Promise<Order | undefined> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: orderKey(userId, orderGuid), ConsistentRead: true }));
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: orderKey(userId, orderGuid), ConsistentRead: true }),
+  );
   return result.Item ? fromItem<Order>(result.Item) : undefined;
 }
 
@@ -87,7 +110,8 @@ export async function getOrder(userId: string, orderGuid: string): Promise<Order
 export const listOrders = (userId: string, page: PageRequest): Promise<OrderPage> => queryOrders(userPk(userId), page);
 
 /** One Query on the (user, project) copies: reads only orders that contain the project, a page, newest first. */
-export const listOrdersWithProject = (userId: string, projectGuid: string, page: PageRequest): Promise<OrderPage> => queryOrders(userProjectPk(userId, projectGuid), page);
+export const listOrdersWithProject = (userId: string, projectGuid: string, page: PageRequest): Promise<OrderPage> =>
+  queryOrders(userProjectPk(userId, projectGuid), page);
 
 /** Saves a status change as `order.revision`, only if the stored order is still at `expectedRevision`. */
 export async function saveOrderStatus(order: Order, expectedRevision: number): Promise<void> {
@@ -120,9 +144,13 @@ export async function syncProjectCopies(order: Order): Promise<void> {
   const { createdEventPublished: _created, publishedRevision: _published, ...copy } = order;
   await Promise.all(
     orderProjects(order).map((projectGuid) =>
-      putUnlessDone(toItem(orderCopyKey(order.userId, projectGuid, order.orderGuid), 'OrderProjectCopy', copy), 'attribute_not_exists(PK) OR revision < :revision', {
-        ':revision': order.revision,
-      }),
+      putUnlessDone(
+        toItem(orderCopyKey(order.userId, projectGuid, order.orderGuid), 'OrderProjectCopy', copy),
+        'attribute_not_exists(PK) OR revision < :revision',
+        {
+          ':revision': order.revision,
+        },
+      ),
     ),
   );
 }

@@ -17,7 +17,9 @@ export const projectFromItem = (item: Record<string, unknown>): Project => ({
 });
 
 export async function getProject(projectGuid: string): Promise<Project | undefined> {
-  const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: projectKey(projectGuid), ConsistentRead: true }));
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: projectKey(projectGuid), ConsistentRead: true }),
+  );
   return result.Item ? projectFromItem(result.Item) : undefined;
 }
 

@@ -29,7 +29,8 @@ export interface Page {
   nextCursor?: string;
 }
 
-const invalidCursor = () => badRequest('InvalidCursor', 'cursor: not a cursor this listing handed out; start again without it.');
+const invalidCursor = () =>
+  badRequest('InvalidCursor', 'cursor: not a cursor this listing handed out; start again without it.');
 
 /** A cursor for the page after the item with this key (base64url of its two key attributes). */
 export function encodeCursor(range: PageRange, item: Record<string, unknown>): string {
@@ -48,7 +49,8 @@ export function decodeCursor(range: PageRange, cursor: string): Record<string, s
   }
   if (!Array.isArray(key) || key.length !== 2) throw invalidCursor();
   const [partition, sort] = key as unknown[];
-  if (partition !== range.partitionValue || typeof sort !== 'string' || !sort.startsWith(range.sortKeyPrefix)) throw invalidCursor();
+  if (partition !== range.partitionValue || typeof sort !== 'string' || !sort.startsWith(range.sortKeyPrefix))
+    throw invalidCursor();
   return { [range.partitionKey]: partition, [range.sortKey]: sort };
 }
 
@@ -59,7 +61,9 @@ export function decodeCursor(range: PageRange, cursor: string): Record<string, s
  */
 export async function queryPage(input: QueryCommandInput, range: PageRange, page: PageRequest): Promise<Page> {
   const startKey = page.cursor === undefined ? undefined : decodeCursor(range, page.cursor);
-  const result = await dynamo.send(new QueryCommand({ ...input, Limit: page.limit + 1, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+  const result = await dynamo.send(
+    new QueryCommand({ ...input, Limit: page.limit + 1, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
+  );
   const items = result.Items ?? [];
   if (items.length <= page.limit) return { items };
   const shown = items.slice(0, page.limit);
@@ -67,10 +71,15 @@ export async function queryPage(input: QueryCommandInput, range: PageRange, page
 }
 
 /** Runs the Query page after page, handing each page to `take`, until the results end or `take` answers false. */
-export async function queryEach(input: QueryCommandInput, take: (page: QueryCommandOutput) => boolean | void): Promise<void> {
+export async function queryEach(
+  input: QueryCommandInput,
+  take: (page: QueryCommandOutput) => boolean | void,
+): Promise<void> {
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await dynamo.send(new QueryCommand({ ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+    const page = await dynamo.send(
+      new QueryCommand({ ...input, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
+    );
     if (take(page) === false) return;
     startKey = page.LastEvaluatedKey;
   } while (startKey);

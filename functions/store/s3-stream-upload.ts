@@ -71,7 +71,13 @@ function lastByteAfter(bytes: Buffer, gate: Promise<void>): Readable {
   return Readable.from(
     (async function* () {
       if (cut > 0) yield bytes.subarray(0, cut);
-      if (await gate.then(() => true, () => false)) yield bytes.subarray(cut);
+      if (
+        await gate.then(
+          () => true,
+          () => false,
+        )
+      )
+        yield bytes.subarray(cut);
     })(),
     { objectMode: false },
   );
@@ -81,7 +87,10 @@ function lastByteAfter(bytes: Buffer, gate: Promise<void>): Readable {
  * The checksums of a single PutObject, given as headers: a CRC32 computed here (a stream body would
  * otherwise make the SDK send it as an aws-chunked trailer), and the MD5 when the caller has it.
  */
-function singlePutChecksums(bytes: Buffer, contentMd5: string | undefined): { ChecksumCRC32: string; ContentMD5?: string } {
+function singlePutChecksums(
+  bytes: Buffer,
+  contentMd5: string | undefined,
+): { ChecksumCRC32: string; ContentMD5?: string } {
   const crc = Buffer.alloc(4);
   crc.writeUInt32BE(crc32(bytes));
   return { ChecksumCRC32: crc.toString('base64'), ...(contentMd5 ? { ContentMD5: contentMd5 } : {}) };
@@ -96,7 +105,11 @@ const returnBuffer = (buffer: Buffer): void => {
   if (freeBuffers.length < MAX_POOLED) freeBuffers.push(buffer);
 };
 
-export async function uploadStream(s3: S3Client, body: Readable, target: StreamUpload): Promise<SinglePutResult | undefined> {
+export async function uploadStream(
+  s3: S3Client,
+  body: Readable,
+  target: StreamUpload,
+): Promise<SinglePutResult | undefined> {
   const concurrency = Math.max(1, target.concurrency ?? 2);
   const object = { Bucket: target.bucket, Key: target.key };
   let uploadId: string | undefined;
@@ -111,12 +124,22 @@ export async function uploadStream(s3: S3Client, body: Readable, target: StreamU
   let whole: Buffer | undefined;
 
   const sendPart = async (part: Buffer, length: number): Promise<void> => {
-    uploadId ??= (await s3.send(new CreateMultipartUploadCommand({ ...object, ContentType: target.contentType }))).UploadId;
+    uploadId ??= (await s3.send(new CreateMultipartUploadCommand({ ...object, ContentType: target.contentType })))
+      .UploadId;
     const partNumber = parts.length + 1;
     const slot = { PartNumber: partNumber, ETag: undefined as string | undefined };
     parts.push(slot);
     const sending = s3
-      .send(new UploadPartCommand({ ...object, UploadId: uploadId, PartNumber: partNumber, Body: part.subarray(0, length), ContentLength: length, ChecksumAlgorithm: 'CRC32' }))
+      .send(
+        new UploadPartCommand({
+          ...object,
+          UploadId: uploadId,
+          PartNumber: partNumber,
+          Body: part.subarray(0, length),
+          ContentLength: length,
+          ChecksumAlgorithm: 'CRC32',
+        }),
+      )
       .then((result) => {
         slot.ETag = result.ETag;
       })
@@ -163,7 +186,13 @@ export async function uploadStream(s3: S3Client, body: Readable, target: StreamU
       // The whole body fit in one part: a plain PutObject.
       const single = whole ?? (buffer ?? Buffer.alloc(0)).subarray(0, filled);
       const body = target.mayStore ? lastByteAfter(single, target.mayStore) : single;
-      const put = new PutObjectCommand({ ...object, ContentType: target.contentType, Body: body, ContentLength: single.length, ...singlePutChecksums(single, target.contentMd5?.()) });
+      const put = new PutObjectCommand({
+        ...object,
+        ContentType: target.contentType,
+        Body: body,
+        ContentLength: single.length,
+        ...singlePutChecksums(single, target.contentMd5?.()),
+      });
       // A failed body stream does not end the HTTP request by itself: S3 would wait for the missing byte.
       const abort = new AbortController();
       target.mayStore?.catch((error: unknown) => abort.abort(error));
@@ -175,11 +204,14 @@ export async function uploadStream(s3: S3Client, body: Readable, target: StreamU
     await Promise.all(inFlight);
     if (failure) throw failure;
     await target.mayStore;
-    await s3.send(new CompleteMultipartUploadCommand({ ...object, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+    await s3.send(
+      new CompleteMultipartUploadCommand({ ...object, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+    );
     return undefined;
   } catch (error) {
     await Promise.allSettled(inFlight);
-    if (uploadId !== undefined) await s3.send(new AbortMultipartUploadCommand({ ...object, UploadId: uploadId })).catch(() => {});
+    if (uploadId !== undefined)
+      await s3.send(new AbortMultipartUploadCommand({ ...object, UploadId: uploadId })).catch(() => {});
     throw error;
   } finally {
     if (uploadId === undefined && buffer) returnBuffer(buffer);

@@ -3,11 +3,22 @@
  * ("already claimed", "someone saved first"). A failed condition wrote nothing; it is an answer, not an error.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { DeleteCommand, DeleteCommandOutput, PutCommand, PutCommandOutput, UpdateCommand, UpdateCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type {
+  DeleteCommand,
+  DeleteCommandOutput,
+  PutCommand,
+  PutCommandOutput,
+  UpdateCommand,
+  UpdateCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 
 type ConditionalWrite = PutCommand | UpdateCommand | DeleteCommand;
-type OutputOf<C extends ConditionalWrite> = C extends PutCommand ? PutCommandOutput : C extends UpdateCommand ? UpdateCommandOutput : DeleteCommandOutput;
+type OutputOf<C extends ConditionalWrite> = C extends PutCommand
+  ? PutCommandOutput
+  : C extends UpdateCommand
+    ? UpdateCommandOutput
+    : DeleteCommandOutput;
 
 /** Sends the write: its output, or undefined when its condition did not hold. Any other failure is thrown. */
 export async function sendIfCondition<C extends ConditionalWrite>(command: C): Promise<OutputOf<C> | undefined> {
@@ -20,4 +31,5 @@ export async function sendIfCondition<C extends ConditionalWrite>(command: C): P
 }
 
 /** Sends the write: true when it was applied, false when its condition did not hold. */
-export const writeIf = async (command: ConditionalWrite): Promise<boolean> => (await sendIfCondition(command)) !== undefined;
+export const writeIf = async (command: ConditionalWrite): Promise<boolean> =>
+  (await sendIfCondition(command)) !== undefined;

@@ -39,7 +39,8 @@ export interface Endpoint {
 
 /** Memory and timeout per route. Functions that move image bytes get more of both (memory buys CPU too). */
 function tuning(route: Route): { memorySize: number; timeout: Duration } {
-  if (route.grants.bucket === 'write' || route.grants.bucket === 'readwrite') return { memorySize: 1024, timeout: Duration.seconds(29) };
+  if (route.grants.bucket === 'write' || route.grants.bucket === 'readwrite')
+    return { memorySize: 1024, timeout: Duration.seconds(29) };
   return { memorySize: 512, timeout: Duration.seconds(10) };
 }
 
@@ -112,19 +113,34 @@ export class Api extends Construct {
       },
       defaultCorsPreflightOptions:
         config.corsAllowedOrigins.length > 0
-          ? { allowOrigins: config.corsAllowedOrigins, allowHeaders: CORS_ALLOWED_HEADERS, allowMethods: Cors.ALL_METHODS, allowCredentials: false, maxAge: Duration.minutes(10) }
+          ? {
+              allowOrigins: config.corsAllowedOrigins,
+              allowHeaders: CORS_ALLOWED_HEADERS,
+              allowMethods: Cors.ALL_METHODS,
+              allowCredentials: false,
+              maxAge: Duration.minutes(10),
+            }
           : undefined,
     });
 
-    const corsOrigin: Record<string, string> = config.corsAllowedOrigins.length === 1 ? { 'Access-Control-Allow-Origin': `'${config.corsAllowedOrigins[0]}'` } : {};
+    const corsOrigin: Record<string, string> =
+      config.corsAllowedOrigins.length === 1
+        ? { 'Access-Control-Allow-Origin': `'${config.corsAllowedOrigins[0]}'` }
+        : {};
     // The same codes and messages the local front gives (functions/http/gateway-answers.ts).
     for (const answer of Object.values(GATEWAY_ANSWERS) as GatewayAnswer[]) {
-      const body = { Error: { Code: answer.code, Message: answer.message, ...(answer.retryable ? { Retryable: true } : {}) } };
+      const body = {
+        Error: { Code: answer.code, Message: answer.message, ...(answer.retryable ? { Retryable: true } : {}) },
+      };
       for (const responseType of answer.responseTypes) {
         this.restApi.addGatewayResponse(responseType, {
           type: ResponseType.of(responseType),
           ...(answer.status ? { statusCode: String(answer.status) } : {}),
-          responseHeaders: { 'Content-Type': JSON_CONTENT_TYPE, ...(answer.retryAfter ? { 'Retry-After': "'1'" } : {}), ...corsOrigin },
+          responseHeaders: {
+            'Content-Type': JSON_CONTENT_TYPE,
+            ...(answer.retryAfter ? { 'Retry-After': "'1'" } : {}),
+            ...corsOrigin,
+          },
           templates: { 'application/json': JSON.stringify(body) },
         });
       }
@@ -133,17 +149,23 @@ export class Api extends Construct {
     this.restApi.addGatewayResponse('DEFAULT_4XX', {
       type: ResponseType.DEFAULT_4XX,
       responseHeaders: { 'Content-Type': JSON_CONTENT_TYPE, ...corsOrigin },
-      templates: { 'application/json': '{"Error":{"Code":"$context.error.responseType","Message":$context.error.messageString}}' },
+      templates: {
+        'application/json': '{"Error":{"Code":"$context.error.responseType","Message":$context.error.messageString}}',
+      },
     });
 
     this.usagePlan = this.restApi.addUsagePlan('UsagePlan', {
       name: `${namePrefix}-default`,
-      description: 'Per-key throttling of service API keys: each is registered as an API Gateway key whose value is its SHA-256 hash, which the authorizer answers as usageIdentifierKey',
+      description:
+        'Per-key throttling of service API keys: each is registered as an API Gateway key whose value is its SHA-256 hash, which the authorizer answers as usageIdentifierKey',
       throttle: { rateLimit: config.keyThrottleRate, burstLimit: config.keyThrottleBurst },
       apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
     });
 
-    const shared = { CHECKOUT_URL: config.checkoutUrl, ...(config.corsAllowedOrigins.length > 0 ? { CORS_ALLOWED_ORIGINS: config.corsAllowedOrigins.join(',') } : {}) };
+    const shared = {
+      CHECKOUT_URL: config.checkoutUrl,
+      ...(config.corsAllowedOrigins.length > 0 ? { CORS_ALLOWED_ORIGINS: config.corsAllowedOrigins.join(',') } : {}),
+    };
     this.endpoints = routes.map((route) => {
       const endpoint = new HandlerFunction(this, `Endpoint-${route.handler}`, {
         handler: route.handler,
@@ -155,12 +177,14 @@ export class Api extends Construct {
       });
       endpoint.grant(route.grants, props.data);
       const authorizer = props.authorizers.for(route.credential);
-      this.restApi.root.resourceForPath(route.path).addMethod(route.method, new LambdaIntegration(endpoint.function, { allowTestInvoke: false }), {
-        operationName: route.handler,
-        ...(authorizer ? { authorizer } : {}),
-        // The usage plan's per-key throttle applies where API Gateway requires the key the authorizer names.
-        apiKeyRequired: route.credential === 'library' || route.credential === 'internal',
-      });
+      this.restApi.root
+        .resourceForPath(route.path)
+        .addMethod(route.method, new LambdaIntegration(endpoint.function, { allowTestInvoke: false }), {
+          operationName: route.handler,
+          ...(authorizer ? { authorizer } : {}),
+          // The usage plan's per-key throttle applies where API Gateway requires the key the authorizer names.
+          apiKeyRequired: route.credential === 'library' || route.credential === 'internal',
+        });
       return { route, endpoint };
     });
 
@@ -177,7 +201,8 @@ export class Api extends Construct {
       },
       {
         id: 'AwsSolutions-APIG3',
-        reason: 'No WAF by default (a web ACL costs about 6 USD a month plus requests); stage and per-key throttling limit abuse. Associate a web ACL with the stage where needed.',
+        reason:
+          'No WAF by default (a web ACL costs about 6 USD a month plus requests); stage and per-key throttling limit abuse. Associate a web ACL with the stage where needed.',
       },
       {
         id: 'Serverless-APIGWStructuredLogging',
@@ -186,13 +211,16 @@ export class Api extends Construct {
       },
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason: "API Gateway's account-wide CloudWatch role uses AmazonAPIGatewayPushToCloudWatchLogs, the policy AWS prescribes for it.",
+        reason:
+          "API Gateway's account-wide CloudWatch role uses AmazonAPIGatewayPushToCloudWatchLogs, the policy AWS prescribes for it.",
       },
     );
     const cognitoReason =
       'Bearer tokens are verified by the Lambda authorizer against any OIDC issuer (Cognito or not), and API keys are not Cognito identities; a Cognito authorizer could check neither.';
     for (const method of this.restApi.methods) {
-      const route = this.endpoints.find((endpoint) => endpoint.route.method === method.httpMethod && endpoint.route.path === method.resource.path)?.route;
+      const route = this.endpoints.find(
+        (endpoint) => endpoint.route.method === method.httpMethod && endpoint.route.path === method.resource.path,
+      )?.route;
       const openReason =
         method.httpMethod === 'OPTIONS'
           ? 'CORS preflight (OPTIONS) must answer without credentials; it is a mock integration that reaches no function.'
@@ -200,7 +228,10 @@ export class Api extends Construct {
             ? `${route.method} ${route.path} is public by design (liveness check / OpenAPI document) and reads no data.`
             : undefined;
       if (openReason) {
-        Validations.of(method).acknowledge({ id: 'AwsSolutions-APIG4', reason: openReason }, { id: 'AwsSolutions-COG4', reason: openReason });
+        Validations.of(method).acknowledge(
+          { id: 'AwsSolutions-APIG4', reason: openReason },
+          { id: 'AwsSolutions-COG4', reason: openReason },
+        );
       } else {
         Validations.of(method).acknowledge({ id: 'AwsSolutions-COG4', reason: cognitoReason });
       }

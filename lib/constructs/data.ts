@@ -41,7 +41,11 @@ export class Data extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     for (const index of tableSchema.globalSecondaryIndexes) {
-      this.table.addGlobalSecondaryIndex({ indexName: index.indexName, partitionKey: string(index.partitionKey), sortKey: string(index.sortKey) });
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: string(index.partitionKey),
+        sortKey: string(index.sortKey),
+      });
     }
 
     const accessLogs = new Bucket(this, 'AccessLogs', {
@@ -70,10 +74,20 @@ export class Data extends Construct {
       ],
       cors:
         props.corsAllowedOrigins.length > 0
-          ? [{ allowedOrigins: props.corsAllowedOrigins, allowedMethods: [HttpMethods.POST], allowedHeaders: ['*'], maxAge: 600 }]
+          ? [
+              {
+                allowedOrigins: props.corsAllowedOrigins,
+                allowedMethods: [HttpMethods.POST],
+                allowedHeaders: ['*'],
+                maxAge: 600,
+              },
+            ]
           : undefined,
     });
 
-    this.bus = new EventBus(this, 'Bus', { eventBusName: `${props.namePrefix}-events`, description: 'Domain events: BasketCheckedOut, OrderCreated, OrderStatusChanged' });
+    this.bus = new EventBus(this, 'Bus', {
+      eventBusName: `${props.namePrefix}-events`,
+      description: 'Domain events: BasketCheckedOut, OrderCreated, OrderStatusChanged',
+    });
   }
 }

@@ -49,17 +49,25 @@ const OBJECT_ACTIONS: Record<NonNullable<Grants['bucket']>, string[]> = {
 };
 
 /** The IAM condition that holds table calls to items whose partition key starts with one of `prefixes`. */
-export const leadingKeys = (prefixes: readonly string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) } });
+export const leadingKeys = (prefixes: readonly string[]) => ({
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) },
+});
 
 /**
  * Which image objects `grants` reaches: a read handler only signs downloads of library objects, never of
  * large-file uploads not verified yet (`uploads/`), and an erasing one only deletes library objects; the
  * others work on both.
  */
-export const grantedObjectKeys = (grants: Grants): string => (grants.bucket === 'read' || grants.bucket === 'delete' ? 'library/*' : '*');
+export const grantedObjectKeys = (grants: Grants): string =>
+  grants.bucket === 'read' || grants.bucket === 'delete' ? 'library/*' : '*';
 
 /** The IAM actions `grants` allows, by resource: the table (and its indexes), image objects, the bucket, the bus. */
-export function grantedActions(grants: Grants): { table: string[]; objects: string[]; bucket: string[]; bus: string[] } {
+export function grantedActions(grants: Grants): {
+  table: string[];
+  objects: string[];
+  bucket: string[];
+  bus: string[];
+} {
   return {
     table: grants.table ? [...TABLE_READ, ...(grants.table.write ? TABLE_WRITE : [])] : [],
     objects: grants.bucket ? OBJECT_ACTIONS[grants.bucket] : [],
@@ -91,7 +99,8 @@ export const ROUTELESS_FUNCTIONS = {
   },
   sweeper: {
     handler: 'sweep-library-leftovers',
-    description: 'Table stream (TTL deletions of ingest intents and pending uploads): removes what uncommitted library requests left behind',
+    description:
+      'Table stream (TTL deletions of ingest intents and pending uploads): removes what uncommitted library requests left behind',
     memorySize: 256,
     timeout: Duration.minutes(1),
   },
@@ -156,8 +165,16 @@ export class HandlerFunction extends Construct {
     if (grants.table) this.grantTable(data.table, grants.table);
     if (grants.bucket) {
       this.function.addEnvironment('BUCKET_NAME', data.bucket.bucketName);
-      this.role.addToPrincipalPolicy(new PolicyStatement({ actions: actions.objects, resources: [data.bucket.arnForObjects(grantedObjectKeys(grants))] }));
-      if (actions.bucket.length > 0) this.role.addToPrincipalPolicy(new PolicyStatement({ actions: actions.bucket, resources: [data.bucket.bucketArn] }));
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: actions.objects,
+          resources: [data.bucket.arnForObjects(grantedObjectKeys(grants))],
+        }),
+      );
+      if (actions.bucket.length > 0)
+        this.role.addToPrincipalPolicy(
+          new PolicyStatement({ actions: actions.bucket, resources: [data.bucket.bucketArn] }),
+        );
     }
     if (grants.events) {
       this.function.addEnvironment('EVENT_BUS_NAME', data.bus.eventBusName);
@@ -173,7 +190,20 @@ export class HandlerFunction extends Construct {
   grantTable(table: ITable, grant: TableGrant, writeActions: readonly string[] = TABLE_WRITE): void {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
     const indexArns = tableSchema.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
-    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: TABLE_READ, resources: [table.tableArn, ...indexArns], conditions: leadingKeys(grant.read) }));
-    if (grant.write) this.role.addToPrincipalPolicy(new PolicyStatement({ actions: [...writeActions], resources: [table.tableArn], conditions: leadingKeys(grant.write) }));
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: TABLE_READ,
+        resources: [table.tableArn, ...indexArns],
+        conditions: leadingKeys(grant.read),
+      }),
+    );
+    if (grant.write)
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: [...writeActions],
+          resources: [table.tableArn],
+          conditions: leadingKeys(grant.write),
+        }),
+      );
   }
 }

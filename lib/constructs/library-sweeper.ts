@@ -45,9 +45,18 @@ export class LibrarySweeper extends Construct {
     // GetItem of the owner, DeleteItem of items and builder links: it never writes.
     this.handlerFunction.grantTable(props.table, sweeperTableGrant, ['dynamodb:DeleteItem']);
     this.handlerFunction.function.addEnvironment('BUCKET_NAME', props.bucket.bucketName);
-    this.handlerFunction.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects('library/*'), props.bucket.arnForObjects('uploads/*')] }));
     this.handlerFunction.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [props.bucket.bucketArn], conditions: { StringLike: { 's3:prefix': ['library/*'] } } }),
+      new PolicyStatement({
+        actions: ['s3:DeleteObject'],
+        resources: [props.bucket.arnForObjects('library/*'), props.bucket.arnForObjects('uploads/*')],
+      }),
+    );
+    this.handlerFunction.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [props.bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': ['library/*'] } },
+      }),
     );
 
     this.handlerFunction.function.addEventSource(
@@ -63,19 +72,34 @@ export class LibrarySweeper extends Construct {
       }),
     );
 
-    const dlqOfItsOwn = "This queue is the dead-letter destination of the sweeper's stream mapping; a dead-letter queue of its own would only move the same records once more.";
-    Validations.of(this.deadLetters).acknowledge({ id: 'AwsSolutions-SQS3', reason: dlqOfItsOwn }, { id: 'Serverless-SQSRedrivePolicy', reason: dlqOfItsOwn });
+    const dlqOfItsOwn =
+      "This queue is the dead-letter destination of the sweeper's stream mapping; a dead-letter queue of its own would only move the same records once more.";
+    Validations.of(this.deadLetters).acknowledge(
+      { id: 'AwsSolutions-SQS3', reason: dlqOfItsOwn },
+      { id: 'Serverless-SQSRedrivePolicy', reason: dlqOfItsOwn },
+    );
     Validations.of(this.handlerFunction.function).acknowledge({
       id: 'Serverless-LambdaDLQ',
-      reason: 'The sweeper is invoked by its stream mapping, never asynchronously; failed batches go to the mapping\'s on-failure destination (this construct\'s dead-letter queue), which a function-level DLQ would never receive.',
+      reason:
+        "The sweeper is invoked by its stream mapping, never asynchronously; failed batches go to the mapping's on-failure destination (this construct's dead-letter queue), which a function-level DLQ would never receive.",
     });
-    const arnOf = (resource: ITable | IBucket) => `<${Stack.of(this).getLogicalId(resource.node.defaultChild as CfnElement)}.Arn>`;
+    const arnOf = (resource: ITable | IBucket) =>
+      `<${Stack.of(this).getLogicalId(resource.node.defaultChild as CfnElement)}.Arn>`;
     Validations.of(this.handlerFunction.role).acknowledge(
-      { id: 'AwsSolutions-IAM5[Resource::*]', reason: 'X-Ray PutTraceSegments/PutTelemetryRecords and dynamodb:ListStreams do not support resource-level permissions; AWS documents Resource "*" for them.' },
-      { id: `AwsSolutions-IAM5[Resource::${arnOf(props.table)}/stream/*]`, reason: 'The stream ARN carries a creation timestamp that is known only after deployment; the grant is the one table\'s streams.' },
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'X-Ray PutTraceSegments/PutTelemetryRecords and dynamodb:ListStreams do not support resource-level permissions; AWS documents Resource "*" for them.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${arnOf(props.table)}/stream/*]`,
+        reason:
+          "The stream ARN carries a creation timestamp that is known only after deployment; the grant is the one table's streams.",
+      },
       {
         id: `AwsSolutions-IAM5[Resource::${arnOf(props.bucket)}/library/*]`,
-        reason: 'Library objects are keyed by generated guids (library/<anonymous user>/<item>); the sweeper deletes those of uncommitted requests only.',
+        reason:
+          'Library objects are keyed by generated guids (library/<anonymous user>/<item>); the sweeper deletes those of uncommitted requests only.',
       },
       {
         id: `AwsSolutions-IAM5[Resource::${arnOf(props.bucket)}/uploads/*]`,

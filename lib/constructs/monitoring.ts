@@ -31,8 +31,13 @@ import { Construct } from 'constructs';
 import type { Endpoint } from './api.ts';
 import type { LibrarySweeper } from './library-sweeper.ts';
 import type { HandlerFunction } from './handler-function.ts';
-import { BUSINESS_BYTES, BUSINESS_COUNTS, METRICS_NAMESPACE, SERVICE_NAME, SWEEPER_COUNTS } from '../../functions/shared/metric-names.ts';
-
+import {
+  BUSINESS_BYTES,
+  BUSINESS_COUNTS,
+  METRICS_NAMESPACE,
+  SERVICE_NAME,
+  SWEEPER_COUNTS,
+} from '../../functions/shared/metric-names.ts';
 
 /** API Gateway refusals, counted from the access log (its `errorType` field). */
 export const GATEWAY_REFUSALS_METRIC = 'GatewayRefusals';
@@ -66,9 +71,17 @@ export class Monitoring extends Construct {
     if (props.alarmEmail !== '') this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
 
     const business = (name: string) =>
-      new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service: SERVICE_NAME }, statistic: 'Sum', period: FIVE_MINUTES, label: name });
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: name,
+        dimensionsMap: { service: SERVICE_NAME },
+        statistic: 'Sum',
+        period: FIVE_MINUTES,
+        label: name,
+      });
     const labelled = (endpoint: HandlerFunction, metric: Metric) => metric.with({ label: endpoint.handlerName });
-    const perEndpoint = (metric: (fn: HandlerFunction['function']) => Metric) => endpoints.map(({ endpoint }) => labelled(endpoint, metric(endpoint.function)));
+    const perEndpoint = (metric: (fn: HandlerFunction['function']) => Metric) =>
+      endpoints.map(({ endpoint }) => labelled(endpoint, metric(endpoint.function)));
     const sweeper = props.librarySweeper;
     const allFunctions = [...endpoints.map(({ endpoint }) => endpoint), props.authorizer, sweeper.handlerFunction];
 
@@ -77,16 +90,32 @@ export class Monitoring extends Construct {
       metricNamespace: METRICS_NAMESPACE,
       metricName: GATEWAY_REFUSALS_METRIC,
       filterPattern: FilterPattern.any(
-        ...['UNAUTHORIZED', 'ACCESS_DENIED', 'AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR', 'THROTTLED'].map((type) => FilterPattern.stringValue('$.errorType', '=', type)),
+        ...['UNAUTHORIZED', 'ACCESS_DENIED', 'AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR', 'THROTTLED'].map(
+          (type) => FilterPattern.stringValue('$.errorType', '=', type),
+        ),
       ),
       metricValue: '1',
       dimensions: { ErrorType: '$.errorType' },
     });
     const refusals = (type: string) =>
-      new Metric({ namespace: METRICS_NAMESPACE, metricName: GATEWAY_REFUSALS_METRIC, dimensionsMap: { ErrorType: type }, statistic: 'Sum', period: FIVE_MINUTES, label: type });
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: GATEWAY_REFUSALS_METRIC,
+        dimensionsMap: { ErrorType: type },
+        statistic: 'Sum',
+        period: FIVE_MINUTES,
+        label: type,
+      });
 
     // ---- Alarms ----
-    const alarm = (id: string, metric: IMetric, threshold: number, description: string, evaluationPeriods = 3, datapointsToAlarm = 2) => {
+    const alarm = (
+      id: string,
+      metric: IMetric,
+      threshold: number,
+      description: string,
+      evaluationPeriods = 3,
+      datapointsToAlarm = 2,
+    ) => {
       const created = new Alarm(this, id, {
         alarmName: `${props.namePrefix}-${id}`,
         alarmDescription: description,
@@ -124,7 +153,10 @@ export class Monitoring extends Construct {
         ? fn.metricThrottles({ period: FIVE_MINUTES })
         : new MathExpression({
             expression: 'errors + throttles',
-            usingMetrics: { errors: fn.metricErrors({ period: FIVE_MINUTES }), throttles: fn.metricThrottles({ period: FIVE_MINUTES }) },
+            usingMetrics: {
+              errors: fn.metricErrors({ period: FIVE_MINUTES }),
+              throttles: fn.metricThrottles({ period: FIVE_MINUTES }),
+            },
             label: 'errors + throttles',
             period: FIVE_MINUTES,
           });
@@ -166,7 +198,10 @@ export class Monitoring extends Construct {
 
     // ---- Dashboard ----
     const region = Stack.of(this).region;
-    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: props.namePrefix, defaultInterval: Duration.hours(3) });
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: props.namePrefix,
+      defaultInterval: Duration.hours(3),
+    });
     const wide = { width: 12, height: 6 };
     const third = { width: 8, height: 6 };
     this.dashboard.addWidgets(
@@ -182,10 +217,17 @@ export class Monitoring extends Construct {
       new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 4 }),
     );
     this.dashboard.addWidgets(
-      new GraphWidget({ title: 'API requests', left: [api.metricCount({ period: FIVE_MINUTES, statistic: 'Sum', label: 'requests' })], ...third }),
+      new GraphWidget({
+        title: 'API requests',
+        left: [api.metricCount({ period: FIVE_MINUTES, statistic: 'Sum', label: 'requests' })],
+        ...third,
+      }),
       new GraphWidget({
         title: 'API 4xx / 5xx',
-        left: [api.metricClientError({ period: FIVE_MINUTES, statistic: 'Sum', label: '4xx' }), api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum', label: '5xx' })],
+        left: [
+          api.metricClientError({ period: FIVE_MINUTES, statistic: 'Sum', label: '4xx' }),
+          api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum', label: '5xx' }),
+        ],
         ...third,
       }),
       new GraphWidget({
@@ -199,20 +241,45 @@ export class Monitoring extends Construct {
       }),
     );
     this.dashboard.addWidgets(
-      new GraphWidget({ title: 'Requests per endpoint (invocations)', left: perEndpoint((fn) => fn.metricInvocations({ period: FIVE_MINUTES })), ...wide }),
-      new GraphWidget({ title: 'Errors per endpoint (crashes, timeouts)', left: perEndpoint((fn) => fn.metricErrors({ period: FIVE_MINUTES })), ...wide }),
-      new GraphWidget({ title: 'Duration p50 per endpoint (ms)', left: perEndpoint((fn) => fn.metricDuration({ period: FIVE_MINUTES, statistic: 'p50' })), ...wide }),
-      new GraphWidget({ title: 'Duration p99 per endpoint (ms)', left: perEndpoint((fn) => fn.metricDuration({ period: FIVE_MINUTES, statistic: 'p99' })), ...wide }),
+      new GraphWidget({
+        title: 'Requests per endpoint (invocations)',
+        left: perEndpoint((fn) => fn.metricInvocations({ period: FIVE_MINUTES })),
+        ...wide,
+      }),
+      new GraphWidget({
+        title: 'Errors per endpoint (crashes, timeouts)',
+        left: perEndpoint((fn) => fn.metricErrors({ period: FIVE_MINUTES })),
+        ...wide,
+      }),
+      new GraphWidget({
+        title: 'Duration p50 per endpoint (ms)',
+        left: perEndpoint((fn) => fn.metricDuration({ period: FIVE_MINUTES, statistic: 'p50' })),
+        ...wide,
+      }),
+      new GraphWidget({
+        title: 'Duration p99 per endpoint (ms)',
+        left: perEndpoint((fn) => fn.metricDuration({ period: FIVE_MINUTES, statistic: 'p99' })),
+        ...wide,
+      }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'Refused at the gateway (401 / 403 / authorizer failure / 429)',
-        left: ['UNAUTHORIZED', 'ACCESS_DENIED', 'AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR', 'THROTTLED'].map(refusals),
+        left: [
+          'UNAUTHORIZED',
+          'ACCESS_DENIED',
+          'AUTHORIZER_FAILURE',
+          'AUTHORIZER_CONFIGURATION_ERROR',
+          'THROTTLED',
+        ].map(refusals),
         ...third,
       }),
       new GraphWidget({
         title: 'Authorizer invocations, refusals+errors, p99 ms',
-        left: [props.authorizer.function.metricInvocations({ period: FIVE_MINUTES }), props.authorizer.function.metricErrors({ period: FIVE_MINUTES, label: 'refused or failed' })],
+        left: [
+          props.authorizer.function.metricInvocations({ period: FIVE_MINUTES }),
+          props.authorizer.function.metricErrors({ period: FIVE_MINUTES, label: 'refused or failed' }),
+        ],
         right: [props.authorizer.function.metricDuration({ period: FIVE_MINUTES, statistic: 'p99', label: 'p99 ms' })],
         ...third,
       }),
@@ -237,7 +304,10 @@ export class Monitoring extends Construct {
       new LogQueryWidget({
         title: 'Cold starts over time',
         logGroupNames,
-        queryLines: ['filter @type = "REPORT"', 'stats count(@initDuration) as coldStarts, count(*) as invocations by bin(5m)'],
+        queryLines: [
+          'filter @type = "REPORT"',
+          'stats count(@initDuration) as coldStarts, count(*) as invocations by bin(5m)',
+        ],
         view: LogQueryVisualizationType.LINE,
         ...wide,
       }),
@@ -245,14 +315,21 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'DynamoDB consumed capacity',
-        left: [props.table.metricConsumedReadCapacityUnits({ period: FIVE_MINUTES, label: 'read units' }), props.table.metricConsumedWriteCapacityUnits({ period: FIVE_MINUTES, label: 'write units' })],
+        left: [
+          props.table.metricConsumedReadCapacityUnits({ period: FIVE_MINUTES, label: 'read units' }),
+          props.table.metricConsumedWriteCapacityUnits({ period: FIVE_MINUTES, label: 'write units' }),
+        ],
         ...third,
       }),
       new GraphWidget({
         title: 'DynamoDB throttles and system errors',
         left: [
           props.table.metric('ReadThrottleEvents', { statistic: 'Sum', period: FIVE_MINUTES, label: 'read throttles' }),
-          props.table.metric('WriteThrottleEvents', { statistic: 'Sum', period: FIVE_MINUTES, label: 'write throttles' }),
+          props.table.metric('WriteThrottleEvents', {
+            statistic: 'Sum',
+            period: FIVE_MINUTES,
+            label: 'write throttles',
+          }),
           props.table.metricSystemErrorsForOperations({ period: FIVE_MINUTES, label: 'system errors' }),
         ],
         ...third,
@@ -277,19 +354,36 @@ export class Monitoring extends Construct {
       new GraphWidget({
         title: 'Library sweeper: uncommitted requests and items removed',
         left: SWEEPER_COUNTS.map(business),
-        right: [sweeper.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum', label: 'dead letters' })],
+        right: [
+          sweeper.deadLetters.metricApproximateNumberOfMessagesVisible({
+            period: FIVE_MINUTES,
+            statistic: 'Maximum',
+            label: 'dead letters',
+          }),
+        ],
         ...wide,
       }),
       new GraphWidget({
         title: 'Library sweeper: stream iterator age (ms) and errors',
-        left: [sweeper.handlerFunction.function.metric('IteratorAge', { statistic: 'Maximum', period: FIVE_MINUTES, label: 'iterator age max' })],
+        left: [
+          sweeper.handlerFunction.function.metric('IteratorAge', {
+            statistic: 'Maximum',
+            period: FIVE_MINUTES,
+            label: 'iterator age max',
+          }),
+        ],
         right: [sweeper.handlerFunction.function.metricErrors({ period: FIVE_MINUTES, label: 'errors' })],
         ...wide,
       }),
     );
     this.dashboard.addWidgets(
       new GraphWidget({ title: 'Business: counts per 5 minutes', left: BUSINESS_COUNTS.map(business), ...wide }),
-      new SingleValueWidget({ title: 'Business: totals over the time range', metrics: [...BUSINESS_COUNTS, ...BUSINESS_BYTES].map(business), setPeriodToTimeRange: true, ...wide }),
+      new SingleValueWidget({
+        title: 'Business: totals over the time range',
+        metrics: [...BUSINESS_COUNTS, ...BUSINESS_BYTES].map(business),
+        setPeriodToTimeRange: true,
+        ...wide,
+      }),
     );
   }
 }

@@ -51,7 +51,11 @@ const START = `window.ui = SwaggerUIBundle({
 });
 `;
 
-const text = (contentType: string, body: string): APIGatewayProxyResult => ({ statusCode: 200, headers: { 'Content-Type': contentType, 'Cache-Control': 'no-cache' }, body });
+const text = (contentType: string, body: string): APIGatewayProxyResult => ({
+  statusCode: 200,
+  headers: { 'Content-Type': contentType, 'Cache-Control': 'no-cache' },
+  body,
+});
 
 const cache = new Map<string, APIGatewayProxyResult>();
 
@@ -61,7 +65,12 @@ function asset(name: string): APIGatewayProxyResult | undefined {
   let result = cache.get(name);
   if (!result) {
     const bytes = readFileSync(join(dist, name));
-    result = { statusCode: 200, headers: { 'Content-Type': contentType, 'Cache-Control': 'max-age=3600' }, body: bytes.toString('base64'), isBase64Encoded: true };
+    result = {
+      statusCode: 200,
+      headers: { 'Content-Type': contentType, 'Cache-Control': 'max-age=3600' },
+      body: bytes.toString('base64'),
+      isBase64Encoded: true,
+    };
     cache.set(name, result);
   }
   return result;

@@ -12,7 +12,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
 import type { Route } from '../../functions/routes.ts';
 import { isAllowed, type PolicyDocument } from '../../functions/auth/policy.ts';
 import { preflightHeaders, withCors } from '../../functions/http/cors.ts';
@@ -72,13 +78,21 @@ function matchTemplate(template: string, segments: string[]): Record<string, str
 }
 
 /** Orders templates of one length: a static segment beats a `{param}` one, the leftmost difference deciding. */
-const specificity = (template: string): string => template.split('/').map((part) => (part.startsWith('{') ? '0' : '1')).join('');
+const specificity = (template: string): string =>
+  template
+    .split('/')
+    .map((part) => (part.startsWith('{') ? '0' : '1'))
+    .join('');
 
 /**
  * API Gateway's rule: the resource is chosen first (a static segment wins over a `{param}` segment), then
  * the method. `GET /library/push` is the resource /library/push without a GET, not GET /library/{itemGuid}.
  */
-export function matchRoute(routes: readonly Route[], method: string, path: string): RouteMatch | 'method-not-allowed' | undefined {
+export function matchRoute(
+  routes: readonly Route[],
+  method: string,
+  path: string,
+): RouteMatch | 'method-not-allowed' | undefined {
   const segments = path.split('/').slice(1);
   let best: { template: string; params: Record<string, string>; rank: string } | undefined;
   for (const template of new Set(routes.map((route) => route.path))) {
@@ -111,14 +125,17 @@ function collect(pairs: Iterable<[string, string]>) {
   const multi = new Map<string, string[]>();
   for (const [name, value] of pairs) multi.set(name, [...(multi.get(name) ?? []), value]);
   return {
-    single: Object.fromEntries([...multi].map(([name, values]) => [name, values[values.length - 1] as string])) as Record<string, string>,
+    single: Object.fromEntries(
+      [...multi].map(([name, values]) => [name, values[values.length - 1] as string]),
+    ) as Record<string, string>,
     multi: Object.fromEntries(multi) as Record<string, string[]>,
   };
 }
 
 function headersOf(request: IncomingMessage) {
   const pairs: [string, string][] = [];
-  for (let i = 0; i < request.rawHeaders.length; i += 2) pairs.push([request.rawHeaders[i] as string, request.rawHeaders[i + 1] as string]);
+  for (let i = 0; i < request.rawHeaders.length; i += 2)
+    pairs.push([request.rawHeaders[i] as string, request.rawHeaders[i + 1] as string]);
   const { single, multi } = collect(pairs);
   return { headers: single, multiValueHeaders: multi };
 }
@@ -179,7 +196,9 @@ function discardBody(request: IncomingMessage, limit: number): Promise<boolean> 
 function isBinary(contentType: string | undefined, binaryMediaTypes: readonly string[]): boolean {
   if (!contentType) return false;
   const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  return binaryMediaTypes.some((pattern) => (pattern.endsWith('/*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern));
+  return binaryMediaTypes.some((pattern) =>
+    pattern.endsWith('/*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern,
+  );
 }
 
 export function lambdaContext(functionName: string, timeoutMs = 29_000): Context {
@@ -204,7 +223,9 @@ function send(response: ServerResponse, result: APIGatewayProxyResult, requestId
   const headers: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
-  const body = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : Buffer.from(result.body ?? '', 'utf8');
+  const body = result.isBase64Encoded
+    ? Buffer.from(result.body ?? '', 'base64')
+    : Buffer.from(result.body ?? '', 'utf8');
   headers['Content-Length'] = String(body.length);
   response.writeHead(result.statusCode, headers);
   response.end(body);
@@ -227,7 +248,8 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
     if (method === 'OPTIONS') return preflight(options.routes, url.pathname, request.headers.origin);
     const match = matchRoute(options.routes, method, url.pathname);
     if (match === undefined) return gatewayAnswer('RouteNotFound', `No route ${method} ${url.pathname}.`);
-    if (match === 'method-not-allowed') return errorAnswer(405, 'MethodNotAllowed', `${method} is not allowed on ${url.pathname}.`);
+    if (match === 'method-not-allowed')
+      return errorAnswer(405, 'MethodNotAllowed', `${method} is not allowed on ${url.pathname}.`);
     const { route, pathParameters } = match;
 
     const { headers, multiValueHeaders } = headersOf(request);
@@ -242,7 +264,10 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
       domainPrefix: '127',
       extendedRequestId: requestId,
       httpMethod: method,
-      identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: request.headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
+      identity: {
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? null,
+      } as APIGatewayProxyEvent['requestContext']['identity'],
       path: `/${stage}${url.pathname}`,
       protocol: `HTTP/${request.httpVersion}`,
       requestId,
@@ -304,13 +329,17 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
     const requestId = randomUUID();
     handle(request, requestId)
       .catch((error: unknown) => {
-        if (!(error instanceof DomainError)) console.error(`[local api] ${request.method} ${request.url} failed:`, error);
+        if (!(error instanceof DomainError))
+          console.error(`[local api] ${request.method} ${request.url} failed:`, error);
         return errorResponse(error);
       })
       .then(async (answer) => {
         if (!(await discardBody(request, DISCARD_LIMIT_BYTES))) response.setHeader('Connection', 'close');
         // API Gateway's own answers (401, 403, 429, ...) carry the CORS headers (gateway responses in AWS).
-        const result = 'fromHandler' in answer ? answer.fromHandler : withCors(answer, request.headers as Record<string, string | undefined>);
+        const result =
+          'fromHandler' in answer
+            ? answer.fromHandler
+            : withCors(answer, request.headers as Record<string, string | undefined>);
         send(response, result, requestId);
       });
   });
@@ -332,6 +361,13 @@ function answerUnparsable(error: Error & { code?: string }, socket: Duplex): voi
     ? errorAnswer(431, 'RequestHeaderFieldsTooLarge', 'The request line and headers are too large.')
     : errorAnswer(400, 'MalformedRequest', 'The request could not be parsed as HTTP.');
   const body = Buffer.from(result.body ?? '', 'utf8');
-  const head = [`HTTP/1.1 ${result.statusCode} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}`, `Content-Type: ${JSON_CONTENT_TYPE}`, `Content-Length: ${body.length}`, 'Connection: close', '', ''];
+  const head = [
+    `HTTP/1.1 ${result.statusCode} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}`,
+    `Content-Type: ${JSON_CONTENT_TYPE}`,
+    `Content-Length: ${body.length}`,
+    'Connection: close',
+    '',
+    '',
+  ];
   socket.end(Buffer.concat([Buffer.from(head.join('\r\n'), 'latin1'), body]));
 }

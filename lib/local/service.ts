@@ -8,8 +8,20 @@ import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { binaryMediaTypes, routes } from '../../functions/routes.ts';
 import { closeServer, listenLocally } from './listen.ts';
-import { createApiGatewayFront, type ApiGatewayFrontOptions, type ProxyHandler, type RequestAuthorizer } from './api-gateway.ts';
-import { ensureTableAndBucket, LOCAL_AWS_ENV, publishEndpoints, startLocalStorage, withdrawEndpoints, type LocalStorage } from './storage.ts';
+import {
+  createApiGatewayFront,
+  type ApiGatewayFrontOptions,
+  type ProxyHandler,
+  type RequestAuthorizer,
+} from './api-gateway.ts';
+import {
+  ensureTableAndBucket,
+  LOCAL_AWS_ENV,
+  publishEndpoints,
+  startLocalStorage,
+  withdrawEndpoints,
+  type LocalStorage,
+} from './storage.ts';
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
 import { ttlStandIn, type TtlRun } from './ttl.ts';
 import { apiDocs } from './api-docs.ts';
@@ -58,7 +70,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   mkdirSync(dataDir, { recursive: true });
   const storage: LocalStorage = options.externalStorage
     ? { ...options.externalStorage, close: async () => {} }
-    : await startLocalStorage({ ...(temporary ? {} : { dataDir }), dynamoPort: options.dynamoPort ?? 0, s3Port: options.s3Port ?? 0 });
+    : await startLocalStorage({
+        ...(temporary ? {} : { dataDir }),
+        dynamoPort: options.dynamoPort ?? 0,
+        s3Port: options.s3Port ?? 0,
+      });
   const keys = await ensureSigningKeys(dataDir);
 
   const defaults: Record<string, string> = {
@@ -87,12 +103,16 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const loadHandler = (name: string): Promise<ProxyHandler> => {
     let loaded = handlers.get(name);
     if (!loaded) {
-      loaded = import(new URL(`../../functions/handlers/${name}.ts`, import.meta.url).href).then((module: { handler: ProxyHandler }) => module.handler);
+      loaded = import(new URL(`../../functions/handlers/${name}.ts`, import.meta.url).href).then(
+        (module: { handler: ProxyHandler }) => module.handler,
+      );
       handlers.set(name, loaded);
     }
     return loaded;
   };
-  const { handler: authorizer } = (await import('../../functions/handlers/authorizer.ts')) as { handler: RequestAuthorizer };
+  const { handler: authorizer } = (await import('../../functions/handlers/authorizer.ts')) as {
+    handler: RequestAuthorizer;
+  };
 
   const ttl = ttlStandIn(storage, process.env.TABLE_NAME as string);
   const expireTtl = (nowMs?: number) => ttl.run(nowMs);
@@ -106,7 +126,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
 
   // The API reference page (GET /docs) is the local front's own, next to the routes; it is not a route (lib/local/api-docs.ts).
   const beforeRoute = (request: IncomingMessage) => apiDocs(request) ?? options.beforeRoute?.(request);
-  const server = createApiGatewayFront({ routes, loadHandler, authorizer, binaryMediaTypes, maxBodyBytes: MAX_REQUEST_BYTES, beforeRoute });
+  const server = createApiGatewayFront({
+    routes,
+    loadHandler,
+    authorizer,
+    binaryMediaTypes,
+    maxBodyBytes: MAX_REQUEST_BYTES,
+    beforeRoute,
+  });
   const url = await listenLocally(server, options.port, options.host);
 
   return {

@@ -23,7 +23,9 @@ export async function ensureSigningKeys(dataDir: string): Promise<LocalSigningKe
     mkdirSync(dir, { recursive: true });
     const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
     const publicJwk = { ...(await exportJWK(publicKey)), kid: KEY_ID, alg: 'ES256', use: 'sig' };
-    writeFileSync(privateKeyFile, JSON.stringify({ ...(await exportJWK(privateKey)), kid: KEY_ID, alg: 'ES256' }), { mode: 0o600 });
+    writeFileSync(privateKeyFile, JSON.stringify({ ...(await exportJWK(privateKey)), kid: KEY_ID, alg: 'ES256' }), {
+      mode: 0o600,
+    });
     writeFileSync(jwksFile, JSON.stringify({ keys: [publicJwk] }));
   }
   return { jwksFile, privateKeyFile };

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import type { AddressInfo, Server } from 'node:net';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, NotFound, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { table } from '../../functions/store/table.ts';
 
@@ -32,7 +38,8 @@ const clientOptions = (endpoint: string) => ({
 });
 
 /** A client of the local DynamoDB of its own, for what stands in for AWS itself (the TTL process), not the service. */
-export const localDynamoClient = (storage: Pick<LocalStorage, 'dynamoEndpoint'>) => new DynamoDBClient(clientOptions(storage.dynamoEndpoint));
+export const localDynamoClient = (storage: Pick<LocalStorage, 'dynamoEndpoint'>) =>
+  new DynamoDBClient(clientOptions(storage.dynamoEndpoint));
 
 function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -41,16 +48,31 @@ function listen(server: Server, port: number): Promise<number> {
   });
 }
 
-export async function startLocalStorage(options: { dataDir?: string; dynamoPort?: number; s3Port?: number }): Promise<LocalStorage> {
+export async function startLocalStorage(options: {
+  dataDir?: string;
+  dynamoPort?: number;
+  s3Port?: number;
+}): Promise<LocalStorage> {
   const dynamoPath = options.dataDir ? join(options.dataDir, 'dynamodb') : undefined;
   if (dynamoPath) mkdirSync(dynamoPath, { recursive: true });
-  const dynamo = dynalite({ ...(dynamoPath ? { path: dynamoPath } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const dynamo = dynalite({
+    ...(dynamoPath ? { path: dynamoPath } : {}),
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
   const dynamoPort = await listen(dynamo, options.dynamoPort ?? 0);
 
   const s3Dir = options.dataDir ? join(options.dataDir, 's3') : mkdtempSync(join(tmpdir(), 'photo-commerce-s3-'));
   mkdirSync(s3Dir, { recursive: true });
   removeTornObjects(s3Dir);
-  const s3rver = new S3rver({ address: '127.0.0.1', port: options.s3Port ?? 0, directory: s3Dir, silent: true, configureBuckets: [] });
+  const s3rver = new S3rver({
+    address: '127.0.0.1',
+    port: options.s3Port ?? 0,
+    directory: s3Dir,
+    silent: true,
+    configureBuckets: [],
+  });
   const s3Address = await s3rver.run();
 
   return {
@@ -66,7 +88,11 @@ export async function startLocalStorage(options: { dataDir?: string; dynamoPort?
 
 /** s3rver's files of an object: its content, the content's MD5, and its metadata, written in that order. */
 const OBJECT_SUFFIX = '._S3rver_object';
-const objectFiles = (objectPath: string) => [objectPath, `${objectPath}.md5`, `${objectPath.slice(0, -OBJECT_SUFFIX.length)}._S3rver_metadata.json`];
+const objectFiles = (objectPath: string) => [
+  objectPath,
+  `${objectPath}.md5`,
+  `${objectPath.slice(0, -OBJECT_SUFFIX.length)}._S3rver_metadata.json`,
+];
 
 /**
  * Removes the objects a kill left half-written. s3rver writes an object's files one after the other and
@@ -87,13 +113,21 @@ function removeTornObjects(s3Dir: string): void {
 }
 
 /** Creates the single table (from functions/store/table.ts) and the bucket when they are missing. */
-export async function ensureTableAndBucket(storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>, tableName: string, bucketName: string): Promise<void> {
+export async function ensureTableAndBucket(
+  storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>,
+  tableName: string,
+  bucketName: string,
+): Promise<void> {
   const dynamo = localDynamoClient(storage);
   try {
     await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
-    const attributes = new Set<string>([table.partitionKey, table.sortKey, ...table.globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey])]);
+    const attributes = new Set<string>([
+      table.partitionKey,
+      table.sortKey,
+      ...table.globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+    ]);
     await dynamo.send(
       new CreateTableCommand({
         TableName: tableName,
@@ -113,9 +147,16 @@ export async function ensureTableAndBucket(storage: Pick<LocalStorage, 'dynamoEn
         })),
       }),
     );
-    await dynamo.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: table.timeToLiveAttribute, Enabled: true } })).catch(() => {
-      // dynalite does not implement TTL: lib/local/ttl.ts stands in for it, and reads treat expired items as missing anyway.
-    });
+    await dynamo
+      .send(
+        new UpdateTimeToLiveCommand({
+          TableName: tableName,
+          TimeToLiveSpecification: { AttributeName: table.timeToLiveAttribute, Enabled: true },
+        }),
+      )
+      .catch(() => {
+        // dynalite does not implement TTL: lib/local/ttl.ts stands in for it, and reads treat expired items as missing anyway.
+      });
   } finally {
     dynamo.destroy();
   }
@@ -137,7 +178,11 @@ export async function ensureTableAndBucket(storage: Pick<LocalStorage, 'dynamoEn
 
 /** Another process created the bucket since the HEAD: what the caller wanted. */
 function alreadyCreated(error: unknown): void {
-  if (error instanceof S3ServiceException && (error.name === 'BucketAlreadyOwnedByYou' || error.name === 'BucketAlreadyExists')) return;
+  if (
+    error instanceof S3ServiceException &&
+    (error.name === 'BucketAlreadyOwnedByYou' || error.name === 'BucketAlreadyExists')
+  )
+    return;
   throw error;
 }
 
@@ -145,7 +190,10 @@ function alreadyCreated(error: unknown): void {
 const endpointsFile = (dataDir: string) => join(dataDir, 'local-endpoints.json');
 
 export function publishEndpoints(dataDir: string, storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>): void {
-  writeFileSync(endpointsFile(dataDir), JSON.stringify({ pid: process.pid, dynamoEndpoint: storage.dynamoEndpoint, s3Endpoint: storage.s3Endpoint }));
+  writeFileSync(
+    endpointsFile(dataDir),
+    JSON.stringify({ pid: process.pid, dynamoEndpoint: storage.dynamoEndpoint, s3Endpoint: storage.s3Endpoint }),
+  );
 }
 
 export function withdrawEndpoints(dataDir: string): void {
@@ -167,8 +215,13 @@ function isAlive(pid: number): boolean {
  */
 export async function connectOrStartStorage(dataDir: string): Promise<LocalStorage> {
   try {
-    const published = JSON.parse(readFileSync(endpointsFile(dataDir), 'utf8')) as { pid: number; dynamoEndpoint: string; s3Endpoint: string };
-    if (isAlive(published.pid)) return { dynamoEndpoint: published.dynamoEndpoint, s3Endpoint: published.s3Endpoint, close: async () => {} };
+    const published = JSON.parse(readFileSync(endpointsFile(dataDir), 'utf8')) as {
+      pid: number;
+      dynamoEndpoint: string;
+      s3Endpoint: string;
+    };
+    if (isAlive(published.pid))
+      return { dynamoEndpoint: published.dynamoEndpoint, s3Endpoint: published.s3Endpoint, close: async () => {} };
   } catch {
     // No server running on this DATA_DIR.
   }

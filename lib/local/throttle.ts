@@ -20,7 +20,8 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number):
   const value = env[name];
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`environment variable ${name} must be a positive number`);
+  if (!Number.isFinite(parsed) || parsed <= 0)
+    throw new Error(`environment variable ${name} must be a positive number`);
   return parsed;
 }
 
@@ -48,7 +49,10 @@ export class Throttle {
   }
 
   #refilled(bucket: Bucket, now: number): number {
-    return Math.min(this.settings.burst, bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.settings.ratePerSecond);
+    return Math.min(
+      this.settings.burst,
+      bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.settings.ratePerSecond,
+    );
   }
 
   /** Takes one request from each caller's bucket, or from none of them with a 429 when any is empty. */
@@ -68,7 +72,8 @@ export class Throttle {
   }
 
   #forgetFullBuckets(now: number): void {
-    for (const [caller, bucket] of this.#buckets) if (this.#refilled(bucket, now) >= this.settings.burst) this.#buckets.delete(caller);
+    for (const [caller, bucket] of this.#buckets)
+      if (this.#refilled(bucket, now) >= this.settings.burst) this.#buckets.delete(caller);
   }
 }
 

@@ -7,7 +7,13 @@
  * restart too). The Scan stands in for DynamoDB's own process; no request path runs it.
  */
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, DeleteItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  ScanCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { SWEEPER_STREAM_FILTER } from '../../functions/contracts/library-sweep.ts';
 import { table } from '../../functions/store/table.ts';
@@ -38,20 +44,33 @@ export function ttlStandIn(storage: Pick<LocalStorage, 'dynamoEndpoint'>, tableN
   const client = localDynamoClient(storage);
   return {
     async run(nowMs = Date.now()) {
-      const expired = (await expiredItems(client, tableName, nowMs)).map((item) => ({ item, record: ttlDeletionRecord(item, nowMs) }));
+      const expired = (await expiredItems(client, tableName, nowMs)).map((item) => ({
+        item,
+        record: ttlDeletionRecord(item, nowMs),
+      }));
       const forSweeper = expired.filter(({ record }) => matchesFilter(SWEEPER_STREAM_FILTER, record));
       let failedFrom = forSweeper.length;
       if (forSweeper.length > 0) {
         const { handler: sweeper } = (await import('../../functions/handlers/sweep-library-leftovers.ts')) as {
           handler: (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
         };
-        const failed = (await sweeper({ Records: forSweeper.map(({ record }) => record) }, lambdaContext('sweep-library-leftovers', 60_000))).batchItemFailures[0];
+        const failed = (
+          await sweeper(
+            { Records: forSweeper.map(({ record }) => record) },
+            lambdaContext('sweep-library-leftovers', 60_000),
+          )
+        ).batchItemFailures[0];
         // A failure names the record to retry from; one it does not name is the whole batch.
-        if (failed) failedFrom = Math.max(0, forSweeper.findIndex(({ record }) => record.dynamodb?.SequenceNumber === failed.itemIdentifier));
+        if (failed)
+          failedFrom = Math.max(
+            0,
+            forSweeper.findIndex(({ record }) => record.dynamodb?.SequenceNumber === failed.itemIdentifier),
+          );
       }
       const kept = new Set(forSweeper.slice(failedFrom));
       let deleted = 0;
-      for (const entry of expired) if (!kept.has(entry) && (await deleteIfUnchanged(client, tableName, entry.item))) deleted++;
+      for (const entry of expired)
+        if (!kept.has(entry) && (await deleteIfUnchanged(client, tableName, entry.item))) deleted++;
       return { expired: deleted, swept: failedFrom, retrying: kept.size };
     },
     close: () => client.destroy(),
@@ -77,7 +96,10 @@ async function expiredItems(dynamo: DynamoDBClient, tableName: string, nowMs: nu
   return items;
 }
 
-const keyOf = (item: Item) => ({ [table.partitionKey]: item[table.partitionKey]!, [table.sortKey]: item[table.sortKey]! });
+const keyOf = (item: Item) => ({
+  [table.partitionKey]: item[table.partitionKey]!,
+  [table.sortKey]: item[table.sortKey]!,
+});
 
 /** Only the version that expired: an item rewritten meanwhile with a later TTL stays. */
 async function deleteIfUnchanged(dynamo: DynamoDBClient, tableName: string, item: Item): Promise<boolean> {

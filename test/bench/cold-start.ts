@@ -42,27 +42,46 @@ const esbuildOptions: BuildOptions = {
 
 /** SDK clients a bundle may hold, by package, and how the baseline creates each. */
 const SDK_CLIENTS: Record<string, { name: string; create: string }> = {
-  '@aws-sdk/client-dynamodb': { name: 'DynamoDBClient', create: 'const dynamoDbClient = new DynamoDBClient(process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT } : {});' },
+  '@aws-sdk/client-dynamodb': {
+    name: 'DynamoDBClient',
+    create:
+      'const dynamoDbClient = new DynamoDBClient(process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT } : {});',
+  },
   '@aws-sdk/lib-dynamodb': { name: 'DynamoDBDocumentClient', create: 'DynamoDBDocumentClient.from(dynamoDbClient);' },
-  '@aws-sdk/client-s3': { name: 'S3Client', create: 'new S3Client(process.env.S3_ENDPOINT ? { endpoint: process.env.S3_ENDPOINT, forcePathStyle: true } : {});' },
+  '@aws-sdk/client-s3': {
+    name: 'S3Client',
+    create: 'new S3Client(process.env.S3_ENDPOINT ? { endpoint: process.env.S3_ENDPOINT, forcePathStyle: true } : {});',
+  },
   '@aws-sdk/client-eventbridge': { name: 'EventBridgeClient', create: 'new EventBridgeClient({});' },
 };
 
 /** Packages with code in the bundle: a module esbuild read but tree-shook away (bytesInOutput 0) does not count. */
 const sdkPackagesIn = (metafile: Metafile): string[] => {
-  const bundled = Object.values(metafile.outputs).flatMap((output) => Object.entries(output.inputs).filter(([, input]) => input.bytesInOutput > 0).map(([path]) => path));
+  const bundled = Object.values(metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([path]) => path),
+  );
   return Object.keys(SDK_CLIENTS).filter((name) => bundled.some((input) => input.includes(`node_modules/${name}/`)));
 };
 
 /** A handler that creates the clients the real bundle holds and sends the recorded calls, wave by wave. */
 function baselineSource(packages: string[], calls: DynamoCall[]): string {
   const operations = [...new Set(calls.map((call) => call.operation))];
-  const needed = packages.includes('@aws-sdk/lib-dynamodb') || calls.length > 0 ? [...new Set(['@aws-sdk/client-dynamodb', ...packages])] : packages;
+  const needed =
+    packages.includes('@aws-sdk/lib-dynamodb') || calls.length > 0
+      ? [...new Set(['@aws-sdk/client-dynamodb', ...packages])]
+      : packages;
   const imports = needed.map((name) => {
-    const names = [(SDK_CLIENTS[name] as { name: string }).name, ...(name === '@aws-sdk/client-dynamodb' ? operations.map((operation) => `${operation}Command`) : [])];
+    const names = [
+      (SDK_CLIENTS[name] as { name: string }).name,
+      ...(name === '@aws-sdk/client-dynamodb' ? operations.map((operation) => `${operation}Command`) : []),
+    ];
     return `import { ${names.join(', ')} } from '${name}';`;
   });
-  const plan = waves(calls).map((wave) => wave.map((call) => ({ operation: call.operation, input: call.input, failed: call.failed })));
+  const plan = waves(calls).map((wave) =>
+    wave.map((call) => ({ operation: call.operation, input: call.input, failed: call.failed })),
+  );
   return [
     ...imports,
     ...needed.map((name) => (SDK_CLIENTS[name] as { create: string }).create),
@@ -107,7 +126,10 @@ interface Bundles {
 }
 
 export async function run(): Promise<Figure[]> {
-  const world = await startWorld({ POWERTOOLS_SERVICE_NAME: SERVICE_NAME, POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE });
+  const world = await startWorld({
+    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+    POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+  });
   const workDir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
   try {
     const scenarios = await buildScenarios(world);
@@ -123,11 +145,20 @@ export async function run(): Promise<Figure[]> {
       await world.probe.restore(journal, calls);
 
       const dir = join(workDir, scenario.handler);
-      const built = await build({ ...esbuildOptions, entryPoints: [join(projectRoot, `functions/handlers/${scenario.handler}.ts`)], outfile: join(dir, 'handler.mjs') });
+      const built = await build({
+        ...esbuildOptions,
+        entryPoints: [join(projectRoot, `functions/handlers/${scenario.handler}.ts`)],
+        outfile: join(dir, 'handler.mjs'),
+      });
       const packages = sdkPackagesIn(built.metafile as Metafile);
       await build({
         ...esbuildOptions,
-        stdin: { contents: baselineSource(packages, calls), resolveDir: projectRoot, sourcefile: 'baseline.mjs', loader: 'js' },
+        stdin: {
+          contents: baselineSource(packages, calls),
+          resolveDir: projectRoot,
+          sourcefile: 'baseline.mjs',
+          loader: 'js',
+        },
         outfile: join(dir, 'baseline.mjs'),
       });
       writeFileSync(join(dir, 'event.json'), JSON.stringify(scenario.event satisfies APIGatewayProxyEvent));
@@ -150,8 +181,15 @@ export async function run(): Promise<Figure[]> {
       const dir = join(workDir, bundle.scenario.handler);
       const coldRun = async (file: string): Promise<Cost> => {
         const out = join(dir, 'result.json');
-        await execFileAsync(process.execPath, [join(workDir, 'loader.mjs'), file, join(dir, 'event.json'), out], { env: process.env, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stderr?: string }) => {
-          const lastLines = (error.stderr ?? '').split('\n').filter((line) => line.length < 400).slice(-12).join('\n');
+        await execFileAsync(process.execPath, [join(workDir, 'loader.mjs'), file, join(dir, 'event.json'), out], {
+          env: process.env,
+          maxBuffer: 64 * 1024 * 1024,
+        }).catch((error: { stderr?: string }) => {
+          const lastLines = (error.stderr ?? '')
+            .split('\n')
+            .filter((line) => line.length < 400)
+            .slice(-12)
+            .join('\n');
           throw new Error(`${bundle.scenario.handler}: a fresh process running ${file} failed:\n${lastLines}`);
         });
         const result = JSON.parse(readFileSync(out, 'utf8')) as Cost & { status: number };
@@ -159,16 +197,34 @@ export async function run(): Promise<Figure[]> {
         await world.probe.restore(bundle.journal, bundle.calls);
         return result;
       };
-      const samples = await sideBySide(ROUNDS, () => coldRun(bundle.handler), () => coldRun(bundle.baseline));
+      const samples = await sideBySide(
+        ROUNDS,
+        () => coldRun(bundle.handler),
+        () => coldRun(bundle.baseline),
+      );
       const handlerCpu = median(samples.candidate.map((s) => s.cpu));
       const baselineCpu = median(samples.baseline.map((s) => s.cpu));
       const handlerWall = median(samples.candidate.map((s) => s.wall));
       const baselineWall = median(samples.baseline.map((s) => s.wall));
       const sizeRatio = bundle.handlerBytes / bundle.baselineBytes;
-      const startRatio = pairedRatio({ candidate: samples.candidate.map((s) => s.cpu), baseline: samples.baseline.map((s) => s.cpu) });
+      const startRatio = pairedRatio({
+        candidate: samples.candidate.map((s) => s.cpu),
+        baseline: samples.baseline.map((s) => s.cpu),
+      });
       if (bundle.packages.length === 0) {
-        rows.push([bundle.scenario.handler, kib(bundle.handlerBytes), '— (no SDK client)', '—', ms(handlerCpu, 0), ms(baselineCpu, 0), '—', `${ms(handlerWall, 0)} / ${ms(baselineWall, 0)}`]);
-        progress(`  cold ${bundle.scenario.handler}: no SDK client, ${kib(bundle.handlerBytes)}, start ${ms(handlerCpu, 0)} CPU`);
+        rows.push([
+          bundle.scenario.handler,
+          kib(bundle.handlerBytes),
+          '— (no SDK client)',
+          '—',
+          ms(handlerCpu, 0),
+          ms(baselineCpu, 0),
+          '—',
+          `${ms(handlerWall, 0)} / ${ms(baselineWall, 0)}`,
+        ]);
+        progress(
+          `  cold ${bundle.scenario.handler}: no SDK client, ${kib(bundle.handlerBytes)}, start ${ms(handlerCpu, 0)} CPU`,
+        );
         continue;
       }
       rows.push([
@@ -181,9 +237,23 @@ export async function run(): Promise<Figure[]> {
         ratio(startRatio),
         `${ms(handlerWall, 0)} / ${ms(baselineWall, 0)}`,
       ]);
-      checks.push({ name: `${bundle.scenario.handler}: bundle size / baseline`, measured: sizeRatio, limit: BUDGET, kind: 'max', shown: ratio(sizeRatio) });
-      checks.push({ name: `${bundle.scenario.handler}: cold start / baseline (CPU time)`, measured: startRatio, limit: BUDGET, kind: 'max', shown: ratio(startRatio) });
-      progress(`  cold ${bundle.scenario.handler}: size ${ratio(sizeRatio)}, start ${ratio(startRatio)} (wall ${ratio(handlerWall / baselineWall)})`);
+      checks.push({
+        name: `${bundle.scenario.handler}: bundle size / baseline`,
+        measured: sizeRatio,
+        limit: BUDGET,
+        kind: 'max',
+        shown: ratio(sizeRatio),
+      });
+      checks.push({
+        name: `${bundle.scenario.handler}: cold start / baseline (CPU time)`,
+        measured: startRatio,
+        limit: BUDGET,
+        kind: 'max',
+        shown: ratio(startRatio),
+      });
+      progress(
+        `  cold ${bundle.scenario.handler}: size ${ratio(sizeRatio)}, start ${ratio(startRatio)} (wall ${ratio(handlerWall / baselineWall)})`,
+      );
     }
     return [
       {
@@ -198,7 +268,16 @@ export async function run(): Promise<Figure[]> {
           `Sizes are of the .mjs file (the source map is separate and not loaded). Start is measured inside a fresh Node process, from just before \`import()\` of the bundle to the handler's answer to one request; ` +
           `${ROUNDS} fresh processes each, alternating; the start columns are medians, and the start ratio is the median of the ${ROUNDS} per-round ratios (each round runs the two back to back, so a change in the machine's load between rounds cancels out). ` +
           `As in figure 2 the budget is checked on CPU time, with wall clock (handler / baseline) shown beside it. Budgets: both ratios ≤ ${BUDGET}.`,
-        columns: ['Handler', 'Bundle', 'Baseline bundle', 'Size ratio', 'Start CPU', 'Baseline start CPU', 'Start ratio', 'Start wall (handler / baseline)'],
+        columns: [
+          'Handler',
+          'Bundle',
+          'Baseline bundle',
+          'Size ratio',
+          'Start CPU',
+          'Baseline start CPU',
+          'Start ratio',
+          'Start wall (handler / baseline)',
+        ],
         rows,
         checks,
       },

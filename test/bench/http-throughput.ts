@@ -42,10 +42,20 @@ const pinning = (() => {
 })();
 
 /** Starts a Node process (on the server core) and resolves once its stdout prints a line matching `ready`. */
-function startProcess(args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
+function startProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
   return new Promise((resolve, reject) => {
-    const [command, commandArgs] = pinning ? ['taskset', ['-c', String(SERVER_CORE), process.execPath, ...args]] : [process.execPath, args];
-    const child = spawn(command as string, commandArgs as string[], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const [command, commandArgs] = pinning
+      ? ['taskset', ['-c', String(SERVER_CORE), process.execPath, ...args]]
+      : [process.execPath, args];
+    const child = spawn(command as string, commandArgs as string[], {
+      cwd: projectRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let seen = '';
     const onData = (chunk: Buffer) => {
       seen += chunk.toString('utf8');
@@ -100,72 +110,157 @@ async function load(base: string, target: Target, baskets: Basket[], seconds: nu
           return {
             ...request,
             path: target.path(basket),
-            headers: { Accept: 'application/json', Authorization: `Bearer ${basket.token}`, 'x-user': basket.user, ...(target.body ? { 'Content-Type': 'application/json' } : {}) },
+            headers: {
+              Accept: 'application/json',
+              Authorization: `Bearer ${basket.token}`,
+              'x-user': basket.user,
+              ...(target.body ? { 'Content-Type': 'application/json' } : {}),
+            },
             ...(target.body ? { body: target.body } : {}),
           };
         },
       },
     ],
   });
-  return { rps: result.requests.average, p99: result.latency.p99, failures: result.non2xx + result.errors + result.timeouts };
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
 }
 
 export async function run(): Promise<Figure[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-http-'));
   const children: ChildProcess[] = [];
   try {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...LOCAL_AWS_ENV, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...LOCAL_AWS_ENV,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+    };
     delete env.DYNAMODB_ENDPOINT;
     delete env.S3_ENDPOINT;
     const service = await startProcess(['bin/local.ts'], env, /listening on (http:\/\/\S+)/);
     children.push(service.child);
     const serviceUrl = service.match[1] as string;
-    const { dynamoEndpoint } = JSON.parse(readFileSync(join(dataDir, 'local-endpoints.json'), 'utf8')) as { dynamoEndpoint: string };
-    const bare = await startProcess(['test/bench/support/bare-server.ts'], { ...env, DYNAMODB_ENDPOINT: dynamoEndpoint, TABLE_NAME: 'photo-commerce' }, /listening (\d+)/);
+    const { dynamoEndpoint } = JSON.parse(readFileSync(join(dataDir, 'local-endpoints.json'), 'utf8')) as {
+      dynamoEndpoint: string;
+    };
+    const bare = await startProcess(
+      ['test/bench/support/bare-server.ts'],
+      { ...env, DYNAMODB_ENDPOINT: dynamoEndpoint, TABLE_NAME: 'photo-commerce' },
+      /listening (\d+)/,
+    );
     children.push(bare.child);
     const bareUrl = `http://127.0.0.1:${bare.match[1]}`;
 
     progress('  seeding users, baskets and a project through the service');
-    const internalKey = (await promisify(execFile)(process.execPath, ['bin/api-key.ts', '--name', 'bench-http', '--scope', 'internal'], { cwd: projectRoot, env })).stdout.trim();
+    const internalKey = (
+      await promisify(execFile)(process.execPath, ['bin/api-key.ts', '--name', 'bench-http', '--scope', 'internal'], {
+        cwd: projectRoot,
+        env,
+      })
+    ).stdout.trim();
     const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) => {
-      const response = await fetch(`${serviceUrl}${path}`, { method, headers: { 'Content-Type': 'application/json', ...headers }, ...(body ? { body: JSON.stringify(body) } : {}) });
-      if (response.status !== 200) throw new Error(`seeding ${method} ${path}: ${response.status} ${await response.text()}`);
+      const response = await fetch(`${serviceUrl}${path}`, {
+        method,
+        headers: { 'Content-Type': 'application/json', ...headers },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      if (response.status !== 200)
+        throw new Error(`seeding ${method} ${path}: ${response.status} ${await response.text()}`);
       return (await response.json()) as Record<string, unknown>;
     };
     const projectGuid = crypto.randomUUID().replace(/-/g, '');
-    await call('PUT', `/project/${projectGuid}`, { 'X-SERVICE-API-Key': internalKey }, { UnitPrice: 29.99, Version: 1 });
+    await call(
+      'PUT',
+      `/project/${projectGuid}`,
+      { 'X-SERVICE-API-Key': internalKey },
+      { UnitPrice: 29.99, Version: 1 },
+    );
     const keys = await ensureSigningKeys(dataDir);
     const baskets: Basket[] = [];
     for (let i = 0; i < USERS; i++) {
       const user = `bench-http-${i}`;
       const token = await signLocalToken(keys, { userId: user });
       const { Guid } = await call('POST', '/basket', { Authorization: `Bearer ${token}` });
-      await call('POST', `/basket/${Guid}/line`, { Authorization: `Bearer ${token}` }, { ProjectGuid: projectGuid, Quantity: 1 });
+      await call(
+        'POST',
+        `/basket/${Guid}/line`,
+        { Authorization: `Bearer ${token}` },
+        { ProjectGuid: projectGuid, Quantity: 1 },
+      );
       baskets.push({ user, token, guid: Guid as string });
     }
 
     const targets: { label: string; target: Target }[] = [
       { label: 'GET /basket/{guid}', target: { method: 'GET', path: (basket) => `/basket/${basket.guid}` } },
-      { label: 'POST /basket/{guid}/line', target: { method: 'POST', path: (basket) => `/basket/${basket.guid}/line`, body: JSON.stringify({ ProjectGuid: projectGuid, Quantity: 1 }) } },
+      {
+        label: 'POST /basket/{guid}/line',
+        target: {
+          method: 'POST',
+          path: (basket) => `/basket/${basket.guid}/line`,
+          body: JSON.stringify({ ProjectGuid: projectGuid, Quantity: 1 }),
+        },
+      },
     ];
     const rows: string[][] = [];
     const checks: Check[] = [];
     for (const { label, target } of targets) {
       await load(serviceUrl, target, baskets, 1);
       await load(bareUrl, target, baskets, 1);
-      const samples = await sideBySide(ROUNDS, () => load(serviceUrl, target, baskets, ROUND_SECONDS), () => load(bareUrl, target, baskets, ROUND_SECONDS));
+      const samples = await sideBySide(
+        ROUNDS,
+        () => load(serviceUrl, target, baskets, ROUND_SECONDS),
+        () => load(bareUrl, target, baskets, ROUND_SECONDS),
+      );
       const serviceRps = median(samples.candidate.map((s) => s.rps));
       const bareRps = median(samples.baseline.map((s) => s.rps));
       const serviceP99 = median(samples.candidate.map((s) => s.p99));
       const bareP99 = median(samples.baseline.map((s) => s.p99));
       // Medians of the per-round ratios, as figures 2, 3 and 5a: each round's two loads ran back to back.
-      const rpsRatio = pairedRatio({ candidate: samples.candidate.map((s) => s.rps), baseline: samples.baseline.map((s) => s.rps) });
-      const p99Ratio = pairedRatio({ candidate: samples.baseline.map((s) => s.p99), baseline: samples.candidate.map((s) => s.p99) });
+      const rpsRatio = pairedRatio({
+        candidate: samples.candidate.map((s) => s.rps),
+        baseline: samples.baseline.map((s) => s.rps),
+      });
+      const p99Ratio = pairedRatio({
+        candidate: samples.baseline.map((s) => s.p99),
+        baseline: samples.candidate.map((s) => s.p99),
+      });
       const failures = [...samples.candidate, ...samples.baseline].reduce((sum, s) => sum + s.failures, 0);
-      rows.push([label, serviceRps.toFixed(0), bareRps.toFixed(0), ratio(rpsRatio), ms(serviceP99, 0), ms(bareP99, 0), ratio(p99Ratio), String(failures)]);
-      checks.push({ name: `${label}: requests per second, service / bare`, measured: rpsRatio, limit: BUDGET, kind: 'min', shown: ratio(rpsRatio) });
-      checks.push({ name: `${label}: p99 latency, bare / service`, measured: p99Ratio, limit: BUDGET, kind: 'min', shown: ratio(p99Ratio) });
-      checks.push({ name: `${label}: failed requests (non-2xx, errors, timeouts)`, measured: failures, limit: 0, kind: 'equal', shown: String(failures) });
+      rows.push([
+        label,
+        serviceRps.toFixed(0),
+        bareRps.toFixed(0),
+        ratio(rpsRatio),
+        ms(serviceP99, 0),
+        ms(bareP99, 0),
+        ratio(p99Ratio),
+        String(failures),
+      ]);
+      checks.push({
+        name: `${label}: requests per second, service / bare`,
+        measured: rpsRatio,
+        limit: BUDGET,
+        kind: 'min',
+        shown: ratio(rpsRatio),
+      });
+      checks.push({
+        name: `${label}: p99 latency, bare / service`,
+        measured: p99Ratio,
+        limit: BUDGET,
+        kind: 'min',
+        shown: ratio(p99Ratio),
+      });
+      checks.push({
+        name: `${label}: failed requests (non-2xx, errors, timeouts)`,
+        measured: failures,
+        limit: 0,
+        kind: 'equal',
+        shown: String(failures),
+      });
       progress(`  http ${label}: rps ${ratio(rpsRatio)}, p99 ${ratio(p99Ratio)}`);
     }
     return [
@@ -180,7 +275,16 @@ export async function run(): Promise<Figure[]> {
           `Each side gets ${ROUNDS} rounds of ${ROUND_SECONDS} s after a 1 s warm-up; the req/s and p99 columns are the medians over rounds of each side's average requests per second and p99 latency, and each ratio is the median of the per-round ratios (a round runs the two loads back to back, so a change in the machine's load between rounds cancels out of it). ` +
           `Requests rotate over ${USERS} users with one basket each (bearer tokens verified by the authorizer on every request); adding a line adds 1 to the basket's line. ` +
           `Budgets: the service reaches at least ${BUDGET} of the bare server's requests per second, and its p99 is at most 1/${BUDGET} of the bare server's (bare p99 / service p99 ≥ ${BUDGET}); no request fails.`,
-        columns: ['Request', 'Service req/s', 'Bare req/s', 'Ratio', 'Service p99', 'Bare p99', 'p99 ratio (bare / service)', 'Failed'],
+        columns: [
+          'Request',
+          'Service req/s',
+          'Bare req/s',
+          'Ratio',
+          'Service p99',
+          'Bare p99',
+          'p99 ratio (bare / service)',
+          'Failed',
+        ],
         rows,
         checks,
       },

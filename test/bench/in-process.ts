@@ -61,44 +61,114 @@ async function storageFigures(world: World, scenario: Scenario): Promise<Storage
   };
 }
 
-function storageFigure(scenarios: Scenario[], few: Map<Scenario, StorageFigures>, many: Map<Scenario, StorageFigures>): Figure {
+function storageFigure(
+  scenarios: Scenario[],
+  few: Map<Scenario, StorageFigures>,
+  many: Map<Scenario, StorageFigures>,
+): Figure {
   const checks: Check[] = [];
   const rows: string[][] = [];
   for (const scenario of scenarios) {
     const small = few.get(scenario) as StorageFigures;
     const large = many.get(scenario) as StorageFigures;
-    rows.push([scenario.label, small.operations || '—', String(large.requests), String(large.roundTrips), String(large.scans), small.capacity.toFixed(1), large.capacity.toFixed(1)]);
-    if (SINGLE_REQUEST.has(scenario.handler)) checks.push({ name: `${scenario.label}: DynamoDB requests`, measured: large.requests, limit: 1, kind: 'equal', shown: String(large.requests) });
-    if (scenario.handler === 'get-builder') checks.push({ name: `${scenario.label}: DynamoDB requests`, measured: large.requests, limit: 2, kind: 'max', shown: String(large.requests) });
-    if (LINE_CHANGES.has(scenario.handler)) checks.push({ name: `${scenario.label}: sequential round trips`, measured: large.roundTrips, limit: 2, kind: 'max', shown: String(large.roundTrips) });
-    if (scenario.handler === 'checkout-basket') checks.push({ name: `${scenario.label}: sequential round trips`, measured: large.roundTrips, limit: CHECKOUT_ROUND_TRIPS, kind: 'max', shown: String(large.roundTrips) });
-    checks.push({ name: `${scenario.label}: capacity growth from ${FEW_OTHERS} to ${MANY_OTHERS} other baskets`, measured: large.capacity - small.capacity, limit: 0, kind: 'max', shown: `${small.capacity} → ${large.capacity} units` });
+    rows.push([
+      scenario.label,
+      small.operations || '—',
+      String(large.requests),
+      String(large.roundTrips),
+      String(large.scans),
+      small.capacity.toFixed(1),
+      large.capacity.toFixed(1),
+    ]);
+    if (SINGLE_REQUEST.has(scenario.handler))
+      checks.push({
+        name: `${scenario.label}: DynamoDB requests`,
+        measured: large.requests,
+        limit: 1,
+        kind: 'equal',
+        shown: String(large.requests),
+      });
+    if (scenario.handler === 'get-builder')
+      checks.push({
+        name: `${scenario.label}: DynamoDB requests`,
+        measured: large.requests,
+        limit: 2,
+        kind: 'max',
+        shown: String(large.requests),
+      });
+    if (LINE_CHANGES.has(scenario.handler))
+      checks.push({
+        name: `${scenario.label}: sequential round trips`,
+        measured: large.roundTrips,
+        limit: 2,
+        kind: 'max',
+        shown: String(large.roundTrips),
+      });
+    if (scenario.handler === 'checkout-basket')
+      checks.push({
+        name: `${scenario.label}: sequential round trips`,
+        measured: large.roundTrips,
+        limit: CHECKOUT_ROUND_TRIPS,
+        kind: 'max',
+        shown: String(large.roundTrips),
+      });
+    checks.push({
+      name: `${scenario.label}: capacity growth from ${FEW_OTHERS} to ${MANY_OTHERS} other baskets`,
+      measured: large.capacity - small.capacity,
+      limit: 0,
+      kind: 'max',
+      shown: `${small.capacity} → ${large.capacity} units`,
+    });
   }
   const scans = scenarios.reduce((sum, scenario) => sum + (many.get(scenario) as StorageFigures).scans, 0);
-  checks.push({ name: 'Scan calls over all endpoints', measured: scans, limit: 0, kind: 'equal', shown: String(scans) });
+  checks.push({
+    name: 'Scan calls over all endpoints',
+    measured: scans,
+    limit: 0,
+    kind: 'equal',
+    shown: String(scans),
+  });
   return {
     title: '1. Storage round trips and capacity per endpoint',
     howToRead:
-      'Each endpoint handles one request in-process while an SDK middleware on the handlers\' DynamoDB client counts every call and asks for its consumed capacity. ' +
+      "Each endpoint handles one request in-process while an SDK middleware on the handlers' DynamoDB client counts every call and asks for its consumed capacity. " +
       '"Calls" shows the operations in order; `+` joins calls sent side by side, `→` separates sequential round trips. ' +
       `Capacity units are summed over the request, measured once with ${FEW_OTHERS} and once with ${MANY_OTHERS.toLocaleString('en')} other users' baskets in the table: ` +
       'they must be equal, because a request may only read the keys of its own user. Budgets: reading a basket, listing baskets, listing orders (all or by project) and reading an order take exactly 1 request; ' +
       'a line change takes at most 2 sequential round trips; a checkout at most 3 (2 before it repriced its lines at the current prices: the repricing BatchGetItem adds one, and the save of a repriced basket goes side by side with the snapshot); ' +
       `resolving a builder token of ${BUILDER_ITEMS} items takes at most 2 requests (the link, then its items); no endpoint ever issues a Scan.`,
-    columns: ['Endpoint', 'Calls', 'Requests', 'Round trips', 'Scans', `Capacity, ${FEW_OTHERS} others`, `Capacity, ${MANY_OTHERS.toLocaleString('en')} others`],
+    columns: [
+      'Endpoint',
+      'Calls',
+      'Requests',
+      'Round trips',
+      'Scans',
+      `Capacity, ${FEW_OTHERS} others`,
+      `Capacity, ${MANY_OTHERS.toLocaleString('en')} others`,
+    ],
     rows,
     checks,
   };
 }
 
 async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figure> {
-  const bare = new DynamoDBClient({ endpoint: world.service.storage.dynamoEndpoint, region: process.env.AWS_REGION as string });
+  const bare = new DynamoDBClient({
+    endpoint: world.service.storage.dynamoEndpoint,
+    region: process.env.AWS_REGION as string,
+  });
   // The same recording middleware as on the handlers' client, so the instrument costs both sides alike.
   const bareProbe = new DynamoProbe(bare, world.service.storage.dynamoEndpoint, process.env.AWS_REGION as string);
-  const bareS3 = new S3Client({ endpoint: world.service.storage.s3Endpoint, forcePathStyle: true, region: process.env.AWS_REGION as string });
+  const bareS3 = new S3Client({
+    endpoint: world.service.storage.s3Endpoint,
+    forcePathStyle: true,
+    region: process.env.AWS_REGION as string,
+  });
   const rows: string[][] = [];
   const checks: Check[] = [];
-  const medians = (samples: Cost[]) => ({ wall: median(samples.map((s) => s.wall)), cpu: median(samples.map((s) => s.cpu)) });
+  const medians = (samples: Cost[]) => ({
+    wall: median(samples.map((s) => s.wall)),
+    cpu: median(samples.map((s) => s.cpu)),
+  });
   // Domain events: EventBridge PutEvents in AWS, a line appended to EVENTS_FILE locally. The bare side
   // appends the same lines to a file of its own, through an open handle as functions/shared/events.ts does.
   const eventsFile = process.env.EVENTS_FILE as string;
@@ -155,10 +225,31 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
     const samples = await sideBySide(OVERHEAD_ROUNDS, handlerRun, bareRun);
     const handler = medians(samples.candidate);
     const baseline = medians(samples.baseline);
-    const cpuRatio = pairedRatio({ candidate: samples.candidate.map((s) => s.cpu), baseline: samples.baseline.map((s) => s.cpu) });
-    const wallRatio = pairedRatio({ candidate: samples.candidate.map((s) => s.wall), baseline: samples.baseline.map((s) => s.wall) });
-    rows.push([scenario.label, String(last.length), ms(handler.cpu), ms(baseline.cpu), ratio(cpuRatio), ms(handler.wall), ms(baseline.wall), ratio(wallRatio)]);
-    checks.push({ name: `${scenario.label}: handler / bare SDK calls (CPU time)`, measured: cpuRatio, limit: OVERHEAD_BUDGET, kind: 'max', shown: ratio(cpuRatio) });
+    const cpuRatio = pairedRatio({
+      candidate: samples.candidate.map((s) => s.cpu),
+      baseline: samples.baseline.map((s) => s.cpu),
+    });
+    const wallRatio = pairedRatio({
+      candidate: samples.candidate.map((s) => s.wall),
+      baseline: samples.baseline.map((s) => s.wall),
+    });
+    rows.push([
+      scenario.label,
+      String(last.length),
+      ms(handler.cpu),
+      ms(baseline.cpu),
+      ratio(cpuRatio),
+      ms(handler.wall),
+      ms(baseline.wall),
+      ratio(wallRatio),
+    ]);
+    checks.push({
+      name: `${scenario.label}: handler / bare SDK calls (CPU time)`,
+      measured: cpuRatio,
+      limit: OVERHEAD_BUDGET,
+      kind: 'max',
+      shown: ratio(cpuRatio),
+    });
     progress(`  overhead ${scenario.label}: ${ratio(cpuRatio)} (wall ${ratio(wallRatio)})`);
   }
   bare.destroy();
@@ -178,7 +269,16 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
       'The budget is checked on CPU time (this process, all threads, from call to answer): on the shared 2-core machine the wall clock also counts time spent waiting for a core ' +
       'behind other processes, which grows with load, not with the code; the wall-clock medians are shown beside it and match the CPU time on an idle machine. ' +
       'Endpoints without storage calls show their own time only.',
-    columns: ['Endpoint', 'DynamoDB calls', 'Handler CPU', 'Bare CPU', 'Ratio (budget)', 'Handler wall', 'Bare wall', 'Wall ratio'],
+    columns: [
+      'Endpoint',
+      'DynamoDB calls',
+      'Handler CPU',
+      'Bare CPU',
+      'Ratio (budget)',
+      'Handler wall',
+      'Bare wall',
+      'Wall ratio',
+    ],
     rows,
     checks,
   };

@@ -14,10 +14,31 @@ export async function run(): Promise<Figure[]> {
         'test/bench/pull-memory.ts starts the service in its own process, warms it with one pull and a full GC, then pulls a 200 MB image from a loopback server while sampling the resident set every 5 ms. ' +
         `The pull streams (fetch → type sniffing → MD5 and size → S3 multipart upload), so the growth must stay under ${LIMIT_MB} MB whatever the image size; the stored size and MD5 must match what was sent.`,
       columns: ['Image', 'RSS before', 'Peak RSS', 'Peak growth', 'Time', 'Stored size and MD5 match'],
-      rows: [[mib(result.imageBytes), mib(result.baselineRssBytes), mib(result.peakRssBytes), mib(result.peakGrowthBytes), `${result.seconds.toFixed(1)} s`, result.verified ? 'yes' : 'NO']],
+      rows: [
+        [
+          mib(result.imageBytes),
+          mib(result.baselineRssBytes),
+          mib(result.peakRssBytes),
+          mib(result.peakGrowthBytes),
+          `${result.seconds.toFixed(1)} s`,
+          result.verified ? 'yes' : 'NO',
+        ],
+      ],
       checks: [
-        { name: 'pull of 200 MB: peak RSS growth (MiB)', measured: result.peakGrowthBytes / MB, limit: LIMIT_MB, kind: 'max', shown: mib(result.peakGrowthBytes) },
-        { name: 'pull of 200 MB: stored size and MD5 match', measured: result.verified ? 1 : 0, limit: 1, kind: 'equal', shown: result.verified ? 'yes' : 'no' },
+        {
+          name: 'pull of 200 MB: peak RSS growth (MiB)',
+          measured: result.peakGrowthBytes / MB,
+          limit: LIMIT_MB,
+          kind: 'max',
+          shown: mib(result.peakGrowthBytes),
+        },
+        {
+          name: 'pull of 200 MB: stored size and MD5 match',
+          measured: result.verified ? 1 : 0,
+          limit: 1,
+          kind: 'equal',
+          shown: result.verified ? 'yes' : 'no',
+        },
       ],
     },
   ];

@@ -54,8 +54,19 @@ interface PullMemoryOptions {
 
 /** Runs the measurement in a fresh process started with the Lambda functions' Node options. */
 export async function measurePullMemory(options: PullMemoryOptions = {}): Promise<PullMemoryResult> {
-  const args = [...LAMBDA_NODE_OPTIONS, fileURLToPath(import.meta.url), '--json', '--mb', String(options.imageMb ?? 200), '--limit-mb', String(options.limitMb ?? 64)];
-  const { stdout } = await promisify(execFile)(process.execPath, args, { env: { ...process.env, POWERTOOLS_METRICS_DISABLED: 'true' }, maxBuffer: 1024 * 1024 });
+  const args = [
+    ...LAMBDA_NODE_OPTIONS,
+    fileURLToPath(import.meta.url),
+    '--json',
+    '--mb',
+    String(options.imageMb ?? 200),
+    '--limit-mb',
+    String(options.limitMb ?? 64),
+  ];
+  const { stdout } = await promisify(execFile)(process.execPath, args, {
+    env: { ...process.env, POWERTOOLS_METRICS_DISABLED: 'true' },
+    maxBuffer: 1024 * 1024,
+  });
   return JSON.parse(stdout.trim().split('\n').at(-1) as string) as PullMemoryResult;
 }
 
@@ -65,12 +76,22 @@ async function measureInThisProcess(options: PullMemoryOptions): Promise<PullMem
   const storage = await startStorageProcess();
   const service = await startTestService({
     externalStorage: storage,
-    env: { PULL_ALLOW_LOOPBACK: 'true', PULL_MAX_BYTES: String(imageBytes + MB), PULL_TIMEOUT_MS: '600000', PULL_REQUEST_TIMEOUT_MS: '600000', POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true' },
+    env: {
+      PULL_ALLOW_LOOPBACK: 'true',
+      PULL_MAX_BYTES: String(imageBytes + MB),
+      PULL_TIMEOUT_MS: '600000',
+      PULL_REQUEST_TIMEOUT_MS: '600000',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    },
   });
   try {
     const apiKey = await service.apiKey('pull-memory-bench', 'library');
     const pull = async (path: string) => {
-      const response = await service.request('POST', '/library/pull', { apiKey, json: { Url: `${storage.imageServerUrl}${path}` } });
+      const response = await service.request('POST', '/library/pull', {
+        apiKey,
+        json: { Url: `${storage.imageServerUrl}${path}` },
+      });
       if (response.status !== 200) throw new Error(`pull of ${path} answered ${response.status}: ${response.text}`);
       return response.body as { LibraryItem: { FileSize: number; FileMd5: string } };
     };
@@ -99,7 +120,8 @@ async function measureInThisProcess(options: PullMemoryOptions): Promise<PullMem
       limitBytes,
       withinLimit: peakGrowthBytes <= limitBytes,
       seconds: (performance.now() - started) / 1000,
-      verified: result.LibraryItem.FileSize === imageBytes && result.LibraryItem.FileMd5 === storage.imageMd5(imageBytes),
+      verified:
+        result.LibraryItem.FileSize === imageBytes && result.LibraryItem.FileMd5 === storage.imageMd5(imageBytes),
     };
   } finally {
     await service.close();
@@ -108,7 +130,13 @@ async function measureInThisProcess(options: PullMemoryOptions): Promise<PullMem
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { mb: { type: 'string', default: '200' }, 'limit-mb': { type: 'string', default: '64' }, json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: {
+      mb: { type: 'string', default: '200' },
+      'limit-mb': { type: 'string', default: '64' },
+      json: { type: 'boolean', default: false },
+    },
+  });
   const options = { imageMb: Number(values.mb), limitMb: Number(values['limit-mb']) };
   if (values.json) {
     process.stdout.write(`${JSON.stringify(await measureInThisProcess(options))}\n`);

@@ -16,18 +16,24 @@ const SUITES = ['in-process', 'cold-start', 'http-throughput', 'uploads', 'pull-
 
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false }, only: { type: 'string' } } });
 const selected = values.only ? values.only.split(',') : SUITES;
-for (const name of selected) if (!SUITES.includes(name)) throw new Error(`unknown suite ${name}; suites: ${SUITES.join(', ')}`);
+for (const name of selected)
+  if (!SUITES.includes(name)) throw new Error(`unknown suite ${name}; suites: ${SUITES.join(', ')}`);
 
 function runSuite(name: string): Promise<Figure[]> {
   return new Promise((resolve, reject) => {
     // --expose-gc: a suite may start a measurement from a collected heap (see in-process.ts).
-    const child = fork(new URL('./suite.ts', import.meta.url), [name], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [...process.execArgv, '--expose-gc'] });
+    const child = fork(new URL('./suite.ts', import.meta.url), [name], {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      execArgv: [...process.execArgv, '--expose-gc'],
+    });
     let figures: Figure[] | undefined;
     child.on('message', (message: { figures: Figure[] }) => {
       figures = message.figures;
     });
     child.on('error', reject);
-    child.on('exit', (code) => (figures ? resolve(figures) : reject(new Error(`suite ${name} exited with ${code} before reporting`))));
+    child.on('exit', (code) =>
+      figures ? resolve(figures) : reject(new Error(`suite ${name} exited with ${code} before reporting`)),
+    );
   });
 }
 
@@ -53,7 +59,9 @@ for (const name of selected) {
 const checks = figures.flatMap((figure) => figure.checks);
 const failed = checks.filter((check) => !passes(check));
 const cpu = cpus();
-const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM (${(freemem() / 2 ** 30).toFixed(1)} GiB free at the end), ${type()} ${release()}, load average ${loadavg().map((load) => load.toFixed(2)).join(' / ')} at the end`;
+const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM (${(freemem() / 2 ** 30).toFixed(1)} GiB free at the end), ${type()} ${release()}, load average ${loadavg()
+  .map((load) => load.toFixed(2))
+  .join(' / ')} at the end`;
 const body = figures.map(renderFigure).join('\n');
 
 if (values.only) {

@@ -7,7 +7,11 @@ import { LOCAL_AWS_ENV } from '../../lib/local/storage.ts';
 
 // Loopback only, whatever is imported first: an SDK client created before the local stack sets the real
 // endpoints gets the discard port on 127.0.0.1 (connection refused), never an AWS address.
-Object.assign(process.env, { ...LOCAL_AWS_ENV, DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', S3_ENDPOINT: 'http://127.0.0.1:9' });
+Object.assign(process.env, {
+  ...LOCAL_AWS_ENV,
+  DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+  S3_ENDPOINT: 'http://127.0.0.1:9',
+});
 
 const name = process.argv[2];
 if (!name || !/^[a-z-]+$/.test(name)) throw new Error(`usage: suite.ts <suite>`);

@@ -44,7 +44,10 @@ function startImageServer(): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
     if (request.url?.startsWith('/slow/')) {
       const png = tinyPng();
-      setTimeout(() => response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': png.length }).end(png), SLOW_MS);
+      setTimeout(
+        () => response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': png.length }).end(png),
+        SLOW_MS,
+      );
       return;
     }
     response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': PULL_BYTES });
@@ -59,19 +62,33 @@ function startImageServer(): Promise<{ server: Server; url: string }> {
     };
     pump();
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
 }
 
 async function invokeOk(world: World, handler: string, event: APIGatewayProxyEvent): Promise<void> {
   const invocation = await world.prepare(handler, event);
   const result = await invocation();
-  if (result.statusCode !== 200) throw new Error(`${handler} answered ${result.statusCode}: ${result.body.slice(0, 300)}`);
+  if (result.statusCode !== 200)
+    throw new Error(`${handler} answered ${result.statusCode}: ${result.body.slice(0, 300)}`);
 }
 
 export async function run(): Promise<Figure[]> {
-  const world = await startWorld({ PULL_ALLOW_LOOPBACK: 'true', PULL_MAX_BYTES: String(PULL_BYTES + MB), PULL_TIMEOUT_MS: '600000', PULL_REQUEST_TIMEOUT_MS: '600000' });
+  const world = await startWorld({
+    PULL_ALLOW_LOOPBACK: 'true',
+    PULL_MAX_BYTES: String(PULL_BYTES + MB),
+    PULL_TIMEOUT_MS: '600000',
+    PULL_REQUEST_TIMEOUT_MS: '600000',
+  });
   const images = await startImageServer();
-  const bare = new S3Client({ endpoint: world.service.storage.s3Endpoint, forcePathStyle: true, region: process.env.AWS_REGION as string });
+  const bare = new S3Client({
+    endpoint: world.service.storage.s3Endpoint,
+    forcePathStyle: true,
+    region: process.env.AWS_REGION as string,
+  });
   const bucket = process.env.BUCKET_NAME as string;
   try {
     const apiKey = await world.service.apiKey('bench-uploads', 'library');
@@ -80,34 +97,84 @@ export async function run(): Promise<Figure[]> {
 
     const jpeg = jpegOfSize(PUSH_BYTES);
     const form = multipartBody([{ name: 'image', filename: 'photo.jpg', contentType: 'image/jpeg', data: jpeg }]);
-    const pushEvent = await world.capture('POST', '/library/push', { apiKey, body: form.body, headers: { 'Content-Type': form.contentType } });
+    const pushEvent = await world.capture('POST', '/library/push', {
+      apiKey,
+      body: form.body,
+      headers: { 'Content-Type': form.contentType },
+    });
     let bareKeys = 0;
     const pushRun = async () => {
       const invocation = await world.prepare('push-library-item', pushEvent);
       return timed(async () => {
         const result = await invocation();
-        if (result.statusCode !== 200) throw new Error(`push-library-item answered ${result.statusCode}: ${result.body.slice(0, 300)}`);
+        if (result.statusCode !== 200)
+          throw new Error(`push-library-item answered ${result.statusCode}: ${result.body.slice(0, 300)}`);
       });
     };
-    const barePutRun = () => timed(() => bare.send(new PutObjectCommand({ Bucket: bucket, Key: `bench/bare-${bareKeys++}.jpg`, Body: jpeg, ContentType: 'image/jpeg' })));
+    const barePutRun = () =>
+      timed(() =>
+        bare.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: `bench/bare-${bareKeys++}.jpg`,
+            Body: jpeg,
+            ContentType: 'image/jpeg',
+          }),
+        ),
+      );
     await sideBySide(PUSH_WARM_UP_ROUNDS, pushRun, barePutRun);
     const push = await sideBySide(PUSH_ROUNDS, pushRun, barePutRun);
     const pushRatio = pairedRatio(push);
-    rows.push(['Push of a 4 MB JPEG (POST /library/push)', ms(median(push.candidate), 0), 'S3 PutObject of the same bytes', ms(median(push.baseline), 0), ratio(pushRatio), `≤ ${TIME_BUDGET}`]);
-    checks.push({ name: 'push of a 4 MB JPEG / bare PutObject', measured: pushRatio, limit: TIME_BUDGET, kind: 'max', shown: ratio(pushRatio) });
+    rows.push([
+      'Push of a 4 MB JPEG (POST /library/push)',
+      ms(median(push.candidate), 0),
+      'S3 PutObject of the same bytes',
+      ms(median(push.baseline), 0),
+      ratio(pushRatio),
+      `≤ ${TIME_BUDGET}`,
+    ]);
+    checks.push({
+      name: 'push of a 4 MB JPEG / bare PutObject',
+      measured: pushRatio,
+      limit: TIME_BUDGET,
+      kind: 'max',
+      shown: ratio(pushRatio),
+    });
     progress(`  push: ${ratio(pushRatio)}`);
 
     const pullEvent = await world.capture('POST', '/library/pull', { apiKey, json: { Url: `${images.url}/big.png` } });
     const streamCopy = () =>
       new Promise<void>((resolve, reject) => {
         get(`${images.url}/big.png`, (response) => {
-          new Upload({ client: bare, params: { Bucket: bucket, Key: `bench/bare-${bareKeys++}.png`, Body: response, ContentType: 'image/png' } }).done().then(() => resolve(), reject);
+          new Upload({
+            client: bare,
+            params: { Bucket: bucket, Key: `bench/bare-${bareKeys++}.png`, Body: response, ContentType: 'image/png' },
+          })
+            .done()
+            .then(() => resolve(), reject);
         }).on('error', reject);
       });
-    const pull = await sideBySide(PULL_ROUNDS, () => timed(() => invokeOk(world, 'pull-library-item', pullEvent)), () => timed(streamCopy));
+    const pull = await sideBySide(
+      PULL_ROUNDS,
+      () => timed(() => invokeOk(world, 'pull-library-item', pullEvent)),
+      () => timed(streamCopy),
+    );
     const pullRatio = pairedRatio(pull);
-    rows.push(['Pull of a 200 MB image (POST /library/pull)', ms(median(pull.candidate), 0), 'GET streamed into an S3 multipart Upload', ms(median(pull.baseline), 0), ratio(pullRatio), `≤ ${TIME_BUDGET}`]);
-    checks.push({ name: 'pull of a 200 MB image / bare stream copy', measured: pullRatio, limit: TIME_BUDGET, kind: 'max', shown: ratio(pullRatio) });
+    rows.push([
+      'Pull of a 200 MB image (POST /library/pull)',
+      ms(median(pull.candidate), 0),
+      'GET streamed into an S3 multipart Upload',
+      ms(median(pull.baseline), 0),
+      ratio(pullRatio),
+      `≤ ${TIME_BUDGET}`,
+    ]);
+    checks.push({
+      name: 'pull of a 200 MB image / bare stream copy',
+      measured: pullRatio,
+      limit: TIME_BUDGET,
+      kind: 'max',
+      shown: ratio(pullRatio),
+    });
     progress(`  pull: ${ratio(pullRatio)}`);
 
     const concurrency = Number(process.env.PULL_CONCURRENCY ?? 4);
@@ -115,9 +182,23 @@ export async function run(): Promise<Figure[]> {
     const urls = Array.from({ length: SLOW_URLS }, (_, index) => `${images.url}/slow/${index}.png`);
     const multiEvent = await world.capture('POST', '/library/multi/pull', { apiKey, json: { Urls: urls } });
     const multi: number[] = [];
-    for (let round = 0; round < 3; round++) multi.push(await timed(() => invokeOk(world, 'pull-library-items', multiEvent)));
-    rows.push([`Multi pull of ${SLOW_URLS} URLs answering after ${SLOW_MS} ms`, ms(median(multi), 0), `${TIME_BUDGET} × ${SLOW_MS} ms × ceil(${SLOW_URLS} / ${concurrency})`, ms(limitMs, 0), ratio(median(multi) / limitMs), '≤ 1.00']);
-    checks.push({ name: `multi pull of ${SLOW_URLS} slow URLs (ms)`, measured: median(multi), limit: limitMs, kind: 'max', shown: ms(median(multi), 0) });
+    for (let round = 0; round < 3; round++)
+      multi.push(await timed(() => invokeOk(world, 'pull-library-items', multiEvent)));
+    rows.push([
+      `Multi pull of ${SLOW_URLS} URLs answering after ${SLOW_MS} ms`,
+      ms(median(multi), 0),
+      `${TIME_BUDGET} × ${SLOW_MS} ms × ceil(${SLOW_URLS} / ${concurrency})`,
+      ms(limitMs, 0),
+      ratio(median(multi) / limitMs),
+      '≤ 1.00',
+    ]);
+    checks.push({
+      name: `multi pull of ${SLOW_URLS} slow URLs (ms)`,
+      measured: median(multi),
+      limit: limitMs,
+      kind: 'max',
+      shown: ms(median(multi), 0),
+    });
     progress(`  multi pull: ${ms(median(multi), 0)} (limit ${ms(limitMs, 0)})`);
 
     return [
@@ -126,10 +207,10 @@ export async function run(): Promise<Figure[]> {
         howToRead:
           'Handlers run in-process with the API Gateway event the local front builds (API key authorizer context included), storing into s3rver and dynalite on loopback. ' +
           `Push: a 4 MB JPEG in multipart/form-data (base64 in the event, as API Gateway sends binary bodies) against one S3 PutObject of the same bytes (SDK defaults), ${PUSH_ROUNDS} runs each after ${PUSH_WARM_UP_ROUNDS} warm-up runs, alternating, medians. ` +
-          'The service sends the image with a CRC32 that S3 checks, signs it UNSIGNED-PAYLOAD and takes FileMd5 from S3\'s ETag (the MD5 of an SSE-S3 object stored by one PutObject), so it hashes the 4 MB once; the bare PutObject uses the SDK defaults (CRC32 and a SHA-256 of the payload for the signature). ' +
+          "The service sends the image with a CRC32 that S3 checks, signs it UNSIGNED-PAYLOAD and takes FileMd5 from S3's ETag (the MD5 of an SSE-S3 object stored by one PutObject), so it hashes the 4 MB once; the bare PutObject uses the SDK defaults (CRC32 and a SHA-256 of the payload for the signature). " +
           `Pull: a 200 MB PNG streamed by a loopback server, against a bare copy of the same URL into S3 (node:http GET piped into a lib-storage multipart Upload), ${PULL_ROUNDS} runs each, alternating, medians. ` +
           `Multi pull: ${SLOW_URLS} URLs that each answer after ${SLOW_MS} ms, fetched ${concurrency} at a time (PULL_CONCURRENCY), median of 3; the limit is what a bounded-concurrency fetch needs plus 50 %. ` +
-          'The push and pull ratios are the medians of the per-round ratios (a round runs the two back to back, so a change in the machine\'s load between rounds cancels out of it). ' +
+          "The push and pull ratios are the medians of the per-round ratios (a round runs the two back to back, so a change in the machine's load between rounds cancels out of it). " +
           `Budgets: push and pull at most ${TIME_BUDGET} × their bare copy; multi pull within its limit.`,
         columns: ['Request', 'Service', 'Baseline', 'Baseline time', 'Ratio', 'Budget'],
         rows,

@@ -20,7 +20,11 @@ const assets = new Map<string, string>();
 
 beforeAll(() => {
   const { template } = synthServiceStack({ bundle: true, outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
-  for (const fn of Object.values(template.toJSON().Resources) as { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> }[]) {
+  for (const fn of Object.values(template.toJSON().Resources) as {
+    Type: string;
+    Properties: Record<string, any>;
+    Metadata?: Record<string, string>;
+  }[]) {
     if (fn.Type !== 'AWS::Lambda::Function') continue;
     const handler = String(fn.Properties.FunctionName).replace(/^photo-commerce-dev-/, '');
     assets.set(handler, join(outdir, fn.Metadata?.['aws:asset:path'] ?? ''));
@@ -31,17 +35,26 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('function bundles', () => {
   it('builds one bundle per route, one for the authorizer and one for the library sweeper', () => {
-    expect([...assets.keys()].sort()).toEqual([...routes.map((route) => route.handler), 'authorizer', 'sweep-library-leftovers'].sort());
+    expect([...assets.keys()].sort()).toEqual(
+      [...routes.map((route) => route.handler), 'authorizer', 'sweep-library-leftovers'].sort(),
+    );
   });
 
   it('are minified ESM with the createRequire banner, the AWS SDK inside and a linked source map', () => {
     for (const [handler, dir] of assets) {
       const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
-      expect(code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"), handler).toBe(true);
+      expect(
+        code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"),
+        handler,
+      ).toBe(true);
       // Only Node.js built-ins may stay external.
-      const imports = [...code.matchAll(/(?:^|[;\n}])\s*import\s*(?:[\w$*{},\s]+from\s*)?["']([^"']+)["']/g)].map((m) => m[1]!);
+      const imports = [...code.matchAll(/(?:^|[;\n}])\s*import\s*(?:[\w$*{},\s]+from\s*)?["']([^"']+)["']/g)].map(
+        (m) => m[1]!,
+      );
       expect(imports.length, handler).toBeGreaterThan(0);
-      const external = imports.filter((specifier) => !specifier.startsWith('node:') && !builtinModules.includes(specifier));
+      const external = imports.filter(
+        (specifier) => !specifier.startsWith('node:') && !builtinModules.includes(specifier),
+      );
       expect(external, handler).toEqual([]);
       expect(code).toContain('//# sourceMappingURL=index.mjs.map');
       expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
@@ -53,13 +66,18 @@ describe('function bundles', () => {
 
   it('hold code from production dependencies only (what `npm audit --omit=dev` covers)', () => {
     // `npm ls --omit=dev` walks the lock file's production tree; its package folders are all a bundle may draw from.
-    const production = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    const production = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
       .split('\n')
       .filter((path) => path.includes(`${sep}node_modules${sep}`));
     expect(production.length).toBeGreaterThan(20);
     for (const [handler, dir] of assets) {
       const { sources } = JSON.parse(readFileSync(join(dir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
-      const packaged = sources.map((source) => resolve(dir, source)).filter((path) => path.includes(`${sep}node_modules${sep}`));
+      const packaged = sources
+        .map((source) => resolve(dir, source))
+        .filter((path) => path.includes(`${sep}node_modules${sep}`));
       expect(packaged.length, handler).toBeGreaterThan(0);
       const devOnly = packaged.filter((path) => !production.some((folder) => path.startsWith(folder + sep)));
       expect(devOnly, handler).toEqual([]);
@@ -86,7 +104,11 @@ describe('function bundles', () => {
       body: null,
       isBase64Encoded: false,
     } as unknown as APIGatewayProxyEvent;
-    const context = { functionName: 'get-health', awsRequestId: 'bundle-test', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+    const context = {
+      functionName: 'get-health',
+      awsRequestId: 'bundle-test',
+      getRemainingTimeInMillis: () => 10_000,
+    } as unknown as Context;
     const result = await handler(event, context);
     expect(result.statusCode).toBe(200);
     expect(JSON.parse(result.body)).toEqual({ Status: 'ok' });

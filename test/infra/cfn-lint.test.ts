@@ -35,7 +35,8 @@ async function cfnLintVersion(): Promise<string | undefined> {
 }
 
 const version = await cfnLintVersion();
-const installHint = 'cfn-lint is not installed: `pip install cfn-lint` (or `pipx install cfn-lint`), then run the tests again.';
+const installHint =
+  'cfn-lint is not installed: `pip install cfn-lint` (or `pipx install cfn-lint`), then run the tests again.';
 const dir = mkdtempSync(join(tmpdir(), 'cfn-lint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -56,7 +57,10 @@ describe('cfn-lint over the synthesized template', () => {
     );
     const findings = JSON.parse(output || '[]') as Finding[];
     const unexplained = findings
-      .filter((finding) => finding.Level === 'Error' || (finding.Level === 'Warning' && !(finding.Rule.Id in ACCEPTED_WARNINGS)))
+      .filter(
+        (finding) =>
+          finding.Level === 'Error' || (finding.Level === 'Warning' && !(finding.Rule.Id in ACCEPTED_WARNINGS)),
+      )
       .map((finding) => `${finding.Rule.Id} ${finding.Location.Path.join('/')}: ${finding.Message}`);
     expect(unexplained).toEqual([]);
   }, 120_000);

@@ -10,13 +10,28 @@ import { routes } from '../../functions/routes.ts';
 import { readServiceConfig } from '../../lib/service-config.ts';
 import { synthServiceStack } from './stack.ts';
 
-const configOf = (context: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) => readServiceConfig(new App({ context }).node, env);
+const configOf = (context: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) =>
+  readServiceConfig(new App({ context }).node, env);
 
 describe('readServiceConfig', () => {
   it('works with nothing set, naming the placeholders a deployment must replace', () => {
     const config = configOf({});
-    expect(config).toMatchObject({ stage: 'dev', authorizerCacheSeconds: 300, logRetentionDays: 30, corsAllowedOrigins: [], alarmEmail: '', jwtAudience: 'photo-commerce-api', jwtClientIds: '', jwtMaxAgeSeconds: 86_400 });
-    expect(config.placeholders).toEqual(['checkoutUrl (CHECKOUT_URL)', 'jwtIssuer (JWT_ISSUER)', 'jwtAudience (JWT_AUDIENCE)', 'jwtJwksUrl (JWT_JWKS_URL)']);
+    expect(config).toMatchObject({
+      stage: 'dev',
+      authorizerCacheSeconds: 300,
+      logRetentionDays: 30,
+      corsAllowedOrigins: [],
+      alarmEmail: '',
+      jwtAudience: 'photo-commerce-api',
+      jwtClientIds: '',
+      jwtMaxAgeSeconds: 86_400,
+    });
+    expect(config.placeholders).toEqual([
+      'checkoutUrl (CHECKOUT_URL)',
+      'jwtIssuer (JWT_ISSUER)',
+      'jwtAudience (JWT_AUDIENCE)',
+      'jwtJwksUrl (JWT_JWKS_URL)',
+    ]);
   });
 
   it('takes context over the environment over the default', () => {
@@ -26,7 +41,10 @@ describe('readServiceConfig', () => {
     expect(config.checkoutUrl).toBe('https://shop.example.org');
     expect(config.throttleRate).toBe(50);
     expect(config.placeholders).not.toContain('checkoutUrl (CHECKOUT_URL)');
-    expect(configOf({}, { CORS_ALLOWED_ORIGINS: 'https://a.example, https://b.example/' }).corsAllowedOrigins).toEqual(['https://a.example', 'https://b.example']);
+    expect(configOf({}, { CORS_ALLOWED_ORIGINS: 'https://a.example, https://b.example/' }).corsAllowedOrigins).toEqual([
+      'https://a.example',
+      'https://b.example',
+    ]);
   });
 
   it('refuses values that would break the deployment, naming the setting', () => {
@@ -39,8 +57,12 @@ describe('readServiceConfig', () => {
   });
 
   it('refuses a stack whose tokens need no audience, and a JWKS URL over plain http', () => {
-    expect(() => configOf({ jwtAudience: '' })).toThrow(/jwtAudience \(JWT_AUDIENCE\) or jwtClientIds \(JWT_CLIENT_IDS\)/);
-    expect(() => configOf({ jwtJwksUrl: 'http://issuer.example.org/jwks.json' })).toThrow(/jwtJwksUrl \(JWT_JWKS_URL\) must be an https URL/);
+    expect(() => configOf({ jwtAudience: '' })).toThrow(
+      /jwtAudience \(JWT_AUDIENCE\) or jwtClientIds \(JWT_CLIENT_IDS\)/,
+    );
+    expect(() => configOf({ jwtJwksUrl: 'http://issuer.example.org/jwks.json' })).toThrow(
+      /jwtJwksUrl \(JWT_JWKS_URL\) must be an https URL/,
+    );
     // Cognito access tokens carry no aud: the app client ids stand in for the audience.
     const cognito = configOf({}, { JWT_CLIENT_IDS: 'client-a, client-b' });
     expect(cognito).toMatchObject({ jwtAudience: '', jwtClientIds: 'client-a,client-b' });
@@ -55,7 +77,12 @@ describe('stack shape from configuration', () => {
   let resources: Record<string, any>;
   beforeAll(() => {
     ({ template } = synthServiceStack({
-      context: { stage: 'qa', authorizerCacheSeconds: 0, corsAllowedOrigins: 'https://shop.example.org', alarmEmail: 'ops@example.org' },
+      context: {
+        stage: 'qa',
+        authorizerCacheSeconds: 0,
+        corsAllowedOrigins: 'https://shop.example.org',
+        alarmEmail: 'ops@example.org',
+      },
     }));
     resources = template.toJSON().Resources;
   }, 120_000);
@@ -71,23 +98,34 @@ describe('stack shape from configuration', () => {
   it('answers CORS preflights, lets the origin POST presigned uploads and labels gateway errors for it', () => {
     const methods = ofType('AWS::ApiGateway::Method');
     // Every resource and the root answer OPTIONS; the routes keep their own methods.
-    expect(methods.filter((method) => method.Properties.HttpMethod === 'OPTIONS').length).toBe(ofType('AWS::ApiGateway::Resource').length + 1);
+    expect(methods.filter((method) => method.Properties.HttpMethod === 'OPTIONS').length).toBe(
+      ofType('AWS::ApiGateway::Resource').length + 1,
+    );
     expect(methods.filter((method) => method.Properties.HttpMethod !== 'OPTIONS').length).toBe(routes.length);
     const images = ofType('AWS::S3::Bucket').find((bucket) => bucket.Properties.CorsConfiguration);
-    expect(images?.Properties.CorsConfiguration.CorsRules[0]).toMatchObject({ AllowedOrigins: ['https://shop.example.org'], AllowedMethods: ['POST'] });
+    expect(images?.Properties.CorsConfiguration.CorsRules[0]).toMatchObject({
+      AllowedOrigins: ['https://shop.example.org'],
+      AllowedMethods: ['POST'],
+    });
     for (const response of ofType('AWS::ApiGateway::GatewayResponse')) {
-      expect(response.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe("'https://shop.example.org'");
+      expect(response.Properties.ResponseParameters['gatewayresponse.header.Access-Control-Allow-Origin']).toBe(
+        "'https://shop.example.org'",
+      );
     }
     // Every function that answers HTTP requests; the authorizer and the stream-fed sweeper answer none.
     const routeFunctions = new Set(routes.map((route) => `photo-commerce-qa-${route.handler}`));
     const answering = ofType('AWS::Lambda::Function').filter((fn) => routeFunctions.has(fn.Properties.FunctionName));
     expect(answering).toHaveLength(routes.length);
-    for (const fn of answering) expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe('https://shop.example.org');
+    for (const fn of answering)
+      expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe('https://shop.example.org');
   });
 
   it('names everything after the stage and subscribes the alarm e-mail', () => {
     expect(ofType('AWS::ApiGateway::Stage')[0].Properties.StageName).toBe('qa');
     expect(ofType('AWS::CloudWatch::Dashboard')[0].Properties.DashboardName).toBe('photo-commerce-qa');
-    expect(ofType('AWS::SNS::Subscription')[0].Properties).toMatchObject({ Protocol: 'email', Endpoint: 'ops@example.org' });
+    expect(ofType('AWS::SNS::Subscription')[0].Properties).toMatchObject({
+      Protocol: 'email',
+      Endpoint: 'ops@example.org',
+    });
   });
 });

@@ -47,13 +47,16 @@ const endpointOf = (route: Route) => {
 };
 
 /** Every statement of the policies attached to a role. */
-function statementsOf(role: IConstruct): { Action: string | string[]; Resource: Json; Effect: string; Condition?: Json }[] {
+function statementsOf(
+  role: IConstruct,
+): { Action: string | string[]; Resource: Json; Effect: string; Condition?: Json }[] {
   const roleRef = ref(role);
   return ofType('AWS::IAM::Policy')
     .filter(([, policy]) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([roleRef]))
     .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
 }
-const actionsOf = (role: IConstruct): string[] => statementsOf(role).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+const actionsOf = (role: IConstruct): string[] =>
+  statementsOf(role).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
 
 const dashboardBody = () => JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody);
 
@@ -63,7 +66,9 @@ describe('routes', () => {
   it('gives every route of the table a method integrated with its own function, behind the authorizer of its credential kind', () => {
     const functionIds = new Set<string>();
     for (const route of routes) {
-      const method = stack.api.restApi.methods.find((m) => m.httpMethod === route.method && m.resource.path === route.path);
+      const method = stack.api.restApi.methods.find(
+        (m) => m.httpMethod === route.method && m.resource.path === route.path,
+      );
       expect(method, `${route.method} ${route.path}`).toBeDefined();
       const properties = resources[logicalId(method!)].Properties;
       const fn = endpointOf(route).function;
@@ -74,7 +79,9 @@ describe('routes', () => {
       expect(JSON.stringify(properties.Integration.Uri)).toContain(`"${functionId}","Arn"`);
       expect(resources[functionId].Properties.FunctionName).toBe(`photo-commerce-dev-${route.handler}`);
 
-      expect(properties.ApiKeyRequired ?? false, route.handler).toBe(route.credential === 'library' || route.credential === 'internal');
+      expect(properties.ApiKeyRequired ?? false, route.handler).toBe(
+        route.credential === 'library' || route.credential === 'internal',
+      );
       const authorizer = stack.authorizers.for(route.credential);
       if (authorizer) {
         expect(properties.AuthorizationType).toBe('CUSTOM');
@@ -90,7 +97,8 @@ describe('routes', () => {
 
   it('puts two credentials on one resource: GET /library/{itemGuid} behind the API-key authorizer, DELETE behind the bearer one', () => {
     const methods = stack.api.restApi.methods.filter((m) => m.resource.path === '/library/{itemGuid}');
-    const authorizerOf = (httpMethod: string) => resources[logicalId(methods.find((m) => m.httpMethod === httpMethod)!)].Properties.AuthorizerId;
+    const authorizerOf = (httpMethod: string) =>
+      resources[logicalId(methods.find((m) => m.httpMethod === httpMethod)!)].Properties.AuthorizerId;
     expect(methods.map((m) => m.httpMethod).sort()).toEqual(['DELETE', 'GET']);
     expect(authorizerOf('GET')).toEqual(ref(stack.authorizers.apiKey as unknown as IConstruct));
     expect(authorizerOf('DELETE')).toEqual(ref(stack.authorizers.user as unknown as IConstruct));
@@ -109,7 +117,10 @@ describe('routes', () => {
         NODE_OPTIONS: LAMBDA_NODE_OPTIONS.join(' '),
       });
       const logGroupId = properties.LoggingConfig.LogGroup.Ref;
-      expect(resources[logGroupId].Properties).toMatchObject({ LogGroupName: `/aws/lambda/${properties.FunctionName}`, RetentionInDays: 30 });
+      expect(resources[logGroupId].Properties).toMatchObject({
+        LogGroupName: `/aws/lambda/${properties.FunctionName}`,
+        RetentionInDays: 30,
+      });
     }
     for (const route of routes) {
       const properties = resources[logicalId(endpointOf(route).function)].Properties;
@@ -133,7 +144,10 @@ describe('routes', () => {
 describe('authorizers', () => {
   it('runs one function behind two cached REQUEST authorizers, one per credential header', () => {
     const authorizers = ofType('AWS::ApiGateway::Authorizer').map(([, a]) => a.Properties);
-    expect(authorizers.map((a) => a.IdentitySource).sort()).toEqual(['method.request.header.Authorization', 'method.request.header.X-SERVICE-API-Key']);
+    expect(authorizers.map((a) => a.IdentitySource).sort()).toEqual([
+      'method.request.header.Authorization',
+      'method.request.header.X-SERVICE-API-Key',
+    ]);
     for (const authorizer of authorizers) {
       expect(authorizer.Type).toBe('REQUEST');
       expect(authorizer.AuthorizerResultTtlInSeconds).toBe(300);
@@ -146,7 +160,9 @@ describe('authorizers', () => {
     const dataActions = actionsOf(role).filter((action) => !action.startsWith('logs:') && !action.startsWith('xray:'));
     expect(dataActions.sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
     const env = resources[logicalId(stack.authorizers.handlerFunction.function)].Properties.Environment.Variables;
-    expect(Object.keys(env)).toEqual(expect.arrayContaining(['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_MAX_AGE_SECONDS', 'JWT_JWKS_URL', 'TABLE_NAME']));
+    expect(Object.keys(env)).toEqual(
+      expect.arrayContaining(['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_MAX_AGE_SECONDS', 'JWT_JWKS_URL', 'TABLE_NAME']),
+    );
   });
 });
 
@@ -158,19 +174,38 @@ describe('least privilege', () => {
       const env = resources[logicalId(fn)].Properties.Environment.Variables;
       const label = route.handler;
 
-      expect(actions.some((a) => a.startsWith('dynamodb:')), label).toBe(route.grants.table !== undefined);
-      expect(actions.some((a) => TABLE_WRITES.includes(a)), label).toBe(route.grants.table?.write !== undefined);
-      expect(actions.some((a) => a.startsWith('s3:')), label).toBe(route.grants.bucket !== undefined);
-      expect(actions.includes('s3:DeleteObject'), label).toBe(route.grants.bucket === 'write' || route.grants.bucket === 'readwrite' || route.grants.bucket === 'delete');
-      expect(actions.includes('s3:GetObject'), label).toBe(route.grants.bucket === 'readwrite' || route.grants.bucket === 'read');
+      expect(
+        actions.some((a) => a.startsWith('dynamodb:')),
+        label,
+      ).toBe(route.grants.table !== undefined);
+      expect(
+        actions.some((a) => TABLE_WRITES.includes(a)),
+        label,
+      ).toBe(route.grants.table?.write !== undefined);
+      expect(
+        actions.some((a) => a.startsWith('s3:')),
+        label,
+      ).toBe(route.grants.bucket !== undefined);
+      expect(actions.includes('s3:DeleteObject'), label).toBe(
+        route.grants.bucket === 'write' || route.grants.bucket === 'readwrite' || route.grants.bucket === 'delete',
+      );
+      expect(actions.includes('s3:GetObject'), label).toBe(
+        route.grants.bucket === 'readwrite' || route.grants.bucket === 'read',
+      );
       expect(actions.includes('s3:ListBucket'), label).toBe(route.grants.bucket === 'readwrite');
       if (route.grants.bucket === 'read') {
-        expect(actions.filter((a) => a.startsWith('s3:')), label).toEqual(['s3:GetObject']);
+        expect(
+          actions.filter((a) => a.startsWith('s3:')),
+          label,
+        ).toEqual(['s3:GetObject']);
         const reads = statementsOf(role).find((statement) => [statement.Action].flat().includes('s3:GetObject'));
         expect(reads?.Resource, label).toEqual({ 'Fn::Join': ['', [arnOf(stack.data.bucket), '/library/*']] });
       }
       if (route.grants.bucket === 'delete') {
-        expect(actions.filter((a) => a.startsWith('s3:')), label).toEqual(['s3:DeleteObject']);
+        expect(
+          actions.filter((a) => a.startsWith('s3:')),
+          label,
+        ).toEqual(['s3:DeleteObject']);
         const deletes = statementsOf(role).find((statement) => [statement.Action].flat().includes('s3:DeleteObject'));
         expect(deletes?.Resource, label).toEqual({ 'Fn::Join': ['', [arnOf(stack.data.bucket), '/library/*']] });
       }
@@ -182,13 +217,17 @@ describe('least privilege', () => {
   });
 
   it('never grants Scan, wildcard actions or wildcard resources beyond X-Ray and image objects', () => {
-    const objectsUnder = (prefix: string) => JSON.stringify({ 'Fn::Join': ['', [arnOf(stack.data.bucket), `/${prefix}*`]] });
+    const objectsUnder = (prefix: string) =>
+      JSON.stringify({ 'Fn::Join': ['', [arnOf(stack.data.bucket), `/${prefix}*`]] });
     // Read handlers only sign downloads of library objects; the others reach every image object.
     const imageObjects = [objectsUnder(''), objectsUnder('library/')];
     for (const endpoint of [stack.authorizers.handlerFunction, ...stack.api.endpoints.map((e) => e.endpoint)]) {
       for (const statement of statementsOf(endpoint.role)) {
         const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
-        expect(actions.some((a) => a.includes('*') || a === 'dynamodb:Scan'), JSON.stringify(actions)).toBe(false);
+        expect(
+          actions.some((a) => a.includes('*') || a === 'dynamodb:Scan'),
+          JSON.stringify(actions),
+        ).toBe(false);
         const resourceList = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
         for (const resource of resourceList) {
           if (resource === '*') expect(actions.every((a) => a.startsWith('xray:'))).toBe(true);
@@ -200,7 +239,9 @@ describe('least privilege', () => {
 
   it('scopes table access to the table and its named indexes, events to the bus, logs to the own log group', () => {
     const tableArn = arnOf(stack.data.table);
-    const indexArns = tableSchema.globalSecondaryIndexes.map((index) => ({ 'Fn::Join': ['', [tableArn, `/index/${index.indexName}`]] }));
+    const indexArns = tableSchema.globalSecondaryIndexes.map((index) => ({
+      'Fn::Join': ['', [tableArn, `/index/${index.indexName}`]],
+    }));
     for (const endpoint of [stack.authorizers.handlerFunction, ...stack.api.endpoints.map((e) => e.endpoint)]) {
       for (const statement of statementsOf(endpoint.role)) {
         const actions = [statement.Action].flat();
@@ -239,7 +280,10 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
   'add-basket-line': { read: ['IDEMPOTENCY#*', 'PROJECT#*', 'USER#*'], write: ['IDEMPOTENCY#*', 'USER#*'] },
   'update-basket-line': { read: ['PROJECT#*', 'USER#*'], write: ['USER#*'] },
   'delete-basket-line': { read: ['USER#*'], write: ['USER#*'] },
-  'checkout-basket': { read: ['IDEMPOTENCY#*', 'PROJECT#*', 'USER#*'], write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'USER#*'] },
+  'checkout-basket': {
+    read: ['IDEMPOTENCY#*', 'PROJECT#*', 'USER#*'],
+    write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'USER#*'],
+  },
   'put-project': { read: ['PROJECT#*'], write: ['PROJECT#*'] },
   'get-project': { read: ['PROJECT#*'], write: [] },
   'get-checkout': { read: ['CHECKOUT#*', 'USER#*'], write: [] },
@@ -263,7 +307,11 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
 };
 
 describe('leading keys (which items a function may touch)', () => {
-  const tableRoles = () => [stack.authorizers.handlerFunction, stack.librarySweeper.handlerFunction, ...stack.api.endpoints.map((e) => e.endpoint)];
+  const tableRoles = () => [
+    stack.authorizers.handlerFunction,
+    stack.librarySweeper.handlerFunction,
+    ...stack.api.endpoints.map((e) => e.endpoint),
+  ];
 
   it('puts a LeadingKeys condition on every table statement', () => {
     for (const endpoint of tableRoles()) {
@@ -271,7 +319,10 @@ describe('leading keys (which items a function may touch)', () => {
         if (![statement.Action].flat().some((action) => ITEM_ACTIONS.includes(action))) continue;
         const patterns = statement.Condition?.[LEADING_KEYS]?.['dynamodb:LeadingKeys'];
         expect(Object.keys(statement.Condition ?? {}), endpoint.handlerName).toEqual([LEADING_KEYS]);
-        expect(Array.isArray(patterns) && patterns.length > 0 && patterns.every((p: string) => /^[A-Z]+#\*$/.test(p)), `${endpoint.handlerName}: ${JSON.stringify(patterns)}`).toBe(true);
+        expect(
+          Array.isArray(patterns) && patterns.length > 0 && patterns.every((p: string) => /^[A-Z]+#\*$/.test(p)),
+          `${endpoint.handlerName}: ${JSON.stringify(patterns)}`,
+        ).toBe(true);
       }
     }
   });
@@ -282,13 +333,17 @@ describe('leading keys (which items a function may touch)', () => {
     }
     for (const handler of Object.keys(EXPECTED_KEYS).filter((name) => name.includes('library'))) {
       const { read, write } = EXPECTED_KEYS[handler]!;
-      for (const foreign of ['APIKEY#*', 'USER#*', 'ORDER#*', 'CHECKOUT#*', 'PROJECT#*']) expect([...read, ...write], handler).not.toContain(foreign);
+      for (const foreign of ['APIKEY#*', 'USER#*', 'ORDER#*', 'CHECKOUT#*', 'PROJECT#*'])
+        expect([...read, ...write], handler).not.toContain(foreign);
     }
   });
 
   it('lets the authorizer read API keys only, and the sweeper read owners and delete item records and builder links', () => {
     expect(leadingKeysOf(stack.authorizers.handlerFunction.role)).toEqual({ read: ['APIKEY#*'], write: [] });
-    expect(leadingKeysOf(stack.librarySweeper.handlerFunction.role)).toEqual({ read: ['ANONUSER#*'], write: ['BUILDER#*', 'LIBITEM#*'] });
+    expect(leadingKeysOf(stack.librarySweeper.handlerFunction.role)).toEqual({
+      read: ['ANONUSER#*'],
+      write: ['BUILDER#*', 'LIBITEM#*'],
+    });
   });
 });
 
@@ -300,7 +355,12 @@ describe('data', () => {
       { AttributeName: tableSchema.partitionKey, KeyType: 'HASH' },
       { AttributeName: tableSchema.sortKey, KeyType: 'RANGE' },
     ]);
-    expect(p.GlobalSecondaryIndexes.map((index: Json) => [index.IndexName, index.KeySchema.map((k: Json) => k.AttributeName)])).toEqual(
+    expect(
+      p.GlobalSecondaryIndexes.map((index: Json) => [
+        index.IndexName,
+        index.KeySchema.map((k: Json) => k.AttributeName),
+      ]),
+    ).toEqual(
       tableSchema.globalSecondaryIndexes.map((index) => [index.indexName, [index.partitionKey, index.sortKey]]),
     );
     expect(p.TimeToLiveSpecification).toEqual({ AttributeName: tableSchema.timeToLiveAttribute, Enabled: true });
@@ -315,17 +375,30 @@ describe('data', () => {
     const images = resources[logicalId(stack.data.bucket)];
     const p = images.Properties;
     expect(images.DeletionPolicy).toBe('Retain');
-    expect(p.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
-    expect(p.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+    expect(p.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(p.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe(
+      'AES256',
+    );
     expect(p.LoggingConfiguration.DestinationBucketName).toBeDefined();
     const rules = p.LifecycleConfiguration.Rules;
-    expect(rules).toContainEqual(expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }));
+    expect(rules).toContainEqual(
+      expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }),
+    );
     // Unconfirmed presigned uploads land under the library store's upload prefix and expire there.
     const uploadPrefix = uploadObjectKey('x').slice(0, -1);
-    expect(rules).toContainEqual(expect.objectContaining({ Prefix: uploadPrefix, ExpirationInDays: 1, Status: 'Enabled' }));
+    expect(rules).toContainEqual(
+      expect.objectContaining({ Prefix: uploadPrefix, ExpirationInDays: 1, Status: 'Enabled' }),
+    );
     expect(uploadPrefix).not.toBe('');
 
-    const policy = ofType('AWS::S3::BucketPolicy').find(([, bp]) => JSON.stringify(bp.Properties.Bucket) === JSON.stringify(ref(stack.data.bucket)))![1];
+    const policy = ofType('AWS::S3::BucketPolicy').find(
+      ([, bp]) => JSON.stringify(bp.Properties.Bucket) === JSON.stringify(ref(stack.data.bucket)),
+    )![1];
     expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
       expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
     );
@@ -334,7 +407,16 @@ describe('data', () => {
   it('has an event bus for the domain events, named in the outputs', () => {
     expect(ofType('AWS::Events::EventBus')).toHaveLength(1);
     const outputs = template.toJSON().Outputs;
-    for (const name of ['ApiUrl', 'TableName', 'BucketName', 'EventBusName', 'DashboardUrl', 'AlarmTopicArn', 'UsagePlanId']) expect(outputs[name], name).toBeDefined();
+    for (const name of [
+      'ApiUrl',
+      'TableName',
+      'BucketName',
+      'EventBusName',
+      'DashboardUrl',
+      'AlarmTopicArn',
+      'UsagePlanId',
+    ])
+      expect(outputs[name], name).toBeDefined();
   });
 });
 
@@ -345,16 +427,33 @@ describe('API stage and gateway responses', () => {
     expect(p.StageName).toBe('dev');
     expect(p.TracingEnabled).toBe(true);
     expect(p.MethodSettings).toContainEqual(
-      expect.objectContaining({ HttpMethod: '*', ResourcePath: '/*', LoggingLevel: 'ERROR', DataTraceEnabled: false, ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 }),
+      expect.objectContaining({
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        LoggingLevel: 'ERROR',
+        DataTraceEnabled: false,
+        ThrottlingRateLimit: 1000,
+        ThrottlingBurstLimit: 2000,
+      }),
     );
     // Valid JSON once API Gateway puts numbers in for status and latency.
-    const format = JSON.parse(p.AccessLogSetting.Format.replace('$context.status', '200').replace('$context.responseLatency', '12'));
-    expect(format).toMatchObject({ requestId: '$context.requestId', status: 200, latencyMs: 12, errorType: '$context.error.responseType', principalId: '$context.authorizer.principalId' });
+    const format = JSON.parse(
+      p.AccessLogSetting.Format.replace('$context.status', '200').replace('$context.responseLatency', '12'),
+    );
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      status: 200,
+      latencyMs: 12,
+      errorType: '$context.error.responseType',
+      principalId: '$context.authorizer.principalId',
+    });
     expect(ofType('AWS::ApiGateway::Account')).toHaveLength(1);
   });
 
   it('answers API Gateway refusals in the service error shape with a JSON content type', () => {
-    const responses = Object.fromEntries(ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => [r.Properties.ResponseType, r.Properties]));
+    const responses = Object.fromEntries(
+      ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => [r.Properties.ResponseType, r.Properties]),
+    );
     const expected: Record<string, [string | undefined, string]> = {
       UNAUTHORIZED: ['401', 'Unauthorized'],
       ACCESS_DENIED: ['403', 'Forbidden'],
@@ -367,7 +466,9 @@ describe('API stage and gateway responses', () => {
       const response = responses[type];
       expect(response, type).toBeDefined();
       expect(response.StatusCode).toBe(status);
-      expect(response.ResponseParameters['gatewayresponse.header.Content-Type']).toBe("'application/json; charset=utf-8'");
+      expect(response.ResponseParameters['gatewayresponse.header.Content-Type']).toBe(
+        "'application/json; charset=utf-8'",
+      );
       const body = JSON.parse(response.ResponseTemplates['application/json']);
       expect(body.Error.Code).toBe(code);
       expect(typeof body.Error.Message).toBe('string');
@@ -383,12 +484,17 @@ describe('monitoring', () => {
     const handlersDir = new URL('../../functions/', import.meta.url);
     const walk = (dir: URL): string[] =>
       readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-        entry.isDirectory() ? walk(new URL(`${entry.name}/`, dir)) : entry.name.endsWith('.ts') ? [new URL(entry.name, dir).pathname] : [],
+        entry.isDirectory()
+          ? walk(new URL(`${entry.name}/`, dir))
+          : entry.name.endsWith('.ts')
+            ? [new URL(entry.name, dir).pathname]
+            : [],
       );
     for (const file of walk(handlersDir)) {
       // Every name comes from the one list (functions/shared/metric-names.ts): no addMetric with a literal name.
       expect(readFileSync(file, 'utf8'), file).not.toMatch(/addMetric\(\s*['"`]/);
-      for (const match of readFileSync(file, 'utf8').matchAll(/addMetric\(\s*METRIC\.([A-Za-z]+)/g)) emitted.add(match[1]!);
+      for (const match of readFileSync(file, 'utf8').matchAll(/addMetric\(\s*METRIC\.([A-Za-z]+)/g))
+        emitted.add(match[1]!);
     }
     expect([...emitted]).toEqual(expect.arrayContaining(['BasketsCreated', 'BasketLinesAdded', 'Checkouts']));
     const body = dashboardBody();
@@ -396,7 +502,18 @@ describe('monitoring', () => {
     const missing = [
       ...[...emitted].map((name) => `\\"${name}\\"`),
       ...routes.map((route) => `\\"label\\":\\"${route.handler}\\"`),
-      ...['\\"p50\\"', '\\"p99\\"', '5XXError', '4XXError', 'Throttles', '@initDuration', 'ConsumedReadCapacityUnits', 'WriteThrottleEvents', 'BucketSizeBytes', 'GatewayRefusals'],
+      ...[
+        '\\"p50\\"',
+        '\\"p99\\"',
+        '5XXError',
+        '4XXError',
+        'Throttles',
+        '@initDuration',
+        'ConsumedReadCapacityUnits',
+        'WriteThrottleEvents',
+        'BucketSizeBytes',
+        'GatewayRefusals',
+      ],
     ].filter((text) => !body.includes(text));
     expect(missing).toEqual([]);
   });
@@ -404,7 +521,13 @@ describe('monitoring', () => {
   it('alarms on 5xx rate, p99 latency, function failures and table throttles, all to the SNS topic', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
     const names = alarms.map((a) => a.AlarmName);
-    expect(names).toEqual(expect.arrayContaining(['photo-commerce-dev-api-5xx-rate', 'photo-commerce-dev-api-p99-latency', 'photo-commerce-dev-table-throttles']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'photo-commerce-dev-api-5xx-rate',
+        'photo-commerce-dev-api-p99-latency',
+        'photo-commerce-dev-table-throttles',
+      ]),
+    );
     for (const route of routes) expect(names).toContain(`photo-commerce-dev-${route.handler}-failures`);
     expect(names).toContain('photo-commerce-dev-authorizer-failures');
     const topic = ref(stack.monitoring.topic);
@@ -418,13 +541,20 @@ describe('monitoring', () => {
 
 describe('library sweeper', () => {
   it('reads the table stream: old images, TTL deletions of intents and pending uploads only, failures retried then dead-lettered', () => {
-    expect(resources[logicalId(stack.data.table)].Properties.StreamSpecification).toEqual({ StreamViewType: 'OLD_IMAGE' });
+    expect(resources[logicalId(stack.data.table)].Properties.StreamSpecification).toEqual({
+      StreamViewType: 'OLD_IMAGE',
+    });
     const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
     expect(mappings).toHaveLength(1);
     const mapping = mappings[0];
     expect(mapping.FunctionName).toEqual(ref(stack.librarySweeper.handlerFunction.function));
     expect(mapping.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.data.table), 'StreamArn'] });
-    expect(mapping).toMatchObject({ StartingPosition: 'TRIM_HORIZON', BisectBatchOnFunctionError: true, MaximumRetryAttempts: 5, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    expect(mapping).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 5,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
     expect(mapping.DestinationConfig.OnFailure.Destination).toEqual(arnOf(stack.librarySweeper.deadLetters));
     expect(JSON.parse(mapping.FilterCriteria.Filters[0].Pattern)).toEqual({
       eventName: ['REMOVE'],
@@ -436,16 +566,24 @@ describe('library sweeper', () => {
   it('may read and delete, never write, and deletes only library and staging objects', () => {
     const statements = statementsOf(stack.librarySweeper.handlerFunction.role);
     const actions = statements.flatMap((statement) => [statement.Action].flat());
-    expect(actions.filter((action) => action.startsWith('dynamodb:') && !action.includes('Stream') && !action.startsWith('dynamodb:GetRecords') && !action.startsWith('dynamodb:GetShard')).sort()).toEqual([
-      'dynamodb:BatchGetItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:GetItem',
-      'dynamodb:Query',
-    ]);
+    expect(
+      actions
+        .filter(
+          (action) =>
+            action.startsWith('dynamodb:') &&
+            !action.includes('Stream') &&
+            !action.startsWith('dynamodb:GetRecords') &&
+            !action.startsWith('dynamodb:GetShard'),
+        )
+        .sort(),
+    ).toEqual(['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query']);
     expect(actions.filter((action) => action.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:ListBucket']);
     const bucket = arnOf(stack.data.bucket);
     const deletes = statements.find((statement) => [statement.Action].flat().includes('s3:DeleteObject'));
-    expect(deletes?.Resource).toEqual([{ 'Fn::Join': ['', [bucket, '/library/*']] }, { 'Fn::Join': ['', [bucket, '/uploads/*']] }]);
+    expect(deletes?.Resource).toEqual([
+      { 'Fn::Join': ['', [bucket, '/library/*']] },
+      { 'Fn::Join': ['', [bucket, '/uploads/*']] },
+    ]);
     const lists = statements.find((statement) => [statement.Action].flat().includes('s3:ListBucket'));
     expect(lists).toMatchObject({ Resource: bucket, Condition: { StringLike: { 's3:prefix': ['library/*'] } } });
     const streamReads = statements.find((statement) => [statement.Action].flat().includes('dynamodb:GetRecords'));
@@ -454,9 +592,20 @@ describe('library sweeper', () => {
 
   it('alarms on dead letters and on its own failures, and shows what it swept', () => {
     const names = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties.AlarmName);
-    expect(names).toEqual(expect.arrayContaining(['photo-commerce-dev-library-sweeper-dead-letters', 'photo-commerce-dev-sweep-library-leftovers-failures']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'photo-commerce-dev-library-sweeper-dead-letters',
+        'photo-commerce-dev-sweep-library-leftovers-failures',
+      ]),
+    );
     const body = dashboardBody();
-    for (const text of ['LibraryLeftoversSwept', 'LibraryItemsSwept', 'IteratorAge', 'ApproximateNumberOfMessagesVisible']) expect(body).toContain(text);
+    for (const text of [
+      'LibraryLeftoversSwept',
+      'LibraryItemsSwept',
+      'IteratorAge',
+      'ApproximateNumberOfMessagesVisible',
+    ])
+      expect(body).toContain(text);
   });
 });
 
@@ -469,7 +618,8 @@ describe('cdk-nag AwsSolutions and Serverless packs', () => {
     const reasons: string[] = [];
     const visit = (construct: IConstruct) => {
       for (const entry of construct.node.metadata) {
-        if (entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY) reasons.push(...Object.values(entry.data as Record<string, string>));
+        if (entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+          reasons.push(...Object.values(entry.data as Record<string, string>));
       }
       construct.node.children.forEach(visit);
     };
@@ -486,7 +636,12 @@ describe('the CDK app', () => {
       const node = process.execPath;
       await promisify(execFile)(node, ['bin/app.ts'], {
         cwd: new URL('../../', import.meta.url).pathname,
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, CDK_OUTDIR: outdir, CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }) },
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          CDK_OUTDIR: outdir,
+          CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }),
+        },
       });
       const templateFile = readdirSync(outdir).find((name) => name.endsWith('.template.json'));
       expect(templateFile).toBe('PhotoCommerce-dev.template.json');

@@ -29,7 +29,9 @@ export function synthServiceStack(options: SynthOptions = {}) {
 
 /** cdk-nag's AwsSolutions and Serverless findings that no acknowledgment (written reason) covers. */
 export function nagViolations(stack: ServiceStack): { rule: string; paths: string[] }[] {
-  const violations = [new AwsSolutionsChecks(), new ServerlessChecks()].flatMap((pack) => pack.validateScope(stack).violations);
+  const violations = [new AwsSolutionsChecks(), new ServerlessChecks()].flatMap(
+    (pack) => pack.validateScope(stack).violations,
+  );
   return violations.map((violation) => ({
     rule: violation.ruleName,
     paths: violation.violatingResources.map((resource) => resource.constructPath ?? ''),

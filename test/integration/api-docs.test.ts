@@ -16,7 +16,8 @@ afterAll(async () => {
 });
 
 /** The `src` and `href` values of an HTML page. */
-const referencesOf = (html: string): string[] => [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((match) => match[1] as string);
+const referencesOf = (html: string): string[] =>
+  [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((match) => match[1] as string);
 
 describe('GET /docs', () => {
   it('answers an HTML page whose scripts, styles and icon are all served locally', async () => {
@@ -32,12 +33,15 @@ describe('GET /docs', () => {
       expect(asset.status, reference).toBe(200);
       expect(Number(asset.headers.get('content-length')), reference).toBeGreaterThan(0);
     }
-    const stylesheet = await service.request('GET', references.find((reference) => reference.endsWith('.css')) as string);
+    const stylesheet = await service.request(
+      'GET',
+      references.find((reference) => reference.endsWith('.css')) as string,
+    );
     expect(stylesheet.text).not.toMatch(/url\(\s*["']?(https?:)?\/\//);
     expect(stylesheet.text).not.toMatch(/@import/);
   });
 
-  it('starts the renderer on the service\'s own /openapi.json, without the online validator', async () => {
+  it("starts the renderer on the service's own /openapi.json, without the online validator", async () => {
     const start = await service.request('GET', '/docs/start.js');
     expect(start.status).toBe(200);
     expect(start.text).toContain("url: '/openapi.json'");

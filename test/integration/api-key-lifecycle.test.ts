@@ -38,7 +38,12 @@ describe('API keys from the CLI', () => {
     const listing = (await apiKeyCli('--list')).stdout;
     expect(parseList(listing)).toEqual(
       expect.arrayContaining([
-        { name: 'mobile-app', scope: 'library', keyId: expect.stringMatching(/^[0-9a-f]{12}$/), createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+        {
+          name: 'mobile-app',
+          scope: 'library',
+          keyId: expect.stringMatching(/^[0-9a-f]{12}$/),
+          createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        },
         expect.objectContaining({ name: 'checkout-site', scope: 'internal' }),
       ]),
     );

@@ -28,8 +28,16 @@ const samples: Record<string, Sample> = {
   'GET /baskets': {},
   'GET /basket/{basketGuid}': {},
   'DELETE /basket/{basketGuid}': {},
-  'POST /basket/{basketGuid}/line': { get json() { return { ProjectGuid: photoBook, Quantity: 1 }; } },
-  'PUT /basket/{basketGuid}/line/{lineId}': { get json() { return { ProjectGuid: photoBook, Quantity: 2 }; } },
+  'POST /basket/{basketGuid}/line': {
+    get json() {
+      return { ProjectGuid: photoBook, Quantity: 1 };
+    },
+  },
+  'PUT /basket/{basketGuid}/line/{lineId}': {
+    get json() {
+      return { ProjectGuid: photoBook, Quantity: 2 };
+    },
+  },
   'DELETE /basket/{basketGuid}/line/{lineId}': {},
   'POST /basket/{basketGuid}/checkout': {},
   'PUT /project/{projectGuid}': { json: { UnitPrice: 'not a price' } },
@@ -132,7 +140,13 @@ beforeAll(async () => {
     .sign(foreignKey);
   // Signed by the local issuer and for this API, but valid forever: refused since exp is required.
   const issuerKey = await importJWK(JSON.parse(readFileSync(service.keys.privateKeyFile, 'utf8')) as JWK, 'ES256');
-  const endless = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'local-1', typ: 'JWT' }).setSubject('matrix-alice').setIssuer(LOCAL_ISSUER).setAudience(LOCAL_AUDIENCE).setIssuedAt().sign(issuerKey);
+  const endless = await new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: 'local-1', typ: 'JWT' })
+    .setSubject('matrix-alice')
+    .setIssuer(LOCAL_ISSUER)
+    .setAudience(LOCAL_AUDIENCE)
+    .setIssuedAt()
+    .sign(issuerKey);
 
   Object.assign(credentials, {
     none: {},
@@ -153,22 +167,53 @@ beforeAll(async () => {
   // Alice's order (from a checked-out basket) and an open basket with one line.
   photoBook = await service.project(29.99);
   const ordered = (await service.request('POST', '/basket', { token: alice })).body.Guid;
-  await service.request('POST', `/basket/${ordered}/line`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 1 } });
+  await service.request('POST', `/basket/${ordered}/line`, {
+    token: alice,
+    json: { ProjectGuid: photoBook, Quantity: 1 },
+  });
   const checkout = await service.request('POST', `/basket/${ordered}/checkout`, { token: alice });
   const checkoutId = (checkout.body.CheckoutUrl as string).split('/').pop() as string;
-  const completed = await service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: internalKey, json: { PaymentReference: 'matrix-pay' } });
+  const completed = await service.request('POST', `/checkout/${checkoutId}/complete`, {
+    apiKey: internalKey,
+    json: { PaymentReference: 'matrix-pay' },
+  });
   expect(completed.status).toBe(200);
   owned.orderGuid = completed.body.Order.OrderGuid;
   owned.basketGuid = (await service.request('POST', '/basket', { token: alice })).body.Guid;
   owned.lineId = '1';
-  await service.request('POST', `/basket/${owned.basketGuid}/line`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 1 } });
+  await service.request('POST', `/basket/${owned.basketGuid}/line`, {
+    token: alice,
+    json: { ProjectGuid: photoBook, Quantity: 1 },
+  });
   basketBefore = (await service.request('GET', `/basket/${owned.basketGuid}`, { token: alice })).text;
 
   // An image in Alice's library (pushed with the library key, claimed with her token).
   const form = new FormData();
-  form.append('image', new Blob([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')]), 'a.png');
-  const pushed = (await (await fetch(`${service.url}/library/push`, { method: 'POST', headers: { 'X-SERVICE-API-Key': libraryKey }, body: form })).json()) as { LibraryItem: { ItemGuid: string }; ProductBuilderUrl: string };
-  expect((await service.request('POST', '/library/claim', { token: alice, json: { ProductBuilderUrl: pushed.ProductBuilderUrl } })).status).toBe(200);
+  form.append(
+    'image',
+    new Blob([
+      Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+        'base64',
+      ),
+    ]),
+    'a.png',
+  );
+  const pushed = (await (
+    await fetch(`${service.url}/library/push`, {
+      method: 'POST',
+      headers: { 'X-SERVICE-API-Key': libraryKey },
+      body: form,
+    })
+  ).json()) as { LibraryItem: { ItemGuid: string }; ProductBuilderUrl: string };
+  expect(
+    (
+      await service.request('POST', '/library/claim', {
+        token: alice,
+        json: { ProductBuilderUrl: pushed.ProductBuilderUrl },
+      })
+    ).status,
+  ).toBe(200);
   owned.itemGuid = pushed.LibraryItem.ItemGuid;
 });
 afterAll(() => service?.close());
@@ -186,7 +231,8 @@ function pathFor(route: Route, ownedBy: 'alice' | 'nobody'): string {
 async function send(route: Route, column: Column, path: string) {
   const sample = samples[routeKey(route)] ?? {};
   const options: RequestOptions = { ...credentials[column] };
-  if (sample.raw) Object.assign(options, { body: sample.raw.body, headers: { 'Content-Type': sample.raw.contentType } });
+  if (sample.raw)
+    Object.assign(options, { body: sample.raw.body, headers: { 'Content-Type': sample.raw.contentType } });
   else if (sample.json !== undefined) options.json = sample.json;
   return service.request(route.method, path, options);
 }
@@ -200,13 +246,22 @@ describe('authorization matrix', () => {
     it(`${routeKey(route)} (${route.credential})`, async () => {
       const cells: string[] = [];
       for (const column of columns) {
-        const response = await send(route, column, pathFor(route, column === "another user's token" ? 'alice' : 'nobody'));
+        const response = await send(
+          route,
+          column,
+          pathFor(route, column === "another user's token" ? 'alice' : 'nobody'),
+        );
         const want = expected(route, column);
-        const ok = want === 'in' ? response.status !== 401 && response.status !== 403 && response.status < 500 : response.status === want;
+        const ok =
+          want === 'in'
+            ? response.status !== 401 && response.status !== 403 && response.status < 500
+            : response.status === want;
         if (!ok) cells.push(`${column}: expected ${want}, got ${response.status} ${response.text.slice(0, 200)}`);
-        if (want === 401 && ok) expect(response.body).toEqual({ Error: { Code: 'Unauthorized', Message: expect.any(String) } });
+        if (want === 401 && ok)
+          expect(response.body).toEqual({ Error: { Code: 'Unauthorized', Message: expect.any(String) } });
         if (want === 403 && ok) expect(response.body.Error.Code).toBe('Forbidden');
-        if (want === 'in' && ok && response.status >= 400) expect(response.body?.Error?.Code, `${column}: JSON error body`).toEqual(expect.any(String));
+        if (want === 'in' && ok && response.status >= 400)
+          expect(response.body?.Error?.Code, `${column}: JSON error body`).toEqual(expect.any(String));
       }
       expect(cells).toEqual([]);
     });
@@ -218,7 +273,9 @@ describe("another user's resources", () => {
   const resourceRoutes = routes.filter((route) => route.credential === 'user' && route.path.includes('{'));
 
   it('covers the basket, order and library routes', () => {
-    expect(resourceRoutes.map(routeKey)).toEqual(expect.arrayContaining(['GET /basket/{basketGuid}', 'GET /order/{orderGuid}', 'DELETE /library/{itemGuid}']));
+    expect(resourceRoutes.map(routeKey)).toEqual(
+      expect.arrayContaining(['GET /basket/{basketGuid}', 'GET /order/{orderGuid}', 'DELETE /library/{itemGuid}']),
+    );
   });
 
   for (const route of resourceRoutes) {
@@ -228,7 +285,10 @@ describe("another user's resources", () => {
       const foreign = await send(route, "another user's token", foreignPath);
       const missing = await send(route, "another user's token", missingPath);
       expect(foreign.status).toBe(404);
-      const neutral = (text: string, path: string) => path.split('/').reduce((result, segment) => (segment.length >= 16 ? result.replaceAll(segment, '<id>') : result), text);
+      const neutral = (text: string, path: string) =>
+        path
+          .split('/')
+          .reduce((result, segment) => (segment.length >= 16 ? result.replaceAll(segment, '<id>') : result), text);
       expect(neutral(foreign.text, foreignPath)).toBe(neutral(missing.text, missingPath));
     });
   }

@@ -11,7 +11,12 @@ import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { routes, type Route } from '../../functions/routes.ts';
-import { createApiGatewayFront, lambdaContext, type ProxyHandler, type RequestAuthorizer } from '../../lib/local/api-gateway.ts';
+import {
+  createApiGatewayFront,
+  lambdaContext,
+  type ProxyHandler,
+  type RequestAuthorizer,
+} from '../../lib/local/api-gateway.ts';
 import { isAllowed, type PolicyDocument } from '../../functions/auth/policy.ts';
 import { contracts } from '../../functions/contracts/registry.ts';
 
@@ -24,12 +29,26 @@ let internalKey: string;
 let echoFront: Server;
 let echoUrl: string;
 
-const routeOf = (method: string, path: string) => routes.find((route) => route.method === method && route.path === path) as Route;
+const routeOf = (method: string, path: string) =>
+  routes.find((route) => route.method === method && route.path === path) as Route;
 const arnOf = (method: string, path: string) => `arn:aws:execute-api:local:000000000000:local/local/${method}${path}`;
 
 function authorizerEvent(route: Route, headers: Record<string, string>): APIGatewayRequestAuthorizerEvent {
   const path = route.path.replace(/\{[^}]+\}/g, '0123456789abcdef0123456789abcdef');
-  return { type: 'REQUEST', methodArn: arnOf(route.method, path), resource: route.path, path, httpMethod: route.method, headers, multiValueHeaders: {}, pathParameters: null, queryStringParameters: null, multiValueQueryStringParameters: null, stageVariables: null, requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'] };
+  return {
+    type: 'REQUEST',
+    methodArn: arnOf(route.method, path),
+    resource: route.path,
+    path,
+    httpMethod: route.method,
+    headers,
+    multiValueHeaders: {},
+    pathParameters: null,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
+  };
 }
 
 beforeAll(async () => {
@@ -38,8 +57,17 @@ beforeAll(async () => {
   token = await service.token('credentials-alice');
   libraryKey = await service.apiKey('credentials-library', 'library');
   internalKey = await service.apiKey('credentials-internal', 'internal');
-  const echo: ProxyHandler = async (event) => ({ statusCode: 200, body: JSON.stringify(event.requestContext.authorizer) });
-  echoFront = createApiGatewayFront({ routes, loadHandler: async () => echo, authorizer: authorize, binaryMediaTypes: [], maxBodyBytes: 1024 });
+  const echo: ProxyHandler = async (event) => ({
+    statusCode: 200,
+    body: JSON.stringify(event.requestContext.authorizer),
+  });
+  echoFront = createApiGatewayFront({
+    routes,
+    loadHandler: async () => echo,
+    authorizer: authorize,
+    binaryMediaTypes: [],
+    maxBodyBytes: 1024,
+  });
   await new Promise<void>((resolve) => echoFront.listen(0, '127.0.0.1', resolve));
   echoUrl = `http://127.0.0.1:${(echoFront.address() as AddressInfo).port}`;
 });
@@ -54,7 +82,9 @@ describe("the authorizer's answer holds the route's credential only", () => {
   const baskets = () => routeOf('GET', '/baskets');
 
   it('a key route: no userId and no user routes from a token sent alongside', async () => {
-    const result = await authorize(authorizerEvent(builder(), { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': libraryKey }));
+    const result = await authorize(
+      authorizerEvent(builder(), { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': libraryKey }),
+    );
     expect(result.context).not.toHaveProperty('userId');
     expect(result.context).toMatchObject({ apiKeyScope: 'library' });
     expect(result.principalId).toMatch(/^apikey:/);
@@ -62,22 +92,34 @@ describe("the authorizer's answer holds the route's credential only", () => {
   });
 
   it('a user route: no key fields and no key routes from a key sent alongside', async () => {
-    const result = await authorize(authorizerEvent(baskets(), { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': libraryKey }));
+    const result = await authorize(
+      authorizerEvent(baskets(), { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': libraryKey }),
+    );
     expect(result.context).toEqual({ userId: 'credentials-alice' });
     expect(isAllowed(result.policyDocument as PolicyDocument, arnOf('POST', '/library/builder'))).toBe(false);
   });
 
   it("the other header, valid or not, does not decide the route's answer", async () => {
     const expired = await service.token('credentials-alice', { ttlSeconds: -600 });
-    const withBadToken = await authorize(authorizerEvent(builder(), { Authorization: `Bearer ${expired}`, 'X-SERVICE-API-Key': libraryKey }));
+    const withBadToken = await authorize(
+      authorizerEvent(builder(), { Authorization: `Bearer ${expired}`, 'X-SERVICE-API-Key': libraryKey }),
+    );
     expect(withBadToken.context).toMatchObject({ apiKeyScope: 'library' });
-    const withBadKey = await authorize(authorizerEvent(baskets(), { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': 'not-a-key' }));
+    const withBadKey = await authorize(
+      authorizerEvent(baskets(), { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': 'not-a-key' }),
+    );
     expect(withBadKey.context).toEqual({ userId: 'credentials-alice' });
   });
 
   it('through the local front: a key route hands its handler the key alone; a user route the user alone', async () => {
-    const both = { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': libraryKey, 'Content-Type': 'application/json' };
-    const keyContext = await (await fetch(`${echoUrl}/library/builder`, { method: 'POST', headers: both, body: '{}' })).json();
+    const both = {
+      Authorization: `Bearer ${token}`,
+      'X-SERVICE-API-Key': libraryKey,
+      'Content-Type': 'application/json',
+    };
+    const keyContext = await (
+      await fetch(`${echoUrl}/library/builder`, { method: 'POST', headers: both, body: '{}' })
+    ).json();
     expect(keyContext).not.toHaveProperty('userId');
     expect(keyContext).toMatchObject({ apiKeyScope: 'library' });
     const userContext = await (await fetch(`${echoUrl}/baskets`, { headers: both })).json();
@@ -87,7 +129,11 @@ describe("the authorizer's answer holds the route's credential only", () => {
 
   it('through the whole service: a library key with an expired token beside it still works', async () => {
     const expired = await service.token('credentials-alice', { ttlSeconds: -600 });
-    const response = await service.request('POST', '/library/builder', { apiKey: libraryKey, token: expired, json: { Guids: [] } });
+    const response = await service.request('POST', '/library/builder', {
+      apiKey: libraryKey,
+      token: expired,
+      json: { Guids: [] },
+    });
     expect(response.status).not.toBe(401);
     expect(response.status).toBeLessThan(500);
   });
@@ -109,20 +155,32 @@ describe('handlers check the key scope themselves (a forged authorizer context)'
       multiValueHeaders: {},
       queryStringParameters: null,
       multiValueQueryStringParameters: null,
-      pathParameters: { projectGuid: '0123456789abcdef0123456789abcdef', checkoutId: '0123456789abcdef0123456789abcdef', orderGuid: '0123456789abcdef0123456789abcdef' },
+      pathParameters: {
+        projectGuid: '0123456789abcdef0123456789abcdef',
+        checkoutId: '0123456789abcdef0123456789abcdef',
+        orderGuid: '0123456789abcdef0123456789abcdef',
+      },
       stageVariables: null,
-      requestContext: { requestId: 'forged', authorizer: { apiKeyId: 'k', apiKeyName: 'forged', apiKeyScope: scope, principalId: 'apikey:k' } },
+      requestContext: {
+        requestId: 'forged',
+        authorizer: { apiKeyId: 'k', apiKeyName: 'forged', apiKeyScope: scope, principalId: 'apikey:k' },
+      },
       body: JSON.stringify({ UnitPrice: 1, Version: 1, Status: 'InProduction', PaymentReference: 'forged', Guids: [] }),
       isBase64Encoded: false,
     }) as unknown as APIGatewayProxyEvent;
 
   const invoke = async (route: Route, scope: string) => {
-    const { handler } = (await import(`../../functions/handlers/${route.handler}.ts`)) as { handler: (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; body: string }> };
+    const { handler } = (await import(`../../functions/handlers/${route.handler}.ts`)) as {
+      handler: (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; body: string }>;
+    };
     return handler(forged(route, scope), lambdaContext(route.handler));
   };
 
   it("every route's contract names the route table's credential, so the handler checks the right scope", () => {
-    for (const route of routes) expect(contracts[route.handler]?.principal, route.handler).toBe(route.credential === 'none' ? undefined : route.credential);
+    for (const route of routes)
+      expect(contracts[route.handler]?.principal, route.handler).toBe(
+        route.credential === 'none' ? undefined : route.credential,
+      );
   });
 
   it('every internal route answers 403 to a library-scope key, and no internal route refuses an internal key for its scope', async () => {
@@ -142,6 +200,9 @@ describe('handlers check the key scope themselves (a forged authorizer context)'
   });
 
   it('an unused internal key is still accepted over HTTP', async () => {
-    expect((await service.request('GET', `/project/${crypto.randomUUID().replaceAll('-', '')}`, { apiKey: internalKey })).status).toBe(404);
+    expect(
+      (await service.request('GET', `/project/${crypto.randomUUID().replaceAll('-', '')}`, { apiKey: internalKey }))
+        .status,
+    ).toBe(404);
   });
 });

@@ -11,7 +11,10 @@ beforeAll(async () => {
 afterAll(() => service?.close());
 
 const create = (token: string) => service.request('POST', '/basket', { token });
-const openGuids = async (token: string) => ((await service.request('GET', '/baskets', { token })).body.Baskets as { Guid: string }[]).map((basket) => basket.Guid);
+const openGuids = async (token: string) =>
+  ((await service.request('GET', '/baskets', { token })).body.Baskets as { Guid: string }[]).map(
+    (basket) => basket.Guid,
+  );
 
 describe('open baskets per user', () => {
   it('refuses the basket past the quota with 409 BasketQuotaExceeded and creates nothing', async () => {
@@ -36,9 +39,23 @@ describe('open baskets per user', () => {
     expect((await create(token)).status).toBe(200);
     expect((await create(token)).status).toBe(409);
 
-    expect((await service.request('POST', `/basket/${second}/line`, { token, json: { ProjectGuid: project, Quantity: 1 } })).status).toBe(200);
-    const checkoutId = ((await service.request('POST', `/basket/${second}/checkout`, { token })).body.CheckoutUrl as string).split('/').pop();
-    expect((await service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: internalKey, json: { PaymentReference: 'quota' } })).status).toBe(200);
+    expect(
+      (await service.request('POST', `/basket/${second}/line`, { token, json: { ProjectGuid: project, Quantity: 1 } }))
+        .status,
+    ).toBe(200);
+    const checkoutId = (
+      (await service.request('POST', `/basket/${second}/checkout`, { token })).body.CheckoutUrl as string
+    )
+      .split('/')
+      .pop();
+    expect(
+      (
+        await service.request('POST', `/checkout/${checkoutId}/complete`, {
+          apiKey: internalKey,
+          json: { PaymentReference: 'quota' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await create(token)).status).toBe(200);
   });
 

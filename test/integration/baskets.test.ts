@@ -29,25 +29,43 @@ describe('basket API', () => {
     const response = await service.request('POST', '/basket', { token: alice });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(response.body).toEqual({ Guid: expect.stringMatching(/^[0-9a-f]{32}$/), Lines: [], OrderTotal: 0, CreatedDateUtc: expect.stringMatching(DATE), LastSavedDateUtc: expect.stringMatching(DATE) });
+    expect(response.body).toEqual({
+      Guid: expect.stringMatching(/^[0-9a-f]{32}$/),
+      Lines: [],
+      OrderTotal: 0,
+      CreatedDateUtc: expect.stringMatching(DATE),
+      LastSavedDateUtc: expect.stringMatching(DATE),
+    });
     expect(response.text).toMatch(/"CreatedDateUtc":"\\\/Date\(\d+\)\\\/"/);
   });
 
   it('adds, merges, changes and deletes lines with exact totals', async () => {
     const guid = await newBasket();
-    const added = await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 1 } });
+    const added = await service.request('POST', `/basket/${guid}/line`, {
+      token: alice,
+      json: { ProjectGuid: photoBook, Quantity: 1 },
+    });
     expect(added.status).toBe(200);
     expect(added.body.Line).toEqual({ Id: 1, ProjectGuid: photoBook, Quantity: 1, Total: 29.99 });
 
-    const merged = await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 6 } });
+    const merged = await service.request('POST', `/basket/${guid}/line`, {
+      token: alice,
+      json: { ProjectGuid: photoBook, Quantity: 6 },
+    });
     expect(merged.body.Line).toEqual({ Id: 1, ProjectGuid: photoBook, Quantity: 7, Total: 209.93 });
     expect(merged.body.Basket.Lines).toHaveLength(1);
 
-    const second = await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: canvas, Quantity: 2 } });
+    const second = await service.request('POST', `/basket/${guid}/line`, {
+      token: alice,
+      json: { ProjectGuid: canvas, Quantity: 2 },
+    });
     expect(second.body.Line.Id).toBe(2);
     expect(second.body.Basket.OrderTotal).toBe(308.93);
 
-    const changed = await service.request('PUT', `/basket/${guid}/line/2`, { token: alice, json: { ProjectGuid: canvas, Quantity: 1 } });
+    const changed = await service.request('PUT', `/basket/${guid}/line/2`, {
+      token: alice,
+      json: { ProjectGuid: canvas, Quantity: 1 },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body.Line).toEqual({ Id: 2, ProjectGuid: canvas, Quantity: 1, Total: 49.5 });
     expect(changed.body.Basket.OrderTotal).toBe(259.43);
@@ -57,7 +75,10 @@ describe('basket API', () => {
     expect(deleted.body).toEqual({ Basket: expect.objectContaining({ Guid: guid, OrderTotal: 49.5 }) });
     expect(deleted.body.Line).toBeUndefined();
 
-    const readded = await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 1 } });
+    const readded = await service.request('POST', `/basket/${guid}/line`, {
+      token: alice,
+      json: { ProjectGuid: photoBook, Quantity: 1 },
+    });
     expect(readded.body.Line.Id).toBe(3);
 
     const read = await service.request('GET', `/basket/${guid}`, { token: alice });
@@ -115,10 +136,17 @@ describe('basket API', () => {
       expect(response.status, JSON.stringify(json)).toBe(400);
       expect(response.body.Error.Message).toContain(field);
     }
-    const badJson = await service.request('POST', `/basket/${guid}/line`, { token: alice, body: '{"ProjectGuid":', headers: { 'Content-Type': 'application/json' } });
+    const badJson = await service.request('POST', `/basket/${guid}/line`, {
+      token: alice,
+      body: '{"ProjectGuid":',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(badJson.status).toBe(400);
     expect(badJson.body.Error.Code).toBe('InvalidJson');
-    const unknown = await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: 'f'.repeat(32), Quantity: 1 } });
+    const unknown = await service.request('POST', `/basket/${guid}/line`, {
+      token: alice,
+      json: { ProjectGuid: 'f'.repeat(32), Quantity: 1 },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.Error.Code).toBe('UnknownProject');
 
@@ -129,8 +157,14 @@ describe('basket API', () => {
 
   it('enforces the quantity and line limits as conflicts', async () => {
     const guid = await newBasket();
-    await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 999 } });
-    const over = await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 1 } });
+    await service.request('POST', `/basket/${guid}/line`, {
+      token: alice,
+      json: { ProjectGuid: photoBook, Quantity: 999 },
+    });
+    const over = await service.request('POST', `/basket/${guid}/line`, {
+      token: alice,
+      json: { ProjectGuid: photoBook, Quantity: 1 },
+    });
     expect(over.status).toBe(409);
     expect(over.body.Error.Code).toBe('QuantityLimitExceeded');
   });
@@ -138,7 +172,11 @@ describe('basket API', () => {
   it('lands 50 concurrent line additions to one basket with an exact total', { timeout: 120_000 }, async () => {
     const guid = await newBasket();
     const projects = await Promise.all(Array.from({ length: 50 }, (_, i) => service.project((100 + i) / 100)));
-    const responses = await Promise.all(projects.map((ProjectGuid) => service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid, Quantity: 3 } })));
+    const responses = await Promise.all(
+      projects.map((ProjectGuid) =>
+        service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid, Quantity: 3 } }),
+      ),
+    );
     expect(responses.map((r) => r.status)).toEqual(Array(50).fill(200));
     const basket = (await service.request('GET', `/basket/${guid}`, { token: alice })).body;
     expect(basket.Lines).toHaveLength(50);
@@ -151,7 +189,11 @@ describe('basket API', () => {
     const guid = await newBasket();
     await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: canvas, Quantity: 1 } });
     const quantities = Array.from({ length: 20 }, (_, i) => i + 1);
-    const responses = await Promise.all(quantities.map((Quantity) => service.request('PUT', `/basket/${guid}/line/1`, { token: alice, json: { ProjectGuid: canvas, Quantity } })));
+    const responses = await Promise.all(
+      quantities.map((Quantity) =>
+        service.request('PUT', `/basket/${guid}/line/1`, { token: alice, json: { ProjectGuid: canvas, Quantity } }),
+      ),
+    );
     expect(responses.every((r) => r.status === 200)).toBe(true);
     const basket = (await service.request('GET', `/basket/${guid}`, { token: alice })).body;
     expect(basket.Lines).toHaveLength(1);
@@ -180,7 +222,10 @@ describe('storage cost', () => {
       await service.request('GET', '/baskets', { token: alice });
       expect(calls).toEqual(['QueryCommand']);
       calls.length = 0;
-      await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: canvas, Quantity: 1 } });
+      await service.request('POST', `/basket/${guid}/line`, {
+        token: alice,
+        json: { ProjectGuid: canvas, Quantity: 1 },
+      });
       expect(calls).toEqual(['BatchGetItemCommand', 'PutItemCommand']);
     } finally {
       dynamoDbClient.middlewareStack.remove(name);
@@ -198,7 +243,14 @@ describe('credentials', () => {
     const forbidden = await service.request('GET', '/baskets', { apiKey: libraryKey });
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.Error.Code).toBe('Forbidden');
-    expect((await service.request('PUT', `/project/${'a'.repeat(32)}`, { apiKey: libraryKey, json: { UnitPrice: 1, Version: 1 } })).status).toBe(403);
+    expect(
+      (
+        await service.request('PUT', `/project/${'a'.repeat(32)}`, {
+          apiKey: libraryKey,
+          json: { UnitPrice: 1, Version: 1 },
+        })
+      ).status,
+    ).toBe(403);
     expect((await service.request('GET', '/health')).status).toBe(200);
   });
 });

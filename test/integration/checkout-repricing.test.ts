@@ -17,11 +17,17 @@ beforeAll(async () => {
 afterAll(() => service?.close());
 
 const setPrice = async (projectGuid: string, UnitPrice: number, Version: number) =>
-  expect((await service.request('PUT', `/project/${projectGuid}`, { apiKey: internalKey, json: { UnitPrice, Version } })).status).toBe(200);
+  expect(
+    (await service.request('PUT', `/project/${projectGuid}`, { apiKey: internalKey, json: { UnitPrice, Version } }))
+      .status,
+  ).toBe(200);
 
 async function basketWith(lines: [string, number][]): Promise<string> {
   const guid = (await service.request('POST', '/basket', { token: alice })).body.Guid as string;
-  for (const [ProjectGuid, Quantity] of lines) expect((await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid, Quantity } })).status).toBe(200);
+  for (const [ProjectGuid, Quantity] of lines)
+    expect(
+      (await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid, Quantity } })).status,
+    ).toBe(200);
   return guid;
 }
 
@@ -56,7 +62,10 @@ describe('checkout repricing', () => {
     const basket = (await service.request('GET', `/basket/${basketGuid}`, { token: alice })).body;
     expect(basket.OrderTotal).toBe(46);
 
-    const completed = await service.request('POST', `/checkout/${checkout.CheckoutId}/complete`, { apiKey: internalKey, json: { PaymentReference: 'repriced' } });
+    const completed = await service.request('POST', `/checkout/${checkout.CheckoutId}/complete`, {
+      apiKey: internalKey,
+      json: { PaymentReference: 'repriced' },
+    });
     expect(completed.status).toBe(200);
     expect(completed.body.Order.OrderTotal).toBe(46);
     expect(completed.body.Order.Lines.map((line: { ProjectVersion: number }) => line.ProjectVersion)).toEqual([2, 1]);
@@ -76,7 +85,10 @@ describe('checkout repricing', () => {
     const basketGuid = await basketWith([[book, 1]]);
     const checkout = await checkOut(basketGuid);
     await setPrice(book, 6, 2);
-    const completed = await service.request('POST', `/checkout/${checkout.CheckoutId}/complete`, { apiKey: internalKey, json: { PaymentReference: 'as-shown' } });
+    const completed = await service.request('POST', `/checkout/${checkout.CheckoutId}/complete`, {
+      apiKey: internalKey,
+      json: { PaymentReference: 'as-shown' },
+    });
     expect(completed.status).toBe(200);
     expect(completed.body.Order.OrderTotal).toBe(5);
   });

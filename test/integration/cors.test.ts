@@ -34,7 +34,9 @@ describe('CORS through the local front', () => {
     const response = await service.request('GET', '/health', { headers: { Origin: SHOP } });
     expect(response.status).toBe(200);
     expect(allowOrigin(response)).toBeNull();
-    const preflight = await service.request('OPTIONS', '/basket', { headers: { Origin: SHOP, 'Access-Control-Request-Method': 'POST' } });
+    const preflight = await service.request('OPTIONS', '/basket', {
+      headers: { Origin: SHOP, 'Access-Control-Request-Method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
     expect(allowOrigin(preflight)).toBeNull();
   });
@@ -64,7 +66,9 @@ describe('CORS through the local front', () => {
       const response = await service.request('GET', '/baskets', { token, headers: { Origin: origin } });
       expect(response.status).toBe(200);
       expect(allowOrigin(response)).toBeNull();
-      const preflight = await service.request('OPTIONS', '/baskets', { headers: { Origin: origin, 'Access-Control-Request-Method': 'GET' } });
+      const preflight = await service.request('OPTIONS', '/baskets', {
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'GET' },
+      });
       expect(allowOrigin(preflight)).toBeNull();
       expect(preflight.headers.get('access-control-allow-methods')).toBeNull();
     }
@@ -72,23 +76,32 @@ describe('CORS through the local front', () => {
 
   it('answers a preflight with the methods of the path and the headers the API takes', async () => {
     process.env.CORS_ALLOWED_ORIGINS = SHOP;
-    const preflight = await service.request('OPTIONS', `/basket/${'a'.repeat(32)}`, { headers: { Origin: SHOP, 'Access-Control-Request-Method': 'DELETE' } });
+    const preflight = await service.request('OPTIONS', `/basket/${'a'.repeat(32)}`, {
+      headers: { Origin: SHOP, 'Access-Control-Request-Method': 'DELETE' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.text).toBe('');
     expect(allowOrigin(preflight)).toBe(SHOP);
     expect(preflight.headers.get('access-control-allow-methods')).toBe('GET, DELETE, OPTIONS');
     const allowedHeaders = preflight.headers.get('access-control-allow-headers')?.split(', ');
-    expect(allowedHeaders).toEqual(expect.arrayContaining(['Authorization', 'Content-Type', 'X-SERVICE-API-Key', 'Idempotency-Key']));
+    expect(allowedHeaders).toEqual(
+      expect.arrayContaining(['Authorization', 'Content-Type', 'X-SERVICE-API-Key', 'Idempotency-Key']),
+    );
     expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
     expect((await service.request('OPTIONS', '/nowhere', { headers: { Origin: SHOP } })).status).toBe(404);
   });
 
   it('answers `*` without credentials, on answers and preflights', async () => {
     process.env.CORS_ALLOWED_ORIGINS = '*';
-    const response = await service.request('GET', '/baskets', { token, headers: { Origin: 'https://anyone.example.com' } });
+    const response = await service.request('GET', '/baskets', {
+      token,
+      headers: { Origin: 'https://anyone.example.com' },
+    });
     expect(allowOrigin(response)).toBe('*');
     expect(response.headers.get('access-control-allow-credentials')).toBeNull();
-    const preflight = await service.request('OPTIONS', '/basket', { headers: { Origin: 'https://anyone.example.com' } });
+    const preflight = await service.request('OPTIONS', '/basket', {
+      headers: { Origin: 'https://anyone.example.com' },
+    });
     expect(allowOrigin(preflight)).toBe('*');
     expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
   });
@@ -100,7 +113,10 @@ describe('CORS in the HTTP layer alone (what a Lambda answers behind API Gateway
     return { Ok: true };
   });
   const invoke = (headers: Record<string, string>, query: Record<string, string> | null = null) =>
-    handler({ headers, queryStringParameters: query, requestContext: { requestId: 'r' } } as unknown as APIGatewayProxyEvent, lambdaContext('cors')) as Promise<APIGatewayProxyResult>;
+    handler(
+      { headers, queryStringParameters: query, requestContext: { requestId: 'r' } } as unknown as APIGatewayProxyEvent,
+      lambdaContext('cors'),
+    ) as Promise<APIGatewayProxyResult>;
 
   it('adds the allowed origin to successes and errors', async () => {
     process.env.CORS_ALLOWED_ORIGINS = SHOP;
@@ -117,11 +133,24 @@ describe('CORS in the HTTP layer alone (what a Lambda answers behind API Gateway
 });
 
 describe('the local front and a handler that forgot CORS', () => {
-  it('passes the handler\'s answer on without CORS headers, and still adds them to its own answers', async () => {
+  it("passes the handler's answer on without CORS headers, and still adds them to its own answers", async () => {
     process.env.CORS_ALLOWED_ORIGINS = SHOP;
     const front = createApiGatewayFront({
-      routes: [{ method: 'GET', path: '/bare', handler: 'bare', credential: 'none', summary: 'A handler built without the HTTP adapter', grants: {} }],
-      loadHandler: async () => async () => ({ statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: '{"Ok":true}' }),
+      routes: [
+        {
+          method: 'GET',
+          path: '/bare',
+          handler: 'bare',
+          credential: 'none',
+          summary: 'A handler built without the HTTP adapter',
+          grants: {},
+        },
+      ],
+      loadHandler: async () => async () => ({
+        statusCode: 200,
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"Ok":true}',
+      }),
       authorizer: async () => {
         throw new Error('no route here takes a credential');
       },
@@ -137,7 +166,10 @@ describe('the local front and a handler that forgot CORS', () => {
       const refused = await fetch(`${url}/nowhere`, { headers: { Origin: SHOP } });
       expect(refused.status).toBe(404);
       expect(allowOrigin(refused)).toBe(SHOP);
-      const preflight = await fetch(`${url}/bare`, { method: 'OPTIONS', headers: { Origin: SHOP, 'Access-Control-Request-Method': 'GET' } });
+      const preflight = await fetch(`${url}/bare`, {
+        method: 'OPTIONS',
+        headers: { Origin: SHOP, 'Access-Control-Request-Method': 'GET' },
+      });
       expect(allowOrigin(preflight)).toBe(SHOP);
     } finally {
       await closeServer(front);

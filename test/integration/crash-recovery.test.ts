@@ -11,7 +11,18 @@ import { afterAll, expect, it } from 'vitest';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ensureTableAndBucket, LOCAL_AWS_ENV, startLocalStorage } from '../../lib/local/storage.ts';
 import { listObjectKeys } from '../support/store-snapshot.ts';
-import { audit, formatReport, killServer, newClients, prepare, runWorkload, startServer, stopServer, Target, type ServerProcess } from '../soak/workload.ts';
+import {
+  audit,
+  formatReport,
+  killServer,
+  newClients,
+  prepare,
+  runWorkload,
+  startServer,
+  stopServer,
+  Target,
+  type ServerProcess,
+} from '../soak/workload.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'photo-commerce-crash-test-'));
 let server: ServerProcess | undefined;
@@ -59,8 +70,17 @@ it('restarts on storage a kill left in the middle of an S3 PUT, without the obje
   try {
     let storage = await startLocalStorage({ dataDir: storageDir });
     await ensureTableAndBucket(storage, 'photo-commerce', bucket);
-    const s3 = new S3Client({ endpoint: storage.s3Endpoint, region: LOCAL_AWS_ENV.AWS_REGION, forcePathStyle: true, credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY } });
-    for (const key of ['library/owner/whole', 'library/owner/torn']) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: key }));
+    const s3 = new S3Client({
+      endpoint: storage.s3Endpoint,
+      region: LOCAL_AWS_ENV.AWS_REGION,
+      forcePathStyle: true,
+      credentials: {
+        accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID,
+        secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY,
+      },
+    });
+    for (const key of ['library/owner/whole', 'library/owner/torn'])
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: key }));
     s3.destroy();
     await storage.close();
     // What SIGKILL between the open (which truncates) and the write of the metadata file leaves behind.

@@ -13,7 +13,8 @@ import { snapshotStore, storeDiff } from '../support/store-snapshot.ts';
 import { multipartBody, pngOfSize, tinyPng } from '../support/multipart.ts';
 
 let service: TestService;
-let clients: typeof import('../../functions/shared/clients/dynamodb.ts') & typeof import('../../functions/shared/clients/s3.ts');
+let clients: typeof import('../../functions/shared/clients/dynamodb.ts') &
+  typeof import('../../functions/shared/clients/s3.ts');
 let alice: string;
 let project: string;
 let secondProject: string;
@@ -28,7 +29,10 @@ const LARGE_IMAGE = pngOfSize(12 * 1024 * 1024);
 
 beforeAll(async () => {
   service = await startTestService({ env: { PULL_ALLOW_LOOPBACK: 'true' } });
-  clients = { ...(await import('../../functions/shared/clients/dynamodb.ts')), ...(await import('../../functions/shared/clients/s3.ts')) };
+  clients = {
+    ...(await import('../../functions/shared/clients/dynamodb.ts')),
+    ...(await import('../../functions/shared/clients/s3.ts')),
+  };
   alice = await service.token('alice');
   project = await service.project(12.5);
   secondProject = await service.project(3);
@@ -79,7 +83,8 @@ function expectRetryable(response: TestResponse): void {
 }
 
 const isBasketWrite = (name: string, input: Record<string, unknown>) =>
-  name === 'PutItemCommand' && String((input.Item as { SK?: { S?: string } } | undefined)?.SK?.S ?? '').startsWith('BASKET#');
+  name === 'PutItemCommand' &&
+  String((input.Item as { SK?: { S?: string } } | undefined)?.SK?.S ?? '').startsWith('BASKET#');
 
 async function newBasket(): Promise<string> {
   const response = await service.request('POST', '/basket', { token: alice });
@@ -89,7 +94,10 @@ async function newBasket(): Promise<string> {
 
 async function basketWithLine(): Promise<{ guid: string; basket: any }> {
   const guid = await newBasket();
-  const added = await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: project, Quantity: 2 } });
+  const added = await service.request('POST', `/basket/${guid}/line`, {
+    token: alice,
+    json: { ProjectGuid: project, Quantity: 2 },
+  });
   expect(added.status).toBe(200);
   return { guid, basket: added.body.Basket };
 }
@@ -112,7 +120,10 @@ describe('DynamoDB throttling', () => {
   it('rides out a short throttling burst inside the SDK retries: the write lands exactly once', async () => {
     const { guid } = await basketWithLine();
     const fault = dynamoFault({ command: isBasketWrite, kind: 'dynamo-throttling', times: 2 });
-    const response = await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: project, Quantity: 3 } });
+    const response = await service.request('POST', `/basket/${guid}/line`, {
+      token: alice,
+      json: { ProjectGuid: project, Quantity: 3 },
+    });
     expect(response.status).toBe(200);
     expect(fault.injected).toBe(2);
     const basket = await readBasket(guid);
@@ -123,11 +134,17 @@ describe('DynamoDB throttling', () => {
   it('refuses a line change under sustained throttling of the pricing read and leaves the basket as it was', async () => {
     const { guid, basket } = await basketWithLine();
     dynamoFault({ command: 'BatchGetItemCommand', kind: 'dynamo-throttling' });
-    const response = await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: secondProject, Quantity: 1 } });
+    const response = await service.request('POST', `/basket/${guid}/line`, {
+      token: alice,
+      json: { ProjectGuid: secondProject, Quantity: 1 },
+    });
     expectRetryable(response);
     removeFaults();
     expect(await readBasket(guid)).toEqual(basket);
-    const retried = await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: secondProject, Quantity: 1 } });
+    const retried = await service.request('POST', `/basket/${guid}/line`, {
+      token: alice,
+      json: { ProjectGuid: secondProject, Quantity: 1 },
+    });
     expect(retried.status).toBe(200);
     expect(retried.body.Basket.OrderTotal).toBe(28);
   });
@@ -146,7 +163,10 @@ describe('conditional-check storms', () => {
   it('gives up after a bounded number of lost races with a retryable 503, changing nothing', async () => {
     const { guid, basket } = await basketWithLine();
     const fault = dynamoFault({ command: isBasketWrite, kind: 'dynamo-conditional' });
-    const response = await service.request('PUT', `/basket/${guid}/line/1`, { token: alice, json: { ProjectGuid: project, Quantity: 9 } });
+    const response = await service.request('PUT', `/basket/${guid}/line/1`, {
+      token: alice,
+      json: { ProjectGuid: project, Quantity: 9 },
+    });
     expectRetryable(response);
     expect(response.status).toBe(503);
     expect(response.body.Error.Code).toBe('ConcurrentModification');
@@ -158,7 +178,10 @@ describe('conditional-check storms', () => {
   it('wins after a few lost races with an exact total', async () => {
     const { guid } = await basketWithLine();
     const fault = dynamoFault({ command: isBasketWrite, kind: 'dynamo-conditional', times: 5 });
-    const response = await service.request('PUT', `/basket/${guid}/line/1`, { token: alice, json: { ProjectGuid: project, Quantity: 9 } });
+    const response = await service.request('PUT', `/basket/${guid}/line/1`, {
+      token: alice,
+      json: { ProjectGuid: project, Quantity: 9 },
+    });
     expect(response.status).toBe(200);
     expect(fault.injected).toBe(5);
     expect((await readBasket(guid)).OrderTotal).toBe(112.5);
@@ -179,7 +202,10 @@ describe('timeouts and lost answers', () => {
   it('applies a line exactly once when the write landed but its answer was lost', async () => {
     const { guid } = await basketWithLine();
     const fault = dynamoFault({ command: isBasketWrite, kind: 'lost-response', times: 1 });
-    const response = await service.request('POST', `/basket/${guid}/line`, { token: alice, json: { ProjectGuid: project, Quantity: 3 } });
+    const response = await service.request('POST', `/basket/${guid}/line`, {
+      token: alice,
+      json: { ProjectGuid: project, Quantity: 3 },
+    });
     expect(fault.injected).toBe(1);
     const basket = await readBasket(guid);
     // Either the client is told it worked, or it is told to retry; never is the line applied twice.
@@ -192,7 +218,8 @@ describe('timeouts and lost answers', () => {
   });
 });
 
-const isWrite = (name: string) => ['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand'].includes(name);
+const isWrite = (name: string) =>
+  ['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand'].includes(name);
 
 /** A basket with a line and a checkout of it: the checkout id. */
 async function checkedOutBasket(): Promise<{ basketGuid: string; checkoutId: string }> {
@@ -202,7 +229,11 @@ async function checkedOutBasket(): Promise<{ basketGuid: string; checkoutId: str
   return { basketGuid: guid, checkoutId: checkout.body.CheckoutUrl.split('/').pop() };
 }
 
-const complete = (checkoutId: string) => service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: internalKey, json: { PaymentReference: `pay-${checkoutId.slice(0, 6)}` } });
+const complete = (checkoutId: string) =>
+  service.request('POST', `/checkout/${checkoutId}/complete`, {
+    apiKey: internalKey,
+    json: { PaymentReference: `pay-${checkoutId.slice(0, 6)}` },
+  });
 
 async function ordersOf(): Promise<{ OrderGuid: string; OrderTotal: number }[]> {
   const response = await service.request('GET', '/orders', { token: alice });
@@ -254,11 +285,21 @@ describe('checkout completion interrupted at each of its writes', () => {
 describe('library writes failing half-way', () => {
   const pushOne = (data: Buffer = tinyPng()) => {
     const { body, contentType } = multipartBody([{ name: 'image', filename: 'a.png', contentType: 'image/png', data }]);
-    return service.request('POST', '/library/push', { apiKey: libraryKey, body, headers: { 'Content-Type': contentType } });
+    return service.request('POST', '/library/push', {
+      apiKey: libraryKey,
+      body,
+      headers: { 'Content-Type': contentType },
+    });
   };
   const pushThree = () => {
-    const { body, contentType } = multipartBody(['a', 'b', 'c'].map((name) => ({ name, filename: `${name}.png`, contentType: 'image/png', data: tinyPng() })));
-    return service.request('POST', '/library/multi/push', { apiKey: libraryKey, body, headers: { 'Content-Type': contentType } });
+    const { body, contentType } = multipartBody(
+      ['a', 'b', 'c'].map((name) => ({ name, filename: `${name}.png`, contentType: 'image/png', data: tinyPng() })),
+    );
+    return service.request('POST', '/library/multi/push', {
+      apiKey: libraryKey,
+      body,
+      headers: { 'Content-Type': contentType },
+    });
   };
 
   async function expectRetryableAndNothingStored(send: () => Promise<TestResponse>): Promise<void> {
@@ -288,7 +329,8 @@ describe('library writes failing half-way', () => {
 
   describe('a push whose ingest intent fails', () => {
     const isIntentWrite = (name: string, input: Record<string, unknown>) =>
-      name === 'PutItemCommand' && String((input.Item as { PK?: { S?: string } } | undefined)?.PK?.S ?? '').startsWith('INGEST#');
+      name === 'PutItemCommand' &&
+      String((input.Item as { PK?: { S?: string } } | undefined)?.PK?.S ?? '').startsWith('INGEST#');
     const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
     /** Errors nobody handled while `send` ran and shortly after: vitest would fail the run for them, after every test passed. */
@@ -352,10 +394,15 @@ describe('library writes failing half-way', () => {
 
   it('aborts a multipart upload whose part fails in the middle, and stores nothing', async () => {
     const fault = s3Fault({ command: 'UploadPartCommand', kind: 's3-internal', skip: 1 });
-    await expectRetryableAndNothingStored(() => service.request('POST', '/library/pull', { apiKey: libraryKey, json: { Url: `${imagesUrl}/large.png` } }));
+    await expectRetryableAndNothingStored(() =>
+      service.request('POST', '/library/pull', { apiKey: libraryKey, json: { Url: `${imagesUrl}/large.png` } }),
+    );
     expect(fault.injected).toBeGreaterThan(0);
     expect(fault.commands).toContain('AbortMultipartUploadCommand');
-    const retried = await service.request('POST', '/library/pull', { apiKey: libraryKey, json: { Url: `${imagesUrl}/large.png` } });
+    const retried = await service.request('POST', '/library/pull', {
+      apiKey: libraryKey,
+      json: { Url: `${imagesUrl}/large.png` },
+    });
     expect(retried.status, retried.text).toBe(200);
     expect(retried.body.LibraryItem.FileSize).toBe(LARGE_IMAGE.length);
   });

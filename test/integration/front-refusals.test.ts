@@ -30,31 +30,65 @@ interface Case {
 
 const cases: Case[] = [
   { status: 401, code: 'Unauthorized', method: 'POST', path: `/basket/${guid}/line`, headers: () => ({}) },
-  { status: 403, code: 'Forbidden', method: 'POST', path: '/library/pull', headers: () => ({ Authorization: `Bearer ${token}` }) },
+  {
+    status: 403,
+    code: 'Forbidden',
+    method: 'POST',
+    path: '/library/pull',
+    headers: () => ({ Authorization: `Bearer ${token}` }),
+  },
   { status: 404, code: 'RouteNotFound', method: 'POST', path: '/nowhere', headers: () => ({}) },
   { status: 405, code: 'MethodNotAllowed', method: 'PUT', path: '/baskets', headers: () => ({}) },
-  { status: 413, code: 'PayloadTooLarge', method: 'POST', path: `/basket/${guid}/line`, headers: () => ({ Authorization: `Bearer ${token}` }) },
+  {
+    status: 413,
+    code: 'PayloadTooLarge',
+    method: 'POST',
+    path: `/basket/${guid}/line`,
+    headers: () => ({ Authorization: `Bearer ${token}` }),
+  },
 ];
 
 /** Sends the whole body with http.request and resolves with the answer, or with the transport error. */
-function rawRequest(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string } | { error: string }> {
+function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string } | { error: string }> {
   const url = new URL(path, service.url);
   return new Promise((resolve) => {
-    const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method, headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': BODY.length } });
+    const request = httpRequest({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method,
+      headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': BODY.length },
+    });
     request.once('response', (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.once('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      response.once('error', (error) => resolve({ error: `${(error as NodeJS.ErrnoException).code ?? error.message} (response)` }));
+      response.once('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+      response.once('error', (error) =>
+        resolve({ error: `${(error as NodeJS.ErrnoException).code ?? error.message} (response)` }),
+      );
     });
     request.once('error', (error) => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }));
     request.end(BODY);
   });
 }
 
-async function fetchRequest(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string } | { error: string }> {
+async function fetchRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string } | { error: string }> {
   try {
-    const response = await fetch(`${service.url}${path}`, { method, headers: { ...headers, 'Content-Type': 'application/json' }, body: BODY });
+    const response = await fetch(`${service.url}${path}`, {
+      method,
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: BODY,
+    });
     return { status: response.status, body: await response.text() };
   } catch (error) {
     const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
@@ -72,7 +106,11 @@ describe('early answers to a 7 MB body arrive whole', () => {
         const answers: string[] = [];
         for (let round = 0; round < ROUNDS; round++) {
           const answer = await client.send(entry.method, entry.path, entry.headers());
-          answers.push('error' in answer ? `transport error ${answer.error}` : `${answer.status} ${JSON.parse(answer.body || '{}')?.Error?.Code}`);
+          answers.push(
+            'error' in answer
+              ? `transport error ${answer.error}`
+              : `${answer.status} ${JSON.parse(answer.body || '{}')?.Error?.Code}`,
+          );
         }
         expect(answers).toEqual(new Array(ROUNDS).fill(`${entry.status} ${entry.code}`));
       }, 120_000);

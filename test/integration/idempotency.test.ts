@@ -82,16 +82,32 @@ describe('Idempotency-Key', () => {
     const token = await service.token(`idem-${randomUUID()}`);
     const guid = (await service.request('POST', '/basket', { token })).body.Guid;
     const key = randomUUID();
-    const first = await service.request('POST', `/basket/${guid}/line`, { token, json: { ProjectGuid: canvas, Quantity: 1 }, headers: withKey(key) });
-    const retry = await service.request('POST', `/basket/${guid}/line`, { token, json: { ProjectGuid: canvas, Quantity: 1 }, headers: withKey(key) });
+    const first = await service.request('POST', `/basket/${guid}/line`, {
+      token,
+      json: { ProjectGuid: canvas, Quantity: 1 },
+      headers: withKey(key),
+    });
+    const retry = await service.request('POST', `/basket/${guid}/line`, {
+      token,
+      json: { ProjectGuid: canvas, Quantity: 1 },
+      headers: withKey(key),
+    });
     expect(first.status).toBe(200);
     expect(retry.text).toBe(first.text);
 
-    const different = await service.request('POST', `/basket/${guid}/line`, { token, json: { ProjectGuid: canvas, Quantity: 2 }, headers: withKey(key) });
+    const different = await service.request('POST', `/basket/${guid}/line`, {
+      token,
+      json: { ProjectGuid: canvas, Quantity: 2 },
+      headers: withKey(key),
+    });
     expect(different.status).toBe(422);
     expect(different.body.Error.Code).toBe('IdempotencyKeyReused');
     const otherBasket = (await service.request('POST', '/basket', { token })).body.Guid;
-    const otherPath = await service.request('POST', `/basket/${otherBasket}/line`, { token, json: { ProjectGuid: canvas, Quantity: 1 }, headers: withKey(key) });
+    const otherPath = await service.request('POST', `/basket/${otherBasket}/line`, {
+      token,
+      json: { ProjectGuid: canvas, Quantity: 1 },
+      headers: withKey(key),
+    });
     expect(otherPath.status).toBe(422);
 
     const basket = (await service.request('GET', `/basket/${guid}`, { token })).body;
@@ -103,10 +119,18 @@ describe('Idempotency-Key', () => {
     const token = await service.token(`idem-${randomUUID()}`);
     const guid = (await service.request('POST', '/basket', { token })).body.Guid;
     const key = randomUUID();
-    const unknownProject = await service.request('POST', `/basket/${guid}/line`, { token, json: { ProjectGuid: 'f'.repeat(32), Quantity: 1 }, headers: withKey(key) });
+    const unknownProject = await service.request('POST', `/basket/${guid}/line`, {
+      token,
+      json: { ProjectGuid: 'f'.repeat(32), Quantity: 1 },
+      headers: withKey(key),
+    });
     expect(unknownProject.status).toBe(400);
     // Nothing was stored for the failed attempt, so the key is free for the corrected request.
-    const fixed = await service.request('POST', `/basket/${guid}/line`, { token, json: { ProjectGuid: photoBook, Quantity: 2 }, headers: withKey(key) });
+    const fixed = await service.request('POST', `/basket/${guid}/line`, {
+      token,
+      json: { ProjectGuid: photoBook, Quantity: 2 },
+      headers: withKey(key),
+    });
     expect(fixed.status).toBe(200);
     expect(fixed.body.Line.Quantity).toBe(2);
   });
@@ -127,7 +151,9 @@ describe('Idempotency-Key', () => {
   it('creates one basket when the same key arrives many times at once', async () => {
     const token = await service.token(`idem-${randomUUID()}`);
     const key = randomUUID();
-    const responses = await Promise.all(Array.from({ length: 8 }, () => service.request('POST', '/basket', { token, headers: withKey(key) })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => service.request('POST', '/basket', { token, headers: withKey(key) })),
+    );
     for (const response of responses) expect([200, 409]).toContain(response.status);
     const succeeded = responses.filter((response) => response.status === 200);
     expect(succeeded.length).toBeGreaterThan(0);
@@ -144,7 +170,11 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     const push = (image: Buffer) => {
       const form = multipartBody([{ name: 'image', filename: 'photo.png', contentType: 'image/png', data: image }]);
-      return service.request('POST', '/library/push', { apiKey, body: form.body, headers: { 'Content-Type': form.contentType, ...withKey(key) } });
+      return service.request('POST', '/library/push', {
+        apiKey,
+        body: form.body,
+        headers: { 'Content-Type': form.contentType, ...withKey(key) },
+      });
     };
     const first = await push(tinyPng());
     expect(first.status).toBe(200);
@@ -159,16 +189,32 @@ describe('Idempotency-Key', () => {
     const apiKey = await service.apiKey('idem-pull', 'library');
     const key = randomUUID();
     const before = imageFetches;
-    const first = await service.request('POST', '/library/pull', { apiKey, json: { Url: imageUrl }, headers: withKey(key) });
+    const first = await service.request('POST', '/library/pull', {
+      apiKey,
+      json: { Url: imageUrl },
+      headers: withKey(key),
+    });
     expect(first.status).toBe(200);
-    const retry = await service.request('POST', '/library/pull', { apiKey, json: { Url: imageUrl }, headers: withKey(key) });
+    const retry = await service.request('POST', '/library/pull', {
+      apiKey,
+      json: { Url: imageUrl },
+      headers: withKey(key),
+    });
     expect(retry.text).toBe(first.text);
     expect(imageFetches).toBe(before + 1);
 
     const many = { Urls: [imageUrl, `${imageUrl}?2`] };
-    const firstMany = await service.request('POST', '/library/multi/pull', { apiKey, json: many, headers: withKey(key) });
+    const firstMany = await service.request('POST', '/library/multi/pull', {
+      apiKey,
+      json: many,
+      headers: withKey(key),
+    });
     expect(firstMany.status).toBe(200);
-    const retryMany = await service.request('POST', '/library/multi/pull', { apiKey, json: many, headers: withKey(key) });
+    const retryMany = await service.request('POST', '/library/multi/pull', {
+      apiKey,
+      json: many,
+      headers: withKey(key),
+    });
     expect(retryMany.headers.get('idempotent-replayed')).toBe('true');
     expect(retryMany.text).toBe(firstMany.text);
     expect(imageFetches).toBe(before + 3);

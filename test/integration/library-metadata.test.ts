@@ -19,12 +19,17 @@ const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('hex')
 async function multiPush(files: { name: string; data: Buffer }[]) {
   const form = new FormData();
   for (const file of files) form.append('image', new Blob([file.data]), file.name);
-  const response = await fetch(`${service.url}/library/multi/push`, { method: 'POST', headers: { 'X-SERVICE-API-Key': apiKey }, body: form });
+  const response = await fetch(`${service.url}/library/multi/push`, {
+    method: 'POST',
+    headers: { 'X-SERVICE-API-Key': apiKey },
+    body: form,
+  });
   return { status: response.status, body: (await response.json()) as any };
 }
 
 /** Library records and objects only: API keys may change between snapshots. */
-const libraryChanges = async (before: Awaited<ReturnType<typeof snapshotStore>>) => storeDiff(before, await snapshotStore(service), (key) => key.startsWith('APIKEY'));
+const libraryChanges = async (before: Awaited<ReturnType<typeof snapshotStore>>) =>
+  storeDiff(before, await snapshotStore(service), (key) => key.startsWith('APIKEY'));
 
 beforeAll(async () => {
   service = await startTestService();
@@ -53,9 +58,14 @@ describe('metadata of real files', () => {
     const files = EXPECTED.map(([name]) => ({ name, data: fixture(name) }));
     const { status, body } = await multiPush(files);
     expect(status, JSON.stringify(body)).toBe(200);
-    for (const item of body.LibraryItems) expect(Object.keys(item).sort()).toEqual(['FileMd5', 'FileMimeType', 'FileSize', 'ItemGuid']);
+    for (const item of body.LibraryItems)
+      expect(Object.keys(item).sort()).toEqual(['FileMd5', 'FileMimeType', 'FileSize', 'ItemGuid']);
 
-    const reads = await Promise.all(body.LibraryItems.map((item: { ItemGuid: string }) => service.request('GET', `/library/${item.ItemGuid}`, { apiKey })));
+    const reads = await Promise.all(
+      body.LibraryItems.map((item: { ItemGuid: string }) =>
+        service.request('GET', `/library/${item.ItemGuid}`, { apiKey }),
+      ),
+    );
     const seen = reads.map((read, index) => {
       const item = read.body.LibraryItem;
       return [EXPECTED[index]![0], item.FileMimeType, item.Width, item.Height, item.Orientation, item.DpiX];
@@ -72,7 +82,11 @@ describe('metadata of real files', () => {
 
   it('rates print quality from the displayed size: a portrait photo prints portrait', async () => {
     const { body } = await multiPush([{ name: 'portrait.jpg', data: fixture('jpeg-exif-orientation-6.jpg') }]);
-    const read = await service.request('GET', `/library/${body.LibraryItems[0].ItemGuid}?printWidthMm=25.4&printHeightMm=16.9`, { apiKey });
+    const read = await service.request(
+      'GET',
+      `/library/${body.LibraryItems[0].ItemGuid}?printWidthMm=25.4&printHeightMm=16.9`,
+      { apiKey },
+    );
     // 20 x 30 px displayed on a print turned portrait (16.9 x 25.4 mm): min(20 / 0.665, 30 / 1) = 30 ppi.
     expect(read.body.LibraryItem.PrintQuality).toEqual({ EffectivePpi: 30, Rating: 'Poor' });
   });
@@ -84,7 +98,10 @@ describe('unreadable headers', () => {
     const alone = await multiPush([{ name: 'cut.jpg', data: fixture('jpeg-truncated-before-sof.jpg') }]);
     expect(alone.status).toBe(415);
     expect(alone.body.Error.Code).toBe('UnreadableImage');
-    const beside = await multiPush([{ name: 'good.png', data: png(3, 3) }, { name: 'cut.jpg', data: fixture('jpeg-truncated-before-sof.jpg') }]);
+    const beside = await multiPush([
+      { name: 'good.png', data: png(3, 3) },
+      { name: 'cut.jpg', data: fixture('jpeg-truncated-before-sof.jpg') },
+    ]);
     expect(beside.status).toBe(415);
     expect(beside.body.Error.Failures).toEqual([{ Index: 1, Code: 'UnreadableImage', Reason: expect.any(String) }]);
     expect(await libraryChanges(before)).toEqual([]);
@@ -93,7 +110,8 @@ describe('unreadable headers', () => {
   it('refuses a truncated header at the large-file completion with 415 and deletes the uploaded object', async () => {
     const ticket = (await service.request('POST', '/library/upload', { apiKey })).body;
     const form = new FormData();
-    for (const [name, value] of Object.entries(ticket.Upload.Fields as Record<string, string>)) form.append(name, value);
+    for (const [name, value] of Object.entries(ticket.Upload.Fields as Record<string, string>))
+      form.append(name, value);
     form.append('file', new Blob([fixture('jpeg-truncated-before-sof.jpg')]), 'cut.jpg');
     expect((await fetch(ticket.Upload.Url, { method: 'POST', body: form })).status).toBeLessThan(300);
     const before = await snapshotStore(service);

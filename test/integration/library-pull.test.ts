@@ -11,7 +11,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { pngOfSize, tinyPng } from '../support/multipart.ts';
-import { libraryObjectKeyOf, snapshotStore, storeDiff, listObjectKeys, type StoreSnapshot } from '../support/store-snapshot.ts';
+import {
+  libraryObjectKeyOf,
+  snapshotStore,
+  storeDiff,
+  listObjectKeys,
+  type StoreSnapshot,
+} from '../support/store-snapshot.ts';
 import { jpeg as jpegImage } from '../support/images.ts';
 import type { PullPolicy, ResolvedAddress } from '../../functions/library/safe-fetch.ts';
 import type { DomainError } from '../../functions/shared/errors.ts';
@@ -24,8 +30,14 @@ const largerPng = pngOfSize(40_000);
 const jpeg = jpegImage('pulled');
 
 type Route = (request: IncomingMessage, response: ServerResponse) => void;
-const send = (body: Buffer, type: string): Route => (_request, response) => response.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length }).end(body);
-const redirect = (status: number, location: string): Route => (_request, response) => response.writeHead(status, { Location: location }).end();
+const send =
+  (body: Buffer, type: string): Route =>
+  (_request, response) =>
+    response.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length }).end(body);
+const redirect =
+  (status: number, location: string): Route =>
+  (_request, response) =>
+    response.writeHead(status, { Location: location }).end();
 const routes: Record<string, Route> = {
   '/photo.png': send(png, 'image/png'),
   '/larger.png': send(largerPng, 'image/png'),
@@ -88,9 +100,15 @@ beforeEach(async () => {
 afterEach(() => vi.restoreAllMocks());
 
 const pull = (url: string) => service.request('POST', '/library/pull', { apiKey: libraryKey, json: { Url: url } });
-const pullMany = (urls: string[]) => service.request('POST', '/library/multi/pull', { apiKey: libraryKey, json: { Urls: urls } });
+const pullMany = (urls: string[]) =>
+  service.request('POST', '/library/multi/pull', { apiKey: libraryKey, json: { Urls: urls } });
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex').toUpperCase();
-const itemOf = (bytes: Buffer, type: string) => ({ ItemGuid: expect.stringMatching(/^[0-9a-f]{32}$/), FileMimeType: type, FileSize: bytes.length, FileMd5: md5(bytes) });
+const itemOf = (bytes: Buffer, type: string) => ({
+  ItemGuid: expect.stringMatching(/^[0-9a-f]{32}$/),
+  FileMimeType: type,
+  FileSize: bytes.length,
+  FileMd5: md5(bytes),
+});
 const BUILDER_URL = /^http:\/\/127\.0\.0\.1:3001\/builder\/[A-Za-z0-9_-]{20,}$/;
 
 async function expectNothingStored(): Promise<void> {
@@ -101,9 +119,14 @@ describe('pull over HTTP from a loopback image server (PULL_ALLOW_LOOPBACK=true)
   it('stores a PNG with its size, MD5 and sniffed type', async () => {
     const response = await pull(`${images}/photo.png`);
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ LibraryItem: itemOf(png, 'image/png'), ProductBuilderUrl: expect.stringMatching(BUILDER_URL) });
+    expect(response.body).toEqual({
+      LibraryItem: itemOf(png, 'image/png'),
+      ProductBuilderUrl: expect.stringMatching(BUILDER_URL),
+    });
     const objects = await listObjectKeys(service.storage);
-    expect(objects.get((await libraryObjectKeyOf(service.storage, response.body.LibraryItem.ItemGuid))!)).toMatch(new RegExp(`^${png.length}:`));
+    expect(objects.get((await libraryObjectKeyOf(service.storage, response.body.LibraryItem.ItemGuid))!)).toMatch(
+      new RegExp(`^${png.length}:`),
+    );
   });
 
   it('sniffs the type from the bytes, not the Content-Type, and follows a redirect', async () => {
@@ -142,12 +165,17 @@ describe('pull over HTTP from a loopback image server (PULL_ALLOW_LOOPBACK=true)
       expect(response.status).toBe(422);
       expect(response.body.Error.Code).toBe('PullRefused');
     }
-    expect((await service.request('POST', '/library/pull', { apiKey: libraryKey, json: { Urls: ['x'] } })).status).toBe(400);
+    expect((await service.request('POST', '/library/pull', { apiKey: libraryKey, json: { Urls: ['x'] } })).status).toBe(
+      400,
+    );
     await expectNothingStored();
   });
 
   it('takes an API key, not a bearer token', async () => {
-    const response = await service.request('POST', '/library/pull', { token: await service.token('alice'), json: { Url: `${images}/photo.png` } });
+    const response = await service.request('POST', '/library/pull', {
+      token: await service.token('alice'),
+      json: { Url: `${images}/photo.png` },
+    });
     expect([401, 403]).toContain(response.status);
     expect(served).toEqual([]);
   });
@@ -161,35 +189,58 @@ describe('loopback refused when PULL_ALLOW_LOOPBACK is off', () => {
     process.env.PULL_ALLOW_LOOPBACK = 'true';
   });
 
-  it.each(['http://127.0.0.1:PORT/photo.png', 'http://localhost:PORT/photo.png', 'http://[::1]:PORT/photo.png', 'http://127.0.0.1:PORT/moved.png'])(
-    'refuses %s with 422 PullRefused and stores nothing',
-    async (template) => {
-      const url = template.replace('PORT', new URL(images).port);
-      const response = await pull(url);
-      expect(response.status).toBe(422);
-      expect(response.body.Error).toMatchObject({ Code: 'PullRefused', Failures: [{ Index: 0, Code: 'PullRefused', Reason: expect.stringContaining(url) }] });
-      expect(response.body.Error.Message).toContain(url);
-      expect(response.body.Error.Message).toContain('loopback');
-      expect(served).toEqual([]);
-      await expectNothingStored();
-    },
-  );
+  it.each([
+    'http://127.0.0.1:PORT/photo.png',
+    'http://localhost:PORT/photo.png',
+    'http://[::1]:PORT/photo.png',
+    'http://127.0.0.1:PORT/moved.png',
+  ])('refuses %s with 422 PullRefused and stores nothing', async (template) => {
+    const url = template.replace('PORT', new URL(images).port);
+    const response = await pull(url);
+    expect(response.status).toBe(422);
+    expect(response.body.Error).toMatchObject({
+      Code: 'PullRefused',
+      Failures: [{ Index: 0, Code: 'PullRefused', Reason: expect.stringContaining(url) }],
+    });
+    expect(response.body.Error.Message).toContain(url);
+    expect(response.body.Error.Message).toContain('loopback');
+    expect(served).toEqual([]);
+    await expectNothingStored();
+  });
 });
 
 describe('multi pull', () => {
   it('answers one item per URL in request order under one builder URL', async () => {
-    const urls = [`${images}/larger.png`, `${images}/photo.jpg`, `${images}/photo.png`, `${images}/moved.png`, `${images}/larger.png`];
+    const urls = [
+      `${images}/larger.png`,
+      `${images}/photo.jpg`,
+      `${images}/photo.png`,
+      `${images}/moved.png`,
+      `${images}/larger.png`,
+    ];
     const response = await pullMany(urls);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      LibraryItems: [itemOf(largerPng, 'image/png'), itemOf(jpeg, 'image/jpeg'), itemOf(png, 'image/png'), itemOf(png, 'image/png'), itemOf(largerPng, 'image/png')],
+      LibraryItems: [
+        itemOf(largerPng, 'image/png'),
+        itemOf(jpeg, 'image/jpeg'),
+        itemOf(png, 'image/png'),
+        itemOf(png, 'image/png'),
+        itemOf(largerPng, 'image/png'),
+      ],
       ProductBuilderUrl: expect.stringMatching(BUILDER_URL),
     });
     expect(new Set(response.body.LibraryItems.map((item: { ItemGuid: string }) => item.ItemGuid)).size).toBe(5);
   });
 
   it('stores nothing when one URL fails, and lists each failed index with its reason', async () => {
-    const urls = [`${images}/photo.png`, `${images}/missing.png`, `${images}/larger.png`, `${images}/notes.txt`, `${images}/photo.jpg`];
+    const urls = [
+      `${images}/photo.png`,
+      `${images}/missing.png`,
+      `${images}/larger.png`,
+      `${images}/notes.txt`,
+      `${images}/photo.jpg`,
+    ];
     const response = await pullMany(urls);
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(response.status).toBeLessThan(500);
@@ -278,8 +329,13 @@ describe('internal addresses through a stubbed resolver (pull use case on the re
   });
 
   it('refuses a redirect to the metadata address inside a multi pull, keeping none of the others', async () => {
-    const error = await refusedPull([`${images}/photo.png`, `${images}/to-metadata`, `${images}/larger.png`], stubbedPolicy({}, true));
-    expect(error.details?.Failures).toEqual([{ Index: 1, Code: 'PullRefused', Reason: expect.stringContaining('169.254.169.254 is a link-local address') }]);
+    const error = await refusedPull(
+      [`${images}/photo.png`, `${images}/to-metadata`, `${images}/larger.png`],
+      stubbedPolicy({}, true),
+    );
+    expect(error.details?.Failures).toEqual([
+      { Index: 1, Code: 'PullRefused', Reason: expect.stringContaining('169.254.169.254 is a link-local address') },
+    ]);
     await expectNothingStored();
   });
 });

@@ -21,7 +21,8 @@ let apiKey: string;
 let s3Reader: S3Client;
 
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex').toUpperCase();
-const hyphenate = (guid: string) => `${guid.slice(0, 8)}-${guid.slice(8, 12)}-${guid.slice(12, 16)}-${guid.slice(16, 20)}-${guid.slice(20)}`;
+const hyphenate = (guid: string) =>
+  `${guid.slice(0, 8)}-${guid.slice(8, 12)}-${guid.slice(12, 16)}-${guid.slice(16, 20)}-${guid.slice(20)}`;
 
 interface Part {
   name: string;
@@ -33,18 +34,29 @@ interface Part {
 /** A form as fetch (undici) writes it: quoted parameters, a filename, a content type per file. */
 function form(parts: Part[]): FormData {
   const data = new FormData();
-  for (const part of parts) data.append(part.name, new Blob([part.data], { type: part.type ?? 'application/octet-stream' }), part.filename ?? `${part.name}.bin`);
+  for (const part of parts)
+    data.append(
+      part.name,
+      new Blob([part.data], { type: part.type ?? 'application/octet-stream' }),
+      part.filename ?? `${part.name}.bin`,
+    );
   return data;
 }
 
 async function post(path: string, body: FormData | Buffer, headers: Record<string, string> = {}, key = apiKey) {
-  const response = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'X-SERVICE-API-Key': key, Accept: 'application/json', ...headers }, body });
+  const response = await fetch(`${service.url}${path}`, {
+    method: 'POST',
+    headers: { 'X-SERVICE-API-Key': key, Accept: 'application/json', ...headers },
+    body,
+  });
   return { status: response.status, body: (await response.json()) as any };
 }
 
 async function storedBytes(objectKey: string): Promise<Buffer> {
   const result = await s3Reader.send(new GetObjectCommand({ Bucket: process.env.BUCKET_NAME, Key: objectKey }));
-  return Buffer.from(await (result.Body as Readable & { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
+  return Buffer.from(
+    await (result.Body as Readable & { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+  );
 }
 
 /** Library records and objects only: other concerns (API keys) may change between snapshots. */
@@ -70,7 +82,10 @@ afterAll(async () => {
 describe('POST /library/push', () => {
   it('stores a PNG and answers its guid, sniffed type, size in bytes and uppercase MD5', async () => {
     const image = png(4, 3, 1);
-    const { status, body } = await post('/library/push', form([{ name: 'image', data: image, filename: 'photo.png', type: 'image/png' }]));
+    const { status, body } = await post(
+      '/library/push',
+      form([{ name: 'image', data: image, filename: 'photo.png', type: 'image/png' }]),
+    );
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual(['LibraryItem', 'ProductBuilderUrl']);
     expect(Object.keys(body.LibraryItem).sort()).toEqual(['FileMd5', 'FileMimeType', 'FileSize', 'ItemGuid']);
@@ -87,14 +102,21 @@ describe('POST /library/push', () => {
     s3.middlewareStack.add(
       (next, context) => async (args) => {
         const result = await next(args);
-        if (context.commandName === 'PutObjectCommand') Object.assign(result.output as object, { ServerSideEncryption: 'aws:kms', ETag: '"0123456789abcdef0123456789abcdef"' });
+        if (context.commandName === 'PutObjectCommand')
+          Object.assign(result.output as object, {
+            ServerSideEncryption: 'aws:kms',
+            ETag: '"0123456789abcdef0123456789abcdef"',
+          });
         return result;
       },
       { step: 'initialize', name: asKms },
     );
     try {
       const image = png(5, 2, 9);
-      const { status, body } = await post('/library/push', form([{ name: 'image', data: image, filename: 'photo.png', type: 'image/png' }]));
+      const { status, body } = await post(
+        '/library/push',
+        form([{ name: 'image', data: image, filename: 'photo.png', type: 'image/png' }]),
+      );
       expect(status).toBe(200);
       expect(body.LibraryItem).toMatchObject({ FileSize: image.length, FileMd5: md5(image) });
     } finally {
@@ -104,14 +126,20 @@ describe('POST /library/push', () => {
 
   it('trusts the bytes, not the declared type: a JPEG sent as image/png is image/jpeg', async () => {
     const image = jpeg('lying client');
-    const { status, body } = await post('/library/push', form([{ name: 'image', data: image, filename: 'photo.png', type: 'image/png' }]));
+    const { status, body } = await post(
+      '/library/push',
+      form([{ name: 'image', data: image, filename: 'photo.png', type: 'image/png' }]),
+    );
     expect(status).toBe(200);
     expect(body.LibraryItem).toMatchObject({ FileMimeType: 'image/jpeg', FileSize: image.length, FileMd5: md5(image) });
   });
 
   it('refuses bytes that are no image with 415, whatever the declared type, and stores nothing', async () => {
     const before = await snapshotStore(service);
-    const { status, body } = await post('/library/push', form([{ name: 'image', data: Buffer.from('%PDF-1.7 not an image'), filename: 'x.jpg', type: 'image/jpeg' }]));
+    const { status, body } = await post(
+      '/library/push',
+      form([{ name: 'image', data: Buffer.from('%PDF-1.7 not an image'), filename: 'x.jpg', type: 'image/jpeg' }]),
+    );
     expect(status).toBe(415);
     expect(body.Error.Code).toBe('UnsupportedMediaType');
     expect(body.Error.Failures).toEqual([{ Index: 0, Code: 'UnsupportedMediaType', Reason: expect.any(String) }]);
@@ -119,7 +147,10 @@ describe('POST /library/push', () => {
   });
 
   it('answers 413 above the push cap, pointing to the large-file upload', async () => {
-    const { status, body } = await post('/library/push', form([{ name: 'image', data: pngOfSize(4 * 1024 * 1024 + 1), type: 'image/png' }]));
+    const { status, body } = await post(
+      '/library/push',
+      form([{ name: 'image', data: pngOfSize(4 * 1024 * 1024 + 1), type: 'image/png' }]),
+    );
     expect(status).toBe(413);
     expect(body.Error.Message).toContain('POST /library/upload');
   });
@@ -130,7 +161,13 @@ describe('POST /library/push', () => {
     expect(wrongName.body.Error.Code).toBe('MissingImagePart');
 
     const before = await snapshotStore(service);
-    const two = await post('/library/push', form([{ name: 'image', data: png() }, { name: 'image', data: png(1, 1) }]));
+    const two = await post(
+      '/library/push',
+      form([
+        { name: 'image', data: png() },
+        { name: 'image', data: png(1, 1) },
+      ]),
+    );
     expect(two.status).toBe(400);
     expect(two.body.Error.Code).toBe('UnexpectedPart');
     expect(await libraryChanges(before)).toEqual([]);
@@ -145,13 +182,21 @@ describe('POST /library/push', () => {
     const image = jpeg('dotnet');
     const boundary = 'f1c2e3d4-0000-4abc-9def-0123456789ab';
     const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name=image; filename=photo.jpg; filename*=utf-8''ph%C3%B6to.jpg\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name=image; filename=photo.jpg; filename*=utf-8''ph%C3%B6to.jpg\r\n\r\n`,
+      ),
       image,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
-    const { status, body: answer } = await post('/library/push', body, { 'Content-Type': `multipart/form-data; boundary="${boundary}"` });
+    const { status, body: answer } = await post('/library/push', body, {
+      'Content-Type': `multipart/form-data; boundary="${boundary}"`,
+    });
     expect(status).toBe(200);
-    expect(answer.LibraryItem).toMatchObject({ FileMimeType: 'image/jpeg', FileSize: image.length, FileMd5: md5(image) });
+    expect(answer.LibraryItem).toMatchObject({
+      FileMimeType: 'image/jpeg',
+      FileSize: image.length,
+      FileMd5: md5(image),
+    });
   });
 });
 
@@ -160,11 +205,22 @@ describe('POST /library/multi/push', () => {
     const images = [jpeg('first'), png(2, 2, 9), gif(), png(5, 1, 2)];
     const { status, body } = await post(
       '/library/multi/push',
-      form(images.map((data, i) => ({ name: ['front', 'back', 'x', 'front'][i] as string, data, type: 'application/octet-stream' }))),
+      form(
+        images.map((data, i) => ({
+          name: ['front', 'back', 'x', 'front'][i] as string,
+          data,
+          type: 'application/octet-stream',
+        })),
+      ),
     );
     expect(status).toBe(200);
     expect(body.LibraryItems.map((item: any) => item.FileMd5)).toEqual(images.map(md5));
-    expect(body.LibraryItems.map((item: any) => item.FileMimeType)).toEqual(['image/jpeg', 'image/png', 'image/gif', 'image/png']);
+    expect(body.LibraryItems.map((item: any) => item.FileMimeType)).toEqual([
+      'image/jpeg',
+      'image/png',
+      'image/gif',
+      'image/png',
+    ]);
     expect(new Set(body.LibraryItems.map((item: any) => item.ItemGuid)).size).toBe(4);
   });
 
@@ -187,7 +243,10 @@ describe('POST /library/multi/push', () => {
 
   it('takes at most 20 images per request', async () => {
     const before = await snapshotStore(service);
-    const { status, body } = await post('/library/multi/push', form(Array.from({ length: 21 }, (_, i) => ({ name: `f${i}`, data: png(1, 1, i) }))));
+    const { status, body } = await post(
+      '/library/multi/push',
+      form(Array.from({ length: 21 }, (_, i) => ({ name: `f${i}`, data: png(1, 1, i) }))),
+    );
     expect(status).toBe(400);
     expect(body.Error.Code).toBe('TooManyItems');
     expect(await libraryChanges(before)).toEqual([]);
@@ -196,13 +255,32 @@ describe('POST /library/multi/push', () => {
   // Two images: PutObject x2, then BatchWriteItem (both items and the builder link), then PutItem (anonymous user: the commit point).
   it.each([
     ['S3 fails for the second image', 's3', { command: 'PutObjectCommand', kind: 's3-internal', skip: 1 }],
-    ['the items and builder link fail after the uploads', 'dynamo', { command: 'BatchWriteItemCommand', kind: 'dynamo-throughput' }],
-    ['the commit point fails after the items and builder link were written', 'dynamo', { command: 'PutItemCommand', kind: 'dynamo-conditional', times: 1 }],
+    [
+      'the items and builder link fail after the uploads',
+      'dynamo',
+      { command: 'BatchWriteItemCommand', kind: 'dynamo-throughput' },
+    ],
+    [
+      'the commit point fails after the items and builder link were written',
+      'dynamo',
+      { command: 'PutItemCommand', kind: 'dynamo-conditional', times: 1 },
+    ],
   ] as const)('keeps no item or object when %s', async (_case, client, rule) => {
     const before = await snapshotStore(service);
-    const fault = injectFault(client === 's3' ? (await import('../../functions/shared/clients/s3.ts')).s3 : (await import('../../functions/shared/clients/dynamodb.ts')).dynamoDbClient, rule);
+    const fault = injectFault(
+      client === 's3'
+        ? (await import('../../functions/shared/clients/s3.ts')).s3
+        : (await import('../../functions/shared/clients/dynamodb.ts')).dynamoDbClient,
+      rule,
+    );
     try {
-      const { status } = await post('/library/multi/push', form([{ name: 'a', data: png(1, 1, 1) }, { name: 'b', data: png(1, 1, 2) }]));
+      const { status } = await post(
+        '/library/multi/push',
+        form([
+          { name: 'a', data: png(1, 1, 1) },
+          { name: 'b', data: png(1, 1, 2) },
+        ]),
+      );
       expect(status).toBeGreaterThanOrEqual(500);
       expect(fault.injected).toBeGreaterThan(0);
     } finally {
@@ -214,7 +292,8 @@ describe('POST /library/multi/push', () => {
 
 describe('ingestImages (the API pull builds on)', () => {
   const owner = () => ({ apiKeyId: 'ingest-test' });
-  const delayed = (data: Buffer, ms: number) => () => new Promise<Readable>((resolve) => setTimeout(() => resolve(Readable.from([data])), ms));
+  const delayed = (data: Buffer, ms: number) => () =>
+    new Promise<Readable>((resolve) => setTimeout(() => resolve(Readable.from([data])), ms));
 
   it('answers in request order whatever order the sources finish in, at most `concurrency` open at once', async () => {
     const { ingestImages } = await import('../../functions/services/library-service.ts');
@@ -238,8 +317,12 @@ describe('ingestImages (the API pull builds on)', () => {
   it('streams an image larger than one S3 part (multipart upload) with the right size and MD5', async () => {
     const { ingestImages } = await import('../../functions/services/library-service.ts');
     const big = Buffer.concat([png(1, 1, 40), Buffer.alloc(12 * 1024 * 1024, 7)]);
-    const chunks = Array.from({ length: Math.ceil(big.length / 65536) }, (_, i) => big.subarray(i * 65536, (i + 1) * 65536));
-    const result = await ingestImages(owner(), [{ index: 0, open: () => Readable.from(chunks) }], { maxBytes: 64 * 1024 * 1024 });
+    const chunks = Array.from({ length: Math.ceil(big.length / 65536) }, (_, i) =>
+      big.subarray(i * 65536, (i + 1) * 65536),
+    );
+    const result = await ingestImages(owner(), [{ index: 0, open: () => Readable.from(chunks) }], {
+      maxBytes: 64 * 1024 * 1024,
+    });
     expect(result.items[0]).toMatchObject({ mimeType: 'image/png', size: big.length, md5: md5(big) });
   });
 
@@ -251,11 +334,15 @@ describe('ingestImages (the API pull builds on)', () => {
     const failing = async () => {
       throw badRequest('FetchFailed', 'http://127.0.0.1:9/x.png: connection refused');
     };
-    const error: DomainError & { details: { Failures: unknown[] } } = await ingestImages(owner(), [
-      { index: 0, open: () => Readable.from([png(1, 1, 30)]) },
-      { index: 1, open: failing },
-      { index: 2, open: () => Readable.from([pngOfSize(2000)]) },
-    ], { maxBytes: 1000 }).then(
+    const error: DomainError & { details: { Failures: unknown[] } } = await ingestImages(
+      owner(),
+      [
+        { index: 0, open: () => Readable.from([png(1, 1, 30)]) },
+        { index: 1, open: failing },
+        { index: 2, open: () => Readable.from([pngOfSize(2000)]) },
+      ],
+      { maxBytes: 1000 },
+    ).then(
       () => expect.fail('ingest should fail'),
       (caught: unknown) => caught as DomainError & { details: { Failures: unknown[] } },
     );
@@ -269,11 +356,18 @@ describe('ingestImages (the API pull builds on)', () => {
 });
 
 describe('anonymous users and product builder URLs', () => {
-  const pushOne = async (data: Buffer, key = apiKey) => (await post('/library/push', form([{ name: 'image', data, type: 'image/png' }]), {}, key)).body;
+  const pushOne = async (data: Buffer, key = apiKey) =>
+    (await post('/library/push', form([{ name: 'image', data, type: 'image/png' }]), {}, key)).body;
 
   it('each push creates an anonymous user owning exactly its items; the URL token names them', async () => {
     const { getBuilderLink } = await import('../../functions/store/library-store.ts');
-    const { body } = await post('/library/multi/push', form([{ name: 'a', data: png(1, 1, 5) }, { name: 'b', data: jpeg('t') }]));
+    const { body } = await post(
+      '/library/multi/push',
+      form([
+        { name: 'a', data: png(1, 1, 5) },
+        { name: 'b', data: jpeg('t') },
+      ]),
+    );
     const token = (body.ProductBuilderUrl as string).split('/').pop() as string;
     const link = await getBuilderLink(token);
     expect(link?.itemGuids).toEqual(body.LibraryItems.map((item: any) => item.ItemGuid));
@@ -343,7 +437,11 @@ describe('large-file upload', () => {
   async function createUpload() {
     const { status, body } = await post('/library/upload', Buffer.alloc(0));
     expect(status).toBe(200);
-    return body as { ItemGuid: string; Upload: { Url: string; Method: 'POST'; Fields: Record<string, string> }; MaxBytes: number };
+    return body as {
+      ItemGuid: string;
+      Upload: { Url: string; Method: 'POST'; Fields: Record<string, string> };
+      MaxBytes: number;
+    };
   }
 
   /** What a browser form or `curl -F` sends to the presigned POST: every field, then the file. */
@@ -359,13 +457,20 @@ describe('large-file upload', () => {
     const ticket = await createUpload();
     expect(ticket.MaxBytes).toBe(UPLOAD_MAX_BYTES);
     expect(ticket.Upload.Fields.key).toBe(`uploads/${ticket.ItemGuid}`);
-    expect(JSON.parse(Buffer.from(ticket.Upload.Fields.Policy as string, 'base64').toString()).conditions).toContainEqual(['content-length-range', 1, UPLOAD_MAX_BYTES]);
+    expect(
+      JSON.parse(Buffer.from(ticket.Upload.Fields.Policy as string, 'base64').toString()).conditions,
+    ).toContainEqual(['content-length-range', 1, UPLOAD_MAX_BYTES]);
     const image = pngOfSize(200 * 1024);
     await upload(ticket, image);
 
     const first = await post(`/library/upload/${hyphenate(ticket.ItemGuid)}/complete`, Buffer.alloc(0));
     expect(first.status).toBe(200);
-    expect(first.body.LibraryItem).toEqual({ ItemGuid: ticket.ItemGuid, FileMimeType: 'image/png', FileSize: image.length, FileMd5: md5(image) });
+    expect(first.body.LibraryItem).toEqual({
+      ItemGuid: ticket.ItemGuid,
+      FileMimeType: 'image/png',
+      FileSize: image.length,
+      FileMd5: md5(image),
+    });
     expect(await storedBytes((await libraryObjectKeyOf(service.storage, ticket.ItemGuid))!)).toEqual(image);
 
     const again = await post(`/library/upload/${ticket.ItemGuid}/complete`, Buffer.alloc(0));

@@ -18,21 +18,29 @@ let images: Server;
 let imageBase: string;
 
 const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('hex').toUpperCase();
-const hyphenate = (guid: string) => `${guid.slice(0, 8)}-${guid.slice(8, 12)}-${guid.slice(12, 16)}-${guid.slice(16, 20)}-${guid.slice(20)}`;
+const hyphenate = (guid: string) =>
+  `${guid.slice(0, 8)}-${guid.slice(8, 12)}-${guid.slice(12, 16)}-${guid.slice(16, 20)}-${guid.slice(20)}`;
 const tokenOf = (productBuilderUrl: string) => new URL(productBuilderUrl).pathname.split('/').pop() as string;
 
 async function push(files: Buffer[], key = apiKey): Promise<{ itemGuids: string[]; token: string }> {
   const form = new FormData();
-  files.forEach((file, index) => form.append(files.length === 1 ? 'image' : `image${index}`, new Blob([file]), `photo${index}`));
+  files.forEach((file, index) =>
+    form.append(files.length === 1 ? 'image' : `image${index}`, new Blob([file]), `photo${index}`),
+  );
   const path = files.length === 1 ? '/library/push' : '/library/multi/push';
-  const response = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'X-SERVICE-API-Key': key }, body: form });
+  const response = await fetch(`${service.url}${path}`, {
+    method: 'POST',
+    headers: { 'X-SERVICE-API-Key': key },
+    body: form,
+  });
   const body = (await response.json()) as any;
   expect(response.status, JSON.stringify(body)).toBe(200);
   const items = (body.LibraryItems ?? [body.LibraryItem]) as { ItemGuid: string }[];
   return { itemGuids: items.map((item) => item.ItemGuid), token: tokenOf(body.ProductBuilderUrl) };
 }
 
-const readItem = (itemGuid: string, query = '', key = apiKey) => service.request('GET', `/library/${itemGuid}${query}`, { apiKey: key });
+const readItem = (itemGuid: string, query = '', key = apiKey) =>
+  service.request('GET', `/library/${itemGuid}${query}`, { apiKey: key });
 
 beforeAll(async () => {
   images = createServer((request, response) => {
@@ -61,9 +69,32 @@ describe('GET /library/{itemGuid}', () => {
     expect(status).toBe(200);
     const item = body.LibraryItem;
     expect(Object.keys(item).sort()).toEqual(
-      ['CreatedDateUtc', 'DownloadExpiresDateUtc', 'DownloadUrl', 'DpiX', 'DpiY', 'FileMd5', 'FileMimeType', 'FileSize', 'Height', 'ItemGuid', 'Orientation', 'Width'].sort(),
+      [
+        'CreatedDateUtc',
+        'DownloadExpiresDateUtc',
+        'DownloadUrl',
+        'DpiX',
+        'DpiY',
+        'FileMd5',
+        'FileMimeType',
+        'FileSize',
+        'Height',
+        'ItemGuid',
+        'Orientation',
+        'Width',
+      ].sort(),
     );
-    expect(item).toMatchObject({ ItemGuid: itemGuids[0], FileMimeType: 'image/png', FileSize: image.length, FileMd5: md5(image), Width: 40, Height: 30, Orientation: 1, DpiX: null, DpiY: null });
+    expect(item).toMatchObject({
+      ItemGuid: itemGuids[0],
+      FileMimeType: 'image/png',
+      FileSize: image.length,
+      FileMd5: md5(image),
+      Width: 40,
+      Height: 30,
+      Orientation: 1,
+      DpiX: null,
+      DpiY: null,
+    });
     const expires = Number(/^\/Date\((\d+)\)\/$/.exec(item.DownloadExpiresDateUtc)?.[1]);
     expect(expires).toBeGreaterThanOrEqual(before + 600_000);
     expect(expires).toBeLessThan(Date.now() + 600_000 + 1000);
@@ -82,7 +113,9 @@ describe('GET /library/{itemGuid}', () => {
     expect(foreign.status).toBe(404);
     expect(missing.status).toBe(404);
     expect(foreign.body.Error.Code).toBe('LibraryItemNotFound');
-    expect(foreign.body.Error.Message.replace(itemGuids[0]!, 'GUID')).toBe(missing.body.Error.Message.replace('0123456789abcdef0123456789abcdef', 'GUID'));
+    expect(foreign.body.Error.Message.replace(itemGuids[0]!, 'GUID')).toBe(
+      missing.body.Error.Message.replace('0123456789abcdef0123456789abcdef', 'GUID'),
+    );
     const malformed = await readItem('not-a-guid');
     expect(malformed.status).toBe(400);
     expect(malformed.body.Error.Code).toBe('ValidationFailed');
@@ -96,7 +129,13 @@ describe('GET /library/{itemGuid}', () => {
     expect(await quality('?printWidthMm=304.8&printHeightMm=203.2')).toEqual({ EffectivePpi: 150, Rating: 'Fair' });
     expect(await quality('?printWidthMm=400&printHeightMm=400')).toEqual({ EffectivePpi: 76, Rating: 'Poor' });
     expect(await quality('')).toBeUndefined();
-    for (const query of ['?printWidthMm=100', '?printWidthMm=0&printHeightMm=100', '?printWidthMm=-5&printHeightMm=100', '?printWidthMm=ten&printHeightMm=100', '?printWidthMm=20000&printHeightMm=100']) {
+    for (const query of [
+      '?printWidthMm=100',
+      '?printWidthMm=0&printHeightMm=100',
+      '?printWidthMm=-5&printHeightMm=100',
+      '?printWidthMm=ten&printHeightMm=100',
+      '?printWidthMm=20000&printHeightMm=100',
+    ]) {
       const refused = await readItem(itemGuids[0]!, query);
       expect(refused.status, query).toBe(400);
       expect(refused.body.Error.Code, query).toBe('ValidationFailed');
@@ -108,18 +147,34 @@ describe('metadata recorded by every way in', () => {
   it('multi push, pull and multi pull record each image size', async () => {
     const { itemGuids: pushed } = await push([png(5, 6), jpeg('multi')]);
     const pulled = await service.request('POST', '/library/pull', { apiKey, json: { Url: `${imageBase}/a.png?w=11` } });
-    const pulledMany = await service.request('POST', '/library/multi/pull', { apiKey, json: { Urls: [`${imageBase}/b.png?w=12`, `${imageBase}/c.png?w=13`] } });
+    const pulledMany = await service.request('POST', '/library/multi/pull', {
+      apiKey,
+      json: { Urls: [`${imageBase}/b.png?w=12`, `${imageBase}/c.png?w=13`] },
+    });
     expect(pulled.status, pulled.text).toBe(200);
     expect(pulledMany.status, pulledMany.text).toBe(200);
-    const guids = [...pushed, pulled.body.LibraryItem.ItemGuid, ...pulledMany.body.LibraryItems.map((item: { ItemGuid: string }) => item.ItemGuid)];
-    const sizes = await Promise.all(guids.map(async (guid) => (({ Width, Height }) => [Width, Height])((await readItem(guid)).body.LibraryItem)));
-    expect(sizes).toEqual([[5, 6], [1, 1], [11, 7], [12, 7], [13, 7]]);
+    const guids = [
+      ...pushed,
+      pulled.body.LibraryItem.ItemGuid,
+      ...pulledMany.body.LibraryItems.map((item: { ItemGuid: string }) => item.ItemGuid),
+    ];
+    const sizes = await Promise.all(
+      guids.map(async (guid) => (({ Width, Height }) => [Width, Height])((await readItem(guid)).body.LibraryItem)),
+    );
+    expect(sizes).toEqual([
+      [5, 6],
+      [1, 1],
+      [11, 7],
+      [12, 7],
+      [13, 7],
+    ]);
   });
 
   it('the large-file completion records the size read while streaming the object for its MD5', async () => {
     const ticket = (await service.request('POST', '/library/upload', { apiKey })).body;
     const form = new FormData();
-    for (const [name, value] of Object.entries(ticket.Upload.Fields as Record<string, string>)) form.append(name, value);
+    for (const [name, value] of Object.entries(ticket.Upload.Fields as Record<string, string>))
+      form.append(name, value);
     form.append('file', new Blob([png(64, 48)], { type: 'text/plain' }), 'big.png');
     expect((await fetch(ticket.Upload.Url, { method: 'POST', body: form })).status).toBeLessThan(300);
     expect((await service.request('POST', `/library/upload/${ticket.ItemGuid}/complete`, { apiKey })).status).toBe(200);
@@ -142,7 +197,9 @@ describe('GET /builder/{token}', () => {
 
     const reversed = [...itemGuids].reverse();
     const minted = await service.request('POST', '/library/builder', { apiKey, json: { Guids: reversed } });
-    const again = await service.request('GET', `/builder/${tokenOf(minted.body.ProductBuilderUrl)}`, { apiKey: internalKey });
+    const again = await service.request('GET', `/builder/${tokenOf(minted.body.ProductBuilderUrl)}`, {
+      apiKey: internalKey,
+    });
     expect(again.body.Builder.Items.map((item: { ItemGuid: string }) => item.ItemGuid)).toEqual(reversed);
     const download = await fetch(again.body.Builder.Items[0].DownloadUrl);
     expect(md5(new Uint8Array(await download.arrayBuffer()))).toBe(md5(png(4, 4, 3)));
@@ -156,7 +213,10 @@ describe('GET /builder/{token}', () => {
     const commands: string[] = [];
     const name = 'count-builder-reads';
     // The library's own reads, by the partition they touch (the authorizer's API key lookup shares the client).
-    const partitionOf = (input: any): string => String(input.Key?.PK ?? (Object.values(input.RequestItems ?? {})[0] as any)?.Keys?.[0]?.PK ?? '').split('#')[0] as string;
+    const partitionOf = (input: any): string =>
+      String(input.Key?.PK ?? (Object.values(input.RequestItems ?? {})[0] as any)?.Keys?.[0]?.PK ?? '').split(
+        '#',
+      )[0] as string;
     dynamoDbClient.middlewareStack.add(
       (next, context) => (args) => {
         if (partitionOf(args.input) !== 'APIKEY') commands.push(`${context.commandName} ${partitionOf(args.input)}`);
@@ -166,7 +226,10 @@ describe('GET /builder/{token}', () => {
     );
     try {
       const { body } = await service.request('GET', `/builder/${token}`, { apiKey: internalKey });
-      expect(body.Builder.Items.map((item: { ItemGuid: string }) => item.ItemGuid)).toEqual([itemGuids[0], itemGuids[2]]);
+      expect(body.Builder.Items.map((item: { ItemGuid: string }) => item.ItemGuid)).toEqual([
+        itemGuids[0],
+        itemGuids[2],
+      ]);
     } finally {
       dynamoDbClient.middlewareStack.remove(name);
     }

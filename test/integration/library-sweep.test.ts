@@ -13,14 +13,18 @@ import { multipartBody, pngOfSize, tinyPng } from '../support/multipart.ts';
 import { refusalOf } from '../support/refusals.ts';
 
 let service: TestService;
-let clients: typeof import('../../functions/shared/clients/dynamodb.ts') & typeof import('../../functions/shared/clients/s3.ts');
+let clients: typeof import('../../functions/shared/clients/dynamodb.ts') &
+  typeof import('../../functions/shared/clients/s3.ts');
 let libraryKey: string;
 let sweepAfterMs: number;
 const installed: FaultHandle[] = [];
 
 beforeAll(async () => {
   service = await startTestService({ env: { UPLOAD_MAX_BYTES: String(1024 * 1024) } });
-  clients = { ...(await import('../../functions/shared/clients/dynamodb.ts')), ...(await import('../../functions/shared/clients/s3.ts')) };
+  clients = {
+    ...(await import('../../functions/shared/clients/dynamodb.ts')),
+    ...(await import('../../functions/shared/clients/s3.ts')),
+  };
   libraryKey = await service.apiKey('sweep-library', 'library');
   // Service modules load after the service has set the environment their clients read.
   sweepAfterMs = (await import('../../functions/domain/library.ts')).SWEEP_AFTER_MS;
@@ -35,18 +39,32 @@ const fault = (client: 'dynamo' | 's3', rule: FaultRule) => {
 };
 const removeFaults = () => installed.splice(0).forEach((handle) => handle.remove());
 /** The owner record is the commit point: failing its PutItem (every SDK attempt) fails the commit. */
-const ownerPut = (name: string, input: Record<string, unknown>) => name === 'PutItemCommand' && (input.Item as { Type?: { S?: string } } | undefined)?.Type?.S === 'AnonymousUser';
+const ownerPut = (name: string, input: Record<string, unknown>) =>
+  name === 'PutItemCommand' && (input.Item as { Type?: { S?: string } } | undefined)?.Type?.S === 'AnonymousUser';
 /** A clock past every intent written so far: SWEEP_AFTER_MS (an hour) and a margin. */
 const afterSweepDelay = (extraMs = 0) => Date.now() + sweepAfterMs + 60_000 + extraMs;
 /** Changes to library data only: API keys are created by the harness between snapshots. */
-const libraryChanges = async (before: StoreSnapshot) => storeDiff(before, await snapshotStore(service), (key) => key.startsWith('APIKEY'));
+const libraryChanges = async (before: StoreSnapshot) =>
+  storeDiff(before, await snapshotStore(service), (key) => key.startsWith('APIKEY'));
 /** What kind of record or object each change is: `item added: LIBITEM#<guid>|LIBITEM` is `added LIBITEM`, `object added: library/<a>/<b>` is `added library`. */
-const kindsOf = (changes: string[]) => changes.map((change) => /^\w+ (\w+): ([^#/|]+)/.exec(change)?.slice(1).join(' ')).sort();
+const kindsOf = (changes: string[]) =>
+  changes.map((change) => /^\w+ (\w+): ([^#/|]+)/.exec(change)?.slice(1).join(' ')).sort();
 const count = (changes: string[], kind: string) => kindsOf(changes).filter((found) => found === kind).length;
 
 const push = (count: number) => {
-  const { body, contentType } = multipartBody(Array.from({ length: count }, (_, index) => ({ name: 'image', filename: `${index}.png`, contentType: 'image/png', data: tinyPng() })));
-  return service.request('POST', count === 1 ? '/library/push' : '/library/multi/push', { apiKey: libraryKey, body, headers: { 'Content-Type': contentType } });
+  const { body, contentType } = multipartBody(
+    Array.from({ length: count }, (_, index) => ({
+      name: 'image',
+      filename: `${index}.png`,
+      contentType: 'image/png',
+      data: tinyPng(),
+    })),
+  );
+  return service.request('POST', count === 1 ? '/library/push' : '/library/multi/push', {
+    apiKey: libraryKey,
+    body,
+    headers: { 'Content-Type': contentType },
+  });
 };
 /** A push whose commit and then its rollback fail: it leaves what a push killed just before its commit leaves. */
 async function abandonedPush(count: number): Promise<void> {
@@ -58,7 +76,10 @@ async function abandonedPush(count: number): Promise<void> {
 }
 /** A large-file upload whose completion recorded its outcome, copied the object, then failed at the commit. */
 async function failedUpload(): Promise<{ ItemGuid: string }> {
-  const ticket = (await service.request('POST', '/library/upload', { apiKey: libraryKey })).body as { ItemGuid: string; Upload: { Url: string; Fields: Record<string, string> } };
+  const ticket = (await service.request('POST', '/library/upload', { apiKey: libraryKey })).body as {
+    ItemGuid: string;
+    Upload: { Url: string; Fields: Record<string, string> };
+  };
   const form = new FormData();
   for (const [name, value] of Object.entries(ticket.Upload.Fields)) form.append(name, value);
   form.append('file', new Blob([pngOfSize(300 * 1024)]), 'big.png');
@@ -69,7 +90,8 @@ async function failedUpload(): Promise<{ ItemGuid: string }> {
   expect(response.status).toBe(503);
   return ticket;
 }
-const builderFor = (itemGuid: string) => service.request('POST', `/library/${itemGuid}/builder`, { apiKey: libraryKey });
+const builderFor = (itemGuid: string) =>
+  service.request('POST', `/library/${itemGuid}/builder`, { apiKey: libraryKey });
 
 describe('committed requests', () => {
   it('keep their items, objects and builder link when their intent expires; only the intent goes', async () => {
@@ -90,7 +112,9 @@ describe('committed requests', () => {
 
   it('a large-file upload finished by a retry after a failed completion keeps everything but its pending record', async () => {
     const ticket = await failedUpload();
-    const retried = await service.request('POST', `/library/upload/${ticket.ItemGuid}/complete`, { apiKey: libraryKey });
+    const retried = await service.request('POST', `/library/upload/${ticket.ItemGuid}/complete`, {
+      apiKey: libraryKey,
+    });
     expect(retried.status).toBe(200);
     const before = await snapshotStore(service);
     await service.expireTtl(afterSweepDelay(900_000));
@@ -105,7 +129,12 @@ describe('requests that never committed', () => {
     await abandonedPush(3);
 
     const leftovers = await libraryChanges(before);
-    expect(kindsOf(leftovers)).toEqual(['added BUILDER', 'added INGEST', ...Array(3).fill('added LIBITEM'), ...Array(3).fill('added library')]);
+    expect(kindsOf(leftovers)).toEqual([
+      'added BUILDER',
+      'added INGEST',
+      ...Array(3).fill('added LIBITEM'),
+      ...Array(3).fill('added library'),
+    ]);
     const itemGuid = /LIBITEM#([0-9a-f]{32})/.exec(leftovers.join('\n'))?.[1] as string;
     expect((await builderFor(itemGuid)).status).toBe(404);
 
@@ -118,8 +147,18 @@ describe('requests that never committed', () => {
     const before = await snapshotStore(service);
     fault('dynamo', { command: ownerPut, kind: 'timeout' });
     fault('s3', { command: 'DeleteObjectCommand', kind: 's3-internal' });
-    const { body, contentType } = multipartBody([{ name: 'image', filename: 'big.png', contentType: 'image/png', data: images }]);
-    expect((await service.request('POST', '/library/push', { apiKey: libraryKey, body, headers: { 'Content-Type': contentType } })).status).toBe(503);
+    const { body, contentType } = multipartBody([
+      { name: 'image', filename: 'big.png', contentType: 'image/png', data: images },
+    ]);
+    expect(
+      (
+        await service.request('POST', '/library/push', {
+          apiKey: libraryKey,
+          body,
+          headers: { 'Content-Type': contentType },
+        })
+      ).status,
+    ).toBe(503);
     removeFaults();
     // The rollback removed the owner and the records, then stopped at the objects.
     expect(kindsOf(await libraryChanges(before))).toEqual(['added INGEST', 'added library']);
@@ -133,12 +172,26 @@ describe('requests that never committed', () => {
     const ticket = await failedUpload();
     // The outcome was recorded on the pending upload, so a retry would finish; none comes in time: half an
     // hour after the presigned POST expired (900 s here) it is refused, so no commit can race the sweeper.
-    expect(kindsOf(await libraryChanges(before))).toEqual(['added BUILDER', 'added LIBITEM', 'added UPLOAD', 'added library', 'added uploads']);
+    expect(kindsOf(await libraryChanges(before))).toEqual([
+      'added BUILDER',
+      'added LIBITEM',
+      'added UPLOAD',
+      'added library',
+      'added uploads',
+    ]);
     const { completeUpload } = await import('../../functions/services/upload-service.ts');
     const { findApiKey } = await import('../../functions/store/api-key-store.ts');
     const keyId = (await findApiKey(libraryKey))!.keyId;
-    expect(await refusalOf(completeUpload(keyId, ticket.ItemGuid, Date.now() + 900_000 + sweepAfterMs / 2 + 60_000))).toMatchObject({ status: 404, code: 'UploadNotFound' });
-    expect(kindsOf(await libraryChanges(before))).toEqual(['added BUILDER', 'added LIBITEM', 'added UPLOAD', 'added library', 'added uploads']);
+    expect(
+      await refusalOf(completeUpload(keyId, ticket.ItemGuid, Date.now() + 900_000 + sweepAfterMs / 2 + 60_000)),
+    ).toMatchObject({ status: 404, code: 'UploadNotFound' });
+    expect(kindsOf(await libraryChanges(before))).toEqual([
+      'added BUILDER',
+      'added LIBITEM',
+      'added UPLOAD',
+      'added library',
+      'added uploads',
+    ]);
 
     // The pending upload lives until its presigned POST expires (UPLOAD_EXPIRY_SECONDS), then SWEEP_AFTER_MS.
     expect(await service.expireTtl(afterSweepDelay())).toMatchObject({ expired: 0 });
@@ -163,12 +216,32 @@ describe('the sweeper handler', () => {
   it('acts on TTL deletions only: a delete by anyone else of an intent removes nothing', async () => {
     const before = await snapshotStore(service);
     await abandonedPush(1);
-    const intent = [...(await snapshotStore(service)).items.entries()].find(([key]) => key.startsWith('INGEST#') && !before.items.has(key));
+    const intent = [...(await snapshotStore(service)).items.entries()].find(
+      ([key]) => key.startsWith('INGEST#') && !before.items.has(key),
+    );
     expect(intent).toBeDefined();
     const { handler } = await import('../../functions/handlers/sweep-library-leftovers.ts');
     const { lambdaContext } = await import('../../lib/local/api-gateway.ts');
-    const removedByPerson: DynamoDBRecord = { eventName: 'REMOVE', userIdentity: undefined, dynamodb: { OldImage: intent![1] as never, SequenceNumber: '1' } };
-    expect(await handler({ Records: [removedByPerson, { ...removedByPerson, eventName: 'MODIFY', userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } }] }, lambdaContext('sweep-library-leftovers'))).toEqual({
+    const removedByPerson: DynamoDBRecord = {
+      eventName: 'REMOVE',
+      userIdentity: undefined,
+      dynamodb: { OldImage: intent![1] as never, SequenceNumber: '1' },
+    };
+    expect(
+      await handler(
+        {
+          Records: [
+            removedByPerson,
+            {
+              ...removedByPerson,
+              eventName: 'MODIFY',
+              userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' },
+            },
+          ],
+        },
+        lambdaContext('sweep-library-leftovers'),
+      ),
+    ).toEqual({
       batchItemFailures: [],
     });
     expect(count(await libraryChanges(before), 'added LIBITEM')).toBe(1);

@@ -25,7 +25,12 @@ async function seedOrders(user: string, count: number, projectOf: (index: number
     const lines = [{ id: 1, projectGuid: projectOf(i), quantity: 1, unitPriceMinor: 100, projectVersion: 1 }];
     const order = orderFromCheckout(
       { userId: user, basketGuid: randomBytes(16).toString('hex'), lines, totalMinor: 100 },
-      { orderGuid: orderGuidAt(start + i * 1000, randomBytes(10)), checkoutId: randomBytes(16).toString('hex'), paymentReference: `seed-${i}`, createdAt: start + i * 1000 },
+      {
+        orderGuid: orderGuidAt(start + i * 1000, randomBytes(10)),
+        checkoutId: randomBytes(16).toString('hex'),
+        paymentReference: `seed-${i}`,
+        createdAt: start + i * 1000,
+      },
     );
     await store.insertOrder(order);
     await store.syncProjectCopies(order);
@@ -40,7 +45,11 @@ async function readAll(path: string, token: string, field: 'Orders' | 'Baskets',
   let cursor: string | undefined;
   do {
     const separator = path.includes('?') ? '&' : '?';
-    const answer = await service.request('GET', cursor === undefined ? path : `${path}${separator}cursor=${encodeURIComponent(cursor)}`, { token });
+    const answer = await service.request(
+      'GET',
+      cursor === undefined ? path : `${path}${separator}cursor=${encodeURIComponent(cursor)}`,
+      { token },
+    );
     expect(answer.status).toBe(200);
     pages.push((answer.body[field] as Record<string, string>[]).map((item) => item[guidField] as string));
     cursor = answer.body.NextCursor;
@@ -94,7 +103,8 @@ describe('GET /orders pages', () => {
       expect(answer.body.Error.Code).toBe('ValidationFailed');
     }
     const cursor = (await service.request('GET', '/orders?limit=1', { token })).body.NextCursor as string;
-    const projectCursor = (await service.request('GET', `/orders?limit=1&projectguid=${project}`, { token })).body.NextCursor as string;
+    const projectCursor = (await service.request('GET', `/orders?limit=1&projectguid=${project}`, { token })).body
+      .NextCursor as string;
     const forged = Buffer.from(JSON.stringify(['USER#other', 'ORDER#0'])).toString('base64url');
     const bob = await service.token('bob-pages');
     const refusals = [

@@ -24,8 +24,14 @@ const SIZES: [number, number][] = [
 /** Pushes the images in one multi push, as a client app does, and answers the ProductBuilderUrl. */
 async function pushedBuilderUrl(): Promise<string> {
   const form = new FormData();
-  SIZES.forEach(([width, height], index) => form.append(`photo${index}`, new Blob([png(width, height, index)], { type: 'image/png' }), `photo${index}.png`));
-  const response = await fetch(`${stack.service.url}/library/multi/push`, { method: 'POST', headers: { 'X-SERVICE-API-Key': libraryKey }, body: form });
+  SIZES.forEach(([width, height], index) =>
+    form.append(`photo${index}`, new Blob([png(width, height, index)], { type: 'image/png' }), `photo${index}.png`),
+  );
+  const response = await fetch(`${stack.service.url}/library/multi/push`, {
+    method: 'POST',
+    headers: { 'X-SERVICE-API-Key': libraryKey },
+    body: form,
+  });
   const body = (await response.json()) as { ProductBuilderUrl: string };
   expect(response.status).toBe(200);
   return body.ProductBuilderUrl;
@@ -43,7 +49,9 @@ describe('product builder page in a browser', { timeout: 120_000 }, () => {
     expect(await images.count()).toBe(3);
     // Loaded means decoded: the browser fetched each DownloadUrl and got the image's own pixels.
     await page.waitForFunction('[...document.images].every((image) => image.complete && image.naturalWidth > 0)');
-    expect(await page.evaluate('[...document.images].map((image) => [image.naturalWidth, image.naturalHeight])')).toEqual(SIZES);
+    expect(
+      await page.evaluate('[...document.images].map((image) => [image.naturalWidth, image.naturalHeight])'),
+    ).toEqual(SIZES);
     expect(await page.locator('[data-pixel-size]').allTextContents()).toEqual(['120 × 80', '60 × 90', '100 × 100']);
     expect(await page.locator('[data-rating]').allTextContents()).toEqual([
       'Poor (will look blurry), 20 pixels per inch',
@@ -54,7 +62,10 @@ describe('product builder page in a browser', { timeout: 120_000 }, () => {
 
     // Another product size, chosen by its label, with the keyboard-operable form (no script).
     await page.getByLabel('Product size').selectOption({ label: '50 × 70 cm poster' });
-    await Promise.all([page.waitForURL(/\?size=50x70$/), page.getByRole('button', { name: 'Show print quality' }).click()]);
+    await Promise.all([
+      page.waitForURL(/\?size=50x70$/),
+      page.getByRole('button', { name: 'Show print quality' }).click(),
+    ]);
     expect(await page.getByRole('heading', { level: 2 }).textContent()).toBe('Print quality for the 50 × 70 cm poster');
     expect(await page.locator('[data-rating]').allTextContents()).toEqual([
       'Poor (will look blurry), 4 pixels per inch',

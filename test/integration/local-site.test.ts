@@ -23,7 +23,12 @@ beforeAll(async () => {
   stack.browser.context.on('response', (response: Response) => {
     received.push(response.url(), ...Object.values(response.headers()));
     // A redirect has no body to read.
-    bodiesRead.push(response.text().then((text) => received.push(text), () => {}));
+    bodiesRead.push(
+      response.text().then(
+        (text) => received.push(text),
+        () => {},
+      ),
+    );
   });
   alice = await stack.service.token('alice');
   photoBook = await stack.service.project(29.99);
@@ -35,7 +40,14 @@ afterAll(() => stack?.close());
 async function checkoutUrlFor(lines: [string, number][]): Promise<{ basketGuid: string; checkoutUrl: string }> {
   const basketGuid = (await stack.service.request('POST', '/basket', { token: alice })).body.Guid as string;
   for (const [ProjectGuid, Quantity] of lines) {
-    expect((await stack.service.request('POST', `/basket/${basketGuid}/line`, { token: alice, json: { ProjectGuid, Quantity } })).status).toBe(200);
+    expect(
+      (
+        await stack.service.request('POST', `/basket/${basketGuid}/line`, {
+          token: alice,
+          json: { ProjectGuid, Quantity },
+        })
+      ).status,
+    ).toBe(200);
   }
   const checkout = await stack.service.request('POST', `/basket/${basketGuid}/checkout`, { token: alice });
   expect(checkout.status).toBe(200);
@@ -76,19 +88,26 @@ describe('local checkout site in a browser', { timeout: 120_000 }, () => {
     await stack.browser.screenshot(page, 'confirmation');
 
     const orders = await stack.service.request('GET', '/orders', { token: alice });
-    expect(orders.body.Orders).toContainEqual(expect.objectContaining({ OrderGuid: orderGuid, Status: 'OrderReceived', OrderTotal: 109.48 }));
+    expect(orders.body.Orders).toContainEqual(
+      expect.objectContaining({ OrderGuid: orderGuid, Status: 'OrderReceived', OrderTotal: 109.48 }),
+    );
 
     // The checkout URL again (back button, second tab): the confirmation, not a second payment.
     await page.goto(checkoutUrl);
     expect(page.url()).toMatch(/\/confirmation$/);
     expect(await page.locator('[data-order-guid]').textContent()).toBe(orderGuid);
-    expect((await stack.service.request('GET', '/orders', { token: alice })).body.Orders).toHaveLength(orders.body.Orders.length);
+    expect((await stack.service.request('GET', '/orders', { token: alice })).body.Orders).toHaveLength(
+      orders.body.Orders.length,
+    );
     await page.close();
   });
 
   it('says why a changed checkout cannot be paid, whether it changed before the page opened or before Pay', async () => {
     const before = await checkoutUrlFor([[photoBook, 1]]);
-    await stack.service.request('POST', `/basket/${before.basketGuid}/line`, { token: alice, json: { ProjectGuid: canvas, Quantity: 1 } });
+    await stack.service.request('POST', `/basket/${before.basketGuid}/line`, {
+      token: alice,
+      json: { ProjectGuid: canvas, Quantity: 1 },
+    });
     const page = await stack.browser.newPage();
     expect((await page.goto(before.checkoutUrl))?.status()).toBe(409);
     expect(await heading(page)).toBe('This checkout can no longer be paid');
@@ -98,7 +117,10 @@ describe('local checkout site in a browser', { timeout: 120_000 }, () => {
 
     const during = await checkoutUrlFor([[photoBook, 1]]);
     await page.goto(during.checkoutUrl);
-    await stack.service.request('PUT', `/basket/${during.basketGuid}/line/1`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 3 } });
+    await stack.service.request('PUT', `/basket/${during.basketGuid}/line/1`, {
+      token: alice,
+      json: { ProjectGuid: photoBook, Quantity: 3 },
+    });
     await page.getByRole('button', { name: /Pay/ }).click();
     expect(await heading(page)).toBe('This checkout can no longer be paid');
     expect(await page.getByRole('alert').textContent()).toContain('Nothing has been charged.');
@@ -109,9 +131,14 @@ describe('local checkout site in a browser', { timeout: 120_000 }, () => {
   it('says an expired or unknown checkout link has expired (the service answers both 404 CheckoutNotFound)', async () => {
     // A checkout lives as long as its basket (BASKET_TTL_DAYS, read per request): 0 days expires it at once.
     const basketGuid = (await stack.service.request('POST', '/basket', { token: alice })).body.Guid as string;
-    await stack.service.request('POST', `/basket/${basketGuid}/line`, { token: alice, json: { ProjectGuid: photoBook, Quantity: 1 } });
+    await stack.service.request('POST', `/basket/${basketGuid}/line`, {
+      token: alice,
+      json: { ProjectGuid: photoBook, Quantity: 1 },
+    });
     process.env.BASKET_TTL_DAYS = '0';
-    const expired = await stack.service.request('POST', `/basket/${basketGuid}/checkout`, { token: alice }).finally(() => delete process.env.BASKET_TTL_DAYS);
+    const expired = await stack.service
+      .request('POST', `/basket/${basketGuid}/checkout`, { token: alice })
+      .finally(() => delete process.env.BASKET_TTL_DAYS);
     const page = await stack.browser.newPage();
     for (const url of [expired.body.CheckoutUrl as string, `${stack.site.url}/checkout/${'0'.repeat(32)}`]) {
       expect((await page.goto(url))?.status()).toBe(404);
@@ -134,11 +161,22 @@ describe('local checkout site in a browser', { timeout: 120_000 }, () => {
   it('sends every page with a strict content security policy and no referrer, and a 404 page for other paths', async () => {
     const css = await fetch(`${stack.site.url}/site.css`);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
-    const paid = await fetch(`${stack.site.url}/checkout/${'0'.repeat(32)}/pay`, { method: 'POST', redirect: 'manual' });
+    const paid = await fetch(`${stack.site.url}/checkout/${'0'.repeat(32)}/pay`, {
+      method: 'POST',
+      redirect: 'manual',
+    });
     expect(paid.status).toBe(404);
-    expect(paid.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
+    expect(paid.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    );
     expect(paid.headers.get('referrer-policy')).toBe('no-referrer');
-    for (const [method, path] of [['GET', '/'], ['GET', '/checkout'], ['DELETE', `/checkout/${'0'.repeat(32)}`], ['GET', '/builder/a/b'], ['GET', '/checkout/%E0%A4%A']]) {
+    for (const [method, path] of [
+      ['GET', '/'],
+      ['GET', '/checkout'],
+      ['DELETE', `/checkout/${'0'.repeat(32)}`],
+      ['GET', '/builder/a/b'],
+      ['GET', '/checkout/%E0%A4%A'],
+    ]) {
       const response = await fetch(`${stack.site.url}${path}`, { method: method as string });
       expect([path, response.status]).toEqual([path, 404]);
       expect(await response.text()).toContain('<h1>Page not found</h1>');
@@ -156,12 +194,16 @@ describe('local checkout site in a browser', { timeout: 120_000 }, () => {
   });
 
   it('fails with a clear message when chromium is not installed', async () => {
-    await expect(launchBrowser('/nonexistent/chromium')).rejects.toThrow('install it with `apt-get update && apt-get install -y chromium`');
+    await expect(launchBrowser('/nonexistent/chromium')).rejects.toThrow(
+      'install it with `apt-get update && apt-get install -y chromium`',
+    );
   });
 
   it('runs on an internal key made through the API-key store, revoked when the site closes', async () => {
     const { listApiKeys } = await import('../../functions/store/api-key-store.ts');
-    expect((await listApiKeys()).filter((key) => key.name === SITE_KEY_NAME).map((key) => key.scope)).toEqual(['internal']);
+    expect((await listApiKeys()).filter((key) => key.name === SITE_KEY_NAME).map((key) => key.scope)).toEqual([
+      'internal',
+    ]);
     await stack.closeSite();
     expect((await listApiKeys()).filter((key) => key.name === SITE_KEY_NAME)).toEqual([]);
   });

@@ -46,7 +46,10 @@ describe('local stack', () => {
   it('keeps data across a restart on the same data directory', async () => {
     const token = await service.token('dave');
     const created = await service.request('POST', '/basket', { token });
-    const ports = { dynamoPort: Number(new URL(service.storage.dynamoEndpoint).port), s3Port: Number(new URL(service.storage.s3Endpoint).port) };
+    const ports = {
+      dynamoPort: Number(new URL(service.storage.dynamoEndpoint).port),
+      s3Port: Number(new URL(service.storage.s3Endpoint).port),
+    };
     await service.close();
     // Same ports: the handler modules of this process keep the SDK clients they were loaded with, as in Lambda.
     service = await dataDir.start(ports);
@@ -72,7 +75,11 @@ describe('local stack', () => {
     const response = await service.request('GET', '/openapi.json');
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
-    for (const route of routes) expect(response.body.paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+    for (const route of routes)
+      expect(
+        response.body.paths[route.path]?.[route.method.toLowerCase()],
+        `${route.method} ${route.path}`,
+      ).toBeDefined();
     const addLine = response.body.paths['/basket/{basketGuid}/line'].post;
     expect(addLine.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/LineInput' });
     expect(response.body.components.schemas.LineInput.required).toEqual(['ProjectGuid', 'Quantity']);

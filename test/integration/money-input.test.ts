@@ -14,10 +14,24 @@ afterAll(() => service?.close());
 
 /** PUT /project with the body text as written (JSON.stringify would normalize the number). */
 const putPrice = (projectGuid: string, priceText: string) =>
-  service.request('PUT', `/project/${projectGuid}`, { apiKey: internalKey, body: `{"UnitPrice": ${priceText}, "Version": 1}`, headers: { 'Content-Type': 'application/json' } });
+  service.request('PUT', `/project/${projectGuid}`, {
+    apiKey: internalKey,
+    body: `{"UnitPrice": ${priceText}, "Version": 1}`,
+    headers: { 'Content-Type': 'application/json' },
+  });
 
 describe('UnitPrice decimal text', () => {
-  it.each(['9999.999', '1.005', '0.001', '1e-3', '1E-3', '12.3456e1', '0.1000000000000000000001', '19.990000000000001', '1000000.001'])('refuses %s and stores nothing', async (text) => {
+  it.each([
+    '9999.999',
+    '1.005',
+    '0.001',
+    '1e-3',
+    '1E-3',
+    '12.3456e1',
+    '0.1000000000000000000001',
+    '19.990000000000001',
+    '1000000.001',
+  ])('refuses %s and stores nothing', async (text) => {
     const guid = newGuid();
     const answer = await putPrice(guid, text);
     expect(answer.status).toBe(400);

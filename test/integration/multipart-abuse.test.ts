@@ -25,19 +25,29 @@ function push(path: '/library/push' | '/library/multi/push', body: Buffer, conte
 }
 
 /** Sends the request and proves it was refused with a JSON 4xx and that nothing at all was stored. */
-async function expectRefusedAndNothingStored(send: () => Promise<TestResponse>, statuses: number[]): Promise<TestResponse> {
+async function expectRefusedAndNothingStored(
+  send: () => Promise<TestResponse>,
+  statuses: number[],
+): Promise<TestResponse> {
   const before = await snapshotStore(service);
   const response = await send();
   expect(statuses, `${response.status} ${response.text.slice(0, 300)}`).toContain(response.status);
   expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-  expect(response.body.Error).toEqual(expect.objectContaining({ Code: expect.any(String), Message: expect.any(String) }));
+  expect(response.body.Error).toEqual(
+    expect.objectContaining({ Code: expect.any(String), Message: expect.any(String) }),
+  );
   expect(response.text).not.toMatch(/\n\s+at |node_modules|busboy/i);
   expect(storeDiff(before, await snapshotStore(service))).toEqual([]);
   return response;
 }
 
 const png = tinyPng();
-const image = (name = 'image', data: Buffer = png, filename = 'photo.png') => ({ name, filename, contentType: 'image/png', data });
+const image = (name = 'image', data: Buffer = png, filename = 'photo.png') => ({
+  name,
+  filename,
+  contentType: 'image/png',
+  data,
+});
 
 /** Runs `work` while sampling the process's resident memory; returns the peak growth in bytes. */
 async function peakRssGrowth(work: () => Promise<unknown>): Promise<number> {
@@ -64,15 +74,26 @@ describe.each(['/library/push', '/library/multi/push'] as const)('%s', (path) =>
 
   it('refuses a missing, empty or wrong boundary', async () => {
     const { body } = multipartBody([image()], 'right-boundary');
-    for (const contentType of ['multipart/form-data', 'multipart/form-data; boundary=', 'multipart/form-data; boundary=wrong-boundary', 'multipart/form-data; boundary="unterminated']) {
+    for (const contentType of [
+      'multipart/form-data',
+      'multipart/form-data; boundary=',
+      'multipart/form-data; boundary=wrong-boundary',
+      'multipart/form-data; boundary="unterminated',
+    ]) {
       await expectRefusedAndNothingStored(() => push(path, body, contentType), [400, 415]);
     }
   });
 
   it('refuses a body with zero parts, and an empty body', async () => {
-    await expectRefusedAndNothingStored(() => push(path, Buffer.from('--b--\r\n'), 'multipart/form-data; boundary=b'), [400]);
+    await expectRefusedAndNothingStored(
+      () => push(path, Buffer.from('--b--\r\n'), 'multipart/form-data; boundary=b'),
+      [400],
+    );
     await expectRefusedAndNothingStored(() => push(path, Buffer.alloc(0), 'multipart/form-data; boundary=b'), [400]);
-    await expectRefusedAndNothingStored(() => push(path, Buffer.from('preamble only, no delimiter'), 'multipart/form-data; boundary=b'), [400]);
+    await expectRefusedAndNothingStored(
+      () => push(path, Buffer.from('preamble only, no delimiter'), 'multipart/form-data; boundary=b'),
+      [400],
+    );
   });
 
   it('refuses a body that is not multipart', async () => {
@@ -92,9 +113,13 @@ describe.each(['/library/push', '/library/multi/push'] as const)('%s', (path) =>
   });
 
   it('refuses a thousand tiny parts without storing any of them, in bounded memory', async () => {
-    const parts = Array.from({ length: 1000 }, (_, index) => image(path === '/library/push' ? 'image' : `file${index}`, png, `tiny-${index}.png`));
+    const parts = Array.from({ length: 1000 }, (_, index) =>
+      image(path === '/library/push' ? 'image' : `file${index}`, png, `tiny-${index}.png`),
+    );
     const { body, contentType } = multipartBody(parts);
-    const growth = await peakRssGrowth(() => expectRefusedAndNothingStored(() => push(path, body, contentType), [400, 413]));
+    const growth = await peakRssGrowth(() =>
+      expectRefusedAndNothingStored(() => push(path, body, contentType), [400, 413]),
+    );
     expect(growth).toBeLessThan(256 * 1024 * 1024);
   });
 
@@ -103,8 +128,14 @@ describe.each(['/library/push', '/library/multi/push'] as const)('%s', (path) =>
     const polyglots: [string, Buffer][] = [
       ['png magic + script', Buffer.concat([png.subarray(0, 8), Buffer.from(script)])],
       ['png header + script', Buffer.concat([png.subarray(0, 33), Buffer.from(script)])],
-      ['jpeg magic + html', Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from(`<html><body>${script}</body></html>`)])],
-      ['gif + javascript', Buffer.from(`GIF89a/*\x01\x00\x01\x00\x00\x00\x00*/=1;alert(document.domain);//${script}`, 'latin1')],
+      [
+        'jpeg magic + html',
+        Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from(`<html><body>${script}</body></html>`)]),
+      ],
+      [
+        'gif + javascript',
+        Buffer.from(`GIF89a/*\x01\x00\x01\x00\x00\x00\x00*/=1;alert(document.domain);//${script}`, 'latin1'),
+      ],
     ];
     for (const [label, data] of polyglots) {
       const { body, contentType } = multipartBody([image('image', data, `${label}.png`)]);
@@ -125,7 +156,10 @@ describe('all or nothing', () => {
   it('stores none of the good files of a multi push when one of them is bad', async () => {
     const polyglot = Buffer.concat([png.subarray(0, 8), Buffer.from('<script>alert(1)</script>')]);
     const { body, contentType } = multipartBody([image('a'), image('b'), image('c', polyglot), image('d')]);
-    const response = await expectRefusedAndNothingStored(() => push('/library/multi/push', body, contentType), [400, 415]);
+    const response = await expectRefusedAndNothingStored(
+      () => push('/library/multi/push', body, contentType),
+      [400, 415],
+    );
     expect(response.body.Error.Failures).toEqual([expect.objectContaining({ Index: 2 })]);
   });
 
@@ -151,12 +185,19 @@ describe('large-file upload', () => {
     const ticket = await service.request('POST', '/library/upload', { apiKey: libraryKey });
     expect(ticket.status, ticket.text).toBe(200);
     const form = new FormData();
-    for (const [name, value] of Object.entries(ticket.body.Upload.Fields as Record<string, string>)) form.append(name, value);
-    form.append('file', new Blob([Buffer.concat([png.subarray(0, 33), Buffer.from('<html><script>alert(1)</script></html>')])]), 'x.png');
+    for (const [name, value] of Object.entries(ticket.body.Upload.Fields as Record<string, string>))
+      form.append(name, value);
+    form.append(
+      'file',
+      new Blob([Buffer.concat([png.subarray(0, 33), Buffer.from('<html><script>alert(1)</script></html>')])]),
+      'x.png',
+    );
     const uploaded = await fetch(ticket.body.Upload.Url, { method: 'POST', body: form });
     expect(uploaded.status).toBeLessThan(300);
 
-    const completed = await service.request('POST', `/library/upload/${ticket.body.ItemGuid}/complete`, { apiKey: libraryKey });
+    const completed = await service.request('POST', `/library/upload/${ticket.body.ItemGuid}/complete`, {
+      apiKey: libraryKey,
+    });
     expect(completed.status, completed.text).toBe(415);
     const after = await snapshotStore(service);
     expect(storeDiff(before, after).filter((change) => change.startsWith('object'))).toEqual([]);

@@ -34,7 +34,10 @@ interface CheckedOut {
 async function checkedOutBasket(lines: [string, number][], token = alice): Promise<CheckedOut> {
   const basketGuid = (await service.request('POST', '/basket', { token })).body.Guid as string;
   for (const [ProjectGuid, Quantity] of lines) {
-    const added = await service.request('POST', `/basket/${basketGuid}/line`, { token, json: { ProjectGuid, Quantity } });
+    const added = await service.request('POST', `/basket/${basketGuid}/line`, {
+      token,
+      json: { ProjectGuid, Quantity },
+    });
     expect(added.status).toBe(200);
   }
   const checkout = await service.request('POST', `/basket/${basketGuid}/checkout`, { token });
@@ -46,10 +49,13 @@ async function checkedOutBasket(lines: [string, number][], token = alice): Promi
 const complete = (checkoutId: string, PaymentReference = `pay-${checkoutId.slice(0, 8)}`) =>
   service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: internalKey, json: { PaymentReference } });
 
-const setStatus = (orderGuid: string, Status: string) => service.request('PUT', `/order/${orderGuid}/status`, { apiKey: internalKey, json: { Status } });
+const setStatus = (orderGuid: string, Status: string) =>
+  service.request('PUT', `/order/${orderGuid}/status`, { apiKey: internalKey, json: { Status } });
 
 const orderGuids = async (token: string, query = '') =>
-  ((await service.request('GET', `/orders${query}`, { token })).body.Orders as { OrderGuid: string }[]).map((order) => order.OrderGuid);
+  ((await service.request('GET', `/orders${query}`, { token })).body.Orders as { OrderGuid: string }[]).map(
+    (order) => order.OrderGuid,
+  );
 
 interface EventLine {
   id: string;
@@ -69,14 +75,19 @@ const events = (): EventLine[] =>
  * Records every DynamoDB call the in-process handlers make, with the number of items each one read
  * (`ScannedCount`: what a Query reads before any filter; dynalite reports no consumed capacity).
  */
-async function recordDynamoCalls<T>(work: () => Promise<T>): Promise<{ result: T; calls: { command: string; scanned?: number }[] }> {
+async function recordDynamoCalls<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; calls: { command: string; scanned?: number }[] }> {
   const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
   const calls: { command: string; scanned?: number }[] = [];
   const name = 'record-dynamo-calls';
   dynamoDbClient.middlewareStack.add(
     (next, context) => async (args) => {
       const result = await next(args);
-      calls.push({ command: context.commandName as string, scanned: (result.output as { ScannedCount?: number }).ScannedCount });
+      calls.push({
+        command: context.commandName as string,
+        scanned: (result.output as { ScannedCount?: number }).ScannedCount,
+      });
       return result;
     },
     { step: 'initialize', name },
@@ -127,9 +138,15 @@ describe('checkout completion and orders', () => {
     const guid = order.OrderGuid as string;
 
     // The basket became the order: gone from the list, and reads of it are 404.
-    expect(((await service.request('GET', '/baskets', { token: alice })).body.Baskets as { Guid: string }[]).map((b) => b.Guid)).not.toContain(basketGuid);
+    expect(
+      ((await service.request('GET', '/baskets', { token: alice })).body.Baskets as { Guid: string }[]).map(
+        (b) => b.Guid,
+      ),
+    ).not.toContain(basketGuid);
     expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(404);
-    expect((await service.request('GET', `/checkout/${checkoutId}`, { apiKey: internalKey })).body.Checkout).toMatchObject({ Status: 'Completed', OrderGuid: guid });
+    expect(
+      (await service.request('GET', `/checkout/${checkoutId}`, { apiKey: internalKey })).body.Checkout,
+    ).toMatchObject({ Status: 'Completed', OrderGuid: guid });
 
     const list = await service.request('GET', '/orders', { token: alice });
     expect(list.status).toBe(200);
@@ -161,8 +178,12 @@ describe('checkout completion and orders', () => {
     expect(done.CompletedDateUtc).toMatch(DATE);
     expect(done.CompletedDateUtc).toBe(done.LastSavedDateUtc);
     // The list and the project copies follow the status.
-    const filtered = (await service.request('GET', `/orders?projectguid=${photoBook}`, { token: alice })).body.Orders as { OrderGuid: string; Status: string }[];
-    expect(filtered.find((o) => o.OrderGuid === guid)).toMatchObject({ Status: 'Completed', CompletedDateUtc: done.CompletedDateUtc });
+    const filtered = (await service.request('GET', `/orders?projectguid=${photoBook}`, { token: alice })).body
+      .Orders as { OrderGuid: string; Status: string }[];
+    expect(filtered.find((o) => o.OrderGuid === guid)).toMatchObject({
+      Status: 'Completed',
+      CompletedDateUtc: done.CompletedDateUtc,
+    });
 
     const illegal = await setStatus(guid, 'Processing');
     expect(illegal.status).toBe(409);
@@ -172,13 +193,26 @@ describe('checkout completion and orders', () => {
     expect(repeat.body.Order.LastSavedDateUtc).toBe(done.LastSavedDateUtc);
 
     const mine = events().filter((event) => event.detail.BasketGuid === basketGuid || event.detail.OrderGuid === guid);
-    expect(mine.map((event) => event['detail-type'])).toEqual(['BasketCheckedOut', 'OrderCreated', 'OrderStatusChanged', 'OrderStatusChanged', 'OrderStatusChanged']);
+    expect(mine.map((event) => event['detail-type'])).toEqual([
+      'BasketCheckedOut',
+      'OrderCreated',
+      'OrderStatusChanged',
+      'OrderStatusChanged',
+      'OrderStatusChanged',
+    ]);
     for (const event of mine) {
       expect(event.source).toBe('photo-commerce');
       expect(event.detail.EventId).toBe(event.id);
       expect(Number.isNaN(Date.parse(event.time))).toBe(false);
     }
-    expect(mine[1]?.detail).toMatchObject({ OrderGuid: guid, UserId: 'alice', BasketGuid: basketGuid, PaymentReference: 'psp-0001', OrderTotal: 109.48, Status: 'OrderReceived' });
+    expect(mine[1]?.detail).toMatchObject({
+      OrderGuid: guid,
+      UserId: 'alice',
+      BasketGuid: basketGuid,
+      PaymentReference: 'psp-0001',
+      OrderTotal: 109.48,
+      Status: 'OrderReceived',
+    });
     expect(mine.slice(2).map((event) => [event.detail.From, event.detail.To, event.detail.Revision])).toEqual([
       ['OrderReceived', 'Processing', 2],
       ['Processing', 'Shipped', 3],
@@ -206,7 +240,9 @@ describe('checkout completion and orders', () => {
     expect(await orderGuids(bob, `?projectguid=${project}`)).toEqual([guid]);
     expect((await orderGuids(bob)).filter((g) => g === guid)).toHaveLength(1);
     // Published at least once, always under the same id, so consumers can drop repeats.
-    const created = events().filter((event) => event['detail-type'] === 'OrderCreated' && event.detail.OrderGuid === guid);
+    const created = events().filter(
+      (event) => event['detail-type'] === 'OrderCreated' && event.detail.OrderGuid === guid,
+    );
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((event) => event.id)).size).toBe(1);
     // A later repeat answers the same order.
@@ -215,15 +251,24 @@ describe('checkout completion and orders', () => {
 
   it('refuses completion when the basket changed, was deleted or was ordered through another checkout', async () => {
     const changed = await checkedOutBasket([[photoBook, 1]]);
-    await service.request('POST', `/basket/${changed.basketGuid}/line`, { token: alice, json: { ProjectGuid: canvas, Quantity: 1 } });
-    expect((await service.request('GET', `/checkout/${changed.checkoutId}`, { apiKey: internalKey })).body.Checkout.Status).toBe('BasketChanged');
+    await service.request('POST', `/basket/${changed.basketGuid}/line`, {
+      token: alice,
+      json: { ProjectGuid: canvas, Quantity: 1 },
+    });
+    expect(
+      (await service.request('GET', `/checkout/${changed.checkoutId}`, { apiKey: internalKey })).body.Checkout.Status,
+    ).toBe('BasketChanged');
     const refused = await complete(changed.checkoutId);
     expect(refused.status).toBe(409);
     expect(refused.body.Error.Code).toBe('BasketChanged');
     // Nothing changed: the basket is still there with both lines, and a new checkout of it completes.
-    expect((await service.request('GET', `/basket/${changed.basketGuid}`, { token: alice })).body.Lines).toHaveLength(2);
+    expect((await service.request('GET', `/basket/${changed.basketGuid}`, { token: alice })).body.Lines).toHaveLength(
+      2,
+    );
     const again = await service.request('POST', `/basket/${changed.basketGuid}/checkout`, { token: alice });
-    expect((await complete((again.body.CheckoutUrl as string).split('/').pop() as string)).body.Order.OrderTotal).toBe(79.49);
+    expect((await complete((again.body.CheckoutUrl as string).split('/').pop() as string)).body.Order.OrderTotal).toBe(
+      79.49,
+    );
 
     const deleted = await checkedOutBasket([[photoBook, 1]]);
     await service.request('DELETE', `/basket/${deleted.basketGuid}`, { token: alice });
@@ -239,7 +284,9 @@ describe('checkout completion and orders', () => {
 
   it('answers 404 for unknown checkouts and 400 for bad input', async () => {
     expect((await complete('f'.repeat(32))).status).toBe(404);
-    expect((await service.request('GET', `/checkout/${'f'.repeat(32)}`, { apiKey: internalKey })).body.Error.Code).toBe('CheckoutNotFound');
+    expect((await service.request('GET', `/checkout/${'f'.repeat(32)}`, { apiKey: internalKey })).body.Error.Code).toBe(
+      'CheckoutNotFound',
+    );
     expect((await service.request('GET', '/checkout/not-an-id', { apiKey: internalKey })).status).toBe(400);
     const { checkoutId } = await checkedOutBasket([[photoBook, 1]]);
     for (const json of [{}, { PaymentReference: '' }, { PaymentReference: 'x'.repeat(201) }, { PaymentReference: 5 }]) {
@@ -247,7 +294,9 @@ describe('checkout completion and orders', () => {
       expect(response.status, JSON.stringify(json)).toBe(400);
       expect(response.body.Error.Message).toContain('PaymentReference');
     }
-    expect((await service.request('GET', `/checkout/${checkoutId}`, { apiKey: internalKey })).body.Checkout.Status).toBe('Open');
+    expect(
+      (await service.request('GET', `/checkout/${checkoutId}`, { apiKey: internalKey })).body.Checkout.Status,
+    ).toBe('Open');
     const guid = (await complete(checkoutId)).body.Order.OrderGuid;
     expect((await setStatus(guid, 'Lost')).status).toBe(400);
     expect((await setStatus(MISSING, 'Processing')).status).toBe(404);
@@ -260,8 +309,18 @@ describe('checkout completion and orders', () => {
     expect((await service.request('GET', '/orders')).status).toBe(401);
     expect((await service.request('GET', '/orders', { apiKey: internalKey })).status).toBe(403);
     expect((await service.request('GET', `/checkout/${checkoutId}`, { token: alice })).status).toBe(403);
-    expect((await service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: libraryKey, json: { PaymentReference: 'x' } })).status).toBe(403);
-    expect((await service.request('PUT', `/order/${MISSING}/status`, { token: alice, json: { Status: 'Processing' } })).status).toBe(403);
+    expect(
+      (
+        await service.request('POST', `/checkout/${checkoutId}/complete`, {
+          apiKey: libraryKey,
+          json: { PaymentReference: 'x' },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await service.request('PUT', `/order/${MISSING}/status`, { token: alice, json: { Status: 'Processing' } }))
+        .status,
+    ).toBe(403);
   });
 
   it("keeps other users' orders invisible, answering 404 exactly as for a missing order", async () => {
@@ -327,7 +386,9 @@ describe('crash safety of completion', () => {
         expect((await orderGuids(alice)).filter((g) => g === guid)).toHaveLength(1);
         expect((await service.request('GET', `/order/${guid}`, { token: alice })).body.OrderTotal).toBe(110);
         expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(404);
-        expect(events().some((event) => event['detail-type'] === 'OrderCreated' && event.detail.OrderGuid === guid)).toBe(true);
+        expect(
+          events().some((event) => event['detail-type'] === 'OrderCreated' && event.detail.OrderGuid === guid),
+        ).toBe(true);
         expect((await complete(checkoutId, 'psp-crash')).body.Order.OrderGuid).toBe(guid);
       }
     }
@@ -370,10 +431,21 @@ describe('storage cost', () => {
     const matching: string[] = [];
     for (let i = 0; i < 200; i++) {
       const projects = i % 70 === 5 ? [others[0]!, target] : [others[i % 2]!];
-      const lines = projects.map((projectGuid, index) => ({ id: index + 1, projectGuid, quantity: 1, unitPriceMinor: 100, projectVersion: 1 }));
+      const lines = projects.map((projectGuid, index) => ({
+        id: index + 1,
+        projectGuid,
+        quantity: 1,
+        unitPriceMinor: 100,
+        projectVersion: 1,
+      }));
       const order = orderFromCheckout(
         { userId: user, basketGuid: randomBytes(16).toString('hex'), lines, totalMinor: 100 * lines.length },
-        { orderGuid: orderGuidAt(start + i, randomBytes(10)), checkoutId: randomBytes(16).toString('hex'), paymentReference: `seed-${i}`, createdAt: start + i },
+        {
+          orderGuid: orderGuidAt(start + i, randomBytes(10)),
+          checkoutId: randomBytes(16).toString('hex'),
+          paymentReference: `seed-${i}`,
+          createdAt: start + i,
+        },
       );
       await store.insertOrder(order);
       await store.syncProjectCopies(order);

@@ -23,7 +23,13 @@ function shExamples(markdown: string): string[] {
   return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1] ?? '');
 }
 
-const documents = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+const documents = [
+  'README.md',
+  ...readdirSync('docs')
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 const examplesOf = new Map(documents.map((file) => [file, shExamples(readFileSync(file, 'utf8'))]));
 
 it('finds examples in the README and the API reference', () => {
@@ -34,7 +40,10 @@ it('finds examples in the README and the API reference', () => {
 it('keeps installs, deploys and benchmarks out of the examples that run', () => {
   // `sh` blocks are run; installs, deploys and benchmarks belong in `bash` blocks, which are shown only.
   for (const examples of examplesOf.values())
-    for (const example of examples) expect(example).not.toMatch(/\bnpm (ci|install)\b|\bcdk (deploy|destroy|bootstrap)\b|\bnpm run (bench|soak|smoke)\b|\baws /);
+    for (const example of examples)
+      expect(example).not.toMatch(
+        /\bnpm (ci|install)\b|\bcdk (deploy|destroy|bootstrap)\b|\bnpm run (bench|soak|smoke)\b|\baws /,
+      );
 });
 
 async function runExamples(file: string): Promise<string> {
@@ -50,7 +59,11 @@ async function runExamples(file: string): Promise<string> {
 
 const withExamples = documents.filter((file) => (examplesOf.get(file)?.length ?? 0) > 0);
 
-it.each(withExamples)('runs every example of %s against the local service', async (file) => {
-  const stdout = await runExamples(file);
-  if (file === 'README.md' || file === 'docs/api.md') expect(stdout).toContain('"OrderTotal"');
-}, 150_000);
+it.each(withExamples)(
+  'runs every example of %s against the local service',
+  async (file) => {
+    const stdout = await runExamples(file);
+    if (file === 'README.md' || file === 'docs/api.md') expect(stdout).toContain('"OrderTotal"');
+  },
+  150_000,
+);

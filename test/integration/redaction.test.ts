@@ -62,7 +62,14 @@ describe('logs and error answers', () => {
     const valid = await service.token('redaction-alice');
     const expired = await service.token('redaction-alice', { ttlSeconds: -600 });
     const { privateKey } = await generateKeyPair('ES256');
-    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'local-1' }).setSubject('redaction-alice').setIssuer(LOCAL_ISSUER).setAudience(LOCAL_AUDIENCE).setIssuedAt().setExpirationTime('1h').sign(privateKey);
+    const forged = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256', kid: 'local-1' })
+      .setSubject('redaction-alice')
+      .setIssuer(LOCAL_ISSUER)
+      .setAudience(LOCAL_AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
     const failing = await service.token(FAILING_USER);
     const internalKey = await service.apiKey('redaction', 'internal');
     const unknownKey = '11111111-2222-4333-8444-555555555555';
@@ -76,7 +83,11 @@ describe('logs and error answers', () => {
       await service.request('GET', `/project/${'0'.repeat(32)}`, { apiKey: internalKey }),
       await service.request('GET', `/project/${'0'.repeat(32)}`, { apiKey: unknownKey }),
       await service.request('GET', '/baskets', { apiKey: internalKey }),
-      await service.request('POST', `/basket/${'0'.repeat(32)}/line`, { token: valid, body: '{"ProjectGuid":', headers: { 'Content-Type': 'application/json' } }),
+      await service.request('POST', `/basket/${'0'.repeat(32)}/line`, {
+        token: valid,
+        body: '{"ProjectGuid":',
+        headers: { 'Content-Type': 'application/json' },
+      }),
     ];
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 401, 401, 500, 404, 401, 403, 400]);
 
@@ -97,8 +108,22 @@ describe('logs and error answers', () => {
   it('answers an unexpected failure with a generic 500: no stack, no internal names', async () => {
     const response = await service.request('GET', '/baskets', { token: await service.token(FAILING_USER) });
     expect(response.status).toBe(500);
-    expect(response.body).toEqual({ Error: { Code: 'InternalError', Message: 'The request could not be completed. It is safe to retry.', Retryable: true } });
-    for (const leak of ['ResourceNotFoundException', 'photo-commerce-internal', '/var/task', 'basket-store', '.ts', '    at ', 'stack']) {
+    expect(response.body).toEqual({
+      Error: {
+        Code: 'InternalError',
+        Message: 'The request could not be completed. It is safe to retry.',
+        Retryable: true,
+      },
+    });
+    for (const leak of [
+      'ResourceNotFoundException',
+      'photo-commerce-internal',
+      '/var/task',
+      'basket-store',
+      '.ts',
+      '    at ',
+      'stack',
+    ]) {
       expect(response.text).not.toContain(leak);
       expect([...response.headers.values()].join(' ')).not.toContain(leak);
     }

@@ -30,7 +30,16 @@ const observed = new Map<string, Set<string>>();
 const observedKeys = new Map<string, Set<string>>();
 let currentHandler: string | undefined;
 
-const DOCUMENT_COMMANDS: Record<string, string> = { Get: 'GetItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', BatchGet: 'BatchGetItem', BatchWrite: 'BatchWriteItem', TransactGet: 'TransactGetItems', TransactWrite: 'TransactWriteItems' };
+const DOCUMENT_COMMANDS: Record<string, string> = {
+  Get: 'GetItem',
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  BatchGet: 'BatchGetItem',
+  BatchWrite: 'BatchWriteItem',
+  TransactGet: 'TransactGetItems',
+  TransactWrite: 'TransactWriteItems',
+};
 /** S3 operations and the IAM actions they need (multipart parts are s3:PutObject; a copy reads and writes). */
 const S3_ACTIONS: Record<string, string[]> = {
   PutObject: ['s3:PutObject'],
@@ -55,7 +64,8 @@ function note(actions: string[]) {
 
 const READ_OPERATIONS = new Set(['GetItem', 'BatchGetItem', 'Query']);
 /** A key attribute as the client holds it: plain before the DocumentClient marshals it, `{ S }` after. */
-const keyText = (value: unknown): string => (typeof value === 'object' && value !== null && 'S' in value ? String((value as { S: unknown }).S) : String(value));
+const keyText = (value: unknown): string =>
+  typeof value === 'object' && value !== null && 'S' in value ? String((value as { S: unknown }).S) : String(value);
 
 /** The partition keys a table call names (the values IAM's dynamodb:LeadingKeys sees). */
 function partitionKeys(operation: string, input: Record<string, any>): string[] {
@@ -63,9 +73,14 @@ function partitionKeys(operation: string, input: Record<string, any>): string[] 
     const placeholder = /(?:^|\s)PK\s*=\s*(:\w+)/.exec(input.KeyConditionExpression ?? '')?.[1];
     return placeholder ? [keyText(input.ExpressionAttributeValues[placeholder])] : [];
   }
-  if (operation === 'BatchGetItem') return Object.values(input.RequestItems as Record<string, { Keys: any[] }>).flatMap((request) => request.Keys.map((key) => keyText(key.PK)));
+  if (operation === 'BatchGetItem')
+    return Object.values(input.RequestItems as Record<string, { Keys: any[] }>).flatMap((request) =>
+      request.Keys.map((key) => keyText(key.PK)),
+    );
   if (operation === 'BatchWriteItem') {
-    return Object.values(input.RequestItems as Record<string, any[]>).flatMap((writes) => writes.map((write) => keyText((write.PutRequest?.Item ?? write.DeleteRequest?.Key).PK)));
+    return Object.values(input.RequestItems as Record<string, any[]>).flatMap((writes) =>
+      writes.map((write) => keyText((write.PutRequest?.Item ?? write.DeleteRequest?.Key).PK)),
+    );
   }
   return [keyText((input.Key ?? input.Item)?.PK)];
 }
@@ -73,7 +88,8 @@ function partitionKeys(operation: string, input: Record<string, any>): string[] 
 function noteKeys(operation: string, input: Record<string, any>) {
   if (currentHandler === undefined) return;
   const set = observedKeys.get(currentHandler) ?? new Set<string>();
-  for (const key of partitionKeys(operation, input)) set.add(`${READ_OPERATIONS.has(operation) ? 'read' : 'write'} ${key}`);
+  for (const key of partitionKeys(operation, input))
+    set.add(`${READ_OPERATIONS.has(operation) ? 'read' : 'write'} ${key}`);
   observedKeys.set(currentHandler, set);
 }
 
@@ -113,7 +129,10 @@ const eventsFileSize = () => {
  */
 const routedFetch: typeof fetch = async (input, init) => {
   const url = new URL(String(input));
-  const match = url.origin === new URL(service.url).origin ? matchRoute(routes, (init?.method ?? 'GET').toUpperCase(), url.pathname) : undefined;
+  const match =
+    url.origin === new URL(service.url).origin
+      ? matchRoute(routes, (init?.method ?? 'GET').toUpperCase(), url.pathname)
+      : undefined;
   currentHandler = typeof match === 'object' ? match.route.handler : undefined;
   const eventsBefore = eventsFileSize();
   try {
@@ -133,7 +152,11 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
   imageUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/smoke.png`;
   await recordCalls();
-  credentials = { token: await service.token('smoke-user'), apiKey: await service.apiKey('smoke-app', 'library'), internalKey: await service.apiKey('smoke-site', 'internal') };
+  credentials = {
+    token: await service.token('smoke-user'),
+    apiKey: await service.apiKey('smoke-app', 'library'),
+    internalKey: await service.apiKey('smoke-site', 'internal'),
+  };
 });
 
 afterAll(async () => {
@@ -166,11 +189,12 @@ describe('smoke flow', () => {
 
   it('made only the AWS calls the stack grants each route (IAM is not enforced locally)', () => {
     expect(observed.size).toBeGreaterThan(10);
-    expect([...observed].filter(([, actions]) => actions.has('events:PutEvents')).map(([handler]) => handler).sort()).toEqual([
-      'checkout-basket',
-      'complete-checkout',
-      'update-order-status',
-    ]);
+    expect(
+      [...observed]
+        .filter(([, actions]) => actions.has('events:PutEvents'))
+        .map(([handler]) => handler)
+        .sort(),
+    ).toEqual(['checkout-basket', 'complete-checkout', 'update-order-status']);
     const denied: string[] = [];
     for (const [handler, actions] of observed) {
       const route = routes.find((r) => r.handler === handler)!;
@@ -191,7 +215,8 @@ describe('smoke flow', () => {
       for (const call of keys) {
         const [access, key] = call.split(' ') as [string, string];
         // The API-key authorizer runs within the request: its reads are checked against its own grant.
-        const grant = key.startsWith('APIKEY#') && route.credential !== 'user' ? authorizerTableGrant : route.grants.table;
+        const grant =
+          key.startsWith('APIKEY#') && route.credential !== 'user' ? authorizerTableGrant : route.grants.table;
         if (!allows(grant, access, key)) denied.push(`${handler}: ${call}`);
       }
     }
@@ -201,7 +226,17 @@ describe('smoke flow', () => {
   it('runs from the command line and skips pull without --image-url', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['bin/smoke.ts', '--url', service.url, '--token', credentials.token, '--api-key', credentials.apiKey, '--internal-key', credentials.internalKey],
+      [
+        'bin/smoke.ts',
+        '--url',
+        service.url,
+        '--token',
+        credentials.token,
+        '--api-key',
+        credentials.apiKey,
+        '--internal-key',
+        credentials.internalKey,
+      ],
       { cwd: new URL('../../', import.meta.url).pathname },
     );
     expect(stdout).toContain('ok   builder');

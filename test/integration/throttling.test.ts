@@ -25,7 +25,9 @@ describe('throttling per credential', () => {
     const throttled = await service.request('GET', '/baskets', { token: alice });
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(throttled.body).toEqual({ Error: { Code: 'TooManyRequests', Message: expect.any(String), Retryable: true } });
+    expect(throttled.body).toEqual({
+      Error: { Code: 'TooManyRequests', Message: expect.any(String), Retryable: true },
+    });
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 
     const bob = await service.token('throttle-bob');
@@ -46,7 +48,8 @@ describe('throttling per credential', () => {
   it('stops a throttled request before its handler: nothing is created', async () => {
     const userId = 'throttle-carol';
     const carol = await service.token(userId);
-    for (let i = 0; i < BURST; i++) expect((await service.request('POST', '/basket', { token: carol })).status).toBe(200);
+    for (let i = 0; i < BURST; i++)
+      expect((await service.request('POST', '/basket', { token: carol })).status).toBe(200);
     expect((await service.request('POST', '/basket', { token: carol })).status).toBe(429);
     const { listBaskets } = await import('../../functions/store/basket-store.ts');
     expect((await listBaskets(userId, Date.now(), { limit: 200 })).baskets).toHaveLength(BURST);

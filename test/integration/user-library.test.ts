@@ -25,21 +25,31 @@ let seed = 0;
 async function push(count: number): Promise<{ itemGuids: string[]; url: string; images: Buffer[] }> {
   const images = Array.from({ length: count }, () => png(3, 2, ++seed));
   const form = new FormData();
-  images.forEach((image, index) => form.append(count === 1 ? 'image' : `image${index}`, new Blob([image]), `photo${index}.png`));
+  images.forEach((image, index) =>
+    form.append(count === 1 ? 'image' : `image${index}`, new Blob([image]), `photo${index}.png`),
+  );
   const path = count === 1 ? '/library/push' : '/library/multi/push';
-  const response = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'X-SERVICE-API-Key': apiKey }, body: form });
+  const response = await fetch(`${service.url}${path}`, {
+    method: 'POST',
+    headers: { 'X-SERVICE-API-Key': apiKey },
+    body: form,
+  });
   const body = (await response.json()) as any;
   expect(response.status, JSON.stringify(body)).toBe(200);
   const items = (body.LibraryItems ?? [body.LibraryItem]) as { ItemGuid: string }[];
   return { itemGuids: items.map((item) => item.ItemGuid), url: body.ProductBuilderUrl, images };
 }
 
-const claim = (token: string, url: string) => service.request('POST', '/library/claim', { token, json: { ProductBuilderUrl: url } });
+const claim = (token: string, url: string) =>
+  service.request('POST', '/library/claim', { token, json: { ProductBuilderUrl: url } });
 const list = (token: string, query = '') => service.request('GET', `/library${query}`, { token });
 const remove = (token: string, itemGuid: string) => service.request('DELETE', `/library/${itemGuid}`, { token });
 const guidsOf = (body: any): string[] => body.LibraryItems.map((item: { ItemGuid: string }) => item.ItemGuid);
 /** The answer without what changes from one signing to the next. */
-const unsigned = (body: any) => body.LibraryItems.map(({ DownloadUrl: _url, DownloadExpiresDateUtc: _expires, ...rest }: Record<string, unknown>) => rest);
+const unsigned = (body: any) =>
+  body.LibraryItems.map(
+    ({ DownloadUrl: _url, DownloadExpiresDateUtc: _expires, ...rest }: Record<string, unknown>) => rest,
+  );
 
 beforeAll(async () => {
   service = await startTestService();
@@ -66,7 +76,14 @@ describe('POST /library/claim', () => {
     expect(first.status, first.text).toBe(200);
     expect(guidsOf(first.body)).toEqual(itemGuids);
     const [item] = first.body.LibraryItems;
-    expect(item).toMatchObject({ FileMimeType: 'image/png', FileSize: images[0]!.length, FileMd5: md5(images[0]!), Width: 3, Height: 2, Orientation: 1 });
+    expect(item).toMatchObject({
+      FileMimeType: 'image/png',
+      FileSize: images[0]!.length,
+      FileMd5: md5(images[0]!),
+      Width: 3,
+      Height: 2,
+      Orientation: 1,
+    });
     const downloaded = Buffer.from(await (await fetch(item.DownloadUrl)).arrayBuffer());
     expect(md5(downloaded)).toBe(md5(images[0]!));
 
@@ -103,10 +120,13 @@ describe('POST /library/claim', () => {
     expect(same.map((answer) => guidsOf(answer.body))).toEqual([again.itemGuids, again.itemGuids]);
   });
 
-  it("leaves out an item another user holds when a link minted over several uploads is claimed", async () => {
+  it('leaves out an item another user holds when a link minted over several uploads is claimed', async () => {
     const [mine, theirs] = [await push(1), await push(1)];
     expect((await claim(bob, theirs.url)).status).toBe(200);
-    const minted = await service.request('POST', '/library/builder', { apiKey, json: { Guids: [...mine.itemGuids, ...theirs.itemGuids] } });
+    const minted = await service.request('POST', '/library/builder', {
+      apiKey,
+      json: { Guids: [...mine.itemGuids, ...theirs.itemGuids] },
+    });
     const claimed = await claim(alice, minted.body.ProductBuilderUrl);
     expect(claimed.status).toBe(200);
     expect(guidsOf(claimed.body)).toEqual(mine.itemGuids);
@@ -119,7 +139,15 @@ describe('POST /library/claim', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.Error.Code).toBe('BuilderNotFound');
     const base = url.slice(0, url.lastIndexOf('/builder/'));
-    for (const bad of ['', 'not a url', `https://elsewhere.example/builder/${tokenOf(url)}`, `${base}/checkout/${tokenOf(url)}`, `${base}/builder/${tokenOf(url)}x`, `${base}/builder/../${tokenOf(url)}`, `${url}?a=1`]) {
+    for (const bad of [
+      '',
+      'not a url',
+      `https://elsewhere.example/builder/${tokenOf(url)}`,
+      `${base}/checkout/${tokenOf(url)}`,
+      `${base}/builder/${tokenOf(url)}x`,
+      `${base}/builder/../${tokenOf(url)}`,
+      `${url}?a=1`,
+    ]) {
       const response = await claim(alice, bad);
       expect(response.status, bad).toBe(400);
     }
@@ -129,7 +157,9 @@ describe('POST /library/claim', () => {
     const user = await newUser();
     const { itemGuids, url } = await push(2);
     const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
-    installed.push(injectFault(dynamoDbClient, { command: 'BatchWriteItemCommand', kind: 'dynamo-throughput', skip: 1 }));
+    installed.push(
+      injectFault(dynamoDbClient, { command: 'BatchWriteItemCommand', kind: 'dynamo-throughput', skip: 1 }),
+    );
     expect((await claim(user, url)).status).toBeGreaterThanOrEqual(500);
     installed.splice(0).forEach((handle) => handle.remove());
     expect(guidsOf((await list(user)).body)).toEqual([]);
@@ -171,7 +201,9 @@ describe('GET /library', () => {
     expect([...seen].sort()).toEqual([...all].sort());
     // Newest upload first: each upload's 10 items together, uploads in reverse order.
     const uploadOf = (guid: string) => Math.floor(all.indexOf(guid) / 10);
-    expect(seen.map(uploadOf)).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0].flatMap((upload) => Array<number>(10).fill(upload)));
+    expect(seen.map(uploadOf)).toEqual(
+      [11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0].flatMap((upload) => Array<number>(10).fill(upload)),
+    );
   });
 
   it('answers 50 by default, and NextCursor only when more items follow', async () => {
@@ -185,7 +217,7 @@ describe('GET /library', () => {
     expect(empty.body).toEqual({ LibraryItems: [] });
   });
 
-  it('refuses a bad limit, a tampered cursor and another user\'s cursor with 400', async () => {
+  it("refuses a bad limit, a tampered cursor and another user's cursor with 400", async () => {
     for (const limit of ['0', '201', 'x', '-1']) expect((await list(carol, `?limit=${limit}`)).status, limit).toBe(400);
     const { NextCursor: cursor } = (await list(carol, '?limit=10')).body;
     const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];

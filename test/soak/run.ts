@@ -12,7 +12,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { audit, formatReport, killServer, newClients, prepare, runWorkload, startServer, stopServer, Target, type ServerProcess } from './workload.ts';
+import {
+  audit,
+  formatReport,
+  killServer,
+  newClients,
+  prepare,
+  runWorkload,
+  startServer,
+  stopServer,
+  Target,
+  type ServerProcess,
+} from './workload.ts';
 
 const { values } = parseArgs({
   options: {
@@ -35,7 +46,9 @@ async function soak(): Promise<boolean> {
     target.up(server.url);
     const fixture = await prepare(target, dataDir);
     const models = await newClients(fixture, clients);
-    process.stdout.write(`soak: ${clients} clients for ${durationMs / 1000} s against ${server.url} (orders: ${fixture.features.orders}, library: ${fixture.features.library})\n`);
+    process.stdout.write(
+      `soak: ${clients} clients for ${durationMs / 1000} s against ${server.url} (orders: ${fixture.features.orders}, library: ${fixture.features.library})\n`,
+    );
     const { stats, failures } = await runWorkload(models, fixture, target, { clients, until: { ms: durationMs } });
     const result = await audit(models, fixture, target);
     process.stdout.write(`${formatReport('soak', stats, result, failures)}\n`);
@@ -54,7 +67,9 @@ async function crash(): Promise<boolean> {
     target.up(server.url);
     const fixture = await prepare(target, dataDir);
     const models = await newClients(fixture, clients);
-    process.stdout.write(`crash: ${clients} clients for ${crashDurationMs / 1000} s, SIGKILL at ${crashDurationMs / 2000} s, restart on ${dataDir}\n`);
+    process.stdout.write(
+      `crash: ${clients} clients for ${crashDurationMs / 1000} s, SIGKILL at ${crashDurationMs / 2000} s, restart on ${dataDir}\n`,
+    );
     let restartMs = 0;
     const { stats, failures } = await runWorkload(models, fixture, target, {
       clients,
@@ -72,7 +87,9 @@ async function crash(): Promise<boolean> {
       },
     });
     const result = await audit(models, fixture, target);
-    process.stdout.write(`${formatReport('crash (SIGKILL mid-workload, restart on the same DATA_DIR)', stats, result, failures)}\nrestart took ${(restartMs / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `${formatReport('crash (SIGKILL mid-workload, restart on the same DATA_DIR)', stats, result, failures)}\nrestart took ${(restartMs / 1000).toFixed(1)} s\n`,
+    );
     return result.ok && failures.length === 0;
   } finally {
     await stopServer(server);

@@ -39,7 +39,15 @@ export interface ServerProcess {
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['bin/local.ts'], {
     cwd: repoRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -85,7 +93,11 @@ export async function stopServer(server: ServerProcess): Promise<void> {
 
 /** `npm run -s api-key` against the running server's storage (the CLI finds it through DATA_DIR). */
 async function createApiKey(dataDir: string, name: string, scope: 'internal' | 'library'): Promise<string> {
-  const child = spawn(process.execPath, ['bin/api-key.ts', '--name', name, '--scope', scope], { cwd: repoRoot, env: { ...process.env, DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/api-key.ts', '--name', name, '--scope', scope], {
+    cwd: repoRoot,
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -109,7 +121,14 @@ export interface Stats {
   endedAt: number;
 }
 
-const newStats = (): Stats => ({ requests: 0, answered: 0, byType: {}, errorsByStatus: {}, startedAt: Date.now(), endedAt: Date.now() });
+const newStats = (): Stats => ({
+  requests: 0,
+  answered: 0,
+  byType: {},
+  errorsByStatus: {},
+  startedAt: Date.now(),
+  endedAt: Date.now(),
+});
 
 // ---------------------------------------------------------------------------------------------------
 // HTTP
@@ -137,20 +156,34 @@ interface Answer {
   body: any;
 }
 
-async function send(target: Target, stats: Stats, type: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<Answer> {
+async function send(
+  target: Target,
+  stats: Stats,
+  type: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+): Promise<Answer> {
   for (let throttled = 0; ; throttled++) {
     await target.ready();
     stats.requests++;
     stats.byType[type] = (stats.byType[type] ?? 0) + 1;
     let answer: Answer;
     try {
-      const response = await fetch(`${target.url}${path}`, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const response = await fetch(`${target.url}${path}`, {
+        method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
       answer = { status: response.status, body: parseJsonOrUndefined(await response.text()) };
       stats.answered++;
     } catch {
       answer = { status: 'network', body: undefined };
     }
-    if (answer.status !== 200) stats.errorsByStatus[String(answer.status)] = (stats.errorsByStatus[String(answer.status)] ?? 0) + 1;
+    if (answer.status !== 200)
+      stats.errorsByStatus[String(answer.status)] = (stats.errorsByStatus[String(answer.status)] ?? 0) + 1;
     // A 429 was refused before anything ran: wait as told and send the same request again.
     if (answer.status === 429 && throttled < 20) {
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -226,11 +259,30 @@ export async function prepare(target: Target, dataDir: string): Promise<Fixture>
   const projects = [];
   for (const priceMinor of PRICES_MINOR) {
     const guid = crypto.randomUUID().replace(/-/g, '');
-    const answer = await send(target, stats, 'project', 'PUT', `/project/${guid}`, { 'X-SERVICE-API-Key': internalKey, 'Content-Type': 'application/json' }, JSON.stringify({ UnitPrice: priceMinor / 100, Version: 1 }));
+    const answer = await send(
+      target,
+      stats,
+      'project',
+      'PUT',
+      `/project/${guid}`,
+      { 'X-SERVICE-API-Key': internalKey, 'Content-Type': 'application/json' },
+      JSON.stringify({ UnitPrice: priceMinor / 100, Version: 1 }),
+    );
     if (answer.status !== 200) throw new Error(`project registration failed: ${answer.status}`);
     projects.push({ guid, priceMinor });
   }
-  const probe = async (method: string, path: string, key: string) => (await send(target, stats, 'probe', method, path, { 'X-SERVICE-API-Key': key, 'Content-Type': 'application/json' }, '{}')).status;
+  const probe = async (method: string, path: string, key: string) =>
+    (
+      await send(
+        target,
+        stats,
+        'probe',
+        method,
+        path,
+        { 'X-SERVICE-API-Key': key, 'Content-Type': 'application/json' },
+        '{}',
+      )
+    ).status;
   // A missing handler answers 500 from the local front; an existing one refuses the probe with a 4xx.
   const orders = (await probe('POST', `/checkout/${'0'.repeat(32)}/complete`, internalKey)) !== 500;
   const library = (await probe('POST', '/library/push', libraryKey)) !== 500;
@@ -242,7 +294,15 @@ export async function newClients(fixture: Fixture, count: number): Promise<Clien
   return Promise.all(
     Array.from({ length: count }, async (_, index) => {
       const user = `soak-${index}-${Math.random().toString(16).slice(2, 8)}`;
-      return { user, token: await signLocalToken(keys, { userId: user, ttlSeconds: 6 * 3600 }), baskets: new Map(), completions: [], uncertainCreates: 0, items: [], uncertainPushes: 0 };
+      return {
+        user,
+        token: await signLocalToken(keys, { userId: user, ttlSeconds: 6 * 3600 }),
+        baskets: new Map(),
+        completions: [],
+        uncertainCreates: 0,
+        items: [],
+        uncertainPushes: 0,
+      };
     }),
   );
 }
@@ -264,23 +324,49 @@ async function step(client: ClientModel, fixture: Fixture, target: Target, stats
 
   if (open.length === 0 || roll < 0.1) {
     const answer = await send(target, stats, 'create-basket', 'POST', '/basket', user);
-    if (answer.status === 200) client.baskets.set(answer.body.Guid, { guid: answer.body.Guid, lines: new Map(), state: 'open' });
+    if (answer.status === 200)
+      client.baskets.set(answer.body.Guid, { guid: answer.body.Guid, lines: new Map(), state: 'open' });
     else if (answer.status === 'network' || answer.status >= 500) client.uncertainCreates++;
     return;
   }
   if (fixture.features.library && roll < 0.18) {
-    const { body, contentType } = multipartBody([{ name: 'image', filename: 'soak.png', contentType: 'image/png', data: tinyPng() }]);
-    const answer = await send(target, stats, 'push', 'POST', '/library/push', { 'X-SERVICE-API-Key': fixture.libraryKey, 'Content-Type': contentType }, body);
+    const { body, contentType } = multipartBody([
+      { name: 'image', filename: 'soak.png', contentType: 'image/png', data: tinyPng() },
+    ]);
+    const answer = await send(
+      target,
+      stats,
+      'push',
+      'POST',
+      '/library/push',
+      { 'X-SERVICE-API-Key': fixture.libraryKey, 'Content-Type': contentType },
+      body,
+    );
     if (answer.status === 200) client.items.push(answer.body.LibraryItem.ItemGuid);
     else client.uncertainPushes++;
     return;
   }
 
   const basket = pick(open);
-  const apply = async (type: string, method: string, path: string, change: PendingChange, body?: unknown): Promise<Answer> => {
-    const answer = await send(target, stats, type, method, path, body === undefined ? user : json, body === undefined ? undefined : JSON.stringify(body));
+  const apply = async (
+    type: string,
+    method: string,
+    path: string,
+    change: PendingChange,
+    body?: unknown,
+  ): Promise<Answer> => {
+    const answer = await send(
+      target,
+      stats,
+      type,
+      method,
+      path,
+      body === undefined ? user : json,
+      body === undefined ? undefined : JSON.stringify(body),
+    );
     if (answer.status === 'network' || answer.status >= 500) basket.pending = change;
-    else if (answer.status !== 200) throw new Error(`${type} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    else if (answer.status !== 200)
+      throw new Error(`${type} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     return answer;
   };
 
@@ -288,19 +374,34 @@ async function step(client: ClientModel, fixture: Fixture, target: Target, stats
     const project = pick(fixture.projects);
     const quantity = 1 + Math.floor(Math.random() * 3);
     if ((basket.lines.get(project.guid)?.quantity ?? 0) + quantity > 999) return;
-    const answer = await apply('add-line', 'POST', `/basket/${basket.guid}/line`, { kind: 'add', projectGuid: project.guid, quantity }, { ProjectGuid: project.guid, Quantity: quantity });
+    const answer = await apply(
+      'add-line',
+      'POST',
+      `/basket/${basket.guid}/line`,
+      { kind: 'add', projectGuid: project.guid, quantity },
+      { ProjectGuid: project.guid, Quantity: quantity },
+    );
     if (answer.status === 200) basket.lines = linesOf(answer.body.Basket);
     return;
   }
   const [projectGuid, line] = pick([...basket.lines.entries()]);
   if (roll < 0.68) {
     const quantity = 1 + Math.floor(Math.random() * 5);
-    const answer = await apply('update-line', 'PUT', `/basket/${basket.guid}/line/${line.id}`, { kind: 'update', projectGuid, quantity }, { ProjectGuid: projectGuid, Quantity: quantity });
+    const answer = await apply(
+      'update-line',
+      'PUT',
+      `/basket/${basket.guid}/line/${line.id}`,
+      { kind: 'update', projectGuid, quantity },
+      { ProjectGuid: projectGuid, Quantity: quantity },
+    );
     if (answer.status === 200) basket.lines = linesOf(answer.body.Basket);
     return;
   }
   if (roll < 0.76) {
-    const answer = await apply('delete-line', 'DELETE', `/basket/${basket.guid}/line/${line.id}`, { kind: 'delete-line', projectGuid });
+    const answer = await apply('delete-line', 'DELETE', `/basket/${basket.guid}/line/${line.id}`, {
+      kind: 'delete-line',
+      projectGuid,
+    });
     if (answer.status === 200) basket.lines = linesOf(answer.body.Basket);
     return;
   }
@@ -314,13 +415,20 @@ async function step(client: ClientModel, fixture: Fixture, target: Target, stats
   // Checkout and completion, as the checkout site does it: read the snapshot, take payment, complete.
   const checkout = await send(target, stats, 'checkout', 'POST', `/basket/${basket.guid}/checkout`, user);
   if (checkout.status !== 200) {
-    if (checkout.status !== 'network' && checkout.status < 500) throw new Error(`checkout answered ${checkout.status}: ${JSON.stringify(checkout.body)}`);
+    if (checkout.status !== 'network' && checkout.status < 500)
+      throw new Error(`checkout answered ${checkout.status}: ${JSON.stringify(checkout.body)}`);
     return; // a checkout writes only its own snapshot; the basket is untouched either way
   }
   const checkoutId = String(checkout.body.CheckoutUrl).split('/').pop() as string;
-  const snapshot = await send(target, stats, 'get-checkout', 'GET', `/checkout/${checkoutId}`, { 'X-SERVICE-API-Key': fixture.internalKey });
+  const snapshot = await send(target, stats, 'get-checkout', 'GET', `/checkout/${checkoutId}`, {
+    'X-SERVICE-API-Key': fixture.internalKey,
+  });
   if (snapshot.status !== 200) return;
-  const completion: ModelCompletion = { checkoutId, basketGuid: basket.guid, totalMinor: toMinor(snapshot.body.Checkout.OrderTotal) };
+  const completion: ModelCompletion = {
+    checkoutId,
+    basketGuid: basket.guid,
+    totalMinor: toMinor(snapshot.body.Checkout.OrderTotal),
+  };
   const body = JSON.stringify({ PaymentReference: `soak-${checkoutId.slice(0, 8)}` });
   const completed = await send(target, stats, 'complete', 'POST', `/checkout/${checkoutId}/complete`, internal, body);
   if (completed.status === 'network' || (completed.status as number) >= 500) {
@@ -328,15 +436,26 @@ async function step(client: ClientModel, fixture: Fixture, target: Target, stats
     client.completions.push(completion);
     return;
   }
-  if (completed.status !== 200) throw new Error(`complete answered ${completed.status}: ${JSON.stringify(completed.body)}`);
+  if (completed.status !== 200)
+    throw new Error(`complete answered ${completed.status}: ${JSON.stringify(completed.body)}`);
   completion.orderGuid = completed.body.Order.OrderGuid;
   client.completions.push(completion);
   basket.state = 'ordered';
   if (Math.random() < 0.3) {
     // The checkout site retrying a completion it already got an answer for: the same order, nothing new.
-    const again = await send(target, stats, 'complete-repeat', 'POST', `/checkout/${checkoutId}/complete`, internal, body);
+    const again = await send(
+      target,
+      stats,
+      'complete-repeat',
+      'POST',
+      `/checkout/${checkoutId}/complete`,
+      internal,
+      body,
+    );
     if (again.status === 200 && again.body.Order.OrderGuid !== completion.orderGuid) {
-      throw new Error(`a repeated completion of ${checkoutId} answered order ${again.body.Order.OrderGuid}, not ${completion.orderGuid}`);
+      throw new Error(
+        `a repeated completion of ${checkoutId} answered order ${again.body.Order.OrderGuid}, not ${completion.orderGuid}`,
+      );
     }
   }
 }
@@ -353,10 +472,16 @@ export interface RunOptions {
 }
 
 /** Runs every client in a loop until the end point; a client stops at its first protocol surprise. */
-export async function runWorkload(models: ClientModel[], fixture: Fixture, target: Target, options: RunOptions): Promise<{ stats: Stats; failures: string[] }> {
+export async function runWorkload(
+  models: ClientModel[],
+  fixture: Fixture,
+  target: Target,
+  options: RunOptions,
+): Promise<{ stats: Stats; failures: string[] }> {
   const stats = newStats();
   const failures: string[] = [];
-  const reached = (point: RunPoint) => ('ms' in point ? Date.now() - stats.startedAt >= point.ms : stats.answered >= point.answered);
+  const reached = (point: RunPoint) =>
+    'ms' in point ? Date.now() - stats.startedAt >= point.ms : stats.answered >= point.answered;
   let interruptRun: Promise<void> | undefined;
   let interruptDone = !options.interrupt;
   let failInterrupt: (error: unknown) => void = () => {};
@@ -368,7 +493,8 @@ export async function runWorkload(models: ClientModel[], fixture: Fixture, targe
       interruptDone = true;
     }, failInterrupt);
   };
-  const timer = options.interrupt && 'ms' in options.interrupt.at ? setTimeout(interruptIfDue, options.interrupt.at.ms) : undefined;
+  const timer =
+    options.interrupt && 'ms' in options.interrupt.at ? setTimeout(interruptIfDue, options.interrupt.at.ms) : undefined;
   const finished = () => reached(options.until) && ('ms' in options.until || interruptDone);
   try {
     const clients = models.map(async (client) => {
@@ -401,7 +527,11 @@ export interface AuditResult {
 }
 
 const sameLines = (actual: Lines, expected: Lines, compareIds: boolean) =>
-  actual.size === expected.size && [...expected].every(([project, line]) => actual.get(project)?.quantity === line.quantity && (!compareIds || actual.get(project)?.id === line.id));
+  actual.size === expected.size &&
+  [...expected].every(
+    ([project, line]) =>
+      actual.get(project)?.quantity === line.quantity && (!compareIds || actual.get(project)?.id === line.id),
+  );
 
 /** The basket states a pending change may have left: before it, or after it. */
 function possibleLines(basket: ModelBasket): Lines[] {
@@ -409,7 +539,11 @@ function possibleLines(basket: ModelBasket): Lines[] {
   const change = basket.pending;
   if (!change || change.kind === 'delete' || change.kind === 'complete') return [before];
   const after = new Map(before);
-  if (change.kind === 'add') after.set(change.projectGuid, { id: -1, quantity: (before.get(change.projectGuid)?.quantity ?? 0) + change.quantity });
+  if (change.kind === 'add')
+    after.set(change.projectGuid, {
+      id: -1,
+      quantity: (before.get(change.projectGuid)?.quantity ?? 0) + change.quantity,
+    });
   if (change.kind === 'update') after.set(change.projectGuid, { id: -1, quantity: change.quantity });
   if (change.kind === 'delete-line') after.delete(change.projectGuid);
   return [before, after];
@@ -422,7 +556,18 @@ function possibleLines(basket: ModelBasket): Lines[] {
 export async function audit(models: ClientModel[], fixture: Fixture, target: Target): Promise<AuditResult> {
   const stats = newStats();
   const problems: string[] = [];
-  const figures = { baskets: 0, basketsUncertain: 0, lines: 0, orders: 0, completionsResolved: 0, items: 0, pushesUncertain: 0, intentsExpired: 0, s3Objects: 0, strayObjects: 0 };
+  const figures = {
+    baskets: 0,
+    basketsUncertain: 0,
+    lines: 0,
+    orders: 0,
+    completionsResolved: 0,
+    items: 0,
+    pushesUncertain: 0,
+    intentsExpired: 0,
+    s3Objects: 0,
+    strayObjects: 0,
+  };
   const price = new Map(fixture.projects.map((project) => [project.guid, project.priceMinor]));
   const internal = { 'X-SERVICE-API-Key': fixture.internalKey, 'Content-Type': 'application/json' };
 
@@ -437,9 +582,15 @@ export async function audit(models: ClientModel[], fixture: Fixture, target: Tar
 
     for (const basket of actual.values()) {
       const totalMinor = basket.Lines.reduce((sum: number, line: { Total: number }) => sum + toMinor(line.Total), 0);
-      if (toMinor(basket.OrderTotal) !== totalMinor) problems.push(`${client.user}: basket ${basket.Guid} OrderTotal ${basket.OrderTotal} is not the sum of its lines`);
+      if (toMinor(basket.OrderTotal) !== totalMinor)
+        problems.push(
+          `${client.user}: basket ${basket.Guid} OrderTotal ${basket.OrderTotal} is not the sum of its lines`,
+        );
       for (const line of basket.Lines) {
-        if (toMinor(line.Total) !== line.Quantity * (price.get(line.ProjectGuid) ?? Number.NaN)) problems.push(`${client.user}: basket ${basket.Guid} line ${line.Id} Total ${line.Total} is not quantity x price`);
+        if (toMinor(line.Total) !== line.Quantity * (price.get(line.ProjectGuid) ?? Number.NaN))
+          problems.push(
+            `${client.user}: basket ${basket.Guid} line ${line.Id} Total ${line.Total} is not quantity x price`,
+          );
       }
       figures.lines += basket.Lines.length;
     }
@@ -451,31 +602,51 @@ export async function audit(models: ClientModel[], fixture: Fixture, target: Tar
       const gone = model.state !== 'open' || model.pending?.kind === 'delete' || model.pending?.kind === 'complete';
       if (!found) {
         if (!gone && !model.pending) problems.push(`${client.user}: acknowledged basket ${model.guid} is missing`);
-        else if (!gone && model.pending) problems.push(`${client.user}: basket ${model.guid} vanished after an unanswered line change`);
+        else if (!gone && model.pending)
+          problems.push(`${client.user}: basket ${model.guid} vanished after an unanswered line change`);
         continue;
       }
       figures.baskets++;
       if (model.state !== 'open') {
-        problems.push(`${client.user}: basket ${model.guid} is still listed after an acknowledged ${model.state === 'deleted' ? 'delete' : 'completion'}`);
+        problems.push(
+          `${client.user}: basket ${model.guid} is still listed after an acknowledged ${model.state === 'deleted' ? 'delete' : 'completion'}`,
+        );
         continue;
       }
       const lines = linesOf(found);
       if (!possibleLines(model).some((expected, index) => sameLines(lines, expected, index === 0))) {
-        problems.push(`${client.user}: basket ${model.guid} holds ${JSON.stringify([...lines])}, acknowledged ${JSON.stringify([...model.lines])}${model.pending ? ` (pending ${model.pending.kind})` : ''}`);
+        problems.push(
+          `${client.user}: basket ${model.guid} holds ${JSON.stringify([...lines])}, acknowledged ${JSON.stringify([...model.lines])}${model.pending ? ` (pending ${model.pending.kind})` : ''}`,
+        );
       }
     }
     // Baskets nobody was told about: only creations that went unanswered may have made them.
-    if (actual.size > client.uncertainCreates) problems.push(`${client.user}: ${actual.size} unexpected baskets, ${client.uncertainCreates} unanswered creations`);
-    for (const extra of actual.values()) if (extra.Lines.length > 0) problems.push(`${client.user}: unexpected basket ${extra.Guid} has lines`);
+    if (actual.size > client.uncertainCreates)
+      problems.push(
+        `${client.user}: ${actual.size} unexpected baskets, ${client.uncertainCreates} unanswered creations`,
+      );
+    for (const extra of actual.values())
+      if (extra.Lines.length > 0) problems.push(`${client.user}: unexpected basket ${extra.Guid} has lines`);
 
     if (fixture.features.orders) {
       // Unanswered completions are finished now, as the checkout site would retry them.
       for (const completion of client.completions.filter((c) => c.orderGuid === undefined)) {
-        const retried = await send(target, stats, 'audit', 'POST', `/checkout/${completion.checkoutId}/complete`, internal, JSON.stringify({ PaymentReference: `soak-${completion.checkoutId.slice(0, 8)}` }));
+        const retried = await send(
+          target,
+          stats,
+          'audit',
+          'POST',
+          `/checkout/${completion.checkoutId}/complete`,
+          internal,
+          JSON.stringify({ PaymentReference: `soak-${completion.checkoutId.slice(0, 8)}` }),
+        );
         if (retried.status === 200) {
           completion.orderGuid = retried.body.Order.OrderGuid;
           figures.completionsResolved++;
-        } else problems.push(`${client.user}: retrying the unanswered completion of ${completion.checkoutId} answered ${retried.status}`);
+        } else
+          problems.push(
+            `${client.user}: retrying the unanswered completion of ${completion.checkoutId} answered ${retried.status}`,
+          );
       }
       const orders = await send(target, stats, 'audit', 'GET', '/orders', user);
       if (orders.status !== 200) {
@@ -483,21 +654,39 @@ export async function audit(models: ClientModel[], fixture: Fixture, target: Tar
         continue;
       }
       const counts = new Map<string, number>();
-      for (const order of orders.body.Orders as { OrderGuid: string; OrderTotal: number }[]) counts.set(order.OrderGuid, (counts.get(order.OrderGuid) ?? 0) + 1);
-      const totals = new Map<string, number>((orders.body.Orders as { OrderGuid: string; OrderTotal: number }[]).map((order) => [order.OrderGuid, toMinor(order.OrderTotal)]));
-      const expected = new Set(client.completions.map((completion) => completion.orderGuid).filter((guid): guid is string => guid !== undefined));
+      for (const order of orders.body.Orders as { OrderGuid: string; OrderTotal: number }[])
+        counts.set(order.OrderGuid, (counts.get(order.OrderGuid) ?? 0) + 1);
+      const totals = new Map<string, number>(
+        (orders.body.Orders as { OrderGuid: string; OrderTotal: number }[]).map((order) => [
+          order.OrderGuid,
+          toMinor(order.OrderTotal),
+        ]),
+      );
+      const expected = new Set(
+        client.completions
+          .map((completion) => completion.orderGuid)
+          .filter((guid): guid is string => guid !== undefined),
+      );
       for (const completion of client.completions) {
         if (!completion.orderGuid) continue;
-        if (counts.get(completion.orderGuid) !== 1) problems.push(`${client.user}: checkout ${completion.checkoutId} has ${counts.get(completion.orderGuid) ?? 0} orders listed`);
-        else if (totals.get(completion.orderGuid) !== completion.totalMinor) problems.push(`${client.user}: order ${completion.orderGuid} total differs from its checkout`);
+        if (counts.get(completion.orderGuid) !== 1)
+          problems.push(
+            `${client.user}: checkout ${completion.checkoutId} has ${counts.get(completion.orderGuid) ?? 0} orders listed`,
+          );
+        else if (totals.get(completion.orderGuid) !== completion.totalMinor)
+          problems.push(`${client.user}: order ${completion.orderGuid} total differs from its checkout`);
       }
-      if (orders.body.Orders.length !== expected.size) problems.push(`${client.user}: ${orders.body.Orders.length} orders for ${expected.size} completed checkouts`);
+      if (orders.body.Orders.length !== expected.size)
+        problems.push(`${client.user}: ${orders.body.Orders.length} orders for ${expected.size} completed checkouts`);
       figures.orders += orders.body.Orders.length;
     }
 
     for (const item of client.items) {
-      const builder = await send(target, stats, 'audit', 'POST', `/library/${item}/builder`, { 'X-SERVICE-API-Key': fixture.libraryKey });
-      if (builder.status !== 200) problems.push(`${client.user}: acknowledged library item ${item} answers ${builder.status}`);
+      const builder = await send(target, stats, 'audit', 'POST', `/library/${item}/builder`, {
+        'X-SERVICE-API-Key': fixture.libraryKey,
+      });
+      if (builder.status !== 200)
+        problems.push(`${client.user}: acknowledged library item ${item} answers ${builder.status}`);
       figures.items++;
     }
   }
@@ -506,14 +695,20 @@ export async function audit(models: ClientModel[], fixture: Fixture, target: Tar
   // on the running server's storage), every object left must belong to a committed request: its owner and
   // its item record exist. Unanswered pushes that did commit keep theirs, so objects may outnumber items.
   figures.pushesUncertain = models.reduce((sum, client) => sum + client.uncertainPushes, 0);
-  const expired = await promisify(execFile)(process.execPath, ['bin/expire-ttl.ts', '--hours', '2'], { cwd: repoRoot, env: { ...process.env, DATA_DIR: fixture.dataDir } }).catch(
-    (error: { stdout?: string; stderr?: string }) => {
-      problems.push(`expire-ttl failed: ${error.stderr ?? error}`);
-      return { stdout: error.stdout ?? '' };
-    },
-  );
+  const expired = await promisify(execFile)(process.execPath, ['bin/expire-ttl.ts', '--hours', '2'], {
+    cwd: repoRoot,
+    env: { ...process.env, DATA_DIR: fixture.dataDir },
+  }).catch((error: { stdout?: string; stderr?: string }) => {
+    problems.push(`expire-ttl failed: ${error.stderr ?? error}`);
+    return { stdout: error.stdout ?? '' };
+  });
   figures.intentsExpired = Number(/^swept\t(\d+)$/m.exec(expired.stdout)?.[1] ?? 0);
-  const stored = await snapshotStore({ storage: JSON.parse(readFileSync(join(fixture.dataDir, 'local-endpoints.json'), 'utf8')) as { s3Endpoint: string; dynamoEndpoint: string } });
+  const stored = await snapshotStore({
+    storage: JSON.parse(readFileSync(join(fixture.dataDir, 'local-endpoints.json'), 'utf8')) as {
+      s3Endpoint: string;
+      dynamoEndpoint: string;
+    },
+  });
   for (const key of stored.objects.keys()) {
     figures.s3Objects++;
     const [, owner, item] = /^library\/([0-9a-f]{32})\/([0-9a-f]{32})$/.exec(key) ?? [];
@@ -522,7 +717,10 @@ export async function audit(models: ClientModel[], fixture: Fixture, target: Tar
       problems.push(`object ${key} belongs to no committed library request`);
     }
   }
-  if (figures.s3Objects > figures.items + figures.pushesUncertain) problems.push(`${figures.s3Objects} S3 objects for ${figures.items} acknowledged pushes and ${figures.pushesUncertain} unanswered ones`);
+  if (figures.s3Objects > figures.items + figures.pushesUncertain)
+    problems.push(
+      `${figures.s3Objects} S3 objects for ${figures.items} acknowledged pushes and ${figures.pushesUncertain} unanswered ones`,
+    );
   return { ok: problems.length === 0, problems, figures };
 }
 
@@ -531,9 +729,19 @@ export function formatReport(title: string, stats: Stats, result: AuditResult, f
   const lines = [
     `== ${title}`,
     `requests: ${stats.requests} (${stats.answered} answered) in ${seconds.toFixed(1)} s (${(stats.requests / seconds).toFixed(1)} req/s)`,
-    `by type: ${Object.entries(stats.byType).sort().map(([type, count]) => `${type}=${count}`).join(' ')}`,
-    `non-200 answers by status: ${Object.entries(stats.errorsByStatus).sort().map(([status, count]) => `${status}=${count}`).join(' ') || 'none'}`,
-    `audit: ${Object.entries(result.figures).map(([name, value]) => `${name}=${value}`).join(' ')}`,
+    `by type: ${Object.entries(stats.byType)
+      .sort()
+      .map(([type, count]) => `${type}=${count}`)
+      .join(' ')}`,
+    `non-200 answers by status: ${
+      Object.entries(stats.errorsByStatus)
+        .sort()
+        .map(([status, count]) => `${status}=${count}`)
+        .join(' ') || 'none'
+    }`,
+    `audit: ${Object.entries(result.figures)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ')}`,
     `audit result: ${result.ok && failures.length === 0 ? 'PASS' : 'FAIL'}`,
     ...failures.map((failure) => `  client stopped: ${failure}`),
     ...result.problems.slice(0, 50).map((problem) => `  problem: ${problem}`),

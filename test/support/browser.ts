@@ -33,13 +33,22 @@ export function isLoopbackRequest(url: string): boolean {
 
 export async function launchBrowser(executablePath = CHROMIUM_PATH): Promise<TestBrowser> {
   if (!existsSync(executablePath)) {
-    throw new Error(`The browser tests need Debian's chromium at ${executablePath}: install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does this), or set CHROMIUM_PATH.`);
+    throw new Error(
+      `The browser tests need Debian's chromium at ${executablePath}: install it with \`apt-get update && apt-get install -y chromium\` (.ci/run does this), or set CHROMIUM_PATH.`,
+    );
   }
   const profile = mkdtempSync(join(tmpdir(), 'site-browser-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
     viewport: { width: 1000, height: 800 },
   });
   // Generous: the machine running the tests may be busy; no test asserts on how long anything took.

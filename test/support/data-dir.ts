@@ -39,7 +39,10 @@ export function temporaryDataDir(prefix: string): DataDir {
     },
     async cli(script, ...args) {
       try {
-        const { stdout, stderr } = await run(process.execPath, [script, ...args], { env: { ...process.env, DATA_DIR: path }, cwd: process.cwd() });
+        const { stdout, stderr } = await run(process.execPath, [script, ...args], {
+          env: { ...process.env, DATA_DIR: path },
+          cwd: process.cwd(),
+        });
         return { code: 0, stdout, stderr };
       } catch (error) {
         const failed = error as CliResult;

@@ -64,15 +64,21 @@ const dynamoError = (type: string, message: string): RawResponse => ({
 const s3Error = (statusCode: number, code: string, message: string): RawResponse => ({
   statusCode,
   headers: { 'content-type': 'application/xml', 'x-amz-request-id': 'FAULT-INJECTED' },
-  body: new TextEncoder().encode(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message><RequestId>FAULT-INJECTED</RequestId></Error>`),
+  body: new TextEncoder().encode(
+    `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message><RequestId>FAULT-INJECTED</RequestId></Error>`,
+  ),
 });
 
-const transportError = (name: string, code: string, message: string): Error => Object.assign(new Error(message), { name, code });
+const transportError = (name: string, code: string, message: string): Error =>
+  Object.assign(new Error(message), { name, code });
 
 function rawResponse(kind: FaultKind): RawResponse | undefined {
   switch (kind) {
     case 'dynamo-throughput':
-      return dynamoError('ProvisionedThroughputExceededException', 'The level of configured provisioned throughput for the table was exceeded.');
+      return dynamoError(
+        'ProvisionedThroughputExceededException',
+        'The level of configured provisioned throughput for the table was exceeded.',
+      );
     case 'dynamo-throttling':
       return dynamoError('ThrottlingException', 'Rate of requests exceeds the allowed throughput.');
     case 'dynamo-conditional':
@@ -94,7 +100,8 @@ let installed = 0;
  */
 export function injectFault(client: Client, rule: FaultRule): FaultHandle {
   const name = `fault-injection-${++installed}`;
-  const matches = typeof rule.command === 'string' ? (commandName: string) => commandName === rule.command : rule.command;
+  const matches =
+    typeof rule.command === 'string' ? (commandName: string) => commandName === rule.command : rule.command;
   const skip = rule.skip ?? 0;
   const times = rule.times ?? Number.POSITIVE_INFINITY;
   const state = { matched: 0, injected: 0, commands: [] as string[] };
@@ -120,7 +127,12 @@ export function injectFault(client: Client, rule: FaultRule): FaultHandle {
       return { response: rawResponse(rule.kind), output: undefined };
     };
 
-  (client.middlewareStack as { add(m: unknown, o: unknown): void }).add(middleware, { step: 'deserialize', priority: 'low', name, override: true });
+  (client.middlewareStack as { add(m: unknown, o: unknown): void }).add(middleware, {
+    step: 'deserialize',
+    priority: 'low',
+    name,
+    override: true,
+  });
   return {
     get matched() {
       return state.matched;

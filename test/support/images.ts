@@ -33,7 +33,8 @@ export function png(width = 2, height = 2, seed = 0): Buffer {
   ]);
 }
 
-const segment = (marker: number, payload: number[]): Buffer => Buffer.from([0xff, marker, (payload.length + 2) >> 8, (payload.length + 2) & 0xff, ...payload]);
+const segment = (marker: number, payload: number[]): Buffer =>
+  Buffer.from([0xff, marker, (payload.length + 2) >> 8, (payload.length + 2) & 0xff, ...payload]);
 
 /**
  * A 1x1 grey baseline JPEG. The Huffman tables hold a single 1-bit code each (DC difference 0, AC end of
@@ -41,7 +42,12 @@ const segment = (marker: number, payload: number[]): Buffer => Buffer.from([0xff
  */
 export function jpeg(comment = ''): Buffer {
   const ones = new Array<number>(64).fill(1);
-  const oneCode = (tableClass: number, symbol: number) => [(tableClass << 4) | 0, 1, ...new Array<number>(15).fill(0), symbol];
+  const oneCode = (tableClass: number, symbol: number) => [
+    (tableClass << 4) | 0,
+    1,
+    ...new Array<number>(15).fill(0),
+    symbol,
+  ];
   return Buffer.concat([
     Buffer.from([0xff, 0xd8]), // SOI
     segment(0xe0, [0x4a, 0x46, 0x49, 0x46, 0x00, 1, 1, 0, 0, 1, 0, 1, 0, 0]), // APP0 JFIF 1.1

@@ -7,12 +7,19 @@ export interface FilePart {
   data: Buffer | string;
 }
 
-export function multipartBody(parts: FilePart[], boundary = `----test${Math.random().toString(16).slice(2)}`): { body: Buffer; contentType: string } {
+export function multipartBody(
+  parts: FilePart[],
+  boundary = `----test${Math.random().toString(16).slice(2)}`,
+): { body: Buffer; contentType: string } {
   const chunks: Buffer[] = [];
   for (const part of parts) {
     const disposition = `form-data; name="${part.name}"${part.filename !== undefined ? `; filename="${part.filename}"` : ''}`;
     const headers = `Content-Disposition: ${disposition}\r\n${part.contentType ? `Content-Type: ${part.contentType}\r\n` : ''}\r\n`;
-    chunks.push(Buffer.from(`--${boundary}\r\n${headers}`), Buffer.isBuffer(part.data) ? part.data : Buffer.from(part.data), Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(`--${boundary}\r\n${headers}`),
+      Buffer.isBuffer(part.data) ? part.data : Buffer.from(part.data),
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
@@ -20,7 +27,10 @@ export function multipartBody(parts: FilePart[], boundary = `----test${Math.rand
 
 /** A valid 1x1 PNG (67 bytes). */
 export const tinyPng = (): Buffer =>
-  Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+    'base64',
+  );
 
 /**
  * A PNG of about `bytes` bytes: a valid header, IHDR and IDAT, then filler in an ancillary chunk before IEND

@@ -18,7 +18,10 @@ export async function lintOpenApi(document: unknown): Promise<string[]> {
     const file = join(dir, 'openapi.json');
     writeFileSync(file, JSON.stringify(document, null, 2));
     const problems = await lint({ ref: file, config: await loadConfig({ configPath: CONFIG }) });
-    return problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location.map((where) => where.pointer).join(', ')}`);
+    return problems.map(
+      (problem) =>
+        `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location.map((where) => where.pointer).join(', ')}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -51,7 +51,8 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
     return { status: response.status, headers: response.headers, text, body: parseJsonOrUndefined(text) };
   };
 
-  const apiKey = async (name: string, scope: 'library' | 'internal') => (await createApiKey(`${name}-${newGuid().slice(0, 8)}`, scope, Date.now())).apiKey;
+  const apiKey = async (name: string, scope: 'library' | 'internal') =>
+    (await createApiKey(`${name}-${newGuid().slice(0, 8)}`, scope, Date.now())).apiKey;
 
   return {
     ...service,
@@ -60,7 +61,10 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
     async project(unitPrice, version = 1) {
       internalKey ??= await apiKey('test-internal', 'internal');
       const guid = newGuid();
-      const response = await request('PUT', `/project/${guid}`, { apiKey: internalKey, json: { UnitPrice: unitPrice, Version: version } });
+      const response = await request('PUT', `/project/${guid}`, {
+        apiKey: internalKey,
+        json: { UnitPrice: unitPrice, Version: version },
+      });
       if (response.status !== 200) throw new Error(`project registration failed: ${response.status} ${response.text}`);
       return guid;
     },

@@ -25,13 +25,19 @@ const readers = new WeakMap<object, { dynamo: DynamoDBClient; s3: S3Client }>();
 function readersFor(storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>) {
   let found = readers.get(storage);
   if (!found) {
-    found = { dynamo: new DynamoDBClient(clientOptions(storage.dynamoEndpoint)), s3: new S3Client({ ...clientOptions(storage.s3Endpoint), forcePathStyle: true }) };
+    found = {
+      dynamo: new DynamoDBClient(clientOptions(storage.dynamoEndpoint)),
+      s3: new S3Client({ ...clientOptions(storage.s3Endpoint), forcePathStyle: true }),
+    };
     readers.set(storage, found);
   }
   return found;
 }
 
-export async function listObjectKeys(storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>, bucket = process.env.BUCKET_NAME ?? 'photo-commerce-images'): Promise<Map<string, string>> {
+export async function listObjectKeys(
+  storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>,
+  bucket = process.env.BUCKET_NAME ?? 'photo-commerce-images',
+): Promise<Map<string, string>> {
   const { s3 } = readersFor(storage);
   const objects = new Map<string, string>();
   let token: string | undefined;
@@ -44,17 +50,25 @@ export async function listObjectKeys(storage: Pick<LocalStorage, 'dynamoEndpoint
 }
 
 /** The object key of an item's image, `library/<anonymous user>/<item guid>`; undefined when it is not stored. */
-export async function libraryObjectKeyOf(storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>, itemGuid: string): Promise<string | undefined> {
+export async function libraryObjectKeyOf(
+  storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>,
+  itemGuid: string,
+): Promise<string | undefined> {
   const pattern = new RegExp(`^library/[0-9a-f]{32}/${itemGuid}$`);
   return [...(await listObjectKeys(storage)).keys()].find((key) => pattern.test(key));
 }
 
-export async function snapshotStore(service: { storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'> }, tableName = process.env.TABLE_NAME ?? 'photo-commerce'): Promise<StoreSnapshot> {
+export async function snapshotStore(
+  service: { storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'> },
+  tableName = process.env.TABLE_NAME ?? 'photo-commerce',
+): Promise<StoreSnapshot> {
   const { dynamo } = readersFor(service.storage);
   const items = new Map<string, Record<string, AttributeValue>>();
   let startKey: Record<string, AttributeValue> | undefined;
   do {
-    const page = await dynamo.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: startKey }));
+    const page = await dynamo.send(
+      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
+    );
     for (const item of page.Items ?? []) items.set(`${item.PK?.S}|${item.SK?.S}`, item);
     startKey = page.LastEvaluatedKey;
   } while (startKey);
@@ -62,7 +76,11 @@ export async function snapshotStore(service: { storage: Pick<LocalStorage, 'dyna
 }
 
 /** What changed between two snapshots, one line per item or object; `ignore` skips volatile items by key. */
-export function storeDiff(before: StoreSnapshot, after: StoreSnapshot, ignore: (key: string) => boolean = () => false): string[] {
+export function storeDiff(
+  before: StoreSnapshot,
+  after: StoreSnapshot,
+  ignore: (key: string) => boolean = () => false,
+): string[] {
   const changes: string[] = [];
   const compare = <V>(kind: string, a: Map<string, V>, b: Map<string, V>) => {
     for (const [key, value] of b) {
@@ -78,4 +96,5 @@ export function storeDiff(before: StoreSnapshot, after: StoreSnapshot, ignore: (
 }
 
 /** Whether a route's handler has been written yet (routes are listed before their handlers exist). */
-export const routeExists = (handler: string): boolean => existsSync(new URL(`../../functions/handlers/${handler}.ts`, import.meta.url));
+export const routeExists = (handler: string): boolean =>
+  existsSync(new URL(`../../functions/handlers/${handler}.ts`, import.meta.url));

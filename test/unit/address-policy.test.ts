@@ -62,7 +62,18 @@ describe('address policy', () => {
     if (!verdict.allowed) expect(verdict.reason).toContain(address);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '1.1.1.1', '172.32.0.1', '172.15.255.255', '100.128.0.1', '192.169.0.1', '2606:4700::6810:84e5', '2a00:1450:4001:80b::200e', '64:ff9b::808:808'])('allows the public address %s', (address) => {
+  it.each([
+    '93.184.215.14',
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '172.15.255.255',
+    '100.128.0.1',
+    '192.169.0.1',
+    '2606:4700::6810:84e5',
+    '2a00:1450:4001:80b::200e',
+    '64:ff9b::808:808',
+  ])('allows the public address %s', (address) => {
     expect(classifyAddress(address, strict)).toMatchObject({ allowed: true, address });
   });
 
@@ -74,21 +85,40 @@ describe('address policy', () => {
   it('allows loopback only when the policy says so, and nothing else with it', () => {
     expect(classifyAddress('127.0.0.1', loopbackAllowed)).toEqual({ allowed: true, address: '127.0.0.1', family: 4 });
     expect(classifyAddress('::1', loopbackAllowed)).toEqual({ allowed: true, address: '::1', family: 6 });
-    expect(classifyAddress('::ffff:127.0.0.1', loopbackAllowed)).toEqual({ allowed: true, address: '127.0.0.1', family: 4 });
+    expect(classifyAddress('::ffff:127.0.0.1', loopbackAllowed)).toEqual({
+      allowed: true,
+      address: '127.0.0.1',
+      family: 4,
+    });
     for (const address of ['10.0.0.1', '169.254.169.254', 'fe80::1', 'fc00::1', '0.0.0.0', '::']) {
       expect(classifyAddress(address, loopbackAllowed).allowed).toBe(false);
     }
   });
 
   it('refuses text that is not a plain IP address', () => {
-    for (const text of ['localhost', '', '127.1', '0x7f.0.0.1', '010.0.0.1', '1.2.3.4.5', 'fe80::1%eth0', '::ffff:10.0.0.1%0', '[::1]']) {
+    for (const text of [
+      'localhost',
+      '',
+      '127.1',
+      '0x7f.0.0.1',
+      '010.0.0.1',
+      '1.2.3.4.5',
+      'fe80::1%eth0',
+      '::ffff:10.0.0.1%0',
+      '[::1]',
+    ]) {
       expect(classifyAddress(text, loopbackAllowed).allowed).toBe(false);
     }
   });
 
   it('parses IPv6 spellings to the same bytes', () => {
     const expected = [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0x0a, 0, 0, 0x01];
-    for (const text of ['2001:db8::a00:1', '2001:DB8:0:0:0:0:0a00:0001', '2001:db8::10.0.0.1', '2001:db8:0::0:10.0.0.1']) {
+    for (const text of [
+      '2001:db8::a00:1',
+      '2001:DB8:0:0:0:0:0a00:0001',
+      '2001:db8::10.0.0.1',
+      '2001:db8:0::0:10.0.0.1',
+    ]) {
       expect([...(addressBytes(text) ?? [])]).toEqual(expected);
     }
     expect([...(addressBytes('::') ?? [])]).toEqual(new Array(16).fill(0));
@@ -102,7 +132,10 @@ describe('address policy', () => {
       blockList.addSubnet(network, Number(prefix), family === 4 ? 'ipv4' : 'ipv6');
     }
     const nearRanges = fc.constantFrom(...refusedRanges.filter((r) => r.family === 4).map((r) => r.cidr.split('.')[0]));
-    const ipv4 = fc.oneof(fc.ipV4(), fc.tuple(nearRanges, fc.nat(255), fc.nat(255), fc.nat(255)).map((parts) => parts.join('.')));
+    const ipv4 = fc.oneof(
+      fc.ipV4(),
+      fc.tuple(nearRanges, fc.nat(255), fc.nat(255), fc.nat(255)).map((parts) => parts.join('.')),
+    );
     fc.assert(
       fc.property(ipv4, (address) => {
         expect(classifyAddress(address, strict).allowed).toBe(!blockList.check(address, 'ipv4'));
@@ -114,7 +147,13 @@ describe('address policy', () => {
         const bytes = addressBytes(address);
         if (!bytes) return;
         // The mapped and NAT64 forms are judged by their IPv4 part, and non-2000::/3 space is refused as a whole.
-        const embedsIpv4 = bytes.slice(0, 12).every((b, i) => b === (i < 10 ? 0 : 0xff)) || (bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && bytes.slice(4, 12).every((b) => b === 0));
+        const embedsIpv4 =
+          bytes.slice(0, 12).every((b, i) => b === (i < 10 ? 0 : 0xff)) ||
+          (bytes[0] === 0 &&
+            bytes[1] === 0x64 &&
+            bytes[2] === 0xff &&
+            bytes[3] === 0x9b &&
+            bytes.slice(4, 12).every((b) => b === 0));
         if (embedsIpv4 || (bytes[0]! & 0xe0) !== 0x20) return;
         expect(classifyAddress(address, strict).allowed).toBe(!blockList.check(address, 'ipv6'));
       }),
@@ -125,7 +164,17 @@ describe('address policy', () => {
 
 describe('loopback (the only addresses that take any port when PULL_ALLOW_LOOPBACK is on)', () => {
   it('is 127.0.0.0/8, ::1 and their mapped forms, nothing else', () => {
-    for (const address of ['127.0.0.1', '127.255.0.9', '::1', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1']) expect(isLoopback(address), address).toBe(true);
-    for (const address of ['128.0.0.1', '10.0.0.1', '::2', '::ffff:10.0.0.1', '64:ff9b::7f00:1', 'localhost', '93.184.215.14']) expect(isLoopback(address), address).toBe(false);
+    for (const address of ['127.0.0.1', '127.255.0.9', '::1', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1'])
+      expect(isLoopback(address), address).toBe(true);
+    for (const address of [
+      '128.0.0.1',
+      '10.0.0.1',
+      '::2',
+      '::ffff:10.0.0.1',
+      '64:ff9b::7f00:1',
+      'localhost',
+      '93.184.215.14',
+    ])
+      expect(isLoopback(address), address).toBe(false);
   });
 });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { addLine, basketTotalMinor, changeLine, isExpired, MAX_LINES, newBasket, removeLine, repriceLines, type SaveTime } from '../../functions/domain/basket.ts';
+import {
+  addLine,
+  basketTotalMinor,
+  changeLine,
+  isExpired,
+  MAX_LINES,
+  newBasket,
+  removeLine,
+  repriceLines,
+  type SaveTime,
+} from '../../functions/domain/basket.ts';
 import type { ProjectPrice } from '../../functions/domain/project.ts';
 import { DomainError } from '../../functions/shared/errors.ts';
 
@@ -20,7 +30,13 @@ const codeOf = (fn: () => unknown): string | undefined => {
 describe('basket rules', () => {
   it('starts empty, with a TTL from its creation', () => {
     const basket = newBasket('g', 'u', clock);
-    expect(basket).toMatchObject({ lines: [], nextLineId: 1, createdAt: clock.now, lastSavedAt: clock.now, expiresAt: clock.now + clock.ttlMs });
+    expect(basket).toMatchObject({
+      lines: [],
+      nextLineId: 1,
+      createdAt: clock.now,
+      lastSavedAt: clock.now,
+      expiresAt: clock.now + clock.ttlMs,
+    });
     expect(basketTotalMinor(basket)).toBe(0);
   });
 
@@ -49,7 +65,8 @@ describe('basket rules', () => {
     expect(codeOf(() => removeLine(basket, 9, clock))).toBe('LineNotFound');
 
     let full = newBasket('g', 'u', clock);
-    for (let i = 0; i < MAX_LINES; i++) full = addLine(full, { ...book, projectGuid: i.toString(16).padStart(32, '0') }, 1, clock).basket;
+    for (let i = 0; i < MAX_LINES; i++)
+      full = addLine(full, { ...book, projectGuid: i.toString(16).padStart(32, '0') }, 1, clock).basket;
     expect(codeOf(() => addLine(full, canvas, 1, clock))).toBe('BasketFull');
     // Adding to a line that exists is still fine in a full basket.
     expect(addLine(full, { ...book, projectGuid: '0'.repeat(32) }, 1, clock).line.quantity).toBe(2);
@@ -63,10 +80,33 @@ describe('basket rules', () => {
 
   it('reprices lines whose price or project version moved, and returns the same basket when none did', () => {
     const basket = addLine(addLine(newBasket('g', 'u', clock), book, 2, clock).basket, canvas, 1, clock).basket;
-    expect(repriceLines(basket, new Map([[book.projectGuid, book], [canvas.projectGuid, canvas]]), later)).toBe(basket);
-    const samePriceNewVersion = repriceLines(basket, new Map([[book.projectGuid, { ...book, version: 4 }], [canvas.projectGuid, canvas]]), later);
+    expect(
+      repriceLines(
+        basket,
+        new Map([
+          [book.projectGuid, book],
+          [canvas.projectGuid, canvas],
+        ]),
+        later,
+      ),
+    ).toBe(basket);
+    const samePriceNewVersion = repriceLines(
+      basket,
+      new Map([
+        [book.projectGuid, { ...book, version: 4 }],
+        [canvas.projectGuid, canvas],
+      ]),
+      later,
+    );
     expect(samePriceNewVersion.lines[0]).toMatchObject({ unitPriceMinor: 2999, projectVersion: 4 });
-    const sameVersionNewPrice = repriceLines(basket, new Map([[book.projectGuid, book], [canvas.projectGuid, { ...canvas, unitPriceMinor: 5000 }]]), later);
+    const sameVersionNewPrice = repriceLines(
+      basket,
+      new Map([
+        [book.projectGuid, book],
+        [canvas.projectGuid, { ...canvas, unitPriceMinor: 5000 }],
+      ]),
+      later,
+    );
     expect(basketTotalMinor(sameVersionNewPrice)).toBe(2 * 2999 + 5000);
     expect(sameVersionNewPrice).toMatchObject({ lastSavedAt: later.now, version: basket.version });
     expect(codeOf(() => repriceLines(basket, new Map([[book.projectGuid, book]]), later))).toBe('ProjectUnavailable');

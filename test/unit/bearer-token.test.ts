@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, signLocalToken, type LocalSigningKeys } from '../../lib/local/signing-keys.ts';
+import {
+  ensureSigningKeys,
+  LOCAL_AUDIENCE,
+  LOCAL_ISSUER,
+  signLocalToken,
+  type LocalSigningKeys,
+} from '../../lib/local/signing-keys.ts';
 import { verifyBearerToken } from '../../functions/auth/jwt.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'bearer-token-'));
@@ -34,11 +40,14 @@ const now = () => Math.floor(Date.now() / 1000);
 /** A token with exactly these claims (issuer added unless given), signed by the local issuer's key. */
 async function signed(claims: JWTPayload): Promise<string> {
   const key = await importJWK(JSON.parse(readFileSync(keys.privateKeyFile, 'utf8')) as JWK, 'ES256');
-  return new SignJWT({ iss: LOCAL_ISSUER, ...claims }).setProtectedHeader({ alg: 'ES256', kid: 'local-1', typ: 'JWT' }).sign(key);
+  return new SignJWT({ iss: LOCAL_ISSUER, ...claims })
+    .setProtectedHeader({ alg: 'ES256', kid: 'local-1', typ: 'JWT' })
+    .sign(key);
 }
 
 const valid = (): JWTPayload => ({ sub: 'alice', aud: LOCAL_AUDIENCE, iat: now(), exp: now() + 3600 });
-const without = (claim: keyof JWTPayload): JWTPayload => Object.fromEntries(Object.entries(valid()).filter(([name]) => name !== claim));
+const without = (claim: keyof JWTPayload): JWTPayload =>
+  Object.fromEntries(Object.entries(valid()).filter(([name]) => name !== claim));
 
 describe('bearer token rules', () => {
   it('accepts the tokens `npm run token` signs', async () => {
@@ -54,7 +63,9 @@ describe('bearer token rules', () => {
   it('refuses nbf or iat in the future, beyond the clock tolerance, and allows a few seconds of skew', async () => {
     expect(await verifyBearerToken(await signed({ ...valid(), nbf: now() + 60 }))).toHaveProperty('error');
     expect(await verifyBearerToken(await signed({ ...valid(), iat: now() + 60 }))).toHaveProperty('error');
-    expect(await verifyBearerToken(await signed({ ...valid(), nbf: now() + 2, iat: now() + 2 }))).toEqual({ userId: 'alice' });
+    expect(await verifyBearerToken(await signed({ ...valid(), nbf: now() + 2, iat: now() + 2 }))).toEqual({
+      userId: 'alice',
+    });
   });
 
   it('refuses a token older than JWT_MAX_AGE_SECONDS (default one day) or without iat while a maximum age applies', async () => {
@@ -71,7 +82,9 @@ describe('bearer token rules', () => {
   it('refuses a token without the configured audience', async () => {
     expect(await verifyBearerToken(await signed(without('aud')))).toHaveProperty('error');
     expect(await verifyBearerToken(await signed({ ...valid(), aud: 'another-api' }))).toHaveProperty('error');
-    expect(await verifyBearerToken(await signed({ ...valid(), aud: ['another-api', LOCAL_AUDIENCE] }))).toEqual({ userId: 'alice' });
+    expect(await verifyBearerToken(await signed({ ...valid(), aud: ['another-api', LOCAL_AUDIENCE] }))).toEqual({
+      userId: 'alice',
+    });
   });
 
   it('refuses every token when neither an audience nor a client id is configured', async () => {

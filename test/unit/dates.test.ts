@@ -21,7 +21,18 @@ describe('wire dates', () => {
   });
 
   it('refuses what is not a wire date', () => {
-    for (const bad of ['', '/Date()/', '/Date(12.5)/', '/Date(1+100)/', '/Date(1+2400)/', '/Date(1+0060)/', 'Date(1)', '/Date(1)', '/Date(99999999999999999999)/', '/Date(1 )/']) {
+    for (const bad of [
+      '',
+      '/Date()/',
+      '/Date(12.5)/',
+      '/Date(1+100)/',
+      '/Date(1+2400)/',
+      '/Date(1+0060)/',
+      'Date(1)',
+      '/Date(1)',
+      '/Date(99999999999999999999)/',
+      '/Date(1 )/',
+    ]) {
       expect(parseDate(bad), bad).toBeUndefined();
     }
   });
@@ -34,7 +45,9 @@ describe('wire dates', () => {
   it('escapes the solidus in JSON text for both forms without changing the parsed value', () => {
     const body = { CreatedDateUtc: formatDate(1763700000000), CompletedDateUtc: formatDate(undefined), Note: 'a/b' };
     const text = escapeDateSolidus(JSON.stringify(body));
-    expect(text).toBe('{"CreatedDateUtc":"\\/Date(1763700000000)\\/","CompletedDateUtc":"\\/Date(-62135596800000+0000)\\/","Note":"a/b"}');
+    expect(text).toBe(
+      '{"CreatedDateUtc":"\\/Date(1763700000000)\\/","CompletedDateUtc":"\\/Date(-62135596800000+0000)\\/","Note":"a/b"}',
+    );
     expect(JSON.parse(text)).toEqual(body);
   });
 

@@ -7,14 +7,23 @@ import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { presignDownloads } from '../../functions/store/download-signer.ts';
 
-const keys = ['library/0123456789abcdef0123456789abcdef/fedcba9876543210fedcba9876543210', "uploads/odd name (1)!'*~.jpg", 'library/ü/é+%/x'];
+const keys = [
+  'library/0123456789abcdef0123456789abcdef/fedcba9876543210fedcba9876543210',
+  "uploads/odd name (1)!'*~.jpg",
+  'library/ü/é+%/x',
+];
 
 /** Signing only: nothing is sent. The AWS client is built without the test run's loopback AWS_ENDPOINT_URL so it resolves AWS's own endpoint. */
 function awsClient(): S3Client {
   const endpointUrl = process.env.AWS_ENDPOINT_URL;
   delete process.env.AWS_ENDPOINT_URL;
   try {
-    return new S3Client({ region: 'eu-west-1', requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
+    return new S3Client({
+      region: 'eu-west-1',
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+    });
   } finally {
     if (endpointUrl !== undefined) process.env.AWS_ENDPOINT_URL = endpointUrl;
   }
@@ -23,11 +32,16 @@ function awsClient(): S3Client {
 // Checksums only where required, as the service's client (functions/shared/clients/s3.ts): a GET carries none.
 const clients = {
   'local path-style endpoint, session token': new S3Client({
-    requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
     endpoint: 'http://127.0.0.1:4569',
     forcePathStyle: true,
     region: 'us-east-1',
-    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'token/with+chars=' },
+    credentials: {
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+      sessionToken: 'token/with+chars=',
+    },
   }),
   'AWS virtual-hosted endpoint': awsClient(),
 };
@@ -42,11 +56,18 @@ describe('presigned downloads', () => {
       for (const at of ['2026-11-23T19:48:38.123Z', '2026-11-24T00:00:00.000Z']) {
         vi.useFakeTimers({ toFake: ['Date'] });
         vi.setSystemTime(new Date(at));
-        const downloads = keys.map((objectKey, index) => ({ objectKey, contentType: index === 1 ? 'image/heic' : 'image/jpeg' }));
+        const downloads = keys.map((objectKey, index) => ({
+          objectKey,
+          contentType: index === 1 ? 'image/heic' : 'image/jpeg',
+        }));
         const ours = await presignDownloads(s3, 'photo-bucket', downloads, 900);
         const sdk = await Promise.all(
           downloads.map(({ objectKey, contentType }) =>
-            getSignedUrl(s3, new GetObjectCommand({ Bucket: 'photo-bucket', Key: objectKey, ResponseContentType: contentType }), { expiresIn: 900 }),
+            getSignedUrl(
+              s3,
+              new GetObjectCommand({ Bucket: 'photo-bucket', Key: objectKey, ResponseContentType: contentType }),
+              { expiresIn: 900 },
+            ),
           ),
         );
         expect(ours).toEqual(sdk);

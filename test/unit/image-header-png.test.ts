@@ -37,15 +37,33 @@ function read(bytes: Buffer, chunkSize = 64 * 1024) {
 
 describe('PNG with large chunks before the image data', () => {
   it('answers the size from IHDR when the chunks before pHYs pass the bound (no density then)', () => {
-    expect(read(withTextChunk(IMAGE_HEADER_MAX_BYTES + 1000, 'after-ihdr'))).toEqual({ width: 30, height: 20, orientation: 1, dpiX: null, dpiY: null });
+    expect(read(withTextChunk(IMAGE_HEADER_MAX_BYTES + 1000, 'after-ihdr'))).toEqual({
+      width: 30,
+      height: 20,
+      orientation: 1,
+      dpiX: null,
+      dpiY: null,
+    });
   });
 
   it('keeps the density of a pHYs found before a large chunk', () => {
-    expect(read(withTextChunk(IMAGE_HEADER_MAX_BYTES + 1000, 'before-idat'))).toEqual({ width: 30, height: 20, orientation: 1, dpiX: 300, dpiY: 300 });
+    expect(read(withTextChunk(IMAGE_HEADER_MAX_BYTES + 1000, 'before-idat'))).toEqual({
+      width: 30,
+      height: 20,
+      orientation: 1,
+      dpiX: 300,
+      dpiY: 300,
+    });
   });
 
   it('still reads a large chunk within the bound completely', () => {
-    expect(read(withTextChunk(512 * 1024, 'after-ihdr'))).toEqual({ width: 30, height: 20, orientation: 1, dpiX: 300, dpiY: 300 });
+    expect(read(withTextChunk(512 * 1024, 'after-ihdr'))).toEqual({
+      width: 30,
+      height: 20,
+      orientation: 1,
+      dpiX: 300,
+      dpiY: 300,
+    });
   });
 
   it('still refuses a PNG that ends inside its chunks (a truncated header)', () => {

@@ -7,7 +7,11 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sniffImageType } from '../../functions/domain/library.ts';
-import { IMAGE_HEADER_MAX_BYTES, ImageHeaderReader, type ImageMetadata } from '../../functions/library/image-header/index.ts';
+import {
+  IMAGE_HEADER_MAX_BYTES,
+  ImageHeaderReader,
+  type ImageMetadata,
+} from '../../functions/library/image-header/index.ts';
 import { DomainError } from '../../functions/shared/errors.ts';
 import { statusOf } from '../../functions/http/errors.ts';
 
@@ -35,9 +39,16 @@ function thrown(run: () => unknown): unknown {
   throw new Error('expected an error');
 }
 
-const isUnreadable = (error: unknown) => error instanceof DomainError && statusOf(error) === 415 && error.code === 'UnreadableImage';
+const isUnreadable = (error: unknown) =>
+  error instanceof DomainError && statusOf(error) === 415 && error.code === 'UnreadableImage';
 
-const meta = (width: number, height: number, orientation = 1, dpi: number | null = null, dpiY = dpi): ImageMetadata => ({ width, height, orientation, dpiX: dpi, dpiY });
+const meta = (
+  width: number,
+  height: number,
+  orientation = 1,
+  dpi: number | null = null,
+  dpiY = dpi,
+): ImageMetadata => ({ width, height, orientation, dpiX: dpi, dpiY });
 
 /** Every fixture and what exiftool / identify say of it (displayed size: orientations 5-8 swap 30 x 20). */
 const EXPECTED: Record<string, ImageMetadata> = {
@@ -90,7 +101,9 @@ describe('ImageHeaderReader on the fixtures', () => {
    * the prefix into a fresh reader, so all 62,000 would cost seconds on a loaded machine and test nothing new).
    */
   const truncations = (complete: number) =>
-    Array.from({ length: complete }, (_, length) => length).filter((length) => complete <= 8192 || length < 4096 || length >= complete - 4096 || length % 61 === 0);
+    Array.from({ length: complete }, (_, length) => length).filter(
+      (length) => complete <= 8192 || length < 4096 || length >= complete - 4096 || length % 61 === 0,
+    );
 
   it.each(NAMES)('%s cut short at every byte of its header asks for more, then ends with 415', (name) => {
     const bytes = fixture(name);
@@ -131,24 +144,54 @@ const latin1 = (text: string) => Buffer.from(text, 'latin1');
 const u16 = (value: number) => Buffer.from([value >> 8, value & 0xff]);
 const u32 = (value: number) => Buffer.from([value >>> 24, (value >> 16) & 0xff, (value >> 8) & 0xff, value & 0xff]);
 const u32le = (value: number) => Buffer.from(u32(value).reverse());
-const box = (type: string, ...body: Uint8Array[]) => Buffer.concat([u32(8 + body.reduce((sum, part) => sum + part.length, 0)), latin1(type), ...body]);
-const fullBox = (type: string, version: number, flags: number, ...body: Uint8Array[]) => box(type, Buffer.from([version, flags >> 16, (flags >> 8) & 0xff, flags & 0xff]), ...body);
+const box = (type: string, ...body: Uint8Array[]) =>
+  Buffer.concat([u32(8 + body.reduce((sum, part) => sum + part.length, 0)), latin1(type), ...body]);
+const fullBox = (type: string, version: number, flags: number, ...body: Uint8Array[]) =>
+  box(type, Buffer.from([version, flags >> 16, (flags >> 8) & 0xff, flags & 0xff]), ...body);
 
 /** A HEIF whose primary item 2 has the properties `associated` (1-based into `properties`); item 1 is a 64 x 64 tile. */
-function heif(properties: Buffer[], associated: number[], options: { ipmaVersion?: number; wide?: boolean; before?: Buffer[] } = {}): Buffer {
+function heif(
+  properties: Buffer[],
+  associated: number[],
+  options: { ipmaVersion?: number; wide?: boolean; before?: Buffer[] } = {},
+): Buffer {
   const { ipmaVersion = 0, wide = false, before = [] } = options;
   const id = (item: number) => (ipmaVersion < 1 ? u16(item) : u32(item));
   const index = (n: number) => (wide ? u16(n) : Buffer.from([n]));
   const tile = properties.length + 1;
-  const ipma = fullBox('ipma', ipmaVersion, wide ? 1 : 0, u32(2), id(1), Buffer.from([1]), index(tile), id(2), Buffer.from([associated.length]), ...associated.map(index));
+  const ipma = fullBox(
+    'ipma',
+    ipmaVersion,
+    wide ? 1 : 0,
+    u32(2),
+    id(1),
+    Buffer.from([1]),
+    index(tile),
+    id(2),
+    Buffer.from([associated.length]),
+    ...associated.map(index),
+  );
   const ipco = box('ipco', ...properties, fullBox('ispe', 0, 0, u32(64), u32(64)));
-  const meta = fullBox('meta', 0, 0, fullBox('hdlr', 0, 0, u32(0), latin1('pict'), Buffer.alloc(13)), fullBox('pitm', 0, 0, u16(2)), box('iprp', ipco, ipma));
-  return Buffer.concat([box('ftyp', latin1('heic'), u32(0), latin1('mif1heic')), ...before, meta, box('mdat', Buffer.alloc(16))]);
+  const meta = fullBox(
+    'meta',
+    0,
+    0,
+    fullBox('hdlr', 0, 0, u32(0), latin1('pict'), Buffer.alloc(13)),
+    fullBox('pitm', 0, 0, u16(2)),
+    box('iprp', ipco, ipma),
+  );
+  return Buffer.concat([
+    box('ftyp', latin1('heic'), u32(0), latin1('mif1heic')),
+    ...before,
+    meta,
+    box('mdat', Buffer.alloc(16)),
+  ]);
 }
 const ispe = (width: number, height: number) => fullBox('ispe', 0, 0, u32(width), u32(height));
 const irot = (quarterTurns: number) => box('irot', Buffer.from([quarterTurns]));
 const imir = (axis: number) => box('imir', Buffer.from([axis]));
-const clap = (width: number, height: number) => box('clap', u32(width), u32(1), u32(height), u32(1), u32(0), u32(1), u32(0), u32(1));
+const clap = (width: number, height: number) =>
+  box('clap', u32(width), u32(1), u32(height), u32(1), u32(0), u32(1), u32(0), u32(1));
 
 describe('HEIF transforms of the primary item', () => {
   it.each([
@@ -167,7 +210,11 @@ describe('HEIF transforms of the primary item', () => {
   });
 
   it('reads ipma version 1 with 15-bit property indexes, and a free box before meta', () => {
-    const file = heif([ispe(30, 20), irot(1)], [1, 0x8002], { ipmaVersion: 1, wide: true, before: [box('free', Buffer.alloc(100))] });
+    const file = heif([ispe(30, 20), irot(1)], [1, 0x8002], {
+      ipmaVersion: 1,
+      wide: true,
+      before: [box('free', Buffer.alloc(100))],
+    });
     expect(read(file, 7, 'image/avif')).toEqual(meta(20, 30, 8));
   });
 
@@ -180,8 +227,12 @@ describe('HEIF transforms of the primary item', () => {
 
   it('refuses boxes whose size is shorter than their header (64-bit or not) instead of looping on them', () => {
     const ftyp = heif([ispe(30, 20)], [1]).subarray(0, 24);
-    for (const bad of [0, 8].map((large) => Buffer.concat([u32(1), latin1('free'), u32(0), u32(large)])).concat(Buffer.concat([u32(4), latin1('free')]))) {
-      expect(isUnreadable(thrown(() => read(Buffer.concat([ftyp, bad, Buffer.alloc(64)]), 5, 'image/heic')))).toBe(true);
+    for (const bad of [0, 8]
+      .map((large) => Buffer.concat([u32(1), latin1('free'), u32(0), u32(large)]))
+      .concat(Buffer.concat([u32(4), latin1('free')]))) {
+      expect(isUnreadable(thrown(() => read(Buffer.concat([ftyp, bad, Buffer.alloc(64)]), 5, 'image/heic')))).toBe(
+        true,
+      );
     }
   });
 
@@ -193,25 +244,47 @@ describe('HEIF transforms of the primary item', () => {
 
 describe('other hand-built headers', () => {
   const exif = (orientation: number) =>
-    Buffer.concat([latin1('MM'), u16(42), u32(8), u16(1), u16(0x0112), u16(3), u32(1), u16(orientation), u16(0), u32(0)]);
-  const vp8 = () => Buffer.concat([latin1('VP8 '), u32le(10), Buffer.from([0x50, 0x01, 0x00, 0x9d, 0x01, 0x2a, 30, 0, 20, 0])]);
+    Buffer.concat([
+      latin1('MM'),
+      u16(42),
+      u32(8),
+      u16(1),
+      u16(0x0112),
+      u16(3),
+      u32(1),
+      u16(orientation),
+      u16(0),
+      u32(0),
+    ]);
+  const vp8 = () =>
+    Buffer.concat([latin1('VP8 '), u32le(10), Buffer.from([0x50, 0x01, 0x00, 0x9d, 0x01, 0x2a, 30, 0, 20, 0])]);
   const webp = (...chunks: Buffer[]) => {
     const body = Buffer.concat([latin1('WEBP'), ...chunks]);
     return Buffer.concat([latin1('RIFF'), u32le(body.length), body]);
   };
-  const vp8x = (flags: number) => Buffer.concat([latin1('VP8X'), u32le(10), Buffer.from([flags, 0, 0, 0, 29, 0, 0, 19, 0, 0])]);
+  const vp8x = (flags: number) =>
+    Buffer.concat([latin1('VP8X'), u32le(10), Buffer.from([flags, 0, 0, 0, 29, 0, 0, 19, 0, 0])]);
 
   it('WebP VP8X: an EXIF chunk before the image data sets the orientation (with or without the Exif prefix)', () => {
-    const chunk = (data: Buffer) => Buffer.concat([latin1('EXIF'), u32le(data.length), data, Buffer.alloc(data.length % 2)]);
+    const chunk = (data: Buffer) =>
+      Buffer.concat([latin1('EXIF'), u32le(data.length), data, Buffer.alloc(data.length % 2)]);
     expect(read(webp(vp8x(0x08), chunk(exif(6)), vp8()), 1)).toEqual(meta(20, 30, 6));
-    expect(read(webp(vp8x(0x08), chunk(Buffer.concat([latin1('Exif\0\0'), exif(8)])), vp8()), 1)).toEqual(meta(20, 30, 8));
+    expect(read(webp(vp8x(0x08), chunk(Buffer.concat([latin1('Exif\0\0'), exif(8)])), vp8()), 1)).toEqual(
+      meta(20, 30, 8),
+    );
     expect(read(webp(vp8x(0), chunk(exif(6)), vp8()), 1)).toEqual(meta(30, 20)); // the flag says there is none
   });
 
   it('JPEG: fill bytes before a marker, SOF1, a broken EXIF block ignored', () => {
-    const segment = (marker: number, body: Buffer) => Buffer.concat([Buffer.from([0xff, marker]), u16(body.length + 2), body]);
+    const segment = (marker: number, body: Buffer) =>
+      Buffer.concat([Buffer.from([0xff, marker]), u16(body.length + 2), body]);
     const sof1 = segment(0xc1, Buffer.from([8, 0, 20, 0, 30, 3]));
-    const file = Buffer.concat([Buffer.from([0xff, 0xd8]), segment(0xe1, latin1('Exif\0\0XX garbage')), Buffer.from([0xff, 0xff, 0xff]), sof1.subarray(1)]);
+    const file = Buffer.concat([
+      Buffer.from([0xff, 0xd8]),
+      segment(0xe1, latin1('Exif\0\0XX garbage')),
+      Buffer.from([0xff, 0xff, 0xff]),
+      sof1.subarray(1),
+    ]);
     expect(read(file, 1)).toEqual(meta(30, 20));
   });
 
@@ -223,7 +296,17 @@ describe('other hand-built headers', () => {
   it('BMP: the OS/2 core header, and a negative (top-down) height', () => {
     const core = Buffer.concat([latin1('BM'), Buffer.alloc(12), u32le(12), Buffer.from([30, 0, 20, 0, 1, 0, 24, 0])]);
     expect(read(core, 1)).toEqual(meta(30, 20));
-    const info = Buffer.concat([latin1('BM'), Buffer.alloc(12), u32le(40), u32le(30), u32le(-20 >>> 0), Buffer.alloc(12), u32le(0), u32le(0), Buffer.alloc(8)]);
+    const info = Buffer.concat([
+      latin1('BM'),
+      Buffer.alloc(12),
+      u32le(40),
+      u32le(30),
+      u32le(-20 >>> 0),
+      Buffer.alloc(12),
+      u32le(0),
+      u32le(0),
+      Buffer.alloc(8),
+    ]);
     expect(read(info, 1)).toEqual(meta(30, 20));
   });
 
@@ -243,7 +326,7 @@ describe('the bound', () => {
   /** A JPEG whose frame header follows `appBytes` bytes of APP15 segments. */
   function jpegAfter(appBytes: number): Buffer {
     const segments: Buffer[] = [Buffer.from([0xff, 0xd8])];
-    for (let left = appBytes; left > 0; ) {
+    for (let left = appBytes; left > 0;) {
       const length = Math.min(65_535, Math.max(left, 4) - 2);
       segments.push(Buffer.concat([Buffer.from([0xff, 0xef]), u16(length), Buffer.alloc(length - 2)]));
       left -= length + 2;
@@ -282,14 +365,26 @@ describe('the bound', () => {
 
 describe('a header far into the file (TIFF IFD after the pixels, HEIF meta after mdat)', () => {
   /** A TIFF 30 x 20, orientation 6, whose IFD0 lies at `ifd` with its 300 dpi rationals at `values`. */
-  function tiff(littleEndian: boolean, ifd: number, values = ifd + 2 + 6 * 12 + 4, length = Math.max(ifd, values) + 200): Buffer {
+  function tiff(
+    littleEndian: boolean,
+    ifd: number,
+    values = ifd + 2 + 6 * 12 + 4,
+    length = Math.max(ifd, values) + 200,
+  ): Buffer {
     const file = Buffer.alloc(length);
     const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
     file.write(littleEndian ? 'II' : 'MM', 'latin1');
     view.setUint16(2, 42, littleEndian);
     view.setUint32(4, ifd, littleEndian);
     view.setUint16(ifd, 6, littleEndian);
-    const entries: [number, number, number][] = [[0x0100, 3, 30], [0x0101, 3, 20], [0x0112, 3, 6], [0x011a, 5, values], [0x011b, 5, values + 8], [0x0128, 3, 2]];
+    const entries: [number, number, number][] = [
+      [0x0100, 3, 30],
+      [0x0101, 3, 20],
+      [0x0112, 3, 6],
+      [0x011a, 5, values],
+      [0x011b, 5, values + 8],
+      [0x0128, 3, 2],
+    ];
     entries.forEach(([tag, type, value], i) => {
       const at = ifd + 2 + i * 12;
       view.setUint16(at, tag, littleEndian);
@@ -320,10 +415,13 @@ describe('a header far into the file (TIFF IFD after the pixels, HEIF meta after
     }
   }
 
-  it.each([true, false])('reads a 3 MB TIFF whose IFD follows the pixels (little-endian %s), holding at most the bound', (littleEndian) => {
-    const file = tiff(littleEndian, 3_000_000);
-    for (const size of [65_536, 1_000_003]) expect(feed(file, 'image/tiff', size)).toEqual(meta(20, 30, 6, 300));
-  });
+  it.each([true, false])(
+    'reads a 3 MB TIFF whose IFD follows the pixels (little-endian %s), holding at most the bound',
+    (littleEndian) => {
+      const file = tiff(littleEndian, 3_000_000);
+      for (const size of [65_536, 1_000_003]) expect(feed(file, 'image/tiff', size)).toEqual(meta(20, 30, 6, 300));
+    },
+  );
 
   it('reads the IFD even when it starts inside the head and reaches past the bound', () => {
     const file = tiff(true, IMAGE_HEADER_MAX_BYTES - 20);
@@ -344,7 +442,11 @@ describe('a header far into the file (TIFF IFD after the pixels, HEIF meta after
     const file = heif([ispe(30, 20), irot(3)], [1, 2]);
     const ftypEnd = 24;
     const metaEnd = file.length - 24; // the mdat heif() appends is 24 bytes
-    const moved = Buffer.concat([file.subarray(0, ftypEnd), box('mdat', Buffer.alloc(2_000_000)), file.subarray(ftypEnd, metaEnd)]);
+    const moved = Buffer.concat([
+      file.subarray(0, ftypEnd),
+      box('mdat', Buffer.alloc(2_000_000)),
+      file.subarray(ftypEnd, metaEnd),
+    ]);
     expect(feed(moved, 'image/heic', 65_536)).toEqual(meta(20, 30, 6));
   });
 });
@@ -401,7 +503,14 @@ describe('property: any bytes, any chunking', () => {
     });
     fc.assert(
       fc.property(fc.array(randomBox, { maxLength: 6 }), arbitraryChunks, (boxes, sizes) => {
-        const body = boxes.map(({ size, large, type, body }) => Buffer.concat([u32(size), latin1(type), size === 1 ? Buffer.concat([u32(0), u32(large)]) : Buffer.alloc(0), body]));
+        const body = boxes.map(({ size, large, type, body }) =>
+          Buffer.concat([
+            u32(size),
+            latin1(type),
+            size === 1 ? Buffer.concat([u32(0), u32(large)]) : Buffer.alloc(0),
+            body,
+          ]),
+        );
         const bytes = Buffer.concat([ftyp, ...body]);
         expect(outcome(bytes, 'image/heic', sizes)).toEqual(outcome(bytes, 'image/heic', [bytes.length]));
       }),
@@ -412,12 +521,17 @@ describe('property: any bytes, any chunking', () => {
   it('random bytes behind each signature read or are refused with 415, the same whatever the chunking', () => {
     const signatures = NAMES.map((name) => fixture(name).subarray(0, 16));
     fc.assert(
-      fc.property(fc.constantFrom(...signatures), fc.uint8Array({ maxLength: 600 }), arbitraryChunks, (signature, tail, sizes) => {
-        const bytes = Buffer.concat([signature, tail]);
-        const type = typeOf(bytes);
-        if (!type) return;
-        expect(outcome(bytes, type, sizes)).toEqual(outcome(bytes, type, [bytes.length]));
-      }),
+      fc.property(
+        fc.constantFrom(...signatures),
+        fc.uint8Array({ maxLength: 600 }),
+        arbitraryChunks,
+        (signature, tail, sizes) => {
+          const bytes = Buffer.concat([signature, tail]);
+          const type = typeOf(bytes);
+          if (!type) return;
+          expect(outcome(bytes, type, sizes)).toEqual(outcome(bytes, type, [bytes.length]));
+        },
+      ),
       { numRuns: 2000 },
     );
   });

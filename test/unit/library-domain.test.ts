@@ -6,7 +6,8 @@ import { statusOf } from '../../functions/http/errors.ts';
 import { gif, jpeg, png } from '../support/images.ts';
 import { answered } from '../support/refusals.ts';
 
-const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'latin1') : Buffer.from(part))));
+const bytes = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part, 'latin1') : Buffer.from(part))));
 const ftyp = (brand: string) => bytes([0, 0, 0, 0x18], 'ftyp', brand, [0, 0, 0, 0], 'mif1');
 
 describe('sniffImageType', () => {
@@ -47,19 +48,25 @@ describe('failedItemsError', () => {
   });
 
   it('lists every failure in index order; a shared status stays, mixed ones are 400', () => {
-    const same = failedItemsError([
-      { index: 3, error: unsupportedMediaType('b') },
-      { index: 1, error: unsupportedMediaType('a') },
-    ], 4);
+    const same = failedItemsError(
+      [
+        { index: 3, error: unsupportedMediaType('b') },
+        { index: 1, error: unsupportedMediaType('a') },
+      ],
+      4,
+    );
     expect(statusOf(same)).toBe(415);
     expect(same.code).toBe('UnsupportedMediaType');
     expect((same.details?.Failures as { Index: number }[]).map((failure) => failure.Index)).toEqual([1, 3]);
     expect(same.message).toContain('2 of 4 images');
 
-    const mixed = failedItemsError([
-      { index: 0, error: payloadTooLarge('big') },
-      { index: 2, error: badRequest('FetchFailed', 'refused') },
-    ], 3);
+    const mixed = failedItemsError(
+      [
+        { index: 0, error: payloadTooLarge('big') },
+        { index: 2, error: badRequest('FetchFailed', 'refused') },
+      ],
+      3,
+    );
     expect(answered(mixed)).toMatchObject({ status: 400, code: 'ItemsRejected' });
   });
 });

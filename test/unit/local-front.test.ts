@@ -8,29 +8,45 @@ const arn = (method: string, path: string) => `arn:aws:execute-api:local:0000000
 describe('route matching', () => {
   it('matches templates, prefers static segments and tells a wrong method apart', () => {
     const line = matchRoute(routes, 'PUT', '/basket/abc/line/7');
-    expect(line).toMatchObject({ route: { handler: 'update-basket-line' }, pathParameters: { basketGuid: 'abc', lineId: '7' } });
-    expect(matchRoute(routes, 'POST', '/library/builder')).toMatchObject({ route: { handler: 'get-items-builder-url' } });
-    expect(matchRoute(routes, 'POST', '/library/multi/push')).toMatchObject({ route: { handler: 'push-library-items' } });
+    expect(line).toMatchObject({
+      route: { handler: 'update-basket-line' },
+      pathParameters: { basketGuid: 'abc', lineId: '7' },
+    });
+    expect(matchRoute(routes, 'POST', '/library/builder')).toMatchObject({
+      route: { handler: 'get-items-builder-url' },
+    });
+    expect(matchRoute(routes, 'POST', '/library/multi/push')).toMatchObject({
+      route: { handler: 'push-library-items' },
+    });
     expect(matchRoute(routes, 'PATCH', '/baskets')).toBe('method-not-allowed');
     expect(matchRoute(routes, 'GET', '/nowhere')).toBeUndefined();
     expect(matchRoute(routes, 'GET', '/basket/')).toBeUndefined();
   });
 
   it('chooses the resource before the method, as API Gateway does: /library/push is never GET /library/{itemGuid}', () => {
-    expect(matchRoute(routes, 'GET', '/library/3f2b9c0d8e7a4b1c9d0e1f2a3b4c5d6e')).toMatchObject({ route: { handler: 'get-library-item' } });
+    expect(matchRoute(routes, 'GET', '/library/3f2b9c0d8e7a4b1c9d0e1f2a3b4c5d6e')).toMatchObject({
+      route: { handler: 'get-library-item' },
+    });
     expect(matchRoute(routes, 'POST', '/library/push')).toMatchObject({ route: { handler: 'push-library-item' } });
     expect(matchRoute(routes, 'GET', '/library/push')).toBe('method-not-allowed');
     expect(matchRoute(routes, 'GET', '/library/builder')).toBe('method-not-allowed');
     expect(matchRoute(routes, 'GET', '/library/upload')).toBe('method-not-allowed');
-    expect(matchRoute(routes, 'GET', '/builder/00000000000000000000000000000000')).toMatchObject({ route: { handler: 'get-builder' }, pathParameters: { token: '00000000000000000000000000000000' } });
+    expect(matchRoute(routes, 'GET', '/builder/00000000000000000000000000000000')).toMatchObject({
+      route: { handler: 'get-builder' },
+      pathParameters: { token: '00000000000000000000000000000000' },
+    });
   });
 });
 
 describe('two credentials on one resource', () => {
   it('routes GET /library/{itemGuid} (library key) and DELETE /library/{itemGuid} (bearer token) apart, and each policy allows only its own', () => {
     const guid = '3f2b9c0d8e7a4b1c9d0e1f2a3b4c5d6e';
-    expect(matchRoute(routes, 'DELETE', `/library/${guid}`)).toMatchObject({ route: { handler: 'delete-library-item', credential: 'user' } });
-    expect(matchRoute(routes, 'GET', `/library/${guid}`)).toMatchObject({ route: { handler: 'get-library-item', credential: 'library' } });
+    expect(matchRoute(routes, 'DELETE', `/library/${guid}`)).toMatchObject({
+      route: { handler: 'delete-library-item', credential: 'user' },
+    });
+    expect(matchRoute(routes, 'GET', `/library/${guid}`)).toMatchObject({
+      route: { handler: 'get-library-item', credential: 'library' },
+    });
     expect(matchRoute(routes, 'GET', '/library')).toMatchObject({ route: { handler: 'list-library' } });
     expect(matchRoute(routes, 'GET', '/library/claim')).toBe('method-not-allowed');
     const user = policyFor({ userId: 'alice' }, arn('GET', '/library'));
@@ -57,8 +73,12 @@ describe('authorizer policies', () => {
     const library = policyFor({ apiKey: { id: 'k', name: 'app', scope: 'library' } }, arn('POST', '/library/push'));
     for (const route of routes.filter((r) => r.credential !== 'none')) {
       const path = route.path.replace(/\{[^}]+\}/g, '0123456789abcdef0123456789abcdef');
-      expect(isAllowed(user, arn(route.method, path)), `${route.method} ${route.path}`).toBe(route.credential === 'user');
-      expect(isAllowed(library, arn(route.method, path)), `${route.method} ${route.path}`).toBe(route.credential === 'library');
+      expect(isAllowed(user, arn(route.method, path)), `${route.method} ${route.path}`).toBe(
+        route.credential === 'user',
+      );
+      expect(isAllowed(library, arn(route.method, path)), `${route.method} ${route.path}`).toBe(
+        route.credential === 'library',
+      );
     }
   });
 });

@@ -16,7 +16,11 @@ const server = createServer((request, response) => {
   request.resume();
   // The client's idle limit comes from this hint (undici's: the hint less 2 s); the server's own timer is
   // shortened below, so a short stall overruns it while the client still holds the connection as reusable.
-  request.on('end', () => response.writeHead(200, { 'Content-Type': 'text/plain', 'Keep-Alive': 'timeout=5' }).end(String(request.socket.remotePort)));
+  request.on('end', () =>
+    response
+      .writeHead(200, { 'Content-Type': 'text/plain', 'Keep-Alive': 'timeout=5' })
+      .end(String(request.socket.remotePort)),
+  );
 });
 const serverSockets: Socket[] = [];
 server.on('connection', (socket) => serverSockets.push(socket));

@@ -84,8 +84,16 @@ describe('checkout pages', () => {
   });
 
   it('escapes hostile values from the service everywhere', () => {
-    const hostileCheckout = { ...checkout, CheckoutId: HOSTILE, ExpiresDateUtc: HOSTILE, Lines: [{ Id: 1, ProjectGuid: HOSTILE, Quantity: 1, Total: 1 }] };
-    for (const { body } of [checkoutPage(hostileCheckout), confirmationPage(hostileCheckout, { ...order, OrderGuid: HOSTILE, Status: HOSTILE as never })]) {
+    const hostileCheckout = {
+      ...checkout,
+      CheckoutId: HOSTILE,
+      ExpiresDateUtc: HOSTILE,
+      Lines: [{ Id: 1, ProjectGuid: HOSTILE, Quantity: 1, Total: 1 }],
+    };
+    for (const { body } of [
+      checkoutPage(hostileCheckout),
+      confirmationPage(hostileCheckout, { ...order, OrderGuid: HOSTILE, Status: HOSTILE as never }),
+    ]) {
       expectNoInjection(body);
       expect(body).toContain('&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;');
     }
@@ -93,8 +101,14 @@ describe('checkout pages', () => {
   });
 
   it('explains in plain words why a checkout cannot be paid', () => {
-    expect(checkoutProblem({ status: 409, code: 'BasketChanged' })).toMatchObject({ status: 409, title: 'This checkout can no longer be paid' });
-    expect(checkoutProblem({ status: 404, code: 'CheckoutNotFound' })).toMatchObject({ status: 404, title: 'This checkout link has expired' });
+    expect(checkoutProblem({ status: 409, code: 'BasketChanged' })).toMatchObject({
+      status: 409,
+      title: 'This checkout can no longer be paid',
+    });
+    expect(checkoutProblem({ status: 404, code: 'CheckoutNotFound' })).toMatchObject({
+      status: 404,
+      title: 'This checkout link has expired',
+    });
     expect(checkoutProblem({ status: 400, code: 'BadRequest' }).status).toBe(404);
     expect(checkoutProblem({ status: 503, code: 'ServiceUnavailable' }).status).toBe(502);
     const { body } = problemPage(checkoutProblem({ status: 409, code: 'BasketChanged' }));
@@ -107,7 +121,9 @@ describe('builder page', () => {
   it('shows one image per item from its DownloadUrl, with pixel size and print quality for the chosen size', () => {
     const { body, csp } = builderPage(builder, productSize('10x15'));
     expect(body.match(/<img /g)).toHaveLength(3);
-    expect(body).toContain(`<img src="http://127.0.0.1:4569/photo-commerce-images/item-0?X-Amz-Signature=abc&amp;x=1" alt="Photo 1, 1200 × 800 pixels" width="1200" height="800">`);
+    expect(body).toContain(
+      `<img src="http://127.0.0.1:4569/photo-commerce-images/item-0?X-Amz-Signature=abc&amp;x=1" alt="Photo 1, 1200 × 800 pixels" width="1200" height="800">`,
+    );
     expect(body).toContain('<dd data-pixel-size>1200 × 800</dd>');
     expect(body).toContain('data-rating="Fair">Fair (may look slightly soft), 203 pixels per inch');
     expect(body).toContain('<dd data-pixel-size>3000 × 4000</dd>');
@@ -119,7 +135,13 @@ describe('builder page', () => {
 
   it('loads nothing that is not an http(s) URL and escapes hostile values', () => {
     const item = builder.Items[0] as BuilderView['Items'][number];
-    const hostile: BuilderView = { ...builder, Items: [{ ...item, DownloadUrl: 'javascript:alert(1)', FileMimeType: HOSTILE }, { ...item, DownloadUrl: `http://127.0.0.1:1/${HOSTILE}` }] };
+    const hostile: BuilderView = {
+      ...builder,
+      Items: [
+        { ...item, DownloadUrl: 'javascript:alert(1)', FileMimeType: HOSTILE },
+        { ...item, DownloadUrl: `http://127.0.0.1:1/${HOSTILE}` },
+      ],
+    };
     const { body, csp } = builderPage(hostile, productSize(HOSTILE));
     expectNoInjection(body);
     expect(body).not.toContain('javascript:');
@@ -128,15 +150,24 @@ describe('builder page', () => {
   });
 
   it('says when the link is unknown', () => {
-    expect(builderProblem({ status: 404, code: 'BuilderNotFound' })).toMatchObject({ status: 404, title: 'We could not find these photos' });
+    expect(builderProblem({ status: 404, code: 'BuilderNotFound' })).toMatchObject({
+      status: 404,
+      title: 'We could not find these photos',
+    });
   });
 });
 
 describe('product sizes', () => {
   it("rates an item at a size with the service's formula and thresholds (domain/print-quality.ts)", () => {
     // 1200 x 800 on a 10 x 15 cm print: the 150 mm side lies along the 1200 px side; 1200 / (150 / 25.4) = 203.2.
-    expect(printQualityAt({ Width: 1200, Height: 800 }, productSize('10x15'))).toEqual({ effectivePpi: 203, rating: 'Fair' });
-    expect(printQualityAt({ Width: 3544, Height: 4724 }, productSize('30x40'))).toEqual({ effectivePpi: 299, rating: 'Fair' });
+    expect(printQualityAt({ Width: 1200, Height: 800 }, productSize('10x15'))).toEqual({
+      effectivePpi: 203,
+      rating: 'Fair',
+    });
+    expect(printQualityAt({ Width: 3544, Height: 4724 }, productSize('30x40'))).toEqual({
+      effectivePpi: 299,
+      rating: 'Fair',
+    });
   });
 
   it('falls back to the first size for an unknown id, and every id is distinct', () => {
@@ -169,6 +200,8 @@ describe('site plumbing', () => {
   });
 
   it('escapes interpolations, nested html stays markup', () => {
-    expect(html`<p title="${HOSTILE}">${html`<b>${'<i>'}</b>`}</p>`.text).toBe('<p title="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&#39;&amp;"><b>&lt;i&gt;</b></p>');
+    expect(html`<p title="${HOSTILE}">${html`<b>${'<i>'}</b>`}</p>`.text).toBe(
+      '<p title="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&#39;&amp;"><b>&lt;i&gt;</b></p>',
+    );
   });
 });

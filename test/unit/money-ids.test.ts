@@ -20,7 +20,12 @@ describe('money', () => {
   });
 
   it('round-trips every cent amount up to a billion', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 100_000_000_000 }), (minor) => toMinorUnits(fromMinorUnits(minor)) === minor));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 100_000_000_000 }),
+        (minor) => toMinorUnits(fromMinorUnits(minor)) === minor,
+      ),
+    );
   });
 });
 
@@ -53,6 +58,13 @@ describe('guids', () => {
     const guid = newGuid();
     expect(normalizeGuid(hyphenateGuid(guid).toUpperCase())).toBe(guid);
     expect(normalizeGuid(guid)).toBe(guid);
-    for (const bad of ['', 'x'.repeat(32), `${guid}0`, `{${hyphenateGuid(guid)}}`, `${guid.slice(0, 8)}-${guid.slice(8)}`]) expect(normalizeGuid(bad)).toBeUndefined();
+    for (const bad of [
+      '',
+      'x'.repeat(32),
+      `${guid}0`,
+      `{${hyphenateGuid(guid)}}`,
+      `${guid.slice(0, 8)}-${guid.slice(8)}`,
+    ])
+      expect(normalizeGuid(bad)).toBeUndefined();
   });
 });

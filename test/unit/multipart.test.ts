@@ -28,22 +28,46 @@ async function collect(body: Buffer | Readable, contentType: string, partLimits 
   return parts;
 }
 
-const crlf = (...lines: (string | Buffer)[]) => Buffer.concat(lines.map((line) => Buffer.concat([typeof line === 'string' ? Buffer.from(line, 'utf8') : line, Buffer.from('\r\n')])));
+const crlf = (...lines: (string | Buffer)[]) =>
+  Buffer.concat(
+    lines.map((line) =>
+      Buffer.concat([typeof line === 'string' ? Buffer.from(line, 'utf8') : line, Buffer.from('\r\n')]),
+    ),
+  );
 
 const everyByte = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 
 describe('multipartParts', () => {
   it('reads what curl -F sends: bare boundary, quoted name and filename, a content type', async () => {
     const boundary = '------------------------d74496d66958873e';
-    const body = crlf(`--${boundary}`, 'Content-Disposition: form-data; name="image"; filename="photo.jpg"', 'Content-Type: image/jpeg', '', everyByte, `--${boundary}--`);
+    const body = crlf(
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="image"; filename="photo.jpg"',
+      'Content-Type: image/jpeg',
+      '',
+      everyByte,
+      `--${boundary}--`,
+    );
     const [part, ...rest] = await collect(body, `multipart/form-data; boundary=${boundary}`);
     expect(rest).toEqual([]);
-    expect(part).toEqual({ index: 0, fieldName: 'image', fileName: 'photo.jpg', declaredType: 'image/jpeg', data: everyByte });
+    expect(part).toEqual({
+      index: 0,
+      fieldName: 'image',
+      fileName: 'photo.jpg',
+      declaredType: 'image/jpeg',
+      data: everyByte,
+    });
   });
 
   it('reads a quoted boundary with characters a bare one cannot hold', async () => {
     const boundary = "a'()+_,-./:=? z";
-    const body = crlf(`--${boundary}`, 'Content-Disposition: form-data; name="image"; filename="a.png"', '', everyByte, `--${boundary}--`);
+    const body = crlf(
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="image"; filename="a.png"',
+      '',
+      everyByte,
+      `--${boundary}--`,
+    );
     const [part] = await collect(body, `multipart/form-data; boundary="${boundary}"`);
     expect(part?.data).toEqual(everyByte);
   });
@@ -63,7 +87,17 @@ describe('multipartParts', () => {
 
   it('keeps every byte of a part without filename or content type (a "field" to busboy)', async () => {
     const boundary = 'xyz';
-    const body = crlf(`--${boundary}`, 'Content-Disposition: form-data; name="image"', '', everyByte, `--${boundary}`, 'Content-Disposition: form-data; name=second', '', 'text', `--${boundary}--`);
+    const body = crlf(
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="image"',
+      '',
+      everyByte,
+      `--${boundary}`,
+      'Content-Disposition: form-data; name=second',
+      '',
+      'text',
+      `--${boundary}--`,
+    );
     const parts = await collect(body, `multipart/form-data; boundary=${boundary}`);
     expect(parts.map((part) => [part.index, part.fieldName, part.fileName])).toEqual([
       [0, 'image', undefined],
@@ -77,7 +111,14 @@ describe('multipartParts', () => {
     const boundary = 'WebKitFormBoundary7MA4YWxkTrZu0gW';
     const body = Buffer.concat([
       Buffer.from('This is the preamble; it is to be ignored.\r\n'),
-      crlf(`--${boundary}`, 'content-disposition: form-data; name="pic"; filename="été.png"', 'CONTENT-TYPE: image/png', '', everyByte, `--${boundary}--`),
+      crlf(
+        `--${boundary}`,
+        'content-disposition: form-data; name="pic"; filename="été.png"',
+        'CONTENT-TYPE: image/png',
+        '',
+        everyByte,
+        `--${boundary}--`,
+      ),
       Buffer.from('epilogue, also ignored\r\n'),
     ]);
     const [part] = await collect(body, `Multipart/Form-Data; Boundary=${boundary}`);
@@ -87,21 +128,33 @@ describe('multipartParts', () => {
   it('gives any split of the body and any file bytes back exactly (property)', async () => {
     const boundary = 'split-boundary';
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.uint8Array({ maxLength: 600 }), { minLength: 1, maxLength: 4 }), fc.array(fc.integer({ min: 1, max: 97 }), { minLength: 1 }), async (files, cuts) => {
-        const datas = files.map((file) => Buffer.from(file));
-        const body = Buffer.concat([
-          ...datas.map((data, i) => crlf(`--${boundary}`, `Content-Disposition: form-data; name="f${i}"; filename="f${i}.bin"`, 'Content-Type: application/octet-stream', '', data)),
-          crlf(`--${boundary}--`),
-        ]);
-        const chunks: Buffer[] = [];
-        for (let start = 0, cut = 0; start < body.length; cut++) {
-          const size = cuts[cut % cuts.length] as number;
-          chunks.push(body.subarray(start, start + size));
-          start += size;
-        }
-        const parts = await collect(Readable.from(chunks), `multipart/form-data; boundary=${boundary}`);
-        expect(parts.map((part) => part.data)).toEqual(datas);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.uint8Array({ maxLength: 600 }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.integer({ min: 1, max: 97 }), { minLength: 1 }),
+        async (files, cuts) => {
+          const datas = files.map((file) => Buffer.from(file));
+          const body = Buffer.concat([
+            ...datas.map((data, i) =>
+              crlf(
+                `--${boundary}`,
+                `Content-Disposition: form-data; name="f${i}"; filename="f${i}.bin"`,
+                'Content-Type: application/octet-stream',
+                '',
+                data,
+              ),
+            ),
+            crlf(`--${boundary}--`),
+          ]);
+          const chunks: Buffer[] = [];
+          for (let start = 0, cut = 0; start < body.length; cut++) {
+            const size = cuts[cut % cuts.length] as number;
+            chunks.push(body.subarray(start, start + size));
+            start += size;
+          }
+          const parts = await collect(Readable.from(chunks), `multipart/form-data; boundary=${boundary}`);
+          expect(parts.map((part) => part.data)).toEqual(datas);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -109,9 +162,23 @@ describe('multipartParts', () => {
   it('parses on when a consumer destroys a part it does not want', async () => {
     const boundary = 'skip';
     const big = Buffer.alloc(300 * 1024, 7);
-    const body = crlf(`--${boundary}`, 'Content-Disposition: form-data; name="a"; filename="a"', '', big, `--${boundary}`, 'Content-Disposition: form-data; name="b"; filename="b"', '', 'second', `--${boundary}--`);
+    const body = crlf(
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="a"; filename="a"',
+      '',
+      big,
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="b"; filename="b"',
+      '',
+      'second',
+      `--${boundary}--`,
+    );
     const seen: string[] = [];
-    for await (const part of multipartParts(Readable.from([body]), `multipart/form-data; boundary=${boundary}`, limits)) {
+    for await (const part of multipartParts(
+      Readable.from([body]),
+      `multipart/form-data; boundary=${boundary}`,
+      limits,
+    )) {
       if (part.fieldName === 'a') part.stream.destroy();
       else for await (const chunk of part.stream) seen.push(String(chunk));
     }
@@ -120,26 +187,58 @@ describe('multipartParts', () => {
 
   it('takes exactly maxParts parts', async () => {
     const boundary = 'full';
-    const body = crlf(...Array.from({ length: 5 }, (_, i) => [`--${boundary}`, `Content-Disposition: form-data; name="f${i}"; filename="x"`, '', 'x']).flat(), `--${boundary}--`);
+    const body = crlf(
+      ...Array.from({ length: 5 }, (_, i) => [
+        `--${boundary}`,
+        `Content-Disposition: form-data; name="f${i}"; filename="x"`,
+        '',
+        'x',
+      ]).flat(),
+      `--${boundary}--`,
+    );
     expect(await collect(body, `multipart/form-data; boundary=${boundary}`)).toHaveLength(5);
   });
 
   it('fails with TooManyItems past maxParts', async () => {
     const boundary = 'many';
-    const body = crlf(...Array.from({ length: 6 }, (_, i) => [`--${boundary}`, `Content-Disposition: form-data; name="f${i}"; filename="x"`, '', 'x']).flat(), `--${boundary}--`);
-    expect(await refusalOf(collect(body, `multipart/form-data; boundary=${boundary}`))).toMatchObject({ code: 'TooManyItems', status: 400 });
+    const body = crlf(
+      ...Array.from({ length: 6 }, (_, i) => [
+        `--${boundary}`,
+        `Content-Disposition: form-data; name="f${i}"; filename="x"`,
+        '',
+        'x',
+      ]).flat(),
+      `--${boundary}--`,
+    );
+    expect(await refusalOf(collect(body, `multipart/form-data; boundary=${boundary}`))).toMatchObject({
+      code: 'TooManyItems',
+      status: 400,
+    });
   });
 
   it('fails a part over maxPartBytes with 413', async () => {
     const boundary = 'big';
-    const body = crlf(`--${boundary}`, 'Content-Disposition: form-data; name="f"; filename="x"', '', Buffer.alloc(2000), `--${boundary}--`);
-    expect(await refusalOf(collect(body, `multipart/form-data; boundary=${boundary}`, { maxParts: 5, maxPartBytes: 1000 }))).toMatchObject({ status: 413 });
+    const body = crlf(
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="f"; filename="x"',
+      '',
+      Buffer.alloc(2000),
+      `--${boundary}--`,
+    );
+    expect(
+      await refusalOf(collect(body, `multipart/form-data; boundary=${boundary}`, { maxParts: 5, maxPartBytes: 1000 })),
+    ).toMatchObject({ status: 413 });
   });
 
   it('refuses what is not multipart/form-data (415) and a form without boundary or end (400)', async () => {
     expect(await refusalOf(collect(Buffer.from('{}'), 'application/json'))).toMatchObject({ status: 415 });
-    expect(await refusalOf(collect(Buffer.from('x'), 'multipart/form-data'))).toMatchObject({ status: 400, code: 'MalformedMultipart' });
-    const truncated = Buffer.from('--cut\r\nContent-Disposition: form-data; name="f"; filename="x"\r\n\r\npartial bytes');
+    expect(await refusalOf(collect(Buffer.from('x'), 'multipart/form-data'))).toMatchObject({
+      status: 400,
+      code: 'MalformedMultipart',
+    });
+    const truncated = Buffer.from(
+      '--cut\r\nContent-Disposition: form-data; name="f"; filename="x"\r\n\r\npartial bytes',
+    );
     const failure = await collect(truncated, 'multipart/form-data; boundary=cut').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(DomainError);
     expect(answered(failure)).toMatchObject({ status: 400, code: 'MalformedMultipart' });

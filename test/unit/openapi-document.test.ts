@@ -30,7 +30,12 @@ function* walk(node: unknown, pointer: string): Generator<[Json, string]> {
 }
 
 beforeAll(async () => {
-  const event = { httpMethod: 'GET', path: '/openapi.json', headers: {}, requestContext: {} } as unknown as APIGatewayProxyEvent;
+  const event = {
+    httpMethod: 'GET',
+    path: '/openapi.json',
+    headers: {},
+    requestContext: {},
+  } as unknown as APIGatewayProxyEvent;
   const response = await handler(event, lambdaContext('get-openapi'));
   expect(response.statusCode).toBe(200);
   document = JSON.parse(response.body);
@@ -51,9 +56,21 @@ describe('the OpenAPI document', () => {
     }
     // A nested object without a name would become an anonymous type in generated clients.
     for (const [name, root] of Object.entries(document.components.schemas as Json)) {
-      for (const [node, pointer] of walk(root, name)) expect(node.properties, `${pointer} is an inline object; name it`).toBeUndefined();
+      for (const [node, pointer] of walk(root, name))
+        expect(node.properties, `${pointer} is an inline object; name it`).toBeUndefined();
     }
-    for (const name of ['Basket', 'BasketLine', 'Order', 'OrderLine', 'OrderLineDetail', 'Checkout', 'Project', 'LibraryItem', 'UploadTicket', 'Error']) {
+    for (const name of [
+      'Basket',
+      'BasketLine',
+      'Order',
+      'OrderLine',
+      'OrderLineDetail',
+      'Checkout',
+      'Project',
+      'LibraryItem',
+      'UploadTicket',
+      'Error',
+    ]) {
       expect(schema(name)?.type, name).toBe('object');
     }
     expect(schema('Basket').properties.Lines.items).toEqual({ $ref: '#/components/schemas/BasketLine' });
@@ -77,10 +94,24 @@ describe('the OpenAPI document', () => {
     expect(new Set(ids).size).toBe(routes.length);
     expect(operation('POST', '/basket/{basketGuid}/line').operationId).toBe('addBasketLine');
     expect(operation('POST', '/library/multi/push').operationId).toBe('pushLibraryItems');
-    const expected = { none: [], user: [{ bearerToken: [] }], library: [{ apiKey: ['library'] }], internal: [{ apiKey: ['internal'] }] };
-    for (const route of routes) expect(operation(route.method, route.path).security, route.handler).toEqual(expected[route.credential]);
-    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-SERVICE-API-Key' });
-    expect(document.components.securitySchemes.bearerToken).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    const expected = {
+      none: [],
+      user: [{ bearerToken: [] }],
+      library: [{ apiKey: ['library'] }],
+      internal: [{ apiKey: ['internal'] }],
+    };
+    for (const route of routes)
+      expect(operation(route.method, route.path).security, route.handler).toEqual(expected[route.credential]);
+    expect(document.components.securitySchemes.apiKey).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-SERVICE-API-Key',
+    });
+    expect(document.components.securitySchemes.bearerToken).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+    });
   });
 
   it('takes an Idempotency-Key exactly on idempotent operations, and the query parameters of the contracts', () => {
@@ -89,8 +120,14 @@ describe('the OpenAPI document', () => {
       const takesKey = parameters.some((parameter) => parameter.$ref === '#/components/parameters/IdempotencyKey');
       expect(takesKey, route.handler).toBe(contracts[route.handler]?.idempotent === true);
     }
-    expect(document.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false });
-    expect(operation('GET', '/orders').parameters).toContainEqual(expect.objectContaining({ name: 'projectguid', in: 'query', required: false }));
+    expect(document.components.parameters.IdempotencyKey).toMatchObject({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+    });
+    expect(operation('GET', '/orders').parameters).toContainEqual(
+      expect.objectContaining({ name: 'projectguid', in: 'query', required: false }),
+    );
   });
 
   it('describes multipart bodies with their binary parts', () => {
@@ -99,7 +136,10 @@ describe('the OpenAPI document', () => {
     expect(push.schema.required).toEqual(['image']);
     expect(push.encoding.image.contentType).toBe('image/*');
     const multi = operation('POST', '/library/multi/push').requestBody.content['multipart/form-data'];
-    expect(multi.schema.properties.images).toMatchObject({ type: 'array', items: { type: 'string', format: 'binary' } });
+    expect(multi.schema.properties.images).toMatchObject({
+      type: 'array',
+      items: { type: 'string', format: 'binary' },
+    });
   });
 
   it('lists every error status an operation can answer, each with the Error schema and its codes', () => {
@@ -109,13 +149,42 @@ describe('the OpenAPI document', () => {
     expect(error.properties.Failures.items).toEqual({ $ref: '#/components/schemas/ItemFailure' });
     expect(Object.keys(schema('ItemFailure').properties)).toEqual(['Index', 'Code', 'Reason']);
 
-    const resolve = (response: Json): Json => (response.$ref ? document.components.responses[String(response.$ref).split('/').pop() as string] : response);
+    const resolve = (response: Json): Json =>
+      response.$ref ? document.components.responses[String(response.$ref).split('/').pop() as string] : response;
     const statuses = (method: string, path: string) => Object.keys(operation(method, path).responses);
-    expect(statuses('POST', '/basket/{basketGuid}/line')).toEqual(['200', '400', '401', '403', '404', '409', '413', '422', '429', '500', '503', '504']);
-    expect(statuses('POST', '/library/multi/pull')).toEqual(['200', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503', '504']);
+    expect(statuses('POST', '/basket/{basketGuid}/line')).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '422',
+      '429',
+      '500',
+      '503',
+      '504',
+    ]);
+    expect(statuses('POST', '/library/multi/pull')).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '409',
+      '413',
+      '415',
+      '422',
+      '429',
+      '500',
+      '503',
+      '504',
+    ]);
     expect(statuses('GET', '/health')).toEqual(['200', '413', '429', '500', '504']);
     const addLine = operation('POST', '/basket/{basketGuid}/line').responses;
-    expect(addLine['400'].description).toContain('ValidationFailed, InvalidJson, InvalidIdempotencyKey, UnknownProject');
+    expect(addLine['400'].description).toContain(
+      'ValidationFailed, InvalidJson, InvalidIdempotencyKey, UnknownProject',
+    );
     expect(addLine['404'].description).toContain('BasketNotFound');
     expect(addLine['409'].description).toContain('QuantityLimitExceeded, BasketFull');
     expect(addLine['409'].headers['Retry-After']).toBeDefined();
@@ -124,8 +193,11 @@ describe('the OpenAPI document', () => {
       for (const [status, response] of Object.entries(operation(route.method, route.path).responses as Json)) {
         if (status === '200') continue;
         const answer = resolve(response);
-        expect(answer.content['application/json'].schema, `${route.handler} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
-        if (['429', '500', '503', '504'].includes(status)) expect(answer.headers?.['Retry-After'], `${route.handler} ${status}`).toBeDefined();
+        expect(answer.content['application/json'].schema, `${route.handler} ${status}`).toEqual({
+          $ref: '#/components/schemas/Error',
+        });
+        if (['429', '500', '503', '504'].includes(status))
+          expect(answer.headers?.['Retry-After'], `${route.handler} ${status}`).toBeDefined();
       }
     }
   });

@@ -1,18 +1,43 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { applyStatus, orderFromCheckout, orderGuidAt, orderProjects, ORDER_STATUSES, STATUS_TRANSITIONS, type Order, type OrderStatus } from '../../functions/domain/order.ts';
+import {
+  applyStatus,
+  orderFromCheckout,
+  orderGuidAt,
+  orderProjects,
+  ORDER_STATUSES,
+  STATUS_TRANSITIONS,
+  type Order,
+  type OrderStatus,
+} from '../../functions/domain/order.ts';
 import { DomainError } from '../../functions/shared/errors.ts';
 import { statusOf } from '../../functions/http/errors.ts';
 import { toOrderDetailOut, toOrderOut, OrderDetailOut, OrderOut } from '../../functions/contracts/order.ts';
 
 const T0 = 1763700000000;
-const line = (id: number, projectGuid: string, quantity: number, unitPriceMinor: number) => ({ id, projectGuid, quantity, unitPriceMinor, projectVersion: 3 });
+const line = (id: number, projectGuid: string, quantity: number, unitPriceMinor: number) => ({
+  id,
+  projectGuid,
+  quantity,
+  unitPriceMinor,
+  projectVersion: 3,
+});
 const P1 = 'a'.repeat(32);
 const P2 = 'b'.repeat(32);
 
 function newOrder(): Order {
-  const snapshot = { userId: 'alice', basketGuid: 'c'.repeat(32), lines: [line(1, P1, 2, 2999), line(2, P2, 1, 4950)], totalMinor: 2 * 2999 + 4950 };
-  return orderFromCheckout(snapshot, { orderGuid: orderGuidAt(T0, new Uint8Array(10)), checkoutId: 'd'.repeat(32), paymentReference: 'pay-1', createdAt: T0 });
+  const snapshot = {
+    userId: 'alice',
+    basketGuid: 'c'.repeat(32),
+    lines: [line(1, P1, 2, 2999), line(2, P2, 1, 4950)],
+    totalMinor: 2 * 2999 + 4950,
+  };
+  return orderFromCheckout(snapshot, {
+    orderGuid: orderGuidAt(T0, new Uint8Array(10)),
+    checkoutId: 'd'.repeat(32),
+    paymentReference: 'pay-1',
+    createdAt: T0,
+  });
 }
 
 describe('order guids', () => {
@@ -25,7 +50,15 @@ describe('order guids', () => {
   it('sort as text in creation-time order', () => {
     const random = fc.uint8Array({ minLength: 10, maxLength: 10 });
     const time = fc.integer({ min: 0, max: 2 ** 48 - 1 });
-    fc.assert(fc.property(time, time, random, random, (a, b, ra, rb) => a === b || (a < b) === (orderGuidAt(a, ra) < orderGuidAt(b, rb))));
+    fc.assert(
+      fc.property(
+        time,
+        time,
+        random,
+        random,
+        (a, b, ra, rb) => a === b || a < b === orderGuidAt(a, ra) < orderGuidAt(b, rb),
+      ),
+    );
   });
 
   it('refuses times outside 48 bits and short randomness', () => {
@@ -38,7 +71,15 @@ describe('order guids', () => {
 describe('orders from checkouts', () => {
   it('start as OrderReceived at revision 1, priced as paid, with no completion date', () => {
     const order = newOrder();
-    expect(order).toMatchObject({ status: 'OrderReceived', revision: 1, totalMinor: 10948, createdAt: T0, lastSavedAt: T0, paymentReference: 'pay-1', createdEventPublished: false });
+    expect(order).toMatchObject({
+      status: 'OrderReceived',
+      revision: 1,
+      totalMinor: 10948,
+      createdAt: T0,
+      lastSavedAt: T0,
+      paymentReference: 'pay-1',
+      createdEventPublished: false,
+    });
     expect(order.completedAt).toBeUndefined();
     expect(orderProjects(order)).toEqual([P1, P2]);
   });
@@ -48,7 +89,12 @@ describe('status transitions', () => {
   it('follow the table: received, processing, shipped, completed; cancel before shipping', () => {
     const received = newOrder();
     const processing = applyStatus(received, 'Processing', T0 + 1)!;
-    expect(processing).toMatchObject({ status: 'Processing', previousStatus: 'OrderReceived', revision: 2, lastSavedAt: T0 + 1 });
+    expect(processing).toMatchObject({
+      status: 'Processing',
+      previousStatus: 'OrderReceived',
+      revision: 2,
+      lastSavedAt: T0 + 1,
+    });
     const shipped = applyStatus(processing, 'Shipped', T0 + 2)!;
     const completed = applyStatus(shipped, 'Completed', T0 + 3)!;
     expect(completed).toMatchObject({ status: 'Completed', revision: 4, completedAt: T0 + 3 });
@@ -93,12 +139,26 @@ describe('order wire form', () => {
     const out = toOrderOut(newOrder());
     expect(OrderOut.parse(out)).toEqual(out);
     expect(out.Lines[0]).toEqual({ Id: 1, ProjectGuid: P1, Quantity: 2, Total: 59.98 });
-    expect(out).toMatchObject({ OrderTotal: 109.48, Status: 'OrderReceived', CreatedDateUtc: `/Date(${T0})/`, LastSavedDateUtc: `/Date(${T0})/`, CompletedDateUtc: '/Date(-62135596800000+0000)/' });
+    expect(out).toMatchObject({
+      OrderTotal: 109.48,
+      Status: 'OrderReceived',
+      CreatedDateUtc: `/Date(${T0})/`,
+      LastSavedDateUtc: `/Date(${T0})/`,
+      CompletedDateUtc: '/Date(-62135596800000+0000)/',
+    });
   });
 
   it('adds ProjectVersion, SubTotal and AddOns to lines of the single-order form', () => {
     const out = toOrderDetailOut(newOrder());
     expect(OrderDetailOut.parse(out)).toEqual(out);
-    expect(out.Lines[1]).toEqual({ Id: 2, ProjectGuid: P2, Quantity: 1, Total: 49.5, ProjectVersion: 3, SubTotal: 49.5, AddOns: [] });
+    expect(out.Lines[1]).toEqual({
+      Id: 2,
+      ProjectGuid: P2,
+      Quantity: 1,
+      Total: 49.5,
+      ProjectVersion: 3,
+      SubTotal: 49.5,
+      AddOns: [],
+    });
   });
 });

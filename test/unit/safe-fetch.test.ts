@@ -13,7 +13,14 @@ import { text } from 'node:stream/consumers';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { DomainError } from '../../functions/shared/errors.ts';
 import { statusOf } from '../../functions/http/errors.ts';
-import { pullPolicy, resolveAndVet, safeFetch, UNREACHABLE, type PullPolicy, type ResolvedAddress } from '../../functions/library/safe-fetch.ts';
+import {
+  pullPolicy,
+  resolveAndVet,
+  safeFetch,
+  UNREACHABLE,
+  type PullPolicy,
+  type ResolvedAddress,
+} from '../../functions/library/safe-fetch.ts';
 
 type Route = (request: IncomingMessage, response: ServerResponse) => void;
 const routes = new Map<string, Route>();
@@ -47,7 +54,10 @@ beforeEach(() => {
   });
   // Every connection goes through here; one to anything but loopback throws before a packet leaves.
   const realConnect = net.Socket.prototype.connect;
-  connects = vi.spyOn(net.Socket.prototype, 'connect').mockImplementation(function (this: net.Socket, ...args: unknown[]) {
+  connects = vi.spyOn(net.Socket.prototype, 'connect').mockImplementation(function (
+    this: net.Socket,
+    ...args: unknown[]
+  ) {
     assertLoopbackTarget(args[0]);
     return (realConnect as (...rest: unknown[]) => net.Socket).apply(this, args);
   });
@@ -55,7 +65,8 @@ beforeEach(() => {
 
 /** Where a Socket#connect call would go, resolved through its own (pinned) lookup when it has one. */
 function assertLoopbackTarget(first: unknown): void {
-  const options = (Array.isArray(first) ? first[0] : first) as { host?: string; lookup?: net.LookupFunction } | number | undefined;
+  const options = (Array.isArray(first) ? first[0] : first) as
+    { host?: string; lookup?: net.LookupFunction } | number | undefined;
   if (typeof options !== 'object' || options === null) throw new Error('test guard: unexpected Socket#connect form');
   let target = options.host ?? 'localhost';
   if (options.lookup && net.isIP(target) === 0) {
@@ -63,7 +74,8 @@ function assertLoopbackTarget(first: unknown): void {
       target = typeof address === 'string' ? address : 'unresolved';
     });
   }
-  if (!/^(127\.|::1$|::ffff:127\.|localhost$)/.test(target)) throw new Error(`test guard: connection to ${target} refused (loopback only)`);
+  if (!/^(127\.|::1$|::ffff:127\.|localhost$)/.test(target))
+    throw new Error(`test guard: connection to ${target} refused (loopback only)`);
 }
 afterEach(() => vi.restoreAllMocks());
 
@@ -80,7 +92,14 @@ function stubResolver(table: Record<string, string[] | (() => string[])>) {
 }
 
 const policy = (overrides: Partial<PullPolicy> = {}) =>
-  pullPolicy({ allowLoopback: true, timeoutMs: 5_000, maxBytes: 1024, maxRedirects: 3, resolve: stubResolver({}).resolve, ...overrides });
+  pullPolicy({
+    allowLoopback: true,
+    timeoutMs: 5_000,
+    maxBytes: 1024,
+    maxRedirects: 3,
+    resolve: stubResolver({}).resolve,
+    ...overrides,
+  });
 
 /** Connection attempts to anything but our loopback server (the probe counts every Socket#connect). */
 const connectTargets = () => connects.mock.calls.map((call) => JSON.stringify(call[0]));
@@ -124,27 +143,37 @@ describe('resolve and vet (stubbed resolver, nothing connects)', () => {
     expect(systemLookup).not.toHaveBeenCalled();
   });
 
-  it.each(['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://[fe80::1]/', 'http://[::ffff:a00:1]/', 'http://[fd00::1]:8080/x', 'http://0x7f.1/', 'http://2130706433/'])(
-    'refuses the address literal in %s without resolving or connecting',
-    async (url) => {
-      const resolver = stubResolver({});
-      const error = await refusal(safeFetch(url, policy({ allowLoopback: false, resolve: resolver.resolve })));
-      expect(error.code).toBe('PullRefused');
-      expect(resolver.calls).toEqual([]);
-      expect(connectTargets()).toEqual([]);
-    },
-  );
+  it.each([
+    'http://169.254.169.254/latest/meta-data/',
+    'http://10.0.0.1/',
+    'http://[fe80::1]/',
+    'http://[::ffff:a00:1]/',
+    'http://[fd00::1]:8080/x',
+    'http://0x7f.1/',
+    'http://2130706433/',
+  ])('refuses the address literal in %s without resolving or connecting', async (url) => {
+    const resolver = stubResolver({});
+    const error = await refusal(safeFetch(url, policy({ allowLoopback: false, resolve: resolver.resolve })));
+    expect(error.code).toBe('PullRefused');
+    expect(resolver.calls).toEqual([]);
+    expect(connectTargets()).toEqual([]);
+  });
 
   it('refuses when any one of the resolved addresses is refused', async () => {
     const resolver = stubResolver({ 'mixed.example.com': ['93.184.215.14', '10.0.0.7'] });
-    const error = await refusal(resolveAndVet(new URL('https://mixed.example.com/a.png'), policy({ resolve: resolver.resolve })));
+    const error = await refusal(
+      resolveAndVet(new URL('https://mixed.example.com/a.png'), policy({ resolve: resolver.resolve })),
+    );
     expect(error.code).toBe('PullRefused');
     expect(error.message).toContain('10.0.0.7');
   });
 
   it('pins the first vetted address and turns a mapped address into IPv4', async () => {
     const resolver = stubResolver({ 'cdn.example.com': ['::ffff:93.184.215.14', '2606:4700::6810:84e5'] });
-    expect(await resolveAndVet(new URL('https://cdn.example.com/'), policy({ resolve: resolver.resolve }))).toEqual({ address: '93.184.215.14', family: 4 });
+    expect(await resolveAndVet(new URL('https://cdn.example.com/'), policy({ resolve: resolver.resolve }))).toEqual({
+      address: '93.184.215.14',
+      family: 4,
+    });
   });
 
   it('reports a host that does not resolve as a failed pull', async () => {
@@ -153,30 +182,44 @@ describe('resolve and vet (stubbed resolver, nothing connects)', () => {
     expect(error.message).toContain('ENOTFOUND');
   });
 
-  it.each(['ftp://example.com/a.png', 'file:///etc/passwd', 'gopher://example.com/', 'data:image/png;base64,AAAA', 'javascript:alert(1)', 'not a url', '/relative.png', 'http://user:secret@example.com/a.png'])(
-    'refuses %s before any lookup',
-    async (url) => {
-      const resolver = stubResolver({});
-      const error = await refusal(safeFetch(url, policy({ resolve: resolver.resolve })));
-      expect(error.code).toBe('PullRefused');
-      expect(resolver.calls).toEqual([]);
-      expect(connectTargets()).toEqual([]);
-    },
-  );
+  it.each([
+    'ftp://example.com/a.png',
+    'file:///etc/passwd',
+    'gopher://example.com/',
+    'data:image/png;base64,AAAA',
+    'javascript:alert(1)',
+    'not a url',
+    '/relative.png',
+    'http://user:secret@example.com/a.png',
+  ])('refuses %s before any lookup', async (url) => {
+    const resolver = stubResolver({});
+    const error = await refusal(safeFetch(url, policy({ resolve: resolver.resolve })));
+    expect(error.code).toBe('PullRefused');
+    expect(resolver.calls).toEqual([]);
+    expect(connectTargets()).toEqual([]);
+  });
 });
 
 describe('fetch over loopback', () => {
   const image = Buffer.from('GIF89a-not-really-but-bytes');
-  const serveImage: Route = (_request, response) => response.writeHead(200, { 'Content-Type': 'image/gif', 'Content-Length': image.length }).end(image);
+  const serveImage: Route = (_request, response) =>
+    response.writeHead(200, { 'Content-Type': 'image/gif', 'Content-Length': image.length }).end(image);
 
   it('connects to the vetted address only, once, with the original Host header', async () => {
     routes.set('/photo.gif', serveImage);
     let answers = 0;
     // A rebinding resolver: the first answer is loopback (allowed here), any later one internal.
     const resolver = stubResolver({ 'photos.example.com': () => (answers++ === 0 ? ['127.0.0.1'] : ['10.0.0.1']) });
-    const fetched = await safeFetch(`http://photos.example.com:${port}/photo.gif`, policy({ resolve: resolver.resolve }));
+    const fetched = await safeFetch(
+      `http://photos.example.com:${port}/photo.gif`,
+      policy({ resolve: resolver.resolve }),
+    );
     expect(await text(fetched.body)).toBe(image.toString());
-    expect(fetched).toMatchObject({ contentType: 'image/gif', contentLength: image.length, url: `http://photos.example.com:${port}/photo.gif` });
+    expect(fetched).toMatchObject({
+      contentType: 'image/gif',
+      contentLength: image.length,
+      url: `http://photos.example.com:${port}/photo.gif`,
+    });
     expect(resolver.calls).toEqual(['photos.example.com']);
     expect(seen).toEqual([{ path: '/photo.gif', host: `photos.example.com:${port}` }]);
     expect(systemLookup).not.toHaveBeenCalled();
@@ -194,7 +237,9 @@ describe('fetch over loopback', () => {
   });
 
   it('refuses a redirect into a private address, vetting the new host', async () => {
-    routes.set('/start', (_request, response) => response.writeHead(302, { Location: 'http://intranet.example.com/secret.png' }).end());
+    routes.set('/start', (_request, response) =>
+      response.writeHead(302, { Location: 'http://intranet.example.com/secret.png' }).end(),
+    );
     const resolver = stubResolver({ 'intranet.example.com': ['192.168.1.20'] });
     const url = `http://127.0.0.1:${port}/start`;
     const error = await refusal(safeFetch(url, policy({ resolve: resolver.resolve })));
@@ -207,16 +252,22 @@ describe('fetch over loopback', () => {
   });
 
   it('refuses a redirect to the metadata address and to a non-http scheme', async () => {
-    routes.set('/metadata', (_request, response) => response.writeHead(301, { Location: 'http://169.254.169.254/latest/meta-data/iam/' }).end());
+    routes.set('/metadata', (_request, response) =>
+      response.writeHead(301, { Location: 'http://169.254.169.254/latest/meta-data/iam/' }).end(),
+    );
     routes.set('/file', (_request, response) => response.writeHead(307, { Location: 'file:///etc/passwd' }).end());
-    expect((await refusal(safeFetch(`http://127.0.0.1:${port}/metadata`, policy()))).message).toContain('169.254.169.254 is a link-local address');
+    expect((await refusal(safeFetch(`http://127.0.0.1:${port}/metadata`, policy()))).message).toContain(
+      '169.254.169.254 is a link-local address',
+    );
     expect((await refusal(safeFetch(`http://127.0.0.1:${port}/file`, policy()))).message).toContain('scheme file');
     expect(connectTargets()).toHaveLength(2);
   });
 
   it('follows up to the redirect limit, relative Locations included, and refuses one more', async () => {
     routes.set('/r3', (_request, response) => response.writeHead(301, { Location: '/r2' }).end());
-    routes.set('/r2', (_request, response) => response.writeHead(302, { Location: `http://127.0.0.1:${port}/r1` }).end());
+    routes.set('/r2', (_request, response) =>
+      response.writeHead(302, { Location: `http://127.0.0.1:${port}/r1` }).end(),
+    );
     routes.set('/r1', (_request, response) => response.writeHead(308, { Location: 'photo.gif' }).end());
     routes.set('/r4', (_request, response) => response.writeHead(303, { Location: '/r3' }).end());
     routes.set('/photo.gif', serveImage);
@@ -239,7 +290,9 @@ describe('fetch over loopback', () => {
   });
 
   it('refuses a declared Content-Length over the cap before reading the body', async () => {
-    routes.set('/big', (_request, response) => response.writeHead(200, { 'Content-Length': 5000 }).end(Buffer.alloc(5000)));
+    routes.set('/big', (_request, response) =>
+      response.writeHead(200, { 'Content-Length': 5000 }).end(Buffer.alloc(5000)),
+    );
     const error = await refusal(safeFetch(`http://127.0.0.1:${port}/big`, policy()));
     expect(statusOf(error)).toBe(413);
     expect(error.message).toContain('larger than 1024 bytes');
@@ -289,7 +342,11 @@ describe('fetch over loopback', () => {
  * in the stubbed resolver (nothing connects); the other failures against loopback servers.
  */
 describe('one answer for every connection that fails', () => {
-  const sameFailure = (error: DomainError, url: string) => ({ status: statusOf(error), code: error.code, message: error.message.replace(url, '<url>') });
+  const sameFailure = (error: DomainError, url: string) => ({
+    status: statusOf(error),
+    code: error.code,
+    message: error.message.replace(url, '<url>'),
+  });
   const servers: net.Server[] = [];
   const loopbackServer = async (onConnection: (socket: net.Socket) => void): Promise<number> => {
     const tcp = net.createServer(onConnection);
@@ -308,7 +365,8 @@ describe('one answer for every connection that fails', () => {
   });
   afterAll(() => servers.forEach((tcp) => tcp.close()));
 
-  const publicHost = () => stubResolver({ 'images.example.com': ['93.184.215.14'], 'v6.example.com': ['2606:4700::6810:84e5'] });
+  const publicHost = () =>
+    stubResolver({ 'images.example.com': ['93.184.215.14'], 'v6.example.com': ['2606:4700::6810:84e5'] });
 
   it('reads the port from PULL_ALLOWED_PORTS: 80 and 443 by default, a list, or any', () => {
     expect(pullPolicy().allowedPorts).toEqual([80, 443]);
@@ -326,7 +384,12 @@ describe('one answer for every connection that fails', () => {
     const expected = sameFailure(await refusal(safeFetch(refusedUrl, policy())), refusedUrl);
     expect(expected.code).toBe('PullFailed');
     connects.mockClear();
-    for (const url of ['http://images.example.com:8080/a.png', 'https://images.example.com:22/a.png', 'http://v6.example.com:6379/', 'http://93.184.215.14:25/']) {
+    for (const url of [
+      'http://images.example.com:8080/a.png',
+      'https://images.example.com:22/a.png',
+      'http://v6.example.com:6379/',
+      'http://93.184.215.14:25/',
+    ]) {
       const error = await refusal(safeFetch(url, policy({ allowLoopback: false, resolve: publicHost().resolve })));
       expect(sameFailure(error, url), url).toEqual(expected);
     }
@@ -334,7 +397,9 @@ describe('one answer for every connection that fails', () => {
   });
 
   it('refuses a redirect to another port of a public address the same way', async () => {
-    routes.set('/hop', (_request, response) => response.writeHead(302, { Location: 'http://images.example.com:8080/secret' }).end());
+    routes.set('/hop', (_request, response) =>
+      response.writeHead(302, { Location: 'http://images.example.com:8080/secret' }).end(),
+    );
     const url = `http://127.0.0.1:${port}/hop`;
     const error = await refusal(safeFetch(url, policy({ resolve: publicHost().resolve })));
     expect(error.code).toBe('PullFailed');
@@ -351,7 +416,10 @@ describe('one answer for every connection that fails', () => {
       `http://images.example.com:8080/a.png`,
     ];
     const failures = [];
-    for (const url of urls) failures.push(sameFailure(await refusal(safeFetch(url, policy({ timeoutMs: 200, resolve: publicHost().resolve }))), url));
+    for (const url of urls)
+      failures.push(
+        sameFailure(await refusal(safeFetch(url, policy({ timeoutMs: 200, resolve: publicHost().resolve }))), url),
+      );
     expect(new Set(failures.map((failure) => JSON.stringify(failure))).size).toBe(1);
     expect(failures[0]?.code).toBe('PullFailed');
   });
@@ -386,12 +454,16 @@ describe('fetch over HTTPS (loopback server with a test CA)', () => {
     serverNames.length = 0;
   });
 
-  const resolver = () => stubResolver({ 'images.example.test': ['127.0.0.1'], 'elsewhere.example.test': ['127.0.0.1'] });
+  const resolver = () =>
+    stubResolver({ 'images.example.test': ['127.0.0.1'], 'elsewhere.example.test': ['127.0.0.1'] });
 
   it('verifies the certificate against the URL host name, sent as the TLS server name', async () => {
     setDefaultCACertificates([...systemCAs, fixture('ca.pem')]);
     const stub = resolver();
-    const fetched = await safeFetch(`https://images.example.test:${tlsPort}/photo.gif`, policy({ resolve: stub.resolve }));
+    const fetched = await safeFetch(
+      `https://images.example.test:${tlsPort}/photo.gif`,
+      policy({ resolve: stub.resolve }),
+    );
     expect(await text(fetched.body)).toBe(image.toString());
     expect(serverNames).toEqual(['images.example.test']);
     expect(stub.calls).toEqual(['images.example.test']);

@@ -43,7 +43,10 @@ describe('token bucket throttle', () => {
 
   it('reads its limits from the environment, with generous defaults', () => {
     expect(throttleSettingsFromEnv({})).toEqual(DEFAULT_THROTTLE);
-    expect(throttleSettingsFromEnv({ THROTTLE_RATE_PER_SECOND: '0.5', THROTTLE_BURST: '7' })).toEqual({ ratePerSecond: 0.5, burst: 7 });
+    expect(throttleSettingsFromEnv({ THROTTLE_RATE_PER_SECOND: '0.5', THROTTLE_BURST: '7' })).toEqual({
+      ratePerSecond: 0.5,
+      burst: 7,
+    });
     expect(() => throttleSettingsFromEnv({ THROTTLE_RATE_PER_SECOND: '0' })).toThrow(/THROTTLE_RATE_PER_SECOND/);
     expect(() => throttleSettingsFromEnv({ THROTTLE_BURST: 'lots' })).toThrow(/THROTTLE_BURST/);
   });

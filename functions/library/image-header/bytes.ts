@@ -84,7 +84,8 @@ export class ByteView {
 
   /** Throws unless the bytes [from, to) are readable. */
   need(from: number, to: number): void {
-    if (!Number.isSafeInteger(to) || from < 0 || to > this.limit) throw new MalformedHeader(`bytes ${from} to ${to} out of range`);
+    if (!Number.isSafeInteger(to) || from < 0 || to > this.limit)
+      throw new MalformedHeader(`bytes ${from} to ${to} out of range`);
     const status = this.held.status(from, to);
     if (status === 'held') return;
     if (status === 'passed') throw new OutOfReach(`bytes ${from} to ${to} went by unread`);

@@ -14,7 +14,14 @@ export interface TiffTags {
   density: Density;
 }
 
-const TAG = { imageWidth: 0x0100, imageLength: 0x0101, orientation: 0x0112, xResolution: 0x011a, yResolution: 0x011b, resolutionUnit: 0x0128 } as const;
+const TAG = {
+  imageWidth: 0x0100,
+  imageLength: 0x0101,
+  orientation: 0x0112,
+  xResolution: 0x011a,
+  yResolution: 0x011b,
+  resolutionUnit: 0x0128,
+} as const;
 const TYPE = { short: 3, long: 4, rational: 5 } as const;
 /** ResolutionUnit values: 1 none (aspect ratio only), 2 inch (the default), 3 centimetre. */
 const UNITS_PER_INCH: Record<number, number> = { 2: 1, 3: CENTIMETRES_PER_INCH };
@@ -64,8 +71,15 @@ export function readTiffTags(view: ByteView, start: number): TiffTags {
   const x = values.get(TAG.xResolution);
   const y = values.get(TAG.yResolution);
   const density =
-    unitsPerInch !== undefined && x !== undefined && y !== undefined ? { dpiX: toDpi(x, unitsPerInch), dpiY: toDpi(y, unitsPerInch) } : NO_DENSITY;
-  return { width: values.get(TAG.imageWidth), height: values.get(TAG.imageLength), orientation: validOrientation(values.get(TAG.orientation)), density };
+    unitsPerInch !== undefined && x !== undefined && y !== undefined
+      ? { dpiX: toDpi(x, unitsPerInch), dpiY: toDpi(y, unitsPerInch) }
+      : NO_DENSITY;
+  return {
+    width: values.get(TAG.imageWidth),
+    height: values.get(TAG.imageLength),
+    orientation: validOrientation(values.get(TAG.orientation)),
+    density,
+  };
 }
 
 /**

@@ -31,7 +31,7 @@ function box(view: ByteView, at: number, parentEnd: number): Box {
 /** The boxes directly inside [start, end). */
 function children(view: ByteView, start: number, end: number): Box[] {
   const found: Box[] = [];
-  for (let at = start; at < end; ) {
+  for (let at = start; at < end;) {
     const child = box(view, at, end);
     found.push(child);
     at = child.end;
@@ -55,7 +55,8 @@ function associations(view: ByteView, ipma: Box, item: number): number[] | undef
     at += version < 1 ? 2 : 4;
     const count = view.u8(at++);
     const indexes: number[] = [];
-    for (let i = 0; i < count; i++, at += wideIndex ? 2 : 1) indexes.push(wideIndex ? view.u16(at) & 0x7fff : view.u8(at) & 0x7f);
+    for (let i = 0; i < count; i++, at += wideIndex ? 2 : 1)
+      indexes.push(wideIndex ? view.u16(at) & 0x7fff : view.u8(at) & 0x7f);
     if (id === item) return indexes;
   }
   return undefined;
@@ -72,7 +73,9 @@ function property(view: ByteView, found: Box): Transform | { ispe: [number, numb
     case 'clap': {
       const fraction = (at: number) => view.u32(at) / view.u32(at + 4);
       const [width, height] = [Math.round(fraction(found.body)), Math.round(fraction(found.body + 8))];
-      return Number.isFinite(width) && Number.isFinite(height) && width > 0 && height > 0 ? { clap: [width, height] } : undefined;
+      return Number.isFinite(width) && Number.isFinite(height) && width > 0 && height > 0
+        ? { clap: [width, height] }
+        : undefined;
     }
     default:
       return undefined;

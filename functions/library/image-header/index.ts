@@ -27,7 +27,8 @@ export type { ImageMetadata } from './metadata.ts';
 export const IMAGE_HEADER_MAX_BYTES = 1024 * 1024;
 
 /** 415 UnreadableImage: the bytes are of an accepted type but their size cannot be read. */
-export const unreadableImage = (reason: string): DomainError => new DomainError('UnsupportedMedia', 'UnreadableImage', `The image header could not be read: ${reason}.`);
+export const unreadableImage = (reason: string): DomainError =>
+  new DomainError('UnsupportedMedia', 'UnreadableImage', `The image header could not be read: ${reason}.`);
 
 type HeaderParser = (view: ByteView) => ImageMetadata;
 
@@ -113,7 +114,9 @@ export class ImageHeaderReader {
   private hold(chunk: Uint8Array, at: number): void {
     const held = this.held;
     const skipping = held.windowStart > held.headLength;
-    const [next, cap] = skipping ? [held.windowEnd, held.windowStart + IMAGE_HEADER_MAX_BYTES - held.head.length] : [held.headLength, IMAGE_HEADER_MAX_BYTES];
+    const [next, cap] = skipping
+      ? [held.windowEnd, held.windowStart + IMAGE_HEADER_MAX_BYTES - held.head.length]
+      : [held.headLength, IMAGE_HEADER_MAX_BYTES];
     const bytes = chunk.subarray(Math.max(0, next - at), Math.max(0, cap - at));
     if (next < at || bytes.length === 0) return;
     if (skipping) {
@@ -121,7 +124,12 @@ export class ImageHeaderReader {
       held.window.set(bytes, held.windowLength);
       held.windowLength += bytes.length;
     } else {
-      held.head = grown(held.head, held.headLength, Math.max(held.headLength + bytes.length, this.wanted.to), IMAGE_HEADER_MAX_BYTES);
+      held.head = grown(
+        held.head,
+        held.headLength,
+        Math.max(held.headLength + bytes.length, this.wanted.to),
+        IMAGE_HEADER_MAX_BYTES,
+      );
       held.head.set(bytes, held.headLength);
       held.headLength += bytes.length;
       held.windowStart = held.headLength;
@@ -139,11 +147,21 @@ export class ImageHeaderReader {
       const held = this.held;
       const skipping = held.windowStart > held.headLength;
       if (!skipping && error.to <= IMAGE_HEADER_MAX_BYTES) return; // the head is still filling
-      if (skipping && error.from >= held.windowStart && error.to <= held.windowStart + IMAGE_HEADER_MAX_BYTES - held.head.length) return; // the window is still filling
-      const canSkip = this.skipsAhead && error.from >= HEAD_KEPT_WHEN_SKIPPING && error.to - error.from <= IMAGE_HEADER_MAX_BYTES - HEAD_KEPT_WHEN_SKIPPING;
+      if (
+        skipping &&
+        error.from >= held.windowStart &&
+        error.to <= held.windowStart + IMAGE_HEADER_MAX_BYTES - held.head.length
+      )
+        return; // the window is still filling
+      const canSkip =
+        this.skipsAhead &&
+        error.from >= HEAD_KEPT_WHEN_SKIPPING &&
+        error.to - error.from <= IMAGE_HEADER_MAX_BYTES - HEAD_KEPT_WHEN_SKIPPING;
       if (skipping || !canSkip) {
         if (error.known) return this.answer(error.known);
-        this.fail(`no complete header within ${IMAGE_HEADER_MAX_BYTES} bytes${skipping ? ` from byte ${held.windowStart}` : ''}`);
+        this.fail(
+          `no complete header within ${IMAGE_HEADER_MAX_BYTES} bytes${skipping ? ` from byte ${held.windowStart}` : ''}`,
+        );
       }
       this.skipTo(error.from, chunk, at);
     }

@@ -14,7 +14,8 @@ import { NO_DENSITY, displayed, hasDensity, type Density, type ImageMetadata } f
 
 const MARKER = { soi: 0xd8, eoi: 0xd9, sos: 0xda, app0: 0xe0, app1: 0xe1, tem: 0x01 } as const;
 /** SOFn markers: C0-CF without C4 (DHT), C8 (JPG) and CC (DAC). */
-const isFrameHeader = (marker: number) => marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+const isFrameHeader = (marker: number) =>
+  marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
 /** Markers without a length: TEM and RST0-7. */
 const isStandalone = (marker: number) => marker === MARKER.tem || (marker >= 0xd0 && marker <= 0xd7);
 /** JFIF density units: 1 dots per inch, 2 dots per centimetre (0 is an aspect ratio only). */
@@ -36,7 +37,8 @@ export function readJpeg(view: ByteView): ImageMetadata {
     while (view.u8(at) === 0xff) at++; // fill bytes may pad any marker
     const marker = view.u8(at++);
     if (isStandalone(marker)) continue;
-    if (marker === MARKER.sos || marker === MARKER.eoi || marker === MARKER.soi) throw new MalformedHeader('no frame header before the image data');
+    if (marker === MARKER.sos || marker === MARKER.eoi || marker === MARKER.soi)
+      throw new MalformedHeader('no frame header before the image data');
     const length = view.u16(at);
     if (length < 2) throw new MalformedHeader(`segment length ${length}`);
     const start = at + 2;
@@ -48,8 +50,10 @@ export function readJpeg(view: ByteView): ImageMetadata {
       const density = hasDensity(exif?.density) ? exif.density : (jfif ?? NO_DENSITY);
       return displayed(width, height, exif?.orientation ?? 1, density);
     }
-    if (marker === MARKER.app0 && jfif === undefined && length >= 14 && view.ascii(start, 5) === 'JFIF\0') jfif = jfifDensity(view, start);
-    if (marker === MARKER.app1 && exif === undefined && length >= 8 && view.ascii(start, 6) === 'Exif\0\0') exif = readEmbeddedExif(view, start, end);
+    if (marker === MARKER.app0 && jfif === undefined && length >= 14 && view.ascii(start, 5) === 'JFIF\0')
+      jfif = jfifDensity(view, start);
+    if (marker === MARKER.app1 && exif === undefined && length >= 8 && view.ascii(start, 6) === 'Exif\0\0')
+      exif = readEmbeddedExif(view, start, end);
     at = end;
   }
 }

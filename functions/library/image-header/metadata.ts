@@ -19,16 +19,23 @@ export interface Density {
 export const NO_DENSITY: Density = { dpiX: null, dpiY: null };
 
 /** A density counts only when both axes are declared. */
-export const hasDensity = (density: Density | undefined): density is Density => density?.dpiX != null && density.dpiY != null;
+export const hasDensity = (density: Density | undefined): density is Density =>
+  density?.dpiX != null && density.dpiY != null;
 
 /** An orientation outside 1-8 (0, 9, garbage) means none: 1. */
-export const validOrientation = (value: number | undefined): number => (value !== undefined && Number.isInteger(value) && value >= 1 && value <= 8 ? value : 1);
+export const validOrientation = (value: number | undefined): number =>
+  value !== undefined && Number.isInteger(value) && value >= 1 && value <= 8 ? value : 1;
 
 /**
  * The metadata of an image stored `storedWidth` x `storedHeight`: orientations 5-8 turn it a quarter, so the
  * displayed width is the stored height. Zero or missing dimensions are no readable image (the caller refuses).
  */
-export function displayed(storedWidth: number, storedHeight: number, orientation: number, density: Density): ImageMetadata {
+export function displayed(
+  storedWidth: number,
+  storedHeight: number,
+  orientation: number,
+  density: Density,
+): ImageMetadata {
   const turned = orientation >= 5;
   return {
     width: turned ? storedHeight : storedWidth,

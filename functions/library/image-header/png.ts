@@ -20,14 +20,15 @@ function physDensity(view: ByteView, data: number): Density {
 }
 
 export function readPng(view: ByteView): ImageMetadata {
-  if (view.ascii(0, 8) !== SIGNATURE || view.ascii(12, 4) !== 'IHDR') throw new MalformedHeader('no PNG signature and IHDR');
+  if (view.ascii(0, 8) !== SIGNATURE || view.ascii(12, 4) !== 'IHDR')
+    throw new MalformedHeader('no PNG signature and IHDR');
   const width = view.u32(16);
   const height = view.u32(20);
   if (width === 0 || height === 0) throw new MalformedHeader(`IHDR of ${width} x ${height} pixels`);
   let density = NO_DENSITY;
   let orientation = 1;
   try {
-    for (let at = 8 + CHUNK_OVERHEAD + view.u32(8); ; ) {
+    for (let at = 8 + CHUNK_OVERHEAD + view.u32(8); ;) {
       const length = view.u32(at);
       const type = view.ascii(at + 4, 4);
       const data = at + 8;

@@ -9,6 +9,7 @@ import { displayed, type ImageMetadata } from './metadata.ts';
 
 export function readTiff(view: ByteView): ImageMetadata {
   const tags = readTiffTags(view, 0);
-  if (!tags.width || !tags.height) throw new MalformedHeader(`first IFD of ${tags.width ?? 0} x ${tags.height ?? 0} pixels`);
+  if (!tags.width || !tags.height)
+    throw new MalformedHeader(`first IFD of ${tags.width ?? 0} x ${tags.height ?? 0} pixels`);
   return displayed(tags.width, tags.height, tags.orientation, tags.density);
 }

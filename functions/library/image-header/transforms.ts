@@ -7,7 +7,8 @@
 export type Transform = { irot: number } | { imir: number } | { clap: [number, number] };
 
 type Grid = number[][];
-const rotateClockwise = (grid: Grid): Grid => (grid[0] ?? []).map((_, column) => grid.map((row) => row[column] as number).reverse());
+const rotateClockwise = (grid: Grid): Grid =>
+  (grid[0] ?? []).map((_, column) => grid.map((row) => row[column] as number).reverse());
 const rotateAnticlockwise = (grid: Grid): Grid => rotateClockwise(rotateClockwise(rotateClockwise(grid)));
 const flipLeftRight = (grid: Grid): Grid => grid.map((row) => [...row].reverse());
 const flipTopBottom = (grid: Grid): Grid => [...grid].reverse();
@@ -36,15 +37,23 @@ const ORIENTATION_BY_GRID = new Map(EXIF_ORIENTATIONS.map((orient, index) => [ke
  * Applies the transforms in order to an image coded `width` x `height`: the EXIF orientation they amount to,
  * and the stored size (after any crop) that, turned by that orientation, is the displayed size.
  */
-export function orientationOf(width: number, height: number, transforms: readonly Transform[]): { width: number; height: number; orientation: number } {
+export function orientationOf(
+  width: number,
+  height: number,
+  transforms: readonly Transform[],
+): { width: number; height: number; orientation: number } {
   let grid = LABELS;
   let size: [number, number] = [width, height];
   for (const transform of transforms) {
     if ('clap' in transform) size = transform.clap;
-    else if ('imir' in transform) grid = transform.imir === 0 ? flipLeftRight(grid) : flipTopBottom(grid); // axis 0: about the vertical axis
-    else for (let turn = 0; turn < transform.irot; turn++) [grid, size] = [rotateAnticlockwise(grid), [size[1], size[0]]];
+    else if ('imir' in transform)
+      grid = transform.imir === 0 ? flipLeftRight(grid) : flipTopBottom(grid); // axis 0: about the vertical axis
+    else
+      for (let turn = 0; turn < transform.irot; turn++) [grid, size] = [rotateAnticlockwise(grid), [size[1], size[0]]];
   }
   const orientation = ORIENTATION_BY_GRID.get(key(grid)) ?? 1;
   // `size` is as displayed; hand back the stored size, which the caller turns by the orientation again.
-  return orientation >= 5 ? { width: size[1], height: size[0], orientation } : { width: size[0], height: size[1], orientation };
+  return orientation >= 5
+    ? { width: size[1], height: size[0], orientation }
+    : { width: size[0], height: size[1], orientation };
 }

@@ -20,7 +20,7 @@ const IMAGE_DATA = new Set(['VP8 ', 'VP8L', 'ALPH', 'ANIM', 'ANMF']);
 /** Orientation from an EXIF chunk before the image data, 1 otherwise. */
 function vp8xOrientation(view: ByteView, flags: number, firstChunkEnd: number): number {
   if ((flags & VP8X_HAS_EXIF) === 0) return 1;
-  for (let at = firstChunkEnd; ; ) {
+  for (let at = firstChunkEnd; ;) {
     const type = view.ascii(at, 4);
     const size = view.u32(at + 4);
     const data = at + 8;
@@ -33,7 +33,8 @@ function vp8xOrientation(view: ByteView, flags: number, firstChunkEnd: number): 
 function dimensions(view: ByteView, type: string, data: number): { width: number; height: number } {
   switch (type) {
     case 'VP8 ':
-      if (view.withOrder(true).u24(data + 3) !== VP8_START_CODE) throw new MalformedHeader('no VP8 key frame start code');
+      if (view.withOrder(true).u24(data + 3) !== VP8_START_CODE)
+        throw new MalformedHeader('no VP8 key frame start code');
       return { width: view.u16(data + 6) & 0x3fff, height: view.u16(data + 8) & 0x3fff };
     case 'VP8L': {
       if (view.u8(data) !== VP8L_SIGNATURE) throw new MalformedHeader('no VP8L signature');

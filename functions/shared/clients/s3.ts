@@ -16,5 +16,7 @@ const endpoint = config.s3Endpoint;
  */
 export const s3 = /* @__PURE__ */ new S3Client(
   // Plain object literals, no spread: esbuild keeps a spread as a possible side effect, and with it the client.
-  endpoint ? { requestChecksumCalculation: 'WHEN_REQUIRED', endpoint, forcePathStyle: true } : { requestChecksumCalculation: 'WHEN_REQUIRED' },
+  endpoint
+    ? { requestChecksumCalculation: 'WHEN_REQUIRED', endpoint, forcePathStyle: true }
+    : { requestChecksumCalculation: 'WHEN_REQUIRED' },
 );

@@ -34,7 +34,13 @@ ${source ? html`<img src="${source}" alt="Photo ${index + 1}, ${dimensions} pixe
 
 export function builderPage(builder: BuilderView, size: ProductSize): RenderedPage {
   const count = builder.Items.length;
-  const origins = [...new Set(builder.Items.map((item) => httpOrigin(item.DownloadUrl)).filter((origin): origin is string => origin !== undefined))];
+  const origins = [
+    ...new Set(
+      builder.Items.map((item) => httpOrigin(item.DownloadUrl)).filter(
+        (origin): origin is string => origin !== undefined,
+      ),
+    ),
+  ];
   return page({
     title: 'Product builder',
     imageOrigins: origins,
@@ -43,12 +49,18 @@ export function builderPage(builder: BuilderView, size: ProductSize): RenderedPa
 <form method="get">
 <label for="size">Product size</label>
 <select id="size" name="size">
-${PRODUCT_SIZES.map((option) => html`<option value="${option.id}"${option.id === size.id ? html` selected` : ''}>${option.label}</option>
-`)}</select>
+${PRODUCT_SIZES.map(
+  (option) => html`<option value="${option.id}"${option.id === size.id ? html` selected` : ''}>${option.label}</option>
+`,
+)}</select>
 <button type="submit">Show print quality</button>
 </form>
 <h2>Print quality for the ${size.label}</h2>
-${count === 0 ? html`<p>There are no photos at this link any more.</p>` : html`<ul class="items">
-${builder.Items.map((item, index) => itemCard(item, index, count, size))}</ul>`}`,
+${
+  count === 0
+    ? html`<p>There are no photos at this link any more.</p>`
+    : html`<ul class="items">
+${builder.Items.map((item, index) => itemCard(item, index, count, size))}</ul>`
+}`,
   });
 }

@@ -25,7 +25,8 @@ export const PRODUCT_SIZES: readonly ProductSize[] = [
   { id: '50x70', label: '50 × 70 cm poster', widthMm: 500, heightMm: 700 },
 ];
 
-export const productSize = (id: string | null | undefined): ProductSize => PRODUCT_SIZES.find((size) => size.id === id) ?? (PRODUCT_SIZES[0] as ProductSize);
+export const productSize = (id: string | null | undefined): ProductSize =>
+  PRODUCT_SIZES.find((size) => size.id === id) ?? (PRODUCT_SIZES[0] as ProductSize);
 
 export const printQualityAt = (image: { Width: number; Height: number }, size: ProductSize): PrintQuality =>
   printQuality({ width: image.Width, height: image.Height }, size, config.printThresholds);

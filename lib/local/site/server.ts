@@ -9,7 +9,14 @@ import { builderPage } from './builder-page.ts';
 import { checkoutPage, confirmationPage, confirmationPath } from './checkout-pages.ts';
 import type { RenderedPage } from './html.ts';
 import { productSize } from './product-sizes.ts';
-import { builderProblem, checkoutProblem, notFoundProblem, problemPage, temporaryProblem, type Problem } from './problems.ts';
+import {
+  builderProblem,
+  checkoutProblem,
+  notFoundProblem,
+  problemPage,
+  temporaryProblem,
+  type Problem,
+} from './problems.ts';
 import { serviceApi, type ServiceApi } from './service-api.ts';
 import { SITE_CSS } from './style.ts';
 
@@ -39,11 +46,16 @@ const SECURITY_HEADERS = {
 };
 
 function sendPage(response: ServerResponse, status: number, rendered: RenderedPage): void {
-  response.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': rendered.csp });
+  response.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': rendered.csp,
+  });
   response.end(rendered.body);
 }
 
-const sendProblem = (response: ServerResponse, problem: Problem) => sendPage(response, problem.status, problemPage(problem));
+const sendProblem = (response: ServerResponse, problem: Problem) =>
+  sendPage(response, problem.status, problemPage(problem));
 
 function redirect(response: ServerResponse, location: string): void {
   response.writeHead(303, { ...SECURITY_HEADERS, Location: location });
@@ -55,7 +67,8 @@ async function showCheckout(api: ServiceApi, checkoutId: string, response: Serve
   if (!answer.ok) return sendProblem(response, checkoutProblem(answer));
   const checkout = answer.value;
   if (checkout.Status === 'Completed') return redirect(response, confirmationPath(checkoutId));
-  if (checkout.Status === 'BasketChanged') return sendProblem(response, checkoutProblem({ status: 409, code: 'BasketChanged' }));
+  if (checkout.Status === 'BasketChanged')
+    return sendProblem(response, checkoutProblem({ status: 409, code: 'BasketChanged' }));
   sendPage(response, 200, checkoutPage(checkout));
 }
 
@@ -75,13 +88,19 @@ async function showConfirmation(api: ServiceApi, checkoutId: string, response: S
   if (!answer.ok) return sendProblem(response, checkoutProblem(answer));
   const checkout = answer.value;
   if (checkout.Status === 'Open') return redirect(response, `/checkout/${encodeURIComponent(checkoutId)}`);
-  if (checkout.Status !== 'Completed') return sendProblem(response, checkoutProblem({ status: 409, code: 'BasketChanged' }));
+  if (checkout.Status !== 'Completed')
+    return sendProblem(response, checkoutProblem({ status: 409, code: 'BasketChanged' }));
   const order = await api.completeCheckout(checkoutId, testPaymentReference(checkoutId));
   if (!order.ok) return sendProblem(response, checkoutProblem(order));
   sendPage(response, 200, confirmationPage(checkout, order.value));
 }
 
-async function showBuilder(api: ServiceApi, token: string, sizeId: string | null, response: ServerResponse): Promise<void> {
+async function showBuilder(
+  api: ServiceApi,
+  token: string,
+  sizeId: string | null,
+  response: ServerResponse,
+): Promise<void> {
   const answer = await api.getBuilder(token);
   if (!answer.ok) return sendProblem(response, builderProblem(answer));
   sendPage(response, 200, builderPage(answer.value, productSize(sizeId)));
@@ -107,9 +126,11 @@ async function route(api: ServiceApi, request: IncomingMessage, response: Server
   if (id && parts[0] === 'checkout') {
     if (method === 'GET' && parts.length === 2) return showCheckout(api, id, response);
     if (method === 'POST' && parts.length === 3 && parts[2] === 'pay') return pay(api, id, response);
-    if (method === 'GET' && parts.length === 3 && parts[2] === 'confirmation') return showConfirmation(api, id, response);
+    if (method === 'GET' && parts.length === 3 && parts[2] === 'confirmation')
+      return showConfirmation(api, id, response);
   }
-  if (id && parts[0] === 'builder' && parts.length === 2 && method === 'GET') return showBuilder(api, id, url.searchParams.get('size'), response);
+  if (id && parts[0] === 'builder' && parts.length === 2 && method === 'GET')
+    return showBuilder(api, id, url.searchParams.get('size'), response);
   sendProblem(response, notFoundProblem());
 }
 

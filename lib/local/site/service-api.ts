@@ -28,19 +28,39 @@ const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
 export function serviceApi(serviceUrl: string, apiKey: string): ServiceApi {
   const base = serviceUrl.replace(/\/+$/, '');
 
-  async function call<T>(method: 'GET' | 'POST', path: string, pick: (body: any) => T, json?: unknown): Promise<Answer<T>> {
+  async function call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    pick: (body: any) => T,
+    json?: unknown,
+  ): Promise<Answer<T>> {
     const headers: Record<string, string> = { Accept: 'application/json', [API_KEY_HEADER]: apiKey };
     if (json !== undefined) headers['Content-Type'] = 'application/json';
     let response: Response;
     try {
-      response = await fetch(`${base}${path}`, { method, headers, ...(json !== undefined ? { body: JSON.stringify(json) } : {}), redirect: 'error' });
+      response = await fetch(`${base}${path}`, {
+        method,
+        headers,
+        ...(json !== undefined ? { body: JSON.stringify(json) } : {}),
+        redirect: 'error',
+      });
     } catch (error) {
-      return { ok: false, status: 502, code: 'Unreachable', message: `The service did not answer: ${(error as Error).message}` };
+      return {
+        ok: false,
+        status: 502,
+        code: 'Unreachable',
+        message: `The service did not answer: ${(error as Error).message}`,
+      };
     }
     const body: any = await response.json().catch(() => undefined);
     if (response.ok && body !== undefined) return { ok: true, value: pick(body) };
     const error = body?.Error ?? {};
-    return { ok: false, status: response.status, code: String(error.Code ?? 'UnexpectedAnswer'), message: String(error.Message ?? `HTTP ${response.status}`) };
+    return {
+      ok: false,
+      status: response.status,
+      code: String(error.Code ?? 'UnexpectedAnswer'),
+      message: String(error.Message ?? `HTTP ${response.status}`),
+    };
   }
 
   /**
@@ -48,11 +68,16 @@ export function serviceApi(serviceUrl: string, apiKey: string): ServiceApi {
    * (`..` would, even encoded); anything else is not a link the service handed out.
    */
   const withId = <T>(id: string, send: (segment: string) => Promise<Answer<T>>): Promise<Answer<T>> =>
-    SAFE_ID.test(id) ? send(id) : Promise.resolve({ ok: false, status: 404, code: 'NotFound', message: 'Not a link the service hands out.' });
+    SAFE_ID.test(id)
+      ? send(id)
+      : Promise.resolve({ ok: false, status: 404, code: 'NotFound', message: 'Not a link the service hands out.' });
   return {
-    getCheckout: (checkoutId) => withId(checkoutId, (id) => call('GET', `/checkout/${id}`, (body) => body.Checkout as CheckoutView)),
+    getCheckout: (checkoutId) =>
+      withId(checkoutId, (id) => call('GET', `/checkout/${id}`, (body) => body.Checkout as CheckoutView)),
     completeCheckout: (checkoutId, PaymentReference) =>
-      withId(checkoutId, (id) => call('POST', `/checkout/${id}/complete`, (body) => body.Order as OrderView, { PaymentReference })),
+      withId(checkoutId, (id) =>
+        call('POST', `/checkout/${id}/complete`, (body) => body.Order as OrderView, { PaymentReference }),
+      ),
     getBuilder: (token) => withId(token, (id) => call('GET', `/builder/${id}`, (body) => body.Builder as BuilderView)),
   };
 }

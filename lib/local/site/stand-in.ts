@@ -21,7 +21,8 @@ export function loopbackAddress(checkoutUrl: string): { host: string; port: numb
     return undefined;
   }
   // The stand-in serves its pages at the root; a CHECKOUT_URL with a path is some other site.
-  if (url.protocol !== 'http:' || !isLoopbackHost(url.hostname) || (url.pathname !== '/' && url.pathname !== '')) return undefined;
+  if (url.protocol !== 'http:' || !isLoopbackHost(url.hostname) || (url.pathname !== '/' && url.pathname !== ''))
+    return undefined;
   return { host: url.hostname === '[::1]' ? '::1' : url.hostname, port: Number(url.port || 80) };
 }
 

@@ -10,7 +10,10 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
-    requests?: { method?: string; setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest }[];
+    requests?: {
+      method?: string;
+      setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest;
+    }[];
   }
   interface Result {
     requests: { average: number };

@@ -26,7 +26,10 @@ const basketKey = (user: string, guid: string) => ({ PK: `USER#${encodeURICompon
 
 function send(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  response.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
   response.end(text);
 }
 
@@ -37,7 +40,9 @@ async function readJson(request: IncomingMessage): Promise<{ ProjectGuid: string
 }
 
 async function getBasket(user: string, guid: string, response: ServerResponse): Promise<void> {
-  const { Item } = await dynamo.send(new GetCommand({ TableName: tableName, Key: basketKey(user, guid), ConsistentRead: true }));
+  const { Item } = await dynamo.send(
+    new GetCommand({ TableName: tableName, Key: basketKey(user, guid), ConsistentRead: true }),
+  );
   send(response, Item ? 200 : 404, Item ?? {});
 }
 
@@ -45,7 +50,11 @@ async function addLine(user: string, guid: string, request: IncomingMessage, res
   const { ProjectGuid, Quantity } = await readJson(request);
   const projectKey = { PK: `PROJECT#${ProjectGuid}`, SK: 'PROJECT' };
   for (let attempt = 0; attempt < 50; attempt++) {
-    const result = await dynamo.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [basketKey(user, guid), projectKey], ConsistentRead: true } } }));
+    const result = await dynamo.send(
+      new BatchGetCommand({
+        RequestItems: { [tableName]: { Keys: [basketKey(user, guid), projectKey], ConsistentRead: true } },
+      }),
+    );
     const items = result.Responses?.[tableName] ?? [];
     const basket = items.find((item) => item.SK === `BASKET#${guid}`);
     const project = items.find((item) => item.PK === projectKey.PK);
@@ -53,7 +62,16 @@ async function addLine(user: string, guid: string, request: IncomingMessage, res
     const lines = basket.lines as Line[];
     let line = lines.find((candidate) => candidate.projectGuid === ProjectGuid);
     if (line) line.quantity += Quantity;
-    else lines.push((line = { id: basket.nextLineId++, projectGuid: ProjectGuid, quantity: Quantity, unitPriceMinor: project.unitPriceMinor, projectVersion: project.version }));
+    else
+      lines.push(
+        (line = {
+          id: basket.nextLineId++,
+          projectGuid: ProjectGuid,
+          quantity: Quantity,
+          unitPriceMinor: project.unitPriceMinor,
+          projectVersion: project.version,
+        }),
+      );
     const expected = basket.version;
     try {
       await dynamo.send(

@@ -8,7 +8,13 @@
  * benchmark can put the table back exactly as it was before a request (`restore`).
  */
 import * as dynamoCommands from '@aws-sdk/client-dynamodb';
-import { DynamoDBClient, GetItemCommand, DeleteItemCommand, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBClient,
+  GetItemCommand,
+  DeleteItemCommand,
+  PutItemCommand,
+  type AttributeValue,
+} from '@aws-sdk/client-dynamodb';
 import { table } from '../../../functions/store/table.ts';
 
 export interface DynamoCall {
@@ -24,7 +30,18 @@ export interface DynamoCall {
 
 type Item = Record<string, AttributeValue>;
 
-const CAPACITY_OPERATIONS = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem', 'TransactGetItems', 'TransactWriteItems']);
+const CAPACITY_OPERATIONS = new Set([
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'Scan',
+  'BatchGetItem',
+  'BatchWriteItem',
+  'TransactGetItems',
+  'TransactWriteItems',
+]);
 const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
 
 const operationOf = (commandName: string | undefined): string => (commandName ?? 'Unknown').replace(/Command$/, '');
@@ -37,11 +54,18 @@ const capacityOf = (output: Record<string, unknown> | undefined): number => {
 
 /** The table keys (PK, SK) a write call touches. */
 function writtenKeys(operation: string, input: Record<string, unknown>): { tableName: string; key: Item }[] {
-  const keyOf = (item: Item): Item => ({ [table.partitionKey]: item[table.partitionKey] as AttributeValue, [table.sortKey]: item[table.sortKey] as AttributeValue });
+  const keyOf = (item: Item): Item => ({
+    [table.partitionKey]: item[table.partitionKey] as AttributeValue,
+    [table.sortKey]: item[table.sortKey] as AttributeValue,
+  });
   if (operation === 'PutItem') return [{ tableName: input.TableName as string, key: keyOf(input.Item as Item) }];
-  if (operation === 'UpdateItem' || operation === 'DeleteItem') return [{ tableName: input.TableName as string, key: keyOf(input.Key as Item) }];
+  if (operation === 'UpdateItem' || operation === 'DeleteItem')
+    return [{ tableName: input.TableName as string, key: keyOf(input.Key as Item) }];
   if (operation === 'BatchWriteItem') {
-    const requests = input.RequestItems as Record<string, { PutRequest?: { Item: Item }; DeleteRequest?: { Key: Item } }[]>;
+    const requests = input.RequestItems as Record<
+      string,
+      { PutRequest?: { Item: Item }; DeleteRequest?: { Key: Item } }[]
+    >;
     return Object.entries(requests).flatMap(([tableName, writes]) =>
       writes.map((write) => ({ tableName, key: keyOf(write.PutRequest?.Item ?? (write.DeleteRequest?.Key as Item)) })),
     );
@@ -49,7 +73,8 @@ function writtenKeys(operation: string, input: Record<string, unknown>): { table
   return [];
 }
 
-const keyId = (tableName: string, key: Item): string => JSON.stringify([tableName, key[table.partitionKey], key[table.sortKey]]);
+const keyId = (tableName: string, key: Item): string =>
+  JSON.stringify([tableName, key[table.partitionKey], key[table.sortKey]]);
 
 export interface ProbeOptions {
   /** Ask DynamoDB for the consumed capacity (changes the request, so off while timing). */
@@ -84,7 +109,10 @@ export class DynamoProbe {
     watched.middlewareStack.add(
       (next, context) => async (args) => {
         const input = args.input as Record<string, unknown>;
-        const wantsCapacity = this.options.capacity && CAPACITY_OPERATIONS.has(operationOf(context.commandName)) && input.ReturnConsumedCapacity === undefined;
+        const wantsCapacity =
+          this.options.capacity &&
+          CAPACITY_OPERATIONS.has(operationOf(context.commandName)) &&
+          input.ReturnConsumedCapacity === undefined;
         return next(wantsCapacity ? { ...args, input: { ...input, ReturnConsumedCapacity: 'TOTAL' } } : args);
       },
       { step: 'initialize', name: 'benchCapacity', priority: 'high' },
@@ -95,7 +123,14 @@ export class DynamoProbe {
         // At the build step the DocumentClient has already marshalled its input to the wire form.
         const input = args.input as Record<string, unknown>;
         if (this.options.journal && WRITE_OPERATIONS.has(operation)) await this.remember(operation, input);
-        const call: DynamoCall = { operation, input, start: performance.now(), end: 0, capacityUnits: 0, failed: false };
+        const call: DynamoCall = {
+          operation,
+          input,
+          start: performance.now(),
+          end: 0,
+          capacityUnits: 0,
+          failed: false,
+        };
         this.calls.push(call);
         try {
           const result = await next(args);
@@ -151,9 +186,13 @@ export class DynamoProbe {
     }
     await Promise.all([
       ...[...journal.values()].map(({ tableName, key, before }) =>
-        before ? this.own.send(new PutItemCommand({ TableName: tableName, Item: before })) : this.own.send(new DeleteItemCommand({ TableName: tableName, Key: key })),
+        before
+          ? this.own.send(new PutItemCommand({ TableName: tableName, Item: before }))
+          : this.own.send(new DeleteItemCommand({ TableName: tableName, Key: key })),
       ),
-      ...[...fresh.values()].map(({ tableName, key }) => this.own.send(new DeleteItemCommand({ TableName: tableName, Key: key }))),
+      ...[...fresh.values()].map(({ tableName, key }) =>
+        this.own.send(new DeleteItemCommand({ TableName: tableName, Key: key })),
+      ),
     ]);
   }
 }
@@ -181,7 +220,10 @@ export function waves(calls: readonly DynamoCall[]): DynamoCall[][] {
 
 /** Sends the same wire-level calls on a plain client, wave by wave, calls of a wave side by side. */
 export async function replay(client: DynamoDBClient, calls: readonly DynamoCall[]): Promise<void> {
-  const commands = dynamoCommands as unknown as Record<string, new (input: unknown) => Parameters<DynamoDBClient['send']>[0]>;
+  const commands = dynamoCommands as unknown as Record<
+    string,
+    new (input: unknown) => Parameters<DynamoDBClient['send']>[0]
+  >;
   for (const wave of waves(calls)) {
     await Promise.all(
       wave.map(async (call) => {

@@ -72,9 +72,27 @@ export async function libraryPageFigure(world: World): Promise<Figure> {
   const many = await pageCost(world, event);
   const label = 'GET /library (one page of 50)';
   const checks: Check[] = [
-    { name: `${label}: DynamoDB requests with ${FEW_ITEMS} items`, measured: few.requests, limit: 1, kind: 'equal', shown: String(few.requests) },
-    { name: `${label}: DynamoDB requests with ${MANY_ITEMS} items`, measured: many.requests, limit: 1, kind: 'equal', shown: String(many.requests) },
-    { name: `${label}: capacity growth from ${FEW_ITEMS} to ${MANY_ITEMS} items`, measured: many.capacity - few.capacity, limit: 0, kind: 'max', shown: `${few.capacity} → ${many.capacity} units` },
+    {
+      name: `${label}: DynamoDB requests with ${FEW_ITEMS} items`,
+      measured: few.requests,
+      limit: 1,
+      kind: 'equal',
+      shown: String(few.requests),
+    },
+    {
+      name: `${label}: DynamoDB requests with ${MANY_ITEMS} items`,
+      measured: many.requests,
+      limit: 1,
+      kind: 'equal',
+      shown: String(many.requests),
+    },
+    {
+      name: `${label}: capacity growth from ${FEW_ITEMS} to ${MANY_ITEMS} items`,
+      measured: many.capacity - few.capacity,
+      limit: 0,
+      kind: 'max',
+      shown: `${few.capacity} → ${many.capacity} units`,
+    },
   ];
   return {
     title: "1b. GET /library: cost per page against the size of the user's library",

@@ -21,11 +21,18 @@ async function seedOrders(userId: string, count: number, parallel = 16): Promise
   const worker = async () => {
     while (next < count) {
       const index = next++;
-      const lines = [{ id: 1, projectGuid: randomBytes(16).toString('hex'), quantity: 1, unitPriceMinor: 1999, projectVersion: 1 }];
+      const lines = [
+        { id: 1, projectGuid: randomBytes(16).toString('hex'), quantity: 1, unitPriceMinor: 1999, projectVersion: 1 },
+      ];
       const createdAt = start + index * 1000;
       const order = orderFromCheckout(
         { userId, basketGuid: randomBytes(16).toString('hex'), lines, totalMinor: 1999 },
-        { orderGuid: orderGuidAt(createdAt, randomBytes(10)), checkoutId: randomBytes(16).toString('hex'), paymentReference: `bench-${String(index).padStart(5, '0')}`, createdAt },
+        {
+          orderGuid: orderGuidAt(createdAt, randomBytes(10)),
+          checkoutId: randomBytes(16).toString('hex'),
+          paymentReference: `bench-${String(index).padStart(5, '0')}`,
+          createdAt,
+        },
       );
       await insertOrder(order);
     }
@@ -49,7 +56,10 @@ async function listCost(world: World, userId: string, maxPages: number): Promise
   let cursor: string | undefined;
   do {
     world.probe.watch({ capacity: true });
-    const answer = await world.invoke('list-orders', { ...event, queryStringParameters: cursor === undefined ? null : { cursor } });
+    const answer = await world.invoke('list-orders', {
+      ...event,
+      queryStringParameters: cursor === undefined ? null : { cursor },
+    });
     const { calls } = world.probe.take();
     if (answer.statusCode !== 200) throw new Error(`GET /orders answered ${answer.statusCode}: ${answer.body}`);
     const body = JSON.parse(answer.body) as { Orders: unknown[]; NextCursor?: string };
@@ -69,10 +79,28 @@ export async function orderPagesFigure(world: World): Promise<Figure> {
   const onePage = await listCost(world, 'bench-orders-201', 1);
   const many = await listCost(world, 'bench-orders-10k', 1);
   const history = await listCost(world, 'bench-orders-10k', Number.POSITIVE_INFINITY);
-  const row = (label: string, cost: ListCost) => [label, String(cost.pages), String(cost.orders), String(cost.requests), cost.capacity.toFixed(1)];
+  const row = (label: string, cost: ListCost) => [
+    label,
+    String(cost.pages),
+    String(cost.orders),
+    String(cost.requests),
+    cost.capacity.toFixed(1),
+  ];
   const checks: Check[] = [
-    { name: `GET /orders, ${MANY_ORDERS.toLocaleString('en')} orders: DynamoDB requests`, measured: many.requests, limit: 1, kind: 'equal', shown: String(many.requests) },
-    { name: `GET /orders, ${MANY_ORDERS.toLocaleString('en')} orders: orders answered`, measured: many.orders, limit: PAGE, kind: 'equal', shown: String(many.orders) },
+    {
+      name: `GET /orders, ${MANY_ORDERS.toLocaleString('en')} orders: DynamoDB requests`,
+      measured: many.requests,
+      limit: 1,
+      kind: 'equal',
+      shown: String(many.requests),
+    },
+    {
+      name: `GET /orders, ${MANY_ORDERS.toLocaleString('en')} orders: orders answered`,
+      measured: many.orders,
+      limit: PAGE,
+      kind: 'equal',
+      shown: String(many.orders),
+    },
     {
       name: `GET /orders, ${MANY_ORDERS.toLocaleString('en')} orders: capacity over one page's (${PAGE + 1} orders)`,
       measured: many.capacity - onePage.capacity,
@@ -86,7 +114,7 @@ export async function orderPagesFigure(world: World): Promise<Figure> {
     howToRead:
       `GET /orders (default page of ${PAGE}, newest first) in-process for a user with ${PAGE + 1} orders (one full page, and one more so that NextCursor appears) ` +
       `and for a user with ${MANY_ORDERS.toLocaleString('en')} orders, with consumed capacity from DynamoDB; the last row follows NextCursor through the whole history. ` +
-      'Budget: one request, and no more capacity for the long history than for one page: a request costs its page, never the user\'s total.',
+      "Budget: one request, and no more capacity for the long history than for one page: a request costs its page, never the user's total.",
     columns: ['Request', 'Pages', 'Orders', 'DynamoDB requests', 'Capacity units'],
     rows: [
       row(`GET /orders, ${PAGE + 1} orders`, onePage),

@@ -23,9 +23,14 @@ export interface Figure {
 }
 
 export const passes = (check: Check): boolean =>
-  check.kind === 'max' ? check.measured <= check.limit : check.kind === 'min' ? check.measured >= check.limit : check.measured === check.limit;
+  check.kind === 'max'
+    ? check.measured <= check.limit
+    : check.kind === 'min'
+      ? check.measured >= check.limit
+      : check.measured === check.limit;
 
-const limitText = (check: Check): string => `${check.kind === 'max' ? '≤' : check.kind === 'min' ? '≥' : '='} ${check.limit}`;
+const limitText = (check: Check): string =>
+  `${check.kind === 'max' ? '≤' : check.kind === 'min' ? '≥' : '='} ${check.limit}`;
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -38,7 +43,8 @@ export function renderFigure(figure: Figure): string {
   }
   const failed = figure.checks.filter((check) => !passes(check));
   lines.push(`Budgets: ${figure.checks.length - failed.length} of ${figure.checks.length} met.`, '');
-  for (const check of failed) lines.push(`- **missed**: ${check.name}: ${check.shown ?? check.measured.toFixed(2)} (budget ${limitText(check)})`);
+  for (const check of failed)
+    lines.push(`- **missed**: ${check.name}: ${check.shown ?? check.measured.toFixed(2)} (budget ${limitText(check)})`);
   for (const note of figure.notes ?? []) lines.push(`- ${note}`);
   lines.push('');
   return lines.join('\n');

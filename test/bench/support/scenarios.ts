@@ -46,20 +46,42 @@ function signDownloads(items: { objectKey: string; mimeType: string }[]): (s3: S
   return async (s3) => {
     const { config } = await import('../../../functions/shared/config.ts');
     const { presignDownloads } = await import('../../../functions/store/download-signer.ts');
-    return presignDownloads(s3, config.bucketName, items.map((item) => ({ objectKey: item.objectKey, contentType: item.mimeType })), config.downloadUrlSeconds);
+    return presignDownloads(
+      s3,
+      config.bucketName,
+      items.map((item) => ({ objectKey: item.objectKey, contentType: item.mimeType })),
+      config.downloadUrlSeconds,
+    );
   };
 }
 
 /** A product builder token naming `count` library items pushed `perPush` at a time (multi push), minted in reverse order. */
-async function builderOf(world: World, library: RequestOptions, count: number, perPush: number): Promise<{ token: string; itemGuids: string[] }> {
+async function builderOf(
+  world: World,
+  library: RequestOptions,
+  count: number,
+  perPush: number,
+): Promise<{ token: string; itemGuids: string[] }> {
   const itemGuids: string[] = [];
   while (itemGuids.length < count) {
-    const images = Array.from({ length: Math.min(perPush, count - itemGuids.length) }, (_, index) => ({ name: `image${index}`, filename: `${index}.png`, contentType: 'image/png', data: pngOfSize(4 * 1024 + itemGuids.length + index) }));
+    const images = Array.from({ length: Math.min(perPush, count - itemGuids.length) }, (_, index) => ({
+      name: `image${index}`,
+      filename: `${index}.png`,
+      contentType: 'image/png',
+      data: pngOfSize(4 * 1024 + itemGuids.length + index),
+    }));
     const form = multipartBody(images);
-    const pushed = await expectOk(world, 'POST', '/library/multi/push', { ...library, body: form.body, headers: { 'Content-Type': form.contentType } });
+    const pushed = await expectOk(world, 'POST', '/library/multi/push', {
+      ...library,
+      body: form.body,
+      headers: { 'Content-Type': form.contentType },
+    });
     itemGuids.push(...pushed.LibraryItems.map((item: { ItemGuid: string }) => item.ItemGuid));
   }
-  const minted = await expectOk(world, 'POST', '/library/builder', { ...library, json: { Guids: [...itemGuids].reverse() } });
+  const minted = await expectOk(world, 'POST', '/library/builder', {
+    ...library,
+    json: { Guids: [...itemGuids].reverse() },
+  });
   return { token: String(minted.ProductBuilderUrl).split('/').pop() as string, itemGuids };
 }
 
@@ -73,13 +95,29 @@ async function downloadsOf(itemGuids: string[]): Promise<{ objectKey: string; mi
 export const BUILDER_ITEMS = 100;
 
 /** Items the bench user claims (GET /library, a repeated claim) and one more claimed item to delete. */
-async function userLibraryOf(world: World, library: RequestOptions, user: RequestOptions): Promise<{ url: string; itemGuids: string[]; deleted: string }> {
+async function userLibraryOf(
+  world: World,
+  library: RequestOptions,
+  user: RequestOptions,
+): Promise<{ url: string; itemGuids: string[]; deleted: string }> {
   const pushed = async (count: number) => {
-    const images = Array.from({ length: count }, (_, index) => ({ name: `image${index}`, filename: `${index}.png`, contentType: 'image/png', data: pngOfSize(4 * 1024 + index) }));
+    const images = Array.from({ length: count }, (_, index) => ({
+      name: `image${index}`,
+      filename: `${index}.png`,
+      contentType: 'image/png',
+      data: pngOfSize(4 * 1024 + index),
+    }));
     const form = multipartBody(images);
-    const answer = await expectOk(world, 'POST', '/library/multi/push', { ...library, body: form.body, headers: { 'Content-Type': form.contentType } });
+    const answer = await expectOk(world, 'POST', '/library/multi/push', {
+      ...library,
+      body: form.body,
+      headers: { 'Content-Type': form.contentType },
+    });
     await expectOk(world, 'POST', '/library/claim', { ...user, json: { ProductBuilderUrl: answer.ProductBuilderUrl } });
-    return { url: answer.ProductBuilderUrl as string, itemGuids: answer.LibraryItems.map((item: { ItemGuid: string }) => item.ItemGuid) as string[] };
+    return {
+      url: answer.ProductBuilderUrl as string,
+      itemGuids: answer.LibraryItems.map((item: { ItemGuid: string }) => item.ItemGuid) as string[],
+    };
   };
   const claimed = await pushed(USER_LIBRARY_ITEMS);
   const [deleted] = (await pushed(1)).itemGuids;
@@ -116,7 +154,8 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
   const newProject = (await import('../../../functions/shared/ids.ts')).newGuid();
   const basket = async (lines: [string, number][]) => {
     const { Guid } = await expectOk(world, 'POST', '/basket', user);
-    for (const [ProjectGuid, Quantity] of lines) await expectOk(world, 'POST', `/basket/${Guid}/line`, { ...user, json: { ProjectGuid, Quantity } });
+    for (const [ProjectGuid, Quantity] of lines)
+      await expectOk(world, 'POST', `/basket/${Guid}/line`, { ...user, json: { ProjectGuid, Quantity } });
     return Guid as string;
   };
   const full = await basket([
@@ -129,26 +168,52 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
   const repricedProject = await world.service.project(19.99);
   const stalePrice = await basket([[repricedProject, 2]]);
   await expectOk(world, 'PUT', `/project/${repricedProject}`, { ...internal, json: { UnitPrice: 24.99, Version: 2 } });
-  const checkout = async (basketGuid: string) => String((await expectOk(world, 'POST', `/basket/${basketGuid}/checkout`, user)).CheckoutUrl).split('/').pop() as string;
+  const checkout = async (basketGuid: string) =>
+    String((await expectOk(world, 'POST', `/basket/${basketGuid}/checkout`, user)).CheckoutUrl)
+      .split('/')
+      .pop() as string;
   const checkoutId = await checkout(checkedOut);
   const pendingCheckout = await checkout(await basket([[canvas, 1]]));
   let orderGuid = '';
   if (present.has('complete-checkout')) {
-    for (const lines of [[[photoBook, 1], [canvas, 2]], [[canvas, 1]]] as [string, number][][]) {
+    for (const lines of [
+      [
+        [photoBook, 1],
+        [canvas, 2],
+      ],
+      [[canvas, 1]],
+    ] as [string, number][][]) {
       const paid = await checkout(await basket(lines));
-      orderGuid = (await expectOk(world, 'POST', `/checkout/${paid}/complete`, { ...internal, json: { PaymentReference: 'bench' } })).Order.OrderGuid;
+      orderGuid = (
+        await expectOk(world, 'POST', `/checkout/${paid}/complete`, {
+          ...internal,
+          json: { PaymentReference: 'bench' },
+        })
+      ).Order.OrderGuid;
     }
   }
   const libraryKey = await world.service.apiKey('bench-library', 'library');
   const library: RequestOptions = { apiKey: libraryKey };
   let itemGuid = '';
   if (present.has('push-library-item')) {
-    const form = multipartBody([{ name: 'image', filename: 'a.png', contentType: 'image/png', data: pngOfSize(32 * 1024) }]);
-    itemGuid = (await expectOk(world, 'POST', '/library/push', { ...library, body: form.body, headers: { 'Content-Type': form.contentType } })).LibraryItem.ItemGuid;
+    const form = multipartBody([
+      { name: 'image', filename: 'a.png', contentType: 'image/png', data: pngOfSize(32 * 1024) },
+    ]);
+    itemGuid = (
+      await expectOk(world, 'POST', '/library/push', {
+        ...library,
+        body: form.body,
+        headers: { 'Content-Type': form.contentType },
+      })
+    ).LibraryItem.ItemGuid;
   }
   const { config } = await import('../../../functions/shared/config.ts');
-  const builder = present.has('get-builder') ? await builderOf(world, library, BUILDER_ITEMS, Math.min(10, config.libraryMaxItems)) : { token: '', itemGuids: [] };
-  const userLibrary = present.has('claim-library-items') ? await userLibraryOf(world, library, user) : { url: '', itemGuids: [], deleted: '' };
+  const builder = present.has('get-builder')
+    ? await builderOf(world, library, BUILDER_ITEMS, Math.min(10, config.libraryMaxItems))
+    : { token: '', itemGuids: [] };
+  const userLibrary = present.has('claim-library-items')
+    ? await userLibraryOf(world, library, user)
+    : { url: '', itemGuids: [], deleted: '' };
   const [deletedObject] = userLibrary.deleted ? await downloadsOf([userLibrary.deleted]) : [];
 
   const planned: Planned[] = [
@@ -156,29 +221,161 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
     { label: 'GET /openapi.json', handler: 'get-openapi', method: 'GET', path: '/openapi.json', options: {} },
     { label: 'POST /basket', handler: 'create-basket', method: 'POST', path: '/basket', options: user },
     { label: 'GET /baskets (3 baskets)', handler: 'list-baskets', method: 'GET', path: '/baskets', options: user },
-    { label: 'GET /basket/{guid} (2 lines)', handler: 'get-basket', method: 'GET', path: `/basket/${full}`, options: user },
-    { label: 'DELETE /basket/{guid}', handler: 'delete-basket', method: 'DELETE', path: `/basket/${empty}`, options: user },
-    { label: 'POST /basket/{guid}/line', handler: 'add-basket-line', method: 'POST', path: `/basket/${full}/line`, options: { ...user, json: { ProjectGuid: photoBook, Quantity: 1 } } },
-    { label: 'PUT /basket/{guid}/line/{id}', handler: 'update-basket-line', method: 'PUT', path: `/basket/${full}/line/2`, options: { ...user, json: { ProjectGuid: canvas, Quantity: 3 } } },
-    { label: 'DELETE /basket/{guid}/line/{id}', handler: 'delete-basket-line', method: 'DELETE', path: `/basket/${full}/line/1`, options: user },
-    { label: 'POST /basket/{guid}/checkout', handler: 'checkout-basket', method: 'POST', path: `/basket/${full}/checkout`, options: user },
-    { label: 'POST /basket/{guid}/checkout (a price changed)', handler: 'checkout-basket', method: 'POST', path: `/basket/${stalePrice}/checkout`, options: user },
-    { label: 'PUT /project/{guid}', handler: 'put-project', method: 'PUT', path: `/project/${newProject}`, options: { ...internal, json: { UnitPrice: 12.5, Version: 1 } } },
-    { label: 'GET /project/{guid}', handler: 'get-project', method: 'GET', path: `/project/${photoBook}`, options: internal },
-    { label: 'GET /checkout/{id}', handler: 'get-checkout', method: 'GET', path: `/checkout/${checkoutId}`, options: internal },
-    { label: 'POST /checkout/{id}/complete', handler: 'complete-checkout', method: 'POST', path: `/checkout/${pendingCheckout}/complete`, options: { ...internal, json: { PaymentReference: 'bench' } } },
+    {
+      label: 'GET /basket/{guid} (2 lines)',
+      handler: 'get-basket',
+      method: 'GET',
+      path: `/basket/${full}`,
+      options: user,
+    },
+    {
+      label: 'DELETE /basket/{guid}',
+      handler: 'delete-basket',
+      method: 'DELETE',
+      path: `/basket/${empty}`,
+      options: user,
+    },
+    {
+      label: 'POST /basket/{guid}/line',
+      handler: 'add-basket-line',
+      method: 'POST',
+      path: `/basket/${full}/line`,
+      options: { ...user, json: { ProjectGuid: photoBook, Quantity: 1 } },
+    },
+    {
+      label: 'PUT /basket/{guid}/line/{id}',
+      handler: 'update-basket-line',
+      method: 'PUT',
+      path: `/basket/${full}/line/2`,
+      options: { ...user, json: { ProjectGuid: canvas, Quantity: 3 } },
+    },
+    {
+      label: 'DELETE /basket/{guid}/line/{id}',
+      handler: 'delete-basket-line',
+      method: 'DELETE',
+      path: `/basket/${full}/line/1`,
+      options: user,
+    },
+    {
+      label: 'POST /basket/{guid}/checkout',
+      handler: 'checkout-basket',
+      method: 'POST',
+      path: `/basket/${full}/checkout`,
+      options: user,
+    },
+    {
+      label: 'POST /basket/{guid}/checkout (a price changed)',
+      handler: 'checkout-basket',
+      method: 'POST',
+      path: `/basket/${stalePrice}/checkout`,
+      options: user,
+    },
+    {
+      label: 'PUT /project/{guid}',
+      handler: 'put-project',
+      method: 'PUT',
+      path: `/project/${newProject}`,
+      options: { ...internal, json: { UnitPrice: 12.5, Version: 1 } },
+    },
+    {
+      label: 'GET /project/{guid}',
+      handler: 'get-project',
+      method: 'GET',
+      path: `/project/${photoBook}`,
+      options: internal,
+    },
+    {
+      label: 'GET /checkout/{id}',
+      handler: 'get-checkout',
+      method: 'GET',
+      path: `/checkout/${checkoutId}`,
+      options: internal,
+    },
+    {
+      label: 'POST /checkout/{id}/complete',
+      handler: 'complete-checkout',
+      method: 'POST',
+      path: `/checkout/${pendingCheckout}/complete`,
+      options: { ...internal, json: { PaymentReference: 'bench' } },
+    },
     { label: 'GET /orders (2 orders)', handler: 'list-orders', method: 'GET', path: '/orders', options: user },
-    { label: 'GET /orders?projectguid=', handler: 'list-orders', method: 'GET', path: `/orders?projectguid=${photoBook}`, options: user },
+    {
+      label: 'GET /orders?projectguid=',
+      handler: 'list-orders',
+      method: 'GET',
+      path: `/orders?projectguid=${photoBook}`,
+      options: user,
+    },
     { label: 'GET /order/{guid}', handler: 'get-order', method: 'GET', path: `/order/${orderGuid}`, options: user },
-    { label: 'PUT /order/{guid}/status', handler: 'update-order-status', method: 'PUT', path: `/order/${orderGuid}/status`, options: { ...internal, json: { Status: 'Processing' } } },
-    { label: 'POST /library/{guid}/builder', handler: 'get-item-builder-url', method: 'POST', path: `/library/${itemGuid}/builder`, options: library },
-    { label: 'POST /library/builder', handler: 'get-items-builder-url', method: 'POST', path: '/library/builder', options: { ...library, json: { Guids: [itemGuid] } } },
-    { label: 'POST /library/upload', handler: 'create-library-upload', method: 'POST', path: '/library/upload', options: library, bareSdkWork: signUploadPost },
-    { label: 'GET /library/{guid}?printWidthMm=&printHeightMm=', handler: 'get-library-item', method: 'GET', path: `/library/${itemGuid}?printWidthMm=150&printHeightMm=100`, options: library, bareSdkWork: signDownloads(itemGuid ? await downloadsOf([itemGuid]) : []) },
-    { label: `GET /builder/{token} (${BUILDER_ITEMS} items)`, handler: 'get-builder', method: 'GET', path: `/builder/${builder.token}`, options: internal, bareSdkWork: signDownloads(await downloadsOf([...builder.itemGuids].reverse())) },
-    { label: `POST /library/claim (${USER_LIBRARY_ITEMS} items, repeated)`, handler: 'claim-library-items', method: 'POST', path: '/library/claim', options: { ...user, json: { ProductBuilderUrl: userLibrary.url } }, bareSdkWork: signDownloads(await downloadsOf(userLibrary.itemGuids)) },
-    { label: `GET /library (${USER_LIBRARY_ITEMS + 1} items)`, handler: 'list-library', method: 'GET', path: '/library', options: user, bareSdkWork: signDownloads(await downloadsOf([...userLibrary.itemGuids, userLibrary.deleted])) },
-    { label: 'DELETE /library/{guid}', handler: 'delete-library-item', method: 'DELETE', path: `/library/${userLibrary.deleted}`, options: user, ...(deletedObject ? { bareSdkWork: deleteObjectOf(deletedObject.objectKey) } : {}) },
+    {
+      label: 'PUT /order/{guid}/status',
+      handler: 'update-order-status',
+      method: 'PUT',
+      path: `/order/${orderGuid}/status`,
+      options: { ...internal, json: { Status: 'Processing' } },
+    },
+    {
+      label: 'POST /library/{guid}/builder',
+      handler: 'get-item-builder-url',
+      method: 'POST',
+      path: `/library/${itemGuid}/builder`,
+      options: library,
+    },
+    {
+      label: 'POST /library/builder',
+      handler: 'get-items-builder-url',
+      method: 'POST',
+      path: '/library/builder',
+      options: { ...library, json: { Guids: [itemGuid] } },
+    },
+    {
+      label: 'POST /library/upload',
+      handler: 'create-library-upload',
+      method: 'POST',
+      path: '/library/upload',
+      options: library,
+      bareSdkWork: signUploadPost,
+    },
+    {
+      label: 'GET /library/{guid}?printWidthMm=&printHeightMm=',
+      handler: 'get-library-item',
+      method: 'GET',
+      path: `/library/${itemGuid}?printWidthMm=150&printHeightMm=100`,
+      options: library,
+      bareSdkWork: signDownloads(itemGuid ? await downloadsOf([itemGuid]) : []),
+    },
+    {
+      label: `GET /builder/{token} (${BUILDER_ITEMS} items)`,
+      handler: 'get-builder',
+      method: 'GET',
+      path: `/builder/${builder.token}`,
+      options: internal,
+      bareSdkWork: signDownloads(await downloadsOf([...builder.itemGuids].reverse())),
+    },
+    {
+      label: `POST /library/claim (${USER_LIBRARY_ITEMS} items, repeated)`,
+      handler: 'claim-library-items',
+      method: 'POST',
+      path: '/library/claim',
+      options: { ...user, json: { ProductBuilderUrl: userLibrary.url } },
+      bareSdkWork: signDownloads(await downloadsOf(userLibrary.itemGuids)),
+    },
+    {
+      label: `GET /library (${USER_LIBRARY_ITEMS + 1} items)`,
+      handler: 'list-library',
+      method: 'GET',
+      path: '/library',
+      options: user,
+      bareSdkWork: signDownloads(await downloadsOf([...userLibrary.itemGuids, userLibrary.deleted])),
+    },
+    {
+      label: 'DELETE /library/{guid}',
+      handler: 'delete-library-item',
+      method: 'DELETE',
+      path: `/library/${userLibrary.deleted}`,
+      options: user,
+      ...(deletedObject ? { bareSdkWork: deleteObjectOf(deletedObject.objectKey) } : {}),
+    },
   ];
 
   const scenarios: Scenario[] = [];
@@ -186,7 +383,12 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
     // Order and library scenarios need the order and push handlers to seed their data.
     if (!present.has(plan.handler) || plan.path.includes('//') || plan.path.endsWith('/')) continue;
     const event = await world.capture(plan.method, plan.path, plan.options);
-    scenarios.push({ label: plan.label, handler: plan.handler, event, ...(plan.bareSdkWork ? { bareSdkWork: plan.bareSdkWork } : {}) });
+    scenarios.push({
+      label: plan.label,
+      handler: plan.handler,
+      event,
+      ...(plan.bareSdkWork ? { bareSdkWork: plan.bareSdkWork } : {}),
+    });
   }
   return scenarios;
 }

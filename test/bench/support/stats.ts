@@ -18,7 +18,11 @@ export interface Paired<T> {
  * Runs candidate and baseline alternately, `rounds` times each, swapping which goes first every round
  * (ABBA), so drift in the machine's load falls on both sides alike. Each function returns one sample.
  */
-export async function sideBySide<T>(rounds: number, candidate: () => Promise<T>, baseline: () => Promise<T>): Promise<Paired<T>> {
+export async function sideBySide<T>(
+  rounds: number,
+  candidate: () => Promise<T>,
+  baseline: () => Promise<T>,
+): Promise<Paired<T>> {
   const samples: Paired<T> = { candidate: [], baseline: [] };
   for (let round = 0; round < rounds; round++) {
     if (round % 2 === 0) {
@@ -37,7 +41,8 @@ export async function sideBySide<T>(rounds: number, candidate: () => Promise<T>,
  * a change in the machine's load between rounds cancels out of each ratio, where a ratio of the two sides'
  * medians can pair a sample from a busy moment with one from a quiet moment.
  */
-export const pairedRatio = (samples: Paired<number>): number => median(samples.candidate.map((value, round) => value / (samples.baseline[round] as number)));
+export const pairedRatio = (samples: Paired<number>): number =>
+  median(samples.candidate.map((value, round) => value / (samples.baseline[round] as number)));
 
 /** Milliseconds spent in `work`. */
 export async function timed(work: () => Promise<unknown>): Promise<number> {

@@ -31,7 +31,8 @@ const pngHead = () => tinyPng().subarray(0, 33);
 function* imageChunks(size: number): Generator<Buffer> {
   const head = pngHead();
   yield head;
-  for (let sent = head.length; sent < size; sent += FILLER.length) yield FILLER.subarray(0, Math.min(FILLER.length, size - sent));
+  for (let sent = head.length; sent < size; sent += FILLER.length)
+    yield FILLER.subarray(0, Math.min(FILLER.length, size - sent));
 }
 
 export function imageMd5(size: number): string {
@@ -68,14 +69,17 @@ if (import.meta.main) {
     response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': size });
     const chunks = imageChunks(size);
     const pump = () => {
-      for (let next = chunks.next(); !next.done; next = chunks.next()) if (!response.write(next.value)) return void response.once('drain', pump);
+      for (let next = chunks.next(); !next.done; next = chunks.next())
+        if (!response.write(next.value)) return void response.once('drain', pump);
       response.end();
     };
     pump();
   });
   await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
   const imageServerUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
-  process.stdout.write(`${JSON.stringify({ dynamoEndpoint: storage.dynamoEndpoint, s3Endpoint: storage.s3Endpoint, imageServerUrl })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ dynamoEndpoint: storage.dynamoEndpoint, s3Endpoint: storage.s3Endpoint, imageServerUrl })}\n`,
+  );
   process.stdin.resume();
   process.stdin.on('end', async () => {
     images.closeAllConnections();

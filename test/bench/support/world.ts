@@ -8,7 +8,12 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { startTestService, type RequestOptions, type TestService } from '../../support/service.ts';
-import { createApiGatewayFront, lambdaContext, type ProxyHandler, type RequestAuthorizer } from '../../../lib/local/api-gateway.ts';
+import {
+  createApiGatewayFront,
+  lambdaContext,
+  type ProxyHandler,
+  type RequestAuthorizer,
+} from '../../../lib/local/api-gateway.ts';
 import { MAX_REQUEST_BYTES } from '../../../lib/local/service.ts';
 import { binaryMediaTypes, routes } from '../../../functions/routes.ts';
 import { DynamoProbe } from './dynamo-probe.ts';
@@ -27,14 +32,17 @@ export interface World {
 export const handlerFile = (name: string): URL => new URL(`../../../functions/handlers/${name}.ts`, import.meta.url);
 
 /** Route handlers whose module exists yet (others are being written in parallel). */
-export const presentHandlers = (): Set<string> => new Set(routes.map((route) => route.handler).filter((name) => existsSync(handlerFile(name))));
+export const presentHandlers = (): Set<string> =>
+  new Set(routes.map((route) => route.handler).filter((name) => existsSync(handlerFile(name))));
 
 export async function startWorld(env: Record<string, string> = {}): Promise<World> {
   const service = await startTestService({ env: { POWERTOOLS_LOG_LEVEL: 'ERROR', ...env } });
   // Imported after the service set the environment: the handlers' clients read it once, at load.
   const { dynamoDbClient } = await import('../../../functions/shared/clients/dynamodb.ts');
   const probe = new DynamoProbe(dynamoDbClient, service.storage.dynamoEndpoint, process.env.AWS_REGION as string);
-  const { handler: authorizer } = (await import('../../../functions/handlers/authorizer.ts')) as { handler: RequestAuthorizer };
+  const { handler: authorizer } = (await import('../../../functions/handlers/authorizer.ts')) as {
+    handler: RequestAuthorizer;
+  };
 
   let captured: APIGatewayProxyEvent | undefined;
   const front = createApiGatewayFront({
