@@ -3,19 +3,8 @@ import * as z from 'zod/mini';
 import { MAX_QUANTITY, basketTotalMinor, lineTotalMinor, type Basket, type BasketLine } from '../domain/basket.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
-import {
-  DEFAULT_PAGE_LIMIT,
-  Guid,
-  GuidOut,
-  MoneyOut,
-  nameSchemas,
-  NextCursorOut,
-  PageQuery,
-  PathInteger,
-  requestSchemas,
-  responseSchemas,
-  WireDateOut,
-} from './common.ts';
+import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, MoneyOut, nameSchemas, NextCursorOut } from './common.ts';
+import { PageQuery, PathInteger, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 
 export const BasketPath = z.object({ basketGuid: Guid });
 export const BasketLinePath = z.object({ basketGuid: Guid, lineId: PathInteger });

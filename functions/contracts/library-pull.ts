@@ -15,14 +15,14 @@ const PullUrl = z.string().check(
 
 export const PullInput = z.object({ Url: PullUrl });
 
-export const MultiPullInput = z.object({
-  Urls: z
-    .array(PullUrl)
-    .check(
-      z.minLength(1, 'must name at least one URL'),
-      z.meta({ description: 'At most LIBRARY_MAX_ITEMS (default 20) URLs; fetched 4 at a time (PULL_CONCURRENCY)' }),
-    ),
-});
+const PullUrls = z
+  .array(PullUrl)
+  .check(
+    z.minLength(1, 'must name at least one URL'),
+    z.meta({ description: 'At most LIBRARY_MAX_ITEMS (default 20) URLs; fetched 4 at a time (PULL_CONCURRENCY)' }),
+  );
+
+export const MultiPullInput = z.object({ Urls: PullUrls });
 
 /** 422: the fetch policy refused the URL, or the fetch failed (functions/library/safe-fetch.ts). */
 const pullErrors = { ...imageErrors, 422: ['PullRefused', 'PullFailed'] } as const;

@@ -124,14 +124,10 @@ export const toBuilderOut = (builder: ResolvedBuilder): z.infer<typeof BuilderOu
   },
 });
 
+// A contract table reads best one row per operation.
+// prettier-ignore
 export const libraryReadContracts = {
-  getItem: {
-    principal: 'library',
-    path: LibraryItemPath,
-    query: LibraryItemReadQuery,
-    response: LibraryItemReadResultOut,
-    errors: { 404: ['LibraryItemNotFound'] },
-  },
+  getItem: { principal: 'library', path: LibraryItemPath, query: LibraryItemReadQuery, response: LibraryItemReadResultOut, errors: { 404: ['LibraryItemNotFound'] } },
   getBuilder: { principal: 'internal', path: BuilderPath, response: BuilderOut, errors: { 404: ['BuilderNotFound'] } },
 } as const;
 

@@ -6,18 +6,8 @@ import { ORDER_STATUSES, type Order } from '../domain/order.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import { BasketLineOut, toBasketLineOut } from './basket.ts';
-import {
-  DEFAULT_PAGE_LIMIT,
-  Guid,
-  GuidOut,
-  MoneyOut,
-  nameSchemas,
-  NextCursorOut,
-  PageQuery,
-  requestSchemas,
-  responseSchemas,
-  WireDateOut,
-} from './common.ts';
+import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, MoneyOut, nameSchemas, NextCursorOut } from './common.ts';
+import { PageQuery, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 
 export const OrderStatusSchema = z.enum(ORDER_STATUSES);
 

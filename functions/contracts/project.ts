@@ -37,23 +37,19 @@ export const ProjectOut = z.object({
   LastSavedDateUtc: WireDateOut,
 });
 
+// A contract table reads best one row per operation.
+// prettier-ignore
+export const projectContracts = {
+  put: { principal: 'internal', path: ProjectPath, body: ProjectInput, response: ProjectOut, errors: { 409: ['StaleProjectVersion'] } },
+  get: { principal: 'internal', path: ProjectPath, response: ProjectOut, errors: { 404: ['ProjectNotFound'] } },
+} as const;
+
 export const toProjectOut = (project: Project): z.infer<typeof ProjectOut> => ({
   ProjectGuid: project.projectGuid,
   UnitPrice: fromMinorUnits(project.unitPriceMinor),
   Version: project.version,
   LastSavedDateUtc: formatDate(project.lastSavedAt),
 });
-
-export const projectContracts = {
-  put: {
-    principal: 'internal',
-    path: ProjectPath,
-    body: ProjectInput,
-    response: ProjectOut,
-    errors: { 409: ['StaleProjectVersion'] },
-  },
-  get: { principal: 'internal', path: ProjectPath, response: ProjectOut, errors: { 404: ['ProjectNotFound'] } },
-} as const;
 
 nameSchemas(requestSchemas, { ProjectInput });
 nameSchemas(responseSchemas, { Project: ProjectOut });

@@ -25,6 +25,7 @@ import * as baskets from '../store/basket-store.ts';
 import { insertCheckout } from '../store/checkout-store.ts';
 import type { PageRequest } from '../store/query.ts';
 import { getProjectPrices } from '../store/project-store.ts';
+import type { ProjectPrice } from '../domain/project.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -82,32 +83,38 @@ export interface LineChange {
   quantity: number;
 }
 
-export function addBasketLine(
+type LineResult = { basket: Basket; line: BasketLine };
+type PricedLineRule = (basket: Basket, project: ProjectPrice, now: SaveTime) => LineResult;
+
+/** Loads the basket with the line's project, applies `rule`, saves with a version check, retries a lost race. */
+function applyPricedLineChange(
   userId: string,
   guid: string,
-  change: LineChange,
-): Promise<{ basket: Basket; line: BasketLine }> {
+  projectGuid: string,
+  rule: PricedLineRule,
+): Promise<LineResult> {
   return retryOnConflict(async () => {
     const now = saveTime();
-    const { basket, project } = await loadForPricing(userId, guid, change.projectGuid, now.now);
-    const result = addLine(basket, project, change.quantity, now);
+    const { basket, project } = await loadForPricing(userId, guid, projectGuid, now.now);
+    const result = rule(basket, project, now);
     return { basket: await baskets.saveBasket(result.basket, basket.version), line: result.line };
   }, isStale);
 }
 
-export function changeBasketLine(
+export const addBasketLine = (userId: string, guid: string, change: LineChange): Promise<LineResult> =>
+  applyPricedLineChange(userId, guid, change.projectGuid, (basket, project, now) =>
+    addLine(basket, project, change.quantity, now),
+  );
+
+export const changeBasketLine = (
   userId: string,
   guid: string,
   lineId: number,
   change: LineChange,
-): Promise<{ basket: Basket; line: BasketLine }> {
-  return retryOnConflict(async () => {
-    const now = saveTime();
-    const { basket, project } = await loadForPricing(userId, guid, change.projectGuid, now.now);
-    const result = changeLine(basket, lineId, project, change.quantity, now);
-    return { basket: await baskets.saveBasket(result.basket, basket.version), line: result.line };
-  }, isStale);
-}
+): Promise<LineResult> =>
+  applyPricedLineChange(userId, guid, change.projectGuid, (basket, project, now) =>
+    changeLine(basket, lineId, project, change.quantity, now),
+  );
 
 export function deleteBasketLine(userId: string, guid: string, lineId: number): Promise<Basket> {
   return retryOnConflict(async () => {

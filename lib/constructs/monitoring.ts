@@ -70,15 +70,17 @@ export class Monitoring extends Construct {
     this.topic = new Topic(this, 'AlarmTopic', { displayName: `${props.namePrefix} alarms`, enforceSSL: true });
     if (props.alarmEmail !== '') this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
 
-    const business = (name: string) =>
+    /** A five-minute sum of one of the service's own metrics. */
+    const serviceSum = (metricName: string, dimensionsMap: Record<string, string>, label: string) =>
       new Metric({
         namespace: METRICS_NAMESPACE,
-        metricName: name,
-        dimensionsMap: { service: SERVICE_NAME },
+        metricName,
+        dimensionsMap,
         statistic: 'Sum',
         period: FIVE_MINUTES,
-        label: name,
+        label,
       });
+    const business = (name: string) => serviceSum(name, { service: SERVICE_NAME }, name);
     const labelled = (endpoint: HandlerFunction, metric: Metric) => metric.with({ label: endpoint.handlerName });
     const perEndpoint = (metric: (fn: HandlerFunction['function']) => Metric) =>
       endpoints.map(({ endpoint }) => labelled(endpoint, metric(endpoint.function)));
@@ -97,15 +99,7 @@ export class Monitoring extends Construct {
       metricValue: '1',
       dimensions: { ErrorType: '$.errorType' },
     });
-    const refusals = (type: string) =>
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: GATEWAY_REFUSALS_METRIC,
-        dimensionsMap: { ErrorType: type },
-        statistic: 'Sum',
-        period: FIVE_MINUTES,
-        label: type,
-      });
+    const refusals = (type: string) => serviceSum(GATEWAY_REFUSALS_METRIC, { ErrorType: type }, type);
 
     // ---- Alarms ----
     const alarm = (
@@ -204,6 +198,7 @@ export class Monitoring extends Construct {
     });
     const wide = { width: 12, height: 6 };
     const third = { width: 8, height: 6 };
+    const apiStat = (statistic: string, label: string) => ({ period: FIVE_MINUTES, statistic, label });
     this.dashboard.addWidgets(
       new TextWidget({
         markdown: [
@@ -219,23 +214,20 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(
       new GraphWidget({
         title: 'API requests',
-        left: [api.metricCount({ period: FIVE_MINUTES, statistic: 'Sum', label: 'requests' })],
+        left: [api.metricCount(apiStat('Sum', 'requests'))],
         ...third,
       }),
       new GraphWidget({
         title: 'API 4xx / 5xx',
-        left: [
-          api.metricClientError({ period: FIVE_MINUTES, statistic: 'Sum', label: '4xx' }),
-          api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum', label: '5xx' }),
-        ],
+        left: [api.metricClientError(apiStat('Sum', '4xx')), api.metricServerError(apiStat('Sum', '5xx'))],
         ...third,
       }),
       new GraphWidget({
         title: 'API latency (ms)',
         left: [
-          api.metricLatency({ period: FIVE_MINUTES, statistic: 'p50', label: 'p50' }),
-          api.metricLatency({ period: FIVE_MINUTES, statistic: 'p99', label: 'p99' }),
-          api.metricIntegrationLatency({ period: FIVE_MINUTES, statistic: 'p99', label: 'integration p99' }),
+          api.metricLatency(apiStat('p50', 'p50')),
+          api.metricLatency(apiStat('p99', 'p99')),
+          api.metricIntegrationLatency(apiStat('p99', 'integration p99')),
         ],
         ...third,
       }),
