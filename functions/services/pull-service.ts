@@ -7,7 +7,8 @@
  */
 import { tooManyItems } from '../domain/library.ts';
 import { config } from '../shared/config.ts';
-import { pullPolicy, safeFetch, type PullPolicy } from '../library/safe-fetch.ts';
+import { safeFetch } from '../library/safe-fetch.ts';
+import { pullPolicy, type PullPolicy } from '../library/pull-target.ts';
 import { ingestImages, type ImageSource } from './library-service.ts';
 import type { IngestResult } from './ingest-commit.ts';
 

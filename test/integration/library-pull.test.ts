@@ -19,7 +19,7 @@ import {
   type StoreSnapshot,
 } from '../support/store-snapshot.ts';
 import { jpeg as jpegImage } from '../support/images.ts';
-import type { PullPolicy, ResolvedAddress } from '../../functions/library/safe-fetch.ts';
+import type { PullPolicy, ResolvedAddress } from '../../functions/library/pull-target.ts';
 import type { DomainError } from '../../functions/shared/errors.ts';
 import { statusOf } from '../../functions/http/errors.ts';
 
@@ -84,7 +84,7 @@ beforeAll(async () => {
   libraryKey = await service.apiKey('pull-test', 'library');
   // Imported after the service set the environment: the SDK clients read their endpoints at load.
   ({ pullImages } = await import('../../functions/services/pull-service.ts'));
-  ({ pullPolicy } = await import('../../functions/library/safe-fetch.ts'));
+  ({ pullPolicy } = await import('../../functions/library/pull-target.ts'));
 });
 afterAll(async () => {
   imageServer?.closeAllConnections();

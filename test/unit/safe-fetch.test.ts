@@ -13,14 +13,14 @@ import { text } from 'node:stream/consumers';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { DomainError } from '../../functions/shared/errors.ts';
 import { statusOf } from '../../functions/http/errors.ts';
+import { safeFetch } from '../../functions/library/safe-fetch.ts';
 import {
   pullPolicy,
   resolveAndVet,
-  safeFetch,
   UNREACHABLE,
   type PullPolicy,
   type ResolvedAddress,
-} from '../../functions/library/safe-fetch.ts';
+} from '../../functions/library/pull-target.ts';
 
 type Route = (request: IncomingMessage, response: ServerResponse) => void;
 const routes = new Map<string, Route>();

@@ -1,0 +1,114 @@
+/**
+ * What a pull may fetch: the pull policy, the URL check, and the resolution of a host to one vetted address
+ * (every address it resolves to must pass the address policy); and the errors a pull is refused or fails
+ * with, each naming the URL (see safe-fetch.ts for how they are used).
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { payloadTooLarge, unprocessable } from '../shared/errors.ts';
+import { config } from '../shared/config.ts';
+import { classifyAddress, isLoopback, type AddressPolicy } from './address-policy.ts';
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Host name to addresses; the system resolver in production, a stub in tests (no packet leaves loopback). */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export interface PullPolicy extends AddressPolicy {
+  /** Ports of public addresses; loopback (when allowed) takes any. */
+  allowedPorts: readonly number[] | 'any';
+  timeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  resolve: Resolver;
+}
+
+export interface VettedTarget {
+  address: string;
+  family: 4 | 6;
+}
+
+export const systemResolver: Resolver = async (hostname) => dnsLookup(hostname, { all: true, order: 'verbatim' });
+
+/** The policy from the environment (PULL_* variables); tests override single fields. */
+export function pullPolicy(overrides: Partial<PullPolicy> = {}): PullPolicy {
+  return {
+    allowLoopback: config.pullAllowLoopback,
+    allowedPorts: config.pullAllowedPorts,
+    timeoutMs: config.pullTimeoutMs,
+    maxBytes: config.pullMaxBytes,
+    maxRedirects: config.pullMaxRedirects,
+    resolve: systemResolver,
+    ...overrides,
+  };
+}
+
+export const pullRefused = (url: string, reason: string) =>
+  unprocessable('PullRefused', `Pull of ${url} refused: ${reason}.`);
+export const pullFailed = (url: string, reason: string) =>
+  unprocessable('PullFailed', `Pull of ${url} failed: ${reason}.`);
+/** The one reason for every connection that gave no answer, whatever happened (see the header). */
+export const UNREACHABLE = 'the server could not be reached or did not answer';
+export const unreachable = (url: string) => pullFailed(url, UNREACHABLE);
+export const pullTooLarge = (url: string, maxBytes: number) =>
+  payloadTooLarge(`Pull of ${url} failed: the image is larger than ${maxBytes} bytes.`);
+
+/** Parses a URL to fetch; refuses anything but http(s) and URLs carrying credentials. */
+export function checkUrl(text: string, requested: string = text): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw pullRefused(requested, `${JSON.stringify(text)} is not an absolute URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw pullRefused(requested, `the scheme ${url.protocol.slice(0, -1)} is not allowed (http and https only)`);
+  if (url.username !== '' || url.password !== '')
+    throw pullRefused(requested, 'URLs with credentials are not accepted');
+  return url;
+}
+
+/** The host of a URL without IPv6 brackets, as the resolver and `net` want it. */
+export const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+/**
+ * Resolves the URL's host and vets every address: one refused address refuses the URL (a host that
+ * mixes public and internal addresses is a rebinding set-up, not a server worth trying). Returns the
+ * first address, which the connection is pinned to.
+ */
+export async function resolveAndVet(url: URL, policy: PullPolicy, requested: string = url.href): Promise<VettedTarget> {
+  const host = bareHost(url);
+  let addresses: ResolvedAddress[];
+  if (isIP(host) !== 0) addresses = [{ address: host, family: isIP(host) }];
+  else {
+    try {
+      addresses = await policy.resolve(host);
+    } catch (error) {
+      throw pullFailed(
+        requested,
+        `the host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`,
+      );
+    }
+  }
+  if (addresses.length === 0) throw pullFailed(requested, `the host ${host} has no addresses`);
+  const verdicts = addresses.map(({ address }) => classifyAddress(address, policy));
+  for (const verdict of verdicts) {
+    if (!verdict.allowed)
+      throw pullRefused(
+        requested,
+        isIP(host) !== 0 ? verdict.reason : `${host} resolves to a refused address: ${verdict.reason}`,
+      );
+  }
+  const first = verdicts[0];
+  if (!first?.allowed) throw pullFailed(requested, `the host ${host} has no addresses`);
+  return { address: first.address, family: first.family };
+}
+
+export function portAllowed(url: URL, target: VettedTarget, policy: PullPolicy): boolean {
+  if (policy.allowedPorts === 'any' || (policy.allowLoopback && isLoopback(target.address))) return true;
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return policy.allowedPorts.includes(port);
+}
