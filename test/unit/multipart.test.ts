@@ -313,6 +313,23 @@ describe('bufferedMultipartParts against the streaming parser', () => {
     expect(chunks).toBe(1);
   });
 
+  it('reads a field as busboy decodes it (its charset, then latin1) and a delimiter in the epilogue as it counts it', async () => {
+    const type = 'multipart/form-data; boundary=bd';
+    const field = crlf(
+      '--bd',
+      'Content-Disposition: form-data; name="b"',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'épreuve',
+      '--bd--',
+    );
+    const epilogue = Buffer.from('\r\n--bd--\r\n--bd\r\n--bd');
+    for (const body of [field, epilogue])
+      expect(await outcome(() => bufferedMultipartParts(body, type, { maxParts: 1, maxPartBytes: 100 }))).toEqual(
+        await outcome(() => multipartParts(Readable.from([body]), type, { maxParts: 1, maxPartBytes: 100 })),
+      );
+  });
+
   it('reads every body as the streaming parser does, plain or not (property)', async () => {
     const boundary = 'bd';
     const piece = fc.constantFrom(
@@ -343,7 +360,7 @@ describe('bufferedMultipartParts against the streaming parser', () => {
           await outcome(() => multipartParts(Readable.from([body]), type, partLimits)),
         );
       }),
-      { numRuns: 400 },
+      { numRuns: 1000 },
     );
   });
 });
