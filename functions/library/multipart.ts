@@ -27,7 +27,7 @@ export interface MultipartLimits {
   maxPartBytes: number;
 }
 
-const malformed = (reason: string) =>
+export const malformed = (reason: string) =>
   badRequest('MalformedMultipart', `The multipart/form-data body could not be read: ${reason}.`);
 
 /** Buffers that request bodies are decoded into, reused by later requests of this process. */
@@ -95,7 +95,7 @@ function detachable(file: Readable, limits: MultipartLimits): Readable {
   return out;
 }
 
-function parser(contentType: string | undefined, limits: MultipartLimits) {
+export function parser(contentType: string | undefined, limits: MultipartLimits) {
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'multipart/form-data') throw unsupportedMediaType('Send the image as multipart/form-data.');
   try {

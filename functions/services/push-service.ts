@@ -5,7 +5,8 @@
  */
 import { badRequest, payloadTooLarge } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
-import { bodyBytes, bodyStream, decodeBody, multipartParts, type MultipartPart } from '../library/multipart.ts';
+import { bodyBytes, decodeBody, type MultipartPart } from '../library/multipart.ts';
+import { bufferedMultipartParts } from '../library/multipart-buffered.ts';
 import { largeFileHint } from '../library/image-errors.ts';
 import { ingestImages, type ImageSource } from './library-service.ts';
 import type { IngestResult } from './ingest-commit.ts';
@@ -63,7 +64,7 @@ export async function pushImages(
   if (size > maxBytes) throw pushTooLarge(size);
   const decoded = decodeBody(request.body, request.isBase64Encoded, maxBytes);
   try {
-    const parts = multipartParts(bodyStream(decoded.bytes), request.contentType, {
+    const parts = bufferedMultipartParts(decoded.bytes, request.contentType, {
       maxParts: config.libraryMaxItems,
       maxPartBytes: maxBytes,
     });

@@ -1,8 +1,16 @@
 /** The streaming multipart parser against the body forms RFC 7578 allows and real clients write. */
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bodyBytes, bodyStream, decodeBody, multipartParts } from '../../functions/library/multipart.ts';
+import {
+  bodyBytes,
+  bodyStream,
+  decodeBody,
+  multipartParts,
+  type MultipartLimits,
+  type MultipartPart,
+} from '../../functions/library/multipart.ts';
+import { bufferedMultipartParts } from '../../functions/library/multipart-buffered.ts';
 import { DomainError } from '../../functions/shared/errors.ts';
 import { answered, refusalOf } from '../support/refusals.ts';
 
@@ -16,10 +24,22 @@ interface Collected {
   data: Buffer;
 }
 
+/** Both parsers: the streaming one, and the one for a body in memory (whose chunks are joined first). */
+const parsers = {
+  streaming: (body: Buffer | Readable, contentType: string, partLimits: MultipartLimits) =>
+    multipartParts(Buffer.isBuffer(body) ? Readable.from([body]) : body, contentType, partLimits),
+  buffered: async function* (body: Buffer | Readable, contentType: string, partLimits: MultipartLimits) {
+    const chunks: Buffer[] = [];
+    if (Buffer.isBuffer(body)) chunks.push(body);
+    else for await (const chunk of body) chunks.push(chunk as Buffer);
+    yield* bufferedMultipartParts(Buffer.concat(chunks), contentType, partLimits);
+  },
+};
+let parse = parsers.streaming;
+
 async function collect(body: Buffer | Readable, contentType: string, partLimits = limits): Promise<Collected[]> {
   const parts: Collected[] = [];
-  const stream = Buffer.isBuffer(body) ? Readable.from([body]) : body;
-  for await (const part of multipartParts(stream, contentType, partLimits)) {
+  for await (const part of parse(body, contentType, partLimits)) {
     const chunks: Buffer[] = [];
     for await (const chunk of part.stream) chunks.push(chunk as Buffer);
     const { stream: _stream, ...rest } = part;
@@ -37,7 +57,11 @@ const crlf = (...lines: (string | Buffer)[]) =>
 
 const everyByte = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 
-describe('multipartParts', () => {
+describe.each(['streaming', 'buffered'] as const)('multipart parts, %s', (name) => {
+  beforeEach(() => {
+    parse = parsers[name];
+  });
+
   it('reads what curl -F sends: bare boundary, quoted name and filename, a content type', async () => {
     const boundary = '------------------------d74496d66958873e';
     const body = crlf(
@@ -174,11 +198,7 @@ describe('multipartParts', () => {
       `--${boundary}--`,
     );
     const seen: string[] = [];
-    for await (const part of multipartParts(
-      Readable.from([body]),
-      `multipart/form-data; boundary=${boundary}`,
-      limits,
-    )) {
+    for await (const part of parse(body, `multipart/form-data; boundary=${boundary}`, limits)) {
       if (part.fieldName === 'a') part.stream.destroy();
       else for await (const chunk of part.stream) seen.push(String(chunk));
     }
@@ -260,5 +280,87 @@ describe('decodeBody', () => {
     next.release();
     expect(bodyBytes(base64, true)).toBe(bytes.length);
     expect(bodyBytes('héllo', false)).toBe(6);
+  });
+});
+
+describe('bufferedMultipartParts against the streaming parser', () => {
+  const outcome = async (read: () => AsyncGenerator<MultipartPart>) => {
+    const parts: unknown[] = [];
+    try {
+      for await (const { stream, ...part } of read()) {
+        const chunks: Buffer[] = [];
+        try {
+          for await (const chunk of stream) chunks.push(chunk as Buffer);
+          parts.push({ ...part, data: Buffer.concat(chunks).toString('hex') });
+        } catch (error) {
+          parts.push({ ...part, failed: answered(error) });
+        }
+      }
+      return { parts };
+    } catch (error) {
+      return { parts, failed: answered(error) };
+    }
+  };
+
+  it('hands a part on as a slice of the body, not a copy', async () => {
+    const body = crlf('--s', 'Content-Disposition: form-data; name="image"; filename="a"', '', everyByte, '--s--');
+    let chunks = 0;
+    for await (const { stream } of bufferedMultipartParts(body, 'multipart/form-data; boundary=s', limits))
+      for await (const chunk of stream) {
+        expect((chunk as Buffer).buffer).toBe(body.buffer);
+        chunks++;
+      }
+    expect(chunks).toBe(1);
+  });
+
+  it('reads a field as busboy decodes it (its charset, then latin1) and a delimiter in the epilogue as it counts it', async () => {
+    const type = 'multipart/form-data; boundary=bd';
+    const field = crlf(
+      '--bd',
+      'Content-Disposition: form-data; name="b"',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'épreuve',
+      '--bd--',
+    );
+    const epilogue = Buffer.from('\r\n--bd--\r\n--bd\r\n--bd');
+    for (const body of [field, epilogue])
+      expect(await outcome(() => bufferedMultipartParts(body, type, { maxParts: 1, maxPartBytes: 100 }))).toEqual(
+        await outcome(() => multipartParts(Readable.from([body]), type, { maxParts: 1, maxPartBytes: 100 })),
+      );
+  });
+
+  it('reads every body as the streaming parser does, plain or not (property)', async () => {
+    const boundary = 'bd';
+    const piece = fc.constantFrom(
+      '--bd',
+      '\r\n--bd',
+      '\r\n--bd--',
+      '--',
+      '\r\n',
+      '\n',
+      '\r\n\r\n',
+      ' ',
+      'Content-Disposition: form-data; name="a"; filename="f.jpg"',
+      'Content-Disposition: form-data; name="b"',
+      'content-disposition: attachment; name="c"',
+      'Content-Type: image/jpeg',
+      'Content-Type: text/plain; charset=utf-8',
+      'x',
+      'épreuve',
+      '0123456789',
+      'zz--bd',
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 30 }), fc.integer({ min: 1, max: 4 }), async (pieces, maxParts) => {
+        const body = Buffer.from(pieces.join(''));
+        const type = `multipart/form-data; boundary=${boundary}`;
+        const partLimits = { maxParts, maxPartBytes: 12 };
+        expect(await outcome(() => bufferedMultipartParts(body, type, partLimits))).toEqual(
+          await outcome(() => multipartParts(Readable.from([body]), type, partLimits)),
+        );
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
