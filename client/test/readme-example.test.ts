@@ -39,10 +39,10 @@ async function runExample(name: string, files: string[]): Promise<string> {
 
 beforeAll(async () => {
   service = await startTestService();
-  const internalKey = await service.apiKey('readme-internal', 'internal');
+  const catalogKey = await service.apiKey('readme-catalog', 'catalog');
   for (const projectGuid of ['0a1b2c3d4e5f40718293a4b5c6d7e8f9', '1b2c3d4e5f60718293a4b5c6d7e8f90a']) {
     const registered = await service.request('PUT', `/project/${projectGuid}`, {
-      apiKey: internalKey,
+      apiKey: catalogKey,
       json: { UnitPrice: 29.99, Version: 1 },
     });
     expect(registered.status).toBe(200);

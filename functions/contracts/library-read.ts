@@ -128,7 +128,7 @@ export const toBuilderOut = (builder: ResolvedBuilder): z.infer<typeof BuilderOu
 // prettier-ignore
 export const libraryReadContracts = {
   getItem: { principal: 'library', path: LibraryItemPath, query: LibraryItemReadQuery, response: LibraryItemReadResultOut, errors: { 404: ['LibraryItemNotFound'] } },
-  getBuilder: { principal: 'internal', path: BuilderPath, response: BuilderOut, errors: { 404: ['BuilderNotFound'] } },
+  getBuilder: { principal: 'site', path: BuilderPath, response: BuilderOut, errors: { 404: ['BuilderNotFound'] } },
 } as const;
 
 nameSchemas(responseSchemas, {

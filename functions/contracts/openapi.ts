@@ -23,7 +23,9 @@ const security: Record<Credential, Record<string, string[]>[]> = {
   none: [],
   user: [{ bearerToken: [] }],
   library: [{ apiKey: ['library'] }],
-  internal: [{ apiKey: ['internal'] }],
+  site: [{ apiKey: ['site'] }],
+  catalog: [{ apiKey: ['catalog'] }],
+  fulfilment: [{ apiKey: ['fulfilment'] }],
 };
 
 /** By the path's first segment; in alphabetical order, as the document lists them. */
@@ -31,7 +33,8 @@ const tags = [
   { name: 'Baskets', description: "A user's baskets and their lines (bearer token).", segments: ['basket', 'baskets'] },
   {
     name: 'Checkout and orders',
-    description: 'Checkouts the checkout site completes, and the orders they create.',
+    description:
+      'Checkouts the checkout site completes (site API key), and the orders they create (their status: fulfilment API key).',
     segments: ['checkout', 'orders', 'order'],
   },
   {
@@ -42,7 +45,7 @@ const tags = [
   },
   {
     name: 'Projects',
-    description: "Project prices, registered by the company's own systems (internal API key).",
+    description: "Project prices, registered by the company's own systems (catalog API key).",
     segments: ['project'],
   },
   { name: 'Service', description: 'Liveness and this document (no credential).', segments: ['health', 'openapi.json'] },
@@ -200,8 +203,9 @@ export function buildOpenApi(): Record<string, unknown> {
           in: 'header',
           name: 'X-SERVICE-API-Key',
           description:
-            'A service API key (npm run api-key). Each key has one scope, listed by every operation that takes a key: `library` (client apps: /library push, pull, uploads, builder URLs) ' +
-            "or `internal` (the company's own systems and the checkout site: projects, checkouts, order status).",
+            'A service API key (npm run api-key). Each key has one scope, listed by every operation that takes a key: `library` (client apps: /library push, pull, uploads, builder URLs), ' +
+            '`site` (the checkout and product builder site: read and complete checkouts, resolve builder URLs), ' +
+            '`catalog` (the pricing system: project prices) or `fulfilment` (order processing: order status). A key of one scope is refused (403) on the routes of the others.',
         },
       },
     },

@@ -118,13 +118,13 @@ export const toCheckoutOut = (checkout: Checkout, state: CheckoutState): z.infer
 /** Route contracts: what each order and checkout handler validates and answers. */
 export const orderContracts = {
   getCheckout: {
-    principal: 'internal',
+    principal: 'site',
     path: CheckoutPath,
     response: CheckoutOut,
     errors: { 404: ['CheckoutNotFound'] },
   },
   completeCheckout: {
-    principal: 'internal',
+    principal: 'site',
     path: CheckoutPath,
     body: CompleteCheckoutInput,
     response: OrderResultOut,
@@ -133,7 +133,7 @@ export const orderContracts = {
   list: { principal: 'user', query: OrderListQuery, response: OrderListOut },
   get: { principal: 'user', path: OrderPath, response: OrderDetailOut, errors: { 404: ['OrderNotFound'] } },
   updateStatus: {
-    principal: 'internal',
+    principal: 'fulfilment',
     path: OrderPath,
     body: StatusInput,
     response: OrderResultOut,

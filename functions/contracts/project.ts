@@ -1,4 +1,4 @@
-/** Project price schemas. Prices are registered by the company's own systems (internal API key). */
+/** Project price schemas. Prices are registered by the company's own systems (catalog API key). */
 import * as z from 'zod/mini';
 import { fromMinorUnits } from '../shared/money.ts';
 import { formatDate } from '../shared/dates.ts';
@@ -40,8 +40,8 @@ export const ProjectOut = z.object({
 // A contract table reads best one row per operation.
 // prettier-ignore
 export const projectContracts = {
-  put: { principal: 'internal', path: ProjectPath, body: ProjectInput, response: ProjectOut, errors: { 409: ['StaleProjectVersion'] } },
-  get: { principal: 'internal', path: ProjectPath, response: ProjectOut, errors: { 404: ['ProjectNotFound'] } },
+  put: { principal: 'catalog', path: ProjectPath, body: ProjectInput, response: ProjectOut, errors: { 409: ['StaleProjectVersion'] } },
+  get: { principal: 'catalog', path: ProjectPath, response: ProjectOut, errors: { 404: ['ProjectNotFound'] } },
 } as const;
 
 export const toProjectOut = (project: Project): z.infer<typeof ProjectOut> => ({

@@ -13,7 +13,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CfnElement, Validations, type Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { binaryMediaTypes, routes, type Route } from '../../functions/routes.ts';
+import { binaryMediaTypes, keyScopeOf, routes, type Route } from '../../functions/routes.ts';
+import { API_KEY_SCOPES } from '../../functions/auth/principal.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
 import { uploadObjectKey } from '../../functions/store/image-object-store.ts';
 import { SWEPT_RECORD_TYPES } from '../../functions/contracts/library-sweep.ts';
@@ -79,9 +80,7 @@ describe('routes', () => {
       expect(JSON.stringify(properties.Integration.Uri)).toContain(`"${functionId}","Arn"`);
       expect(resources[functionId].Properties.FunctionName).toBe(`photo-commerce-dev-${route.handler}`);
 
-      expect(properties.ApiKeyRequired ?? false, route.handler).toBe(
-        route.credential === 'library' || route.credential === 'internal',
-      );
+      expect(properties.ApiKeyRequired ?? false, route.handler).toBe(keyScopeOf(route) !== undefined);
       const authorizer = stack.authorizers.for(route.credential);
       if (authorizer) {
         expect(properties.AuthorizationType).toBe('CUSTOM');
@@ -135,9 +134,22 @@ describe('routes', () => {
     expect(api.BinaryMediaTypes).toEqual([...binaryMediaTypes]);
     expect(api.ApiKeySourceType).toBe('AUTHORIZER');
     expect(api.EndpointConfiguration.Types).toEqual(['REGIONAL']);
-    const [, plan] = ofType('AWS::ApiGateway::UsagePlan')[0]!;
-    expect(plan.Properties.Throttle).toEqual({ RateLimit: 500, BurstLimit: 1000 });
-    expect(plan.Properties.ApiStages).toHaveLength(1);
+    // One usage plan per key scope, each throttling its keys and named for its scope (bin/aws-api-key.ts checks the name).
+    const plans = ofType('AWS::ApiGateway::UsagePlan').map(([, plan]) => plan.Properties);
+    expect(plans.map((plan) => plan.UsagePlanName).sort()).toEqual(
+      API_KEY_SCOPES.map((scope) => `photo-commerce-dev-${scope}`).sort(),
+    );
+    for (const plan of plans) {
+      expect(plan.Throttle).toEqual({ RateLimit: 500, BurstLimit: 1000 });
+      expect(plan.ApiStages).toHaveLength(1);
+    }
+    // The library plan keeps the id it had as the only plan, so the keys registered in it stay.
+    expect(logicalId(stack.api.usagePlans.library)).toMatch(/^ApiRestApiUsagePlan[0-9A-F]{8}$/);
+    const outputs = template.toJSON().Outputs;
+    for (const scope of API_KEY_SCOPES) {
+      const name = `UsagePlanId${scope[0]!.toUpperCase()}${scope.slice(1)}`;
+      expect(outputs[name]?.Value, name).toEqual(ref(stack.api.usagePlans[scope]));
+    }
   });
 });
 
@@ -407,15 +419,7 @@ describe('data', () => {
   it('has an event bus for the domain events, named in the outputs', () => {
     expect(ofType('AWS::Events::EventBus')).toHaveLength(1);
     const outputs = template.toJSON().Outputs;
-    for (const name of [
-      'ApiUrl',
-      'TableName',
-      'BucketName',
-      'EventBusName',
-      'DashboardUrl',
-      'AlarmTopicArn',
-      'UsagePlanId',
-    ])
+    for (const name of ['ApiUrl', 'TableName', 'BucketName', 'EventBusName', 'DashboardUrl', 'AlarmTopicArn'])
       expect(outputs[name], name).toBeDefined();
   });
 });
