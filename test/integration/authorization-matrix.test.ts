@@ -10,7 +10,7 @@ import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type RequestOptions, type TestService } from '../support/service.ts';
 import { routes, type Credential, type Route } from '../../functions/routes.ts';
-import type { ApiKeyScope } from '../../functions/auth/principal.ts';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../functions/auth/principal.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../lib/local/signing-keys.ts';
 
 /** The request each route gets. `body`: sent as JSON unless `raw`. Path parameters not named are random. */
@@ -282,6 +282,46 @@ describe('authorization matrix', () => {
       expect(cells).toEqual([]);
     });
   }
+});
+
+describe('what a site key cannot do (the attacks of a leaked checkout-site key)', () => {
+  it('cannot price a project at 0 with an unreachable version: 403, and the price and version stay', async () => {
+    const before = await service.request('GET', `/project/${photoBook}`, credentials['catalog key']);
+    const attack = await service.request('PUT', `/project/${photoBook}`, {
+      ...credentials['site key'],
+      json: { UnitPrice: 0, Version: 2147483647 },
+    });
+    expect(attack.status).toBe(403);
+    expect(attack.body.Error.Code).toBe('Forbidden');
+    expect((await service.request('GET', `/project/${photoBook}`, credentials['catalog key'])).text).toBe(before.text);
+  });
+
+  it("cannot move an order's status: 403, and the order stays as it was", async () => {
+    const attack = await service.request('PUT', `/order/${owned.orderGuid}/status`, {
+      ...credentials['site key'],
+      json: { Status: 'Cancelled' },
+    });
+    expect(attack.status).toBe(403);
+    const order = await service.request('GET', `/order/${owned.orderGuid}`, credentials["the owner's token"]);
+    expect(order.body.Status).toBe('OrderReceived');
+  });
+});
+
+describe('docs/security.md', () => {
+  it("lists each scope's routes exactly as the route table has them", () => {
+    const text = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
+    const section = text.split('## API key scopes: who holds which')[1]!.split('\n## ')[0]!;
+    for (const scope of API_KEY_SCOPES) {
+      const row = section.split('\n').find((line) => line.startsWith(`| \`${scope}\` |`));
+      expect(row, scope).toBeDefined();
+      const documented = [...row!.split('|')[2]!.matchAll(/`([A-Z]+ \/[^`]*)`/g)].map((match) => match[1]).sort();
+      const table = routes
+        .filter((route) => route.credential === scope)
+        .map(routeKey)
+        .sort();
+      expect(documented, scope).toEqual(table);
+    }
+  });
 });
 
 describe("another user's resources", () => {
