@@ -34,6 +34,12 @@ export const ErrorDetailOut = z.looseObject({
         'Library pushes and pulls: every image that failed, in request order; none of the request was stored',
     }),
   ),
+  OrderGuid: z.optional(z.string().check(z.regex(/^[0-9a-f]{32}$/))).check(
+    z.meta({
+      description:
+        'CheckoutAlreadyCompleted: the order the checkout was completed into, with its first PaymentReference (this payment made none)',
+    }),
+  ),
   Retryable: z
     .optional(z.literal(true))
     .check(

@@ -128,7 +128,7 @@ export const orderContracts = {
     path: CheckoutPath,
     body: CompleteCheckoutInput,
     response: OrderResultOut,
-    errors: { 404: ['CheckoutNotFound'], 409: ['BasketChanged', 'ProjectUnavailable'] },
+    errors: { 404: ['CheckoutNotFound'], 409: ['BasketChanged', 'ProjectUnavailable', 'CheckoutAlreadyCompleted'] },
   },
   list: { principal: 'user', query: OrderListQuery, response: OrderListOut },
   get: { principal: 'user', path: OrderPath, response: OrderDetailOut, errors: { 404: ['OrderNotFound'] } },

@@ -34,6 +34,7 @@ import type { HandlerFunction } from './handler-function.ts';
 import {
   BUSINESS_BYTES,
   BUSINESS_COUNTS,
+  METRIC,
   METRICS_NAMESPACE,
   SERVICE_NAME,
   SWEEPER_COUNTS,
@@ -172,6 +173,14 @@ export class Monitoring extends Construct {
       sweeper.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
       1,
       `Expired library intents the sweeper gave up on after its retries: each message names a stream batch (queue ${sweeper.deadLetters.queueName}). docs/operations.md, Alarms: re-run the sweep for it.`,
+      1,
+      1,
+    );
+    alarm(
+      'checkout-paid-twice',
+      business(METRIC.CheckoutPaidTwice),
+      1,
+      'A completed checkout was completed again with another PaymentReference (409 CheckoutAlreadyCompleted): a second payment with no order, to refund. The complete-checkout log line "checkout paid twice" names the checkout, the order and both references.',
       1,
       1,
     );

@@ -540,6 +540,18 @@ describe('monitoring', () => {
     expect(rate).toMatchObject({ MetricName: '5XXError', Statistic: 'Average', Threshold: 0.01 });
     const latency = alarms.find((a) => a.AlarmName.endsWith('api-p99-latency'));
     expect(latency).toMatchObject({ MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: 2500 });
+    // A second payment for a paid checkout: one is enough to alarm (a refund is due).
+    const paidTwice = alarms.find((a) => a.AlarmName.endsWith('checkout-paid-twice'));
+    expect(paidTwice).toMatchObject({ Threshold: 1, EvaluationPeriods: 1, DatapointsToAlarm: 1 });
+    expect(paidTwice.Metrics[0].MetricStat).toMatchObject({
+      Metric: {
+        Namespace: 'PhotoCommerce',
+        MetricName: 'CheckoutPaidTwice',
+        Dimensions: [{ Name: 'service', Value: 'photo-commerce' }],
+      },
+      Stat: 'Sum',
+    });
+    expect(dashboardBody()).toContain('CheckoutPaidTwice');
   });
 });
 

@@ -157,7 +157,7 @@ describe('the OpenAPI document', () => {
   it('lists every error status an operation can answer, each with the Error schema and its codes', () => {
     const error = schema('ErrorDetail');
     expect(schema('Error').properties.Error).toEqual({ $ref: '#/components/schemas/ErrorDetail' });
-    expect(Object.keys(error.properties)).toEqual(['Code', 'Message', 'Fields', 'Failures', 'Retryable']);
+    expect(Object.keys(error.properties)).toEqual(['Code', 'Message', 'Fields', 'Failures', 'OrderGuid', 'Retryable']);
     expect(error.properties.Failures.items).toEqual({ $ref: '#/components/schemas/ItemFailure' });
     expect(Object.keys(schema('ItemFailure').properties)).toEqual(['Index', 'Code', 'Reason']);
 

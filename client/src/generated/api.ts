@@ -101,6 +101,8 @@ export interface Schemas {
     Fields?: Array<string>;
     /** Library pushes and pulls: every image that failed, in request order; none of the request was stored */
     Failures?: Array<Schemas['ItemFailure']>;
+    /** CheckoutAlreadyCompleted: the order the checkout was completed into, with its first PaymentReference (this payment made none) */
+    OrderGuid?: string;
     /** Present when the same request may be sent again unchanged (after Retry-After seconds) */
     Retryable?: true;
     [key: string]: unknown;
