@@ -450,7 +450,11 @@ describe('API stage and gateway responses', () => {
       latencyMs: 12,
       errorType: '$context.error.responseType',
       principalId: '$context.authorizer.principalId',
+      resource: '$context.resourcePath',
     });
+    // The route by its resource path only: the path itself carries checkout ids and builder tokens.
+    expect(p.AccessLogSetting.Format).not.toMatch(/\$context\.path\b/);
+    expect(Object.values(format).filter((value) => /path/i.test(String(value)))).toEqual(['$context.resourcePath']);
     expect(ofType('AWS::ApiGateway::Account')).toHaveLength(1);
   });
 
