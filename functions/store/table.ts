@@ -33,6 +33,8 @@ export const table = {
   partitionKey: 'PK',
   sortKey: 'SK',
   timeToLiveAttribute: 'TtlEpochSeconds',
+  /** What the table's stream carries: TTL deletions reach the library sweeper with their old image. */
+  streamViewType: 'OLD_IMAGE',
   globalSecondaryIndexes: [{ indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' }],
 } as const;
 

@@ -30,7 +30,7 @@ export interface LocalServiceOptions {
   /** 0 picks a free port. */
   port?: number;
   host?: string;
-  /** Persistent data directory; omitted: in-memory DynamoDB and temporary S3 and keys, gone on close. */
+  /** Persistent data directory; omitted: in-memory DynamoDB (or a table of its own on the test run's engine) and temporary S3 and keys, gone on close. */
   dataDir?: string;
   /** Ports of the embedded DynamoDB and S3; 0 (default) picks free ones. A restart in one process must reuse them. */
   dynamoPort?: number;
@@ -39,7 +39,7 @@ export interface LocalServiceOptions {
    * Storage already running elsewhere (e.g. in another process, as S3 and DynamoDB are outside a Lambda
    * function); the service then starts none of its own.
    */
-  externalStorage?: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>;
+  externalStorage?: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint' | 'tableName'>;
   /** Extra environment for the handlers (wins over the process environment). */
   env?: Record<string, string>;
   /** Hook for the front (throttling). */
@@ -89,6 +89,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
     ...LOCAL_AWS_ENV,
   };
+  // On the test run's shared engine every storage has a table of its own.
+  if (storage.tableName) process.env.TABLE_NAME = storage.tableName;
   for (const [name, value] of Object.entries(defaults)) process.env[name] ??= value;
   Object.assign(process.env, options.env ?? {}, {
     DYNAMODB_ENDPOINT: storage.dynamoEndpoint,
