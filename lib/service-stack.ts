@@ -2,7 +2,7 @@
  * The whole service in one stack: data, authorizers, the API built from the route table, the table
  * stream's consumers (library sweeper, event publisher), and its monitoring. Environment-agnostic (no account or region), so `cdk synth` runs offline.
  */
-import { Annotations, CfnOutput, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { ServiceConfig } from './service-config.ts';
 import { Api } from './constructs/api.ts';
@@ -11,6 +11,7 @@ import { Data } from './constructs/data.ts';
 import { EventPublisher } from './constructs/event-publisher.ts';
 import { LibrarySweeper } from './constructs/library-sweeper.ts';
 import { Monitoring } from './constructs/monitoring.ts';
+import { nagArnOf } from './constructs/dead-letters.ts';
 
 export interface ServiceStackProps extends StackProps {
   config: ServiceConfig;
@@ -97,7 +98,7 @@ export class ServiceStack extends Stack {
 
   /** cdk-nag findings that hold for every API function and its role; each names exactly what it allows. */
   private suppressFindings(): void {
-    const bucketArn = `<${this.getLogicalId(this.data.bucket.node.defaultChild as CfnElement)}.Arn>`;
+    const bucketArn = nagArnOf(this.data.bucket);
     for (const endpoint of [this.authorizers.handlerFunction, ...this.api.endpoints.map(({ endpoint }) => endpoint)]) {
       Validations.of(endpoint.function).acknowledge({
         id: 'Serverless-LambdaDLQ',

@@ -14,7 +14,8 @@ import { SWEEPER_STREAM_FILTER } from '../../functions/contracts/library-sweep.t
 import { sweeperTableGrant } from '../../functions/routes.ts';
 import { SWEEPER_COUNTS } from '../../functions/shared/metric-names.ts';
 import { ROUTELESS_FUNCTIONS } from './handler-function.ts';
-import { nagArnOf, StreamConsumer } from './stream-consumer.ts';
+import { nagArnOf } from './dead-letters.ts';
+import { StreamConsumer } from './stream-consumer.ts';
 
 export interface LibrarySweeperProps {
   namePrefix: string;

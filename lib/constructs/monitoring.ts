@@ -2,7 +2,7 @@
  * One dashboard an operator reads top to bottom (health, per endpoint, auth, Lambda, storage, business),
  * alarms on what needs a person, and the SNS topic they notify. Widgets are written by hand rather than
  * with cdk-monitoring-constructs: that library gives every function its own block of widgets and alarms,
- * 26 blocks here, where one graph with a line per endpoint answers "which endpoint" at a glance.
+ * 33 blocks here, where one graph with a line per endpoint answers "which endpoint" at a glance.
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';

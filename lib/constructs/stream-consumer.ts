@@ -7,14 +7,15 @@
  * on. Each consumer states its own mapping settings and what its failures mean to an operator. Locally
  * the same handler gets the same filtered records (lib/local/table-stream.ts, lib/local/ttl.ts).
  */
-import { Duration, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Validations, type Duration } from 'aws-cdk-lib';
 import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { FilterCriteria, type StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { Construct, type IConstruct } from 'constructs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { deadLetterQueue, nagArnOf } from './dead-letters.ts';
 import { HandlerFunction, type RoutelessFunction } from './handler-function.ts';
 
 /** The event source mapping's settings that differ between consumers (each says why in its construct). */
@@ -54,28 +55,22 @@ export interface StreamConsumerProps {
   monitoring: StreamConsumerMonitoring;
 }
 
-/** The `<LogicalId.Arn>` form in which cdk-nag names a resource's ARN in a finding. */
-export const nagArnOf = (resource: IConstruct): string =>
-  `<${Stack.of(resource).getLogicalId(resource.node.defaultChild as CfnElement)}.Arn>`;
-
 export class StreamConsumer extends Construct {
   readonly name: string;
-  readonly handlerFunction: HandlerFunction;
-  readonly deadLetters: Queue;
+  /** What Monitoring shows and says about this consumer. */
   readonly monitoring: StreamConsumerMonitoring;
+  /** Where the mapping puts what it gave up on: a description of each failed batch, not its records. */
+  readonly deadLetters: Queue;
+  readonly handlerFunction: HandlerFunction;
 
   constructor(scope: Construct, id: string, props: StreamConsumerProps) {
     super(scope, id);
-    this.name = props.name;
-    this.monitoring = props.monitoring;
-    this.deadLetters = new Queue(this, 'DeadLetters', {
-      queueName: `${props.namePrefix}-${props.name}-dlq`,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // A dead letter names a stream batch, readable for the stream's 24 hours; the queue keeps it longer.
-      retentionPeriod: Duration.days(14),
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    ({ name: this.name, monitoring: this.monitoring } = props);
+    this.deadLetters = deadLetterQueue(
+      this,
+      `${props.namePrefix}-${props.name}-dlq`,
+      `the ${props.name} stream mapping`,
+    );
     this.handlerFunction = new HandlerFunction(this, 'Function', {
       ...props.function,
       namePrefix: props.namePrefix,
@@ -91,11 +86,6 @@ export class StreamConsumer extends Construct {
       }),
     );
 
-    const dlqOfItsOwn = `This queue is the dead-letter destination of the ${props.name} stream mapping; a dead-letter queue of its own would only move the same batch descriptions once more.`;
-    Validations.of(this.deadLetters).acknowledge(
-      { id: 'AwsSolutions-SQS3', reason: dlqOfItsOwn },
-      { id: 'Serverless-SQSRedrivePolicy', reason: dlqOfItsOwn },
-    );
     Validations.of(this.handlerFunction.function).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason:
