@@ -9,7 +9,12 @@ import { JAVA_MISSING } from '../../lib/local/dynamodb-local.ts';
 
 /** The environment of a machine with Node but no java: PATH holds only Node's own folder, no JAVA_HOME. */
 const { JAVA_HOME: _javaHome, DYNAMODB_LOCAL_ENDPOINT: _engine, ...inherited } = process.env;
-const withoutJava = { ...inherited, PATH: dirname(process.execPath), PORT: '0', DATA_DIR: '/nonexistent/never-created' };
+const withoutJava = {
+  ...inherited,
+  PATH: dirname(process.execPath),
+  PORT: '0',
+  DATA_DIR: '/nonexistent/never-created',
+};
 
 it.each([['bin/local.ts'], ['bin/require-java.ts']])('%s stops with one line naming what to install', (script) => {
   const result = spawnSync(process.execPath, [script], { env: withoutJava, encoding: 'utf8', timeout: 30_000 });
