@@ -5,7 +5,8 @@
  * retried from that record, so nothing after it goes first; records still failing after the consumer's
  * retries go to an SQS dead-letter queue (the mapping's on-failure destination), which Monitoring alarms
  * on. Each consumer states its own mapping settings and what its failures mean to an operator. Locally
- * the same handler gets the same filtered records (lib/local/table-stream.ts, lib/local/ttl.ts).
+ * the same handler gets the same filtered records (lib/local/stream-consumers.ts, read by
+ * lib/local/table-stream.ts); test/infra/stack.test.ts checks that both sides list the same consumers.
  */
 import { Validations, type Duration } from 'aws-cdk-lib';
 import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';

@@ -20,6 +20,7 @@ import { SWEPT_RECORD_TYPES } from '../../functions/contracts/library-sweep.ts';
 import { OUTBOX_STREAM_FILTER } from '../../functions/contracts/outbox-stream.ts';
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import type { StreamConsumer } from '../../lib/constructs/stream-consumer.ts';
+import { STREAM_CONSUMERS } from '../../lib/local/stream-consumers.ts';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-runtime.ts';
 import { nagViolations, synthServiceStack } from './stack.ts';
 
@@ -561,11 +562,23 @@ describe('monitoring', () => {
 });
 
 describe('table stream', () => {
-  it('carries old and new images, and feeds exactly its two consumers', () => {
+  it('carries old and new images, and feeds the functions the local stream feeds, with the same filters', () => {
     expect(resources[logicalId(stack.data.table)].Properties.StreamSpecification).toEqual({
       StreamViewType: 'NEW_AND_OLD_IMAGES',
     });
-    expect(ofType('AWS::Lambda::EventSourceMapping')).toHaveLength(2);
+    const consumers = [stack.librarySweeper, stack.eventPublisher];
+    expect(ofType('AWS::Lambda::EventSourceMapping')).toHaveLength(consumers.length);
+    // npm start runs the same handlers on the same filtered records (lib/local/stream-consumers.ts).
+    expect(
+      consumers
+        .map((consumer) => ({
+          name: consumer.handlerFunction.handlerName,
+          filter: JSON.parse(mappingOf(consumer).FilterCriteria.Filters[0].Pattern),
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    ).toEqual(
+      STREAM_CONSUMERS.map(({ name, filter }) => ({ name, filter })).sort((a, b) => a.name.localeCompare(b.name)),
+    );
     for (const consumer of [stack.librarySweeper, stack.eventPublisher]) {
       const queue = resources[logicalId(consumer.deadLetters)].Properties;
       expect(queue, consumer.name).toMatchObject({
