@@ -37,7 +37,7 @@ export class EventPublisher extends StreamConsumer {
         // dead-lettered) rather than skipped; a replay only repeats events, which consumers drop by EventId.
         startingPosition: StartingPosition.TRIM_HORIZON,
         // No batching window: Lambda invokes as soon as a poll (4 a second per shard) finds records, so an
-        // event is on the bus well within a second of its commit. A window would only save invocations when
+        // event is typically on the bus within a second of its commit. A window would only save invocations when
         // traffic is low, where they cost next to nothing; under load batches fill up by themselves, since a
         // shard has one batch in flight at a time (parallelization 1, which also keeps its order).
         maxBatchingWindow: Duration.seconds(0),
