@@ -44,11 +44,11 @@ export class EventPublisher extends StreamConsumer {
         // Publication is one PutEvents per event, in order, so a larger batch does not publish faster; it
         // only widens what a timed-out invocation publishes twice. 25 take about a second.
         batchSize: 25,
-        // Retried until the record is an hour old (the count is the API's maximum, so the age ends it): an
-        // EventBridge outage or a wrong permission fixed within the hour heals by itself with nothing to
-        // replay, while an event that can never be published holds back the later records of its shard for
-        // an hour at most. Then its batch goes to the dead-letter queue and the alarm fires; the stream
-        // keeps the records 23 more hours, time to replay them (docs/operations.md).
+        // Retried until the record is an hour old (the count is the API's maximum, so that the age, not the
+        // count, normally ends it): an EventBridge outage or a wrong permission fixed within the hour heals
+        // by itself with nothing to replay, while an event that can never be published holds back the later
+        // records of its shard for an hour at most. Then its batch goes to the dead-letter queue and the
+        // alarm fires; the stream keeps the records 23 more hours, time to replay them (docs/operations.md).
         retryAttempts: 10_000,
         maxRecordAge: Duration.hours(1),
       },
