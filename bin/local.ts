@@ -3,10 +3,25 @@
  * CHECKOUT_URL is a loopback URL (the default http://127.0.0.1:3001), the local checkout and builder site.
  */
 import { resolve } from 'node:path';
+import './require-java.ts';
 import { LOCAL_CHECKOUT_URL, startLocalService } from '../lib/local/service.ts';
 import type { LocalSite } from '../lib/local/site/server.ts';
 import { loopbackAddress, startCheckoutStandIn } from '../lib/local/site/stand-in.ts';
 import { claimStart } from '../lib/local/single-start.ts';
+
+// Registered first: a signal during start-up exits at once, and exiting stops the engine (its exit hook).
+let shutdown: (() => Promise<void>) | undefined;
+let closing = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (closing) return;
+    closing = true;
+    (shutdown?.() ?? Promise.resolve()).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}
 
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
@@ -39,17 +54,8 @@ if (!site) {
   );
 }
 
-let closing = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (closing) return;
-    closing = true;
-    (standIn?.close() ?? Promise.resolve())
-      .then(() => service.close())
-      .then(releaseDataDir)
-      .then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-  });
-}
+shutdown = async () => {
+  await standIn?.close();
+  await service.close();
+  releaseDataDir();
+};
