@@ -11,6 +11,7 @@
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { isAlive } from './dynamodb-local.ts';
 
 /** A start that cannot go on; its message is the one line `npm start` prints. */
 export class StartRefused extends Error {}
@@ -25,16 +26,6 @@ export interface PortClaim {
 }
 
 export const LOCK_FILE = 'npm-start.lock';
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function lockHolder(path: string): number | undefined {
   try {
@@ -69,7 +60,7 @@ export function lockDataDir(dataDir: string): () => void {
   const path = join(dataDir, LOCK_FILE);
   if (!createLock(path)) {
     const holder = lockHolder(path);
-    if (holder !== undefined && holder !== process.pid && isRunning(holder))
+    if (holder !== undefined && holder !== process.pid && isAlive(holder))
       throw new StartRefused(
         `DATA_DIR ${dataDir} is in use by another npm start (pid ${holder}): stop it, or set DATA_DIR to another folder.`,
       );

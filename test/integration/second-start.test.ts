@@ -3,7 +3,7 @@
  * with another DATA_DIR, or on the same local site port, it exits non-zero with one line that names what is
  * taken and the variable that picks another, and the first server runs on untouched. A start after a
  * SIGKILL takes the folder over. Each start is `node bin/local.ts`, what `npm start` runs, on free loopback
- * ports and temporary folders.
+ * ports and temporary folders, with a DynamoDB Local of its own as `npm start` has.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -30,8 +30,9 @@ interface Start {
   sitePort: number;
 }
 
-const envOf = (start: Start) => ({
-  ...process.env,
+/** `npm start`'s environment: its own DynamoDB Local under DATA_DIR, not the test run's shared engine. */
+const envOf = ({ DYNAMODB_LOCAL_ENDPOINT: _shared, ...environment }: NodeJS.ProcessEnv, start: Start) => ({
+  ...environment,
   PORT: String(start.port),
   DATA_DIR: start.dataDir,
   CHECKOUT_URL: `http://127.0.0.1:${start.sitePort}`,
@@ -39,7 +40,10 @@ const envOf = (start: Start) => ({
 
 /** Starts `npm start`'s script and resolves once both servers listen (both lines printed). */
 function startServer(start: Start): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['bin/local.ts'], { env: envOf(start), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/local.ts'], {
+    env: envOf(process.env, start),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   started.push(child);
   let output = '';
   return new Promise((resolve, reject) => {
@@ -55,7 +59,10 @@ function startServer(start: Start): Promise<ChildProcess> {
 
 /** A start expected to be refused: its exit code and what it printed. Killed if it is still running after 20 s. */
 function refusedStart(start: Start): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['bin/local.ts'], { env: envOf(start), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/local.ts'], {
+    env: envOf(process.env, start),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   started.push(child);
   let stdout = '';
   let stderr = '';
@@ -88,8 +95,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await Promise.all(started.map(exited));
+  // SIGTERM, so that each stops its DynamoDB Local too; SIGKILL what is still running 20 s later.
+  const running = started.filter((child) => child.exitCode === null && child.signalCode === null);
+  for (const child of running) child.kill('SIGTERM');
+  const stragglers = setTimeout(() => running.forEach((child) => child.kill('SIGKILL')), 20_000);
+  await Promise.all(running.map(exited));
+  clearTimeout(stragglers);
   rmSync(scratch, { recursive: true, force: true });
 });
 
