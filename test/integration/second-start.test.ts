@@ -92,7 +92,7 @@ const endpointsOf = (dataDir: string) => readFileSync(join(dataDir, 'local-endpo
 beforeAll(async () => {
   first = { port: await freePort(), sitePort: await freePort(), dataDir: join(scratch, 'first') };
   firstProcess = await startServer(first);
-});
+}, 180_000);
 
 afterAll(async () => {
   // SIGTERM, so that each stops its DynamoDB Local too; SIGKILL what is still running 20 s later.
@@ -139,24 +139,28 @@ describe('a second npm start', () => {
     },
   ];
 
-  it.each(cases)('$name exits non-zero with one line naming what is taken', async ({ start, names }) => {
-    const lock = lockOf(first.dataDir);
-    const endpoints = endpointsOf(first.dataDir);
-    const second = await start();
-    const { code, stdout, stderr } = await refusedStart(second);
-    expect(code, stderr).not.toBe(0);
-    expect(code).not.toBeNull();
-    expect(stdout).toBe('');
-    const lines = stderr.trim().split('\n');
-    expect(lines, stderr).toHaveLength(1);
-    const line = lines[0] as string;
-    expect(line).not.toMatch(/\bat .*:\d+:\d+|Error:/);
-    for (const name of names) expect(line).toMatch(name);
-    if (second.dataDir === first.dataDir) expect(line).toContain(first.dataDir);
-    else if (second.port === first.port) expect(line).toContain(String(first.port));
-    else expect(line).toContain(String(first.sitePort));
-    await expectFirstUntouched(lock, endpoints);
-  });
+  it.each(cases)(
+    '$name exits non-zero with one line naming what is taken',
+    async ({ start, names }) => {
+      const lock = lockOf(first.dataDir);
+      const endpoints = endpointsOf(first.dataDir);
+      const second = await start();
+      const { code, stdout, stderr } = await refusedStart(second);
+      expect(code, stderr).not.toBe(0);
+      expect(code).not.toBeNull();
+      expect(stdout).toBe('');
+      const lines = stderr.trim().split('\n');
+      expect(lines, stderr).toHaveLength(1);
+      const line = lines[0] as string;
+      expect(line).not.toMatch(/\bat .*:\d+:\d+|Error:/);
+      for (const name of names) expect(line).toMatch(name);
+      if (second.dataDir === first.dataDir) expect(line).toContain(first.dataDir);
+      else if (second.port === first.port) expect(line).toContain(String(first.port));
+      else expect(line).toContain(String(first.sitePort));
+      await expectFirstUntouched(lock, endpoints);
+    },
+    60_000,
+  );
 
   it('after the first was killed with SIGKILL, starts on its data folder and ports, and frees them on SIGTERM', async () => {
     firstProcess.kill('SIGKILL');
@@ -169,5 +173,5 @@ describe('a second npm start', () => {
     again.kill('SIGTERM');
     expect(await exited(again)).toBe(0);
     expect(() => lockOf(first.dataDir)).toThrow(/ENOENT/);
-  });
+  }, 180_000);
 });
