@@ -50,12 +50,14 @@ function twinOf(value: unknown, path: readonly PropertyKey[]): string | undefine
 
 const fieldOf = (where: string, issue: z.core.$ZodIssue) => (issue.path.length > 0 ? issue.path.join('.') : where);
 
-function describeIssue(where: string, value: unknown, issue: z.core.$ZodIssue): string {
+/** One failing field in words; `twinned` when it was sent under another case. */
+function describeIssue(where: string, value: unknown, issue: z.core.$ZodIssue): { text: string; twinned: boolean } {
   const field = fieldOf(where, issue);
   const missing = issue.path.length > 0 && valueAt(value, issue.path) === undefined;
   const twin = missing ? twinOf(value, issue.path) : undefined;
-  if (twin !== undefined) return `${field}: missing; send \`${String(issue.path.at(-1))}\`, not \`${twin}\``;
-  return `${field}: ${missing ? `missing (${issue.message})` : issue.message}`;
+  if (twin !== undefined)
+    return { text: `${field}: missing; send \`${String(issue.path.at(-1))}\`, not \`${twin}\``, twinned: true };
+  return { text: `${field}: ${missing ? `missing (${issue.message})` : issue.message}`, twinned: false };
 }
 
 /**
@@ -66,13 +68,14 @@ export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, whe
   const result = schema.safeParse(value);
   if (!result.success) {
     const issues = result.error.issues;
-    const message = issues.map((issue) => describeIssue(where, value, issue)).join('; ');
-    const pascalCase = issues.some((issue) => issue.path.length > 0 && twinOf(value, issue.path) !== undefined);
-    throw badRequest(
-      'ValidationFailed',
-      `${message || `${where}: invalid`}${pascalCase ? ' (field names are PascalCase, as in the API reference)' : ''}`,
-      { Fields: [...new Set(issues.map((issue) => fieldOf(where, issue)))] },
-    );
+    const described = issues.map((issue) => describeIssue(where, value, issue));
+    const message = described.map(({ text }) => text).join('; ') || `${where}: invalid`;
+    const hint = described.some(({ twinned }) => twinned)
+      ? ' (field names are PascalCase, as in the API reference)'
+      : '';
+    throw badRequest('ValidationFailed', `${message}${hint}`, {
+      Fields: [...new Set(issues.map((issue) => fieldOf(where, issue)))],
+    });
   }
   return result.data;
 }
