@@ -423,6 +423,7 @@ describe('storage cost', () => {
   it('reads only the 3 matching orders of a user with 200 orders, in one Query', async () => {
     const { orderFromCheckout, orderGuidAt } = await import('../../functions/domain/order.ts');
     const store = await import('../../functions/store/order-store.ts');
+    const { transact } = await import('../../functions/store/transaction.ts');
     const user = 'heavy-buyer';
     const token = await service.token(user);
     const target = await service.project(9.99);
@@ -442,13 +443,11 @@ describe('storage cost', () => {
         { userId: user, basketGuid: randomBytes(16).toString('hex'), lines, totalMinor: 100 * lines.length },
         {
           orderGuid: orderGuidAt(start + i, randomBytes(10)),
-          checkoutId: randomBytes(16).toString('hex'),
           paymentReference: `seed-${i}`,
           createdAt: start + i,
         },
       );
-      await store.insertOrder(order);
-      await store.syncProjectCopies(order);
+      await transact(store.createOrderActions(order));
       if (projects.includes(target)) matching.unshift(order.orderGuid);
     }
     expect(matching).toHaveLength(3);
