@@ -53,8 +53,9 @@ export async function createBasket(userId: string): Promise<Basket> {
   let corrected: Record<string, number> = {};
   return retryOnConflict(async () => {
     const now = saveTime();
-    const open = { ...seen, ...corrected };
-    const decision = decideCreation(open, quota, now.now);
+    // Corrections only of baskets still listed: one deleted meanwhile is not put back.
+    corrected = Object.fromEntries(Object.entries(corrected).filter(([guid]) => seen?.[guid] !== undefined));
+    const decision = decideCreation({ ...seen, ...corrected }, quota, now.now);
     if (!decision.admit) throw quotaExceeded(quota);
     // Time-ordered guids: the user's baskets list newest first straight from the key.
     const basket = newBasket(timeOrderedGuid(now.now, randomBytes(10)), userId, now);

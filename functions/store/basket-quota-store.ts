@@ -33,7 +33,7 @@ export interface Admission {
   seen: OpenBaskets | undefined;
   /** Lapsed baskets taken off the list; each is proved gone or expired by a condition of its own. */
   reclaim: readonly string[];
-  /** Later expiries learnt for listed baskets (a reclaim that found the basket extended). */
+  /** Later expiries learnt for listed baskets (a reclaim that found the basket extended); each must still be listed. */
   corrected: Readonly<Record<string, number>>;
   quota: number;
   now: number;
@@ -60,7 +60,12 @@ export function admissionActions(admission: Admission): WriteAction[] {
   });
   reclaim.forEach((guid, index) => (names[`#r${index}`] = guid));
   const removed = reclaim.map((_, index) => `#open.#r${index}`);
-  const stillListed = reclaim.map((_, index) => ` AND attribute_exists(#open.#r${index})`).join('');
+  const stillListed = [
+    ...Object.keys(corrected).map((_, index) => `#c${index}`),
+    ...reclaim.map((_, index) => `#r${index}`),
+  ]
+    .map((name) => ` AND attribute_exists(#open.${name})`)
+    .join('');
   return [
     update(key, `SET ${sets.join(', ')}${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`, {
       names,
