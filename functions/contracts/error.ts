@@ -4,11 +4,11 @@
  * bundles, which only write errors, do not carry its schema.
  */
 import * as z from 'zod/mini';
-import { nameSchemas, responseSchemas } from './common.ts';
+import { IntegerOut, nameSchemas, responseSchemas } from './common.ts';
 
 /** One image of a multi-image request that could not be stored (functions/domain/library.ts, failedItemsError). */
 export const ItemFailureOut = z.object({
-  Index: z.int().check(z.meta({ description: '0-based position of the file or URL in the request' })),
+  Index: IntegerOut({ minimum: 0, example: 1, description: '0-based position of the file or URL in the request' }),
   Code: z.string().check(z.meta({ description: "That image's own error code, e.g. UnsupportedMediaType" })),
   Reason: z.string(),
 });

@@ -6,6 +6,7 @@ import { ORDER_STATUSES, type Order } from '../domain/order.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import { BasketLineOut, toBasketLineOut } from './basket.ts';
+import { ProjectVersionOut } from './project.ts';
 import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, MoneyOut, nameSchemas, NextCursorOut } from './common.ts';
 import { PageQuery, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 
@@ -42,7 +43,7 @@ const DateOrUnset = WireDateOut.check(
 export const OrderLineOut = z.extend(BasketLineOut, {});
 /** An order line in the single-order response. `SubTotal` is the line before add-ons; with no add-ons it equals `Total`. */
 export const OrderLineDetailOut = z.extend(OrderLineOut, {
-  ProjectVersion: z.int(),
+  ProjectVersion: ProjectVersionOut.check(z.meta({ description: 'The project `Version` the line was priced with' })),
   SubTotal: MoneyOut,
   AddOns: z.array(z.never()),
 });
