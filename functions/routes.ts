@@ -35,7 +35,7 @@ export interface Grants {
   events?: true;
 }
 
-const { user, project, checkout, order, apiKey, idempotency } = KEYS;
+const { user, project, checkout, order, apiKey, idempotency, outbox } = KEYS;
 const LIBRARY_KEYS = [
   KEYS.libraryItem,
   KEYS.anonymousUser,
@@ -46,20 +46,20 @@ const LIBRARY_KEYS = [
   KEYS.libraryUser,
 ];
 
-/** Table grants by route group. */
+/** Table grants by route group. `outbox`: the route records a domain event in its transaction (store/outbox-store.ts). */
 const tables = {
   basketRead: { read: [user] },
   basketChange: { read: [user], write: [user] },
   basketCreate: { read: [user, idempotency], write: [user, idempotency] },
   linePricing: { read: [user, project], write: [user] },
   lineAdd: { read: [user, project, idempotency], write: [user, idempotency] },
-  basketCheckout: { read: [user, project, idempotency], write: [user, checkout, idempotency] },
+  basketCheckout: { read: [user, project, idempotency], write: [user, checkout, idempotency, outbox] },
   projectRead: { read: [project] },
   projectWrite: { read: [project], write: [project] },
   checkoutRead: { read: [checkout, user] },
-  checkoutComplete: { read: [checkout, user], write: [user, order] },
+  checkoutComplete: { read: [checkout, user], write: [checkout, user, order, outbox] },
   orderRead: { read: [user] },
-  orderStatus: { read: [order, user], write: [user] },
+  orderStatus: { read: [order, user], write: [user, outbox] },
   library: { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   libraryRead: { read: LIBRARY_KEYS },
 } satisfies Record<string, TableGrant>;
@@ -94,16 +94,16 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/basket/{basketGuid}/line', handler: 'add-basket-line', credential: 'user', summary: 'Add a line (or add to the line of that project)', grants: { table: tables.lineAdd } },
   { method: 'PUT', path: '/basket/{basketGuid}/line/{lineId}', handler: 'update-basket-line', credential: 'user', summary: "Change a line's quantity", grants: { table: tables.linePricing } },
   { method: 'DELETE', path: '/basket/{basketGuid}/line/{lineId}', handler: 'delete-basket-line', credential: 'user', summary: 'Delete a line', grants: { table: tables.basketChange } },
-  { method: 'POST', path: '/basket/{basketGuid}/checkout', handler: 'checkout-basket', credential: 'user', summary: 'Get a checkout URL for the basket', grants: { table: tables.basketCheckout, events: true } },
+  { method: 'POST', path: '/basket/{basketGuid}/checkout', handler: 'checkout-basket', credential: 'user', summary: 'Get a checkout URL for the basket', grants: { table: tables.basketCheckout } },
 
   { method: 'PUT', path: '/project/{projectGuid}', handler: 'put-project', credential: 'catalog', summary: 'Register or update a project price', grants: { table: tables.projectWrite } },
   { method: 'GET', path: '/project/{projectGuid}', handler: 'get-project', credential: 'catalog', summary: 'Read a project price', grants: { table: tables.projectRead } },
 
   { method: 'GET', path: '/checkout/{checkoutId}', handler: 'get-checkout', credential: 'site', summary: 'Read the basket snapshot a checkout charges for', grants: { table: tables.checkoutRead } },
-  { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'site', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: tables.checkoutComplete, events: true } },
+  { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'site', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: tables.checkoutComplete } },
   { method: 'GET', path: '/orders', handler: 'list-orders', credential: 'user', summary: "List the user's orders, optionally only those with a project", grants: { table: tables.orderRead } },
   { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: tables.orderRead } },
-  { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'fulfilment', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus, events: true } },
+  { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'fulfilment', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus } },
 
   { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: tables.library, bucket: 'write' } },
   { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL', grants: { table: tables.library, bucket: 'write' } },

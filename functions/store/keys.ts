@@ -30,7 +30,7 @@ export const KEYS = {
 
 export type KeyPrefix = (typeof KEYS)[keyof typeof KEYS];
 
-/** The signed-in user's partition: baskets, orders and basket claims. */
+/** The signed-in user's partition: baskets, their quota record, orders. */
 export const userPk = (userId: string) => `${KEYS.user}${keyPart(userId)}`;
 
 export const basketKey = (userId: string, basketGuid: string): TableKey => ({
@@ -56,10 +56,8 @@ export const orderCopyKey = (userId: string, projectGuid: string, orderGuid: str
   SK: orderSk(orderGuid),
 });
 export const orderOwnerKey = (orderGuid: string): TableKey => ({ PK: `${KEYS.order}${orderGuid}`, SK: 'ORDER' });
-export const basketClaimKey = (userId: string, basketGuid: string): TableKey => ({
-  PK: userPk(userId),
-  SK: `BASKETORDER#${basketGuid}`,
-});
+/** The user's open baskets (the quota's record). */
+export const basketQuotaKey = (userId: string): TableKey => ({ PK: userPk(userId), SK: 'QUOTA#BASKETS' });
 
 export const apiKeyKey = (hash: string): TableKey => ({ PK: `${KEYS.apiKey}${hash}`, SK: 'APIKEY' });
 export const apiKeyNameKey = (name: string): TableKey => ({ PK: `APIKEYNAME#${keyPart(name)}`, SK: 'APIKEYNAME' });

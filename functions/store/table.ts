@@ -5,18 +5,19 @@
  * Access patterns (one row per request; each reads the key named):
  * | request                          | key                                                      |
  * |----------------------------------|----------------------------------------------------------|
- * | read / change / delete a basket  | GetItem / conditional PutItem  PK=USER#<user> SK=BASKET#<guid> |
+ * | read / change a basket           | GetItem / conditional PutItem  PK=USER#<user> SK=BASKET#<guid> |
  * | list a user's baskets, newest 1st | Query PK=USER#<user>, SK begins_with BASKET#, descending, one page (guid is time-ordered) |
- * | count open baskets (quota)       | Query PK=USER#<user>, SK begins_with BASKET#, Select COUNT, stops at the quota |
+ * | create / delete a basket         | GetItem PK=USER#<user> SK=QUOTA#BASKETS, then TransactWriteItems: the basket + that quota record (+ ConditionChecks of reclaimed baskets) |
  * | price a line                     | BatchGetItem: the basket + PK=PROJECT#<guid> SK=PROJECT   |
  * | reprice at checkout              | BatchGetItem PK=PROJECT#<guid> SK=PROJECT of the basket's projects |
- * | checkout snapshot                | PutItem / GetItem PK=CHECKOUT#<id> SK=CHECKOUT            |
+ * | checkout snapshot                | TransactWriteItems (snapshot, OUTBOX#, repriced basket) / GetItem PK=CHECKOUT#<id> SK=CHECKOUT |
  * | API key lookup (authorizer)      | GetItem PK=APIKEY#<sha256> SK=APIKEY                      |
  * | read one order (user)            | GetItem PK=USER#<user> SK=ORDER#<orderGuid> (guid is time-ordered) |
  * | list a user's orders, newest 1st | Query PK=USER#<user>, SK begins_with ORDER#, descending, one page |
  * | orders with a project            | Query PK=USER#<user>#PROJECT#<project>, SK begins_with ORDER#, descending, one page (a full copy per project) |
  * | order owner (status change)      | GetItem PK=ORDER#<orderGuid> SK=ORDER                     |
- * | checkout completion claim        | conditional PutItem / GetItem PK=USER#<user> SK=BASKETORDER#<basketGuid> |
+ * | checkout completion              | TransactWriteItems: claim on CHECKOUT#<id>, basket, order, ORDER#<guid>, copies, quota record, OUTBOX# |
+ * | order status change              | TransactWriteItems: the order (revision condition), its copies, OUTBOX# |
  * | API keys by name (CLI)           | Query GSI1 GSI1PK=APIKEYS                                 |
  * | library item (builder URLs)      | BatchGetItem PK=LIBITEM#<itemGuid> SK=LIBITEM, then the owners PK=ANONUSER#<id> SK=ANONUSER (no owner = uncommitted) |
  * | push / pull intent               | PutItem PK=INGEST#<anonymous user> SK=INGEST (TTL: its expiry feeds the sweeper) |

@@ -399,7 +399,8 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
  * store, `parallel` writes at a time. Returns how many exist afterwards.
  */
 export async function seedOtherBaskets(total: number, already: number, parallel = 16): Promise<number> {
-  const { insertBasket } = await import('../../../functions/store/basket-store.ts');
+  const { createBasketAction } = await import('../../../functions/store/basket-store.ts');
+  const { transact } = await import('../../../functions/store/transaction.ts');
   const { newBasket, addLine } = await import('../../../functions/domain/basket.ts');
   const { newGuid } = await import('../../../functions/shared/ids.ts');
   const clock = { now: Date.now(), ttlMs: 60 * 24 * 3600 * 1000 };
@@ -410,7 +411,7 @@ export async function seedOtherBaskets(total: number, already: number, parallel 
       let basket = newBasket(newGuid(), `other-user-${index}`, clock);
       basket = addLine(basket, { projectGuid: newGuid(), unitPriceMinor: 1999, version: 1 }, 2, clock).basket;
       basket = addLine(basket, { projectGuid: newGuid(), unitPriceMinor: 4950, version: 1 }, 1, clock).basket;
-      await insertBasket(basket);
+      await transact([createBasketAction(basket)]);
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));
