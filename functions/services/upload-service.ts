@@ -75,25 +75,26 @@ async function verifyUploadedObject(
   return { item: { mimeType, size: meter.byteCount, md5: meter.md5(), ...meter.imageMetadata() }, etag: head.etag };
 }
 
+/** The answer of a decided upload (its records committed with the decision); the staging object goes. */
 async function finishUpload(upload: library.PendingUpload, result: library.UploadResult): Promise<IngestResult> {
-  const ingest = {
-    apiKeyId: upload.apiKeyId,
-    anonymousUserId: upload.anonymousUserId,
-    token: result.token,
-    createdAt: result.createdAt,
-  };
-  const images: StoredImage[] = [
-    { item: result.item, objectKey: objects.libraryObjectKey(upload.anonymousUserId, result.item.itemGuid) },
-  ];
-  await writeCommit(ingest, images);
   await objects.deleteImageObject(upload.objectKey);
-  return resultOf(ingest, images);
+  return resultOf({ anonymousUserId: upload.anonymousUserId, token: result.token }, [imageOf(upload, result)]);
 }
 
+const imageOf = (upload: library.PendingUpload, result: library.UploadResult): StoredImage => ({
+  item: result.item,
+  objectKey: objects.libraryObjectKey(upload.anonymousUserId, result.item.itemGuid),
+});
+
+const takenOver = (itemGuid: string) =>
+  conflict('UploadInProgress', `Upload ${itemGuid} was taken over by another request; retry to read its outcome.`);
+
 /**
- * Verifies the uploaded object and adds it to the library as push would. Safe to repeat: once verified,
- * the outcome is recorded on the upload first, and a repeated call finishes the same writes and answers
- * the same. A refused object (not an image, too large) is deleted; the presigned upload may be used again.
+ * Verifies the uploaded object and adds it to the library as push would. The decision (the upload's
+ * result) commits in the same transaction as the item, its builder link, its anonymous user and its event,
+ * and only while this call's claim holds: a repeated call answers the recorded result and writes nothing,
+ * so it can neither undo a claim nor bring back an erased item (an erasure deletes the upload record too).
+ * A refused object (not an image, too large) is deleted; the presigned upload may be used again.
  */
 export async function completeUpload(apiKeyId: string, itemGuid: string, now = Date.now()): Promise<IngestResult> {
   const upload = await library.getUpload(itemGuid);
@@ -125,12 +126,10 @@ export async function completeUpload(apiKeyId: string, itemGuid: string, now = D
     token: newSecretId(),
     createdAt: now,
   };
-  if (!(await library.recordUploadResult(itemGuid, now, result))) {
-    throw conflict(
-      'UploadInProgress',
-      `Upload ${itemGuid} was taken over by another request; retry to read its outcome.`,
-    );
-  }
+  const ingest = { apiKeyId, anonymousUserId: upload.anonymousUserId, token: result.token, createdAt: now };
+  const outcome = await writeCommit(ingest, [imageOf(upload, result)], [library.decideUpload(itemGuid, now, result)]);
+  // Anything but this call's commit means another call holds the upload now (its result is the answer).
+  if (outcome !== 'committed') throw takenOver(itemGuid);
   const ingested = await finishUpload(upload, result);
   recordMetrics([result.item]);
   return ingested;

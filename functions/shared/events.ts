@@ -12,7 +12,7 @@ import { eventBridge } from './clients/eventbridge.ts';
 import { config } from './config.ts';
 import { logger, serviceName } from './powertools.ts';
 
-export type DomainEventType = 'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged';
+export type DomainEventType = 'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded';
 
 export interface DomainEvent {
   type: DomainEventType;
