@@ -86,6 +86,12 @@ const imageOf = (upload: library.PendingUpload, result: library.UploadResult): S
   objectKey: objects.libraryObjectKey(upload.anonymousUserId, result.item.itemGuid),
 });
 
+/** Gives this call's claim back, unless the upload was decided or taken over meanwhile. */
+const release = (itemGuid: string, claimedAt: number) =>
+  library
+    .releaseUpload(itemGuid, claimedAt)
+    .catch((error: unknown) => logger.warn('could not release upload claim', { itemGuid, reason: String(error) }));
+
 const takenOver = (itemGuid: string) =>
   conflict('UploadInProgress', `Upload ${itemGuid} was taken over by another request; retry to read its outcome.`);
 
@@ -114,11 +120,7 @@ export async function completeUpload(apiKeyId: string, itemGuid: string, now = D
       verified.etag,
     );
   } catch (error) {
-    await library
-      .releaseUpload(itemGuid, now)
-      .catch((release: unknown) =>
-        logger.warn('could not release upload claim', { itemGuid, reason: String(release) }),
-      );
+    await release(itemGuid, now);
     throw error;
   }
   const result: library.UploadResult = {
@@ -127,7 +129,15 @@ export async function completeUpload(apiKeyId: string, itemGuid: string, now = D
     createdAt: now,
   };
   const ingest = { apiKeyId, anonymousUserId: upload.anonymousUserId, token: result.token, createdAt: now };
-  const outcome = await writeCommit(ingest, [imageOf(upload, result)], [library.decideUpload(itemGuid, now, result)]);
+  let outcome: Awaited<ReturnType<typeof writeCommit>>;
+  try {
+    outcome = await writeCommit(ingest, [imageOf(upload, result)], [library.decideUpload(itemGuid, now, result)]);
+  } catch (error) {
+    // Unknown outcome: had it committed, the release fails its condition (a result is there); if not, a
+    // retry need not wait for the claim to go stale. A commit still in flight fails once the claim is gone.
+    await release(itemGuid, now);
+    throw error;
+  }
   // Anything but this call's commit means another call holds the upload now (its result is the answer).
   if (outcome !== 'committed') throw takenOver(itemGuid);
   const ingested = await finishUpload(upload, result);
