@@ -85,6 +85,23 @@ function partitionKeys(operation: string, input: Record<string, any>): string[] 
   return [keyText((input.Key ?? input.Item)?.PK)];
 }
 
+/** IAM's action for each kind of TransactWriteItems part: a transaction needs each part's action on its key. */
+const TRANSACT_PARTS: Record<string, string> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+};
+
+/** The calls IAM sees in one call: each part of a TransactWriteItems, or the call itself. */
+function callParts(action: string, input: Record<string, any>): { action: string; input: Record<string, any> }[] {
+  if (action !== 'TransactWriteItems') return [{ action, input }];
+  return (input.TransactItems as Record<string, any>[]).map((item) => {
+    const [kind, part] = Object.entries(item)[0] as [string, Record<string, any>];
+    return { action: TRANSACT_PARTS[kind] as string, input: part };
+  });
+}
+
 function noteKeys(operation: string, input: Record<string, any>) {
   if (currentHandler === undefined) return;
   const set = observedKeys.get(currentHandler) ?? new Set<string>();
@@ -100,9 +117,10 @@ async function recordCalls() {
   dynamoDbClient.middlewareStack.add(
     (next, context) => async (args) => {
       const operation = String(context.commandName).replace(/Command$/, '');
-      const action = DOCUMENT_COMMANDS[operation] ?? operation;
-      note([`dynamodb:${action}`]);
-      noteKeys(action, args.input as Record<string, any>);
+      for (const part of callParts(DOCUMENT_COMMANDS[operation] ?? operation, args.input as Record<string, any>)) {
+        note([`dynamodb:${part.action}`]);
+        noteKeys(part.action, part.input);
+      }
       return next(args);
     },
     { step: 'initialize', name: 'recordGrantUse' },
