@@ -1,7 +1,7 @@
 /**
- * The library sweeper: the table's stream feeds DynamoDB's TTL deletions of ingest intents and pending
- * uploads to a function (functions/handlers/sweep-library-leftovers.ts) that removes what an uncommitted
- * push, pull or upload left behind. Records that fail after the retries go to a dead-letter queue, which
+ * The library sweeper: the table's stream feeds DynamoDB's TTL deletions of ingest intents, pending
+ * uploads and erasure intents to a function (functions/handlers/sweep-library-leftovers.ts) that removes
+ * the objects an uncommitted push, pull or upload left behind, or an erasure did not delete itself. Records that fail after the retries go to a dead-letter queue, which
  * an alarm watches (Monitoring).
  */
 import { Duration, RemovalPolicy, Validations, type CfnElement, Stack } from 'aws-cdk-lib';
@@ -42,8 +42,8 @@ export class LibrarySweeper extends Construct {
       namePrefix: props.namePrefix,
       logRetention: props.logRetention,
     });
-    // GetItem of the owner, DeleteItem of items and builder links: it never writes.
-    this.handlerFunction.grantTable(props.table, sweeperTableGrant, ['dynamodb:DeleteItem']);
+    // GetItem of the owner: whether the request committed. It writes no record.
+    this.handlerFunction.grantTable(props.table, sweeperTableGrant);
     this.handlerFunction.function.addEnvironment('BUCKET_NAME', props.bucket.bucketName);
     this.handlerFunction.role.addToPrincipalPolicy(
       new PolicyStatement({
