@@ -27,6 +27,8 @@ const SINGLE_REQUEST = new Set(['get-basket', 'list-baskets', 'list-orders', 'ge
 const LINE_CHANGES = new Set(['add-basket-line', 'update-basket-line', 'delete-basket-line']);
 /** A checkout was GetItem → PutItem before it repriced its lines; repricing may add one round trip. */
 const CHECKOUT_ROUND_TRIPS = 2 + 1;
+/** The user library's changes: a claim (link, holds, entries) and an erasure (item, records, object). */
+const LIBRARY_CHANGE_ROUND_TRIPS: Record<string, number> = { 'claim-library-items': 3, 'delete-library-item': 3 };
 
 function assertOk(scenario: Scenario, result: { statusCode: number; body: string }): void {
   if (result.statusCode >= 300) throw new Error(`${scenario.label} answered ${result.statusCode}: ${result.body}`);
@@ -104,6 +106,15 @@ function storageFigure(
         kind: 'max',
         shown: String(large.roundTrips),
       });
+    const libraryChangeLimit = LIBRARY_CHANGE_ROUND_TRIPS[scenario.handler];
+    if (libraryChangeLimit !== undefined)
+      checks.push({
+        name: `${scenario.label}: sequential round trips`,
+        measured: large.roundTrips,
+        limit: libraryChangeLimit,
+        kind: 'max',
+        shown: String(large.roundTrips),
+      });
     if (scenario.handler === 'checkout-basket')
       checks.push({
         name: `${scenario.label}: sequential round trips`,
@@ -136,7 +147,7 @@ function storageFigure(
       `Capacity units are summed over the request, measured once with ${FEW_OTHERS} and once with ${MANY_OTHERS.toLocaleString('en')} other users' baskets in the table: ` +
       'they must be equal, because a request may only read the keys of its own user. Budgets: reading a basket, listing baskets, listing orders (all or by project) and reading an order take exactly 1 request; ' +
       'a line change takes at most 2 sequential round trips; a checkout at most 3 (2 before it repriced its lines at the current prices: the repricing BatchGetItem adds one, and the save of a repriced basket goes side by side with the snapshot); ' +
-      `resolving a builder token of ${BUILDER_ITEMS} items takes at most 2 requests (the link, then its items); no endpoint ever issues a Scan.`,
+      `resolving a builder token of ${BUILDER_ITEMS} items takes at most 2 requests (the link, then its items); claiming a builder link and erasing a library item at most 3 sequential round trips each; no endpoint ever issues a Scan.`,
     columns: [
       'Endpoint',
       'Calls',

@@ -42,7 +42,7 @@ const CAPACITY_OPERATIONS = new Set([
   'TransactGetItems',
   'TransactWriteItems',
 ]);
-const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
+const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 
 const operationOf = (commandName: string | undefined): string => (commandName ?? 'Unknown').replace(/Command$/, '');
 
@@ -69,6 +69,12 @@ function writtenKeys(operation: string, input: Record<string, unknown>): { table
     return Object.entries(requests).flatMap(([tableName, writes]) =>
       writes.map((write) => ({ tableName, key: keyOf(write.PutRequest?.Item ?? (write.DeleteRequest?.Key as Item)) })),
     );
+  }
+  if (operation === 'TransactWriteItems') {
+    const parts = (input.TransactItems as Record<string, { TableName: string; Item?: Item; Key?: Item }>[]).flatMap(
+      (action) => Object.entries(action).filter(([kind]) => kind !== 'ConditionCheck'),
+    );
+    return parts.map(([, part]) => ({ tableName: part.TableName, key: keyOf(part.Item ?? (part.Key as Item)) }));
   }
   return [];
 }
