@@ -81,7 +81,12 @@ export interface IngestRecords {
  */
 export type CommitOutcome = 'committed' | 'repeated' | 'refused';
 
-export const isTransactionConflict = (error: unknown) => error instanceof TransactionConflictError;
+/**
+ * One transaction, sent again while another transaction touching the same records at the same moment
+ * cancels it (nothing was written then; store/transaction.ts).
+ */
+export const transactRetrying = (actions: WriteAction[]) =>
+  retryOnConflict(() => transact(actions), (error) => error instanceof TransactionConflictError);
 
 /**
  * Creates a request's records in one TransactWriteItems, with `also` (the domain event's outbox record, a
@@ -97,7 +102,7 @@ export async function commitRecords(records: IngestRecords, also: WriteAction[] 
     ...items.map((item) => create(libraryItemKey(item.itemGuid), 'LibraryItem', item)),
     ...also,
   ];
-  const outcome = await retryOnConflict(() => transact(actions), isTransactionConflict);
+  const outcome = await transactRetrying(actions);
   if (outcome.committed) return 'committed';
   if (outcome.failed.some((failure) => failure.index === 0)) return 'repeated';
   const firstOwn = actions.length - also.length;
@@ -111,7 +116,7 @@ export async function commitRecords(records: IngestRecords, also: WriteAction[] 
  * (nothing was written then); none when the link was created.
  */
 export async function createBuilderLink(link: BuilderLink): Promise<string[]> {
-  const outcome = await transact([
+  const outcome = await transactRetrying([
     create(builderLinkKey(link.token), 'BuilderLink', link),
     ...link.itemGuids.map((itemGuid) =>
       check(libraryItemKey(itemGuid), { if: 'apiKeyId = :apiKeyId', values: { ':apiKeyId': link.apiKeyId } }),

@@ -13,7 +13,6 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { retryOnConflict } from '../shared/retry.ts';
 import { fromItem } from './table.ts';
 import {
   builderLinkKey,
@@ -26,8 +25,8 @@ import {
   uploadKey,
 } from './keys.ts';
 import { queryPage, type PageRange } from './query.ts';
-import { isTransactionConflict, type BuilderLink } from './library-store.ts';
-import { check, create, put, remove, transact, update } from './transaction.ts';
+import { transactRetrying, type BuilderLink } from './library-store.ts';
+import { check, create, put, remove, update } from './transaction.ts';
 import type { StoredItem } from '../domain/library-read.ts';
 
 export interface ClaimedItem extends StoredItem {
@@ -83,19 +82,15 @@ export async function holdItems(userId: string, token: string, itemGuids: string
   let pending = itemGuids;
   while (pending.length > 0) {
     const trying = pending;
-    const outcome = await retryOnConflict(
-      () =>
-        transact(
-          trying.map((itemGuid) =>
-            update(libraryItemKey(itemGuid), 'SET userId = :user, claimToken = :token', {
-              condition: {
-                if: 'attribute_exists(PK) AND (attribute_not_exists(userId) OR (userId = :user AND claimToken = :token))',
-                values: { ':user': userId, ':token': token },
-              },
-            }),
-          ),
-        ),
-      isTransactionConflict,
+    const outcome = await transactRetrying(
+      trying.map((itemGuid) =>
+        update(libraryItemKey(itemGuid), 'SET userId = :user, claimToken = :token', {
+          condition: {
+            if: 'attribute_exists(PK) AND (attribute_not_exists(userId) OR (userId = :user AND claimToken = :token))',
+            values: { ':user': userId, ':token': token },
+          },
+        }),
+      ),
     );
     if (outcome.committed) return { held: trying, refused };
     for (const failure of outcome.failed)
@@ -114,7 +109,7 @@ export async function holdItems(userId: string, token: string, itemGuids: string
 export async function addLibraryEntries(userId: string, token: string, items: ClaimedItem[]): Promise<boolean> {
   const [first] = items;
   if (!first) return true;
-  const outcome = await transact([
+  const outcome = await transactRetrying([
     ...items.map((item) => create(libraryEntryKey(userId, libraryEntrySortKey(item)), 'LibraryEntry', item)),
     check(libraryItemKey(first.itemGuid), {
       if: 'userId = :user AND claimToken = :token',
@@ -134,7 +129,7 @@ const ERASURE_SWEEP_AFTER_MS = 5 * 60 * 1000;
  * delete the object should the caller not manage to. False when a condition failed: nothing was erased.
  */
 export async function eraseItem(userId: string, item: ClaimedItem, now: number): Promise<boolean> {
-  const outcome = await transact([
+  const outcome = await transactRetrying([
     remove(libraryItemKey(item.itemGuid), { if: 'userId = :user', values: { ':user': userId } }),
     remove(libraryEntryKey(userId, libraryEntrySortKey(item)), { if: 'attribute_exists(PK)' }),
     remove(uploadKey(item.itemGuid)),
