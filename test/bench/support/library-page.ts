@@ -101,7 +101,7 @@ export async function libraryPageFigure(world: World): Promise<Figure> {
     title: "1b. GET /library: cost per page against the size of the user's library",
     howToRead:
       `One page of GET /library (the default 50 items, newest first) handled in-process, once with ${FEW_ITEMS} and once with ${MANY_ITEMS.toLocaleString('en')} items in the user's library, ` +
-      "the entries seeded straight through the store as a claim writes them (a copy of each item record in the user's partition). " +
+      "the entries seeded straight into the table as a claim writes them (a copy of each item record in the user's partition, 100 to a transaction). " +
       'The DynamoDB probe counts the calls and asks for their consumed capacity; presigning the download URLs is in process. ' +
       'Budgets: exactly 1 request (one Query of the page plus one item, which only tells whether a next page exists) and no capacity growth with the library size.',
     columns: ['Items in the library', 'Items answered', 'DynamoDB requests', 'Capacity units'],
