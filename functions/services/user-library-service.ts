@@ -5,12 +5,12 @@
  */
 import { badRequest, conflict, notFound } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
-import { getItem, getItems } from '../store/library-store.ts';
+import { getBuilderLink, getItem, getItems } from '../store/library-store.ts';
 import { deleteImageObject } from '../store/image-object-store.ts';
 import * as userLibrary from '../store/user-library-store.ts';
-import type { ClaimedItem, ClaimedLink } from '../store/user-library-store.ts';
+import type { ClaimedItem, ClaimedLink, Holds } from '../store/user-library-store.ts';
 import { readable } from './library-read-service.ts';
-import type { LibraryPage, ReadableItem, StoredItem } from '../domain/library-read.ts';
+import type { LibraryPage, ReadableItem } from '../domain/library-read.ts';
 
 /** The token of `{CHECKOUT_URL}/builder/<token>`, exactly as the upload answered it; a 400 for any other text. */
 export function builderTokenOf(productBuilderUrl: string): string {
@@ -25,14 +25,20 @@ export function builderTokenOf(productBuilderUrl: string): string {
   return token.toLowerCase();
 }
 
+/** A settled claim: the claimant's items of the link, and the items refused with the record found. */
+interface SettledClaim {
+  items: ClaimedItem[];
+  refused: Holds['refused'];
+}
+
 /**
- * Brings the claim of `link` to its end for its claimant, as often as asked (services/user-library-service.ts'
- * callers: the claimant, a repeat, another user refused the link): the items become the claimant's in one
- * transaction (while their records are read side by side), then their listing entries appear in one. Answers
- * the link's items that are the claimant's, in the link's order: held through this link, or through another
- * link of theirs; items another user holds and items erased since are left out.
+ * Brings the claim of `link` to its end for its claimant, as often as asked (the claimant, a repeat,
+ * another user refused the link): the items become the claimant's in one transaction (while their records
+ * are read side by side), then their listing entries appear in one. Its items are the link's items that
+ * are the claimant's, in the link's order: held through this link, or through another link of theirs;
+ * items another user holds and items erased since are left out.
  */
-async function settleClaim(link: ClaimedLink): Promise<ClaimedItem[]> {
+async function settleClaim(link: ClaimedLink): Promise<SettledClaim> {
   const userId = link.claimedBy;
   const [holds, records] = await Promise.all([
     userLibrary.holdItems(userId, link.token, link.itemGuids),
@@ -48,8 +54,25 @@ async function settleClaim(link: ClaimedLink): Promise<ClaimedItem[]> {
     ...holds.held,
     ...[...holds.refused].flatMap(([itemGuid, item]) => (item?.userId === userId ? [itemGuid] : [])),
   ]);
-  return link.itemGuids.flatMap((itemGuid) =>
-    theirs.has(itemGuid) ? (found.get(itemGuid) ? [{ ...(found.get(itemGuid) as StoredItem), userId }] : []) : [],
+  return { items: link.itemGuids.filter((itemGuid) => theirs.has(itemGuid)).flatMap(claimed), refused: holds.refused };
+}
+
+/**
+ * The claims of other users through which some of the refused items are held, settled when they do not
+ * show in those users' libraries yet (their claim died, or is under way): leaving the items out is then
+ * what those libraries show. One GetItem of an entry per such claim, side by side; links claimed long ago
+ * cost nothing more. One level deep: the claims these settle do not settle others in turn.
+ */
+async function settleOthersClaims(claimant: string, refused: Holds['refused']): Promise<void> {
+  const others = new Map<string, ClaimedItem>();
+  for (const item of refused.values())
+    if (item?.claimToken !== undefined && item.userId !== claimant) others.set(item.claimToken, item);
+  await Promise.all(
+    [...others].map(async ([token, item]) => {
+      if (await userLibrary.hasLibraryEntry(item.userId, item)) return;
+      const link = await getBuilderLink(token);
+      if (link) await settleClaim({ ...link, claimedBy: item.userId } as ClaimedLink);
+    }),
   );
 }
 
@@ -64,7 +87,8 @@ export async function claimLink(userId: string, productBuilderUrl: string): Prom
   const token = builderTokenOf(productBuilderUrl);
   const link = await userLibrary.claimBuilderLink(token, userId, Date.now());
   if (link === 'missing') throw notFound('BuilderNotFound', 'No product builder link for this URL.');
-  const items = await settleClaim(link);
+  const { items, refused } = await settleClaim(link);
+  await settleOthersClaims(link.claimedBy, refused);
   if (link.claimedBy !== userId)
     throw conflict('AlreadyClaimed', 'Another user has claimed this product builder link.');
   return readable(items);

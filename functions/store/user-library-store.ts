@@ -9,7 +9,7 @@
  * How the claim's three writes look atomic to every reader is told in docs/design.md ("a claim").
  */
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
@@ -117,6 +117,19 @@ export async function addLibraryEntries(userId: string, token: string, items: Cl
     }),
   ]);
   return outcome.committed;
+}
+
+/** Whether the item's entry is in the user's library (one GetItem). */
+export async function hasLibraryEntry(userId: string, item: ClaimedItem): Promise<boolean> {
+  const result = await dynamo.send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: libraryEntryKey(userId, libraryEntrySortKey(item)),
+      ConsistentRead: true,
+      ProjectionExpression: 'PK',
+    }),
+  );
+  return result.Item !== undefined;
 }
 
 /** How long an erased item's object may wait for the sweeper, should the erasure not delete it itself. */

@@ -177,6 +177,29 @@ describe('POST /library/claim', () => {
   });
 });
 
+describe('POST /library/claim over items of an unfinished claim', () => {
+  it("finishes the other claim before leaving its items out, so their holder's library shows them", async () => {
+    const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
+    const [holder, claimant] = [await newUser(), await newUser()];
+    const [held, mine] = [await push(2), await push(1)];
+    installed.push(
+      injectFault(dynamoDbClient, { command: 'TransactWriteItemsCommand', kind: 'dynamo-throughput', skip: 1 }),
+    );
+    expect((await claim(holder, held.url)).status).toBeGreaterThanOrEqual(500);
+    installed.splice(0).forEach((handle) => handle.remove());
+    expect(guidsOf((await list(holder)).body)).toEqual([]);
+
+    const minted = await service.request('POST', '/library/builder', {
+      apiKey,
+      json: { Guids: [...held.itemGuids, ...mine.itemGuids] },
+    });
+    const claimed = await claim(claimant, minted.body.ProductBuilderUrl);
+    expect(claimed.status).toBe(200);
+    expect(guidsOf(claimed.body)).toEqual(mine.itemGuids);
+    expect(guidsOf((await list(holder)).body).sort()).toEqual([...held.itemGuids].sort());
+  });
+});
+
 describe('GET /library', () => {
   let carol: string;
   const all: string[] = [];
