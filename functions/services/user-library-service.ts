@@ -58,17 +58,17 @@ async function settleClaim(link: ClaimedLink): Promise<SettledClaim> {
 }
 
 /**
- * The claims of other users through which some of the refused items are held, settled when they do not
- * show in those users' libraries yet (their claim died, or is under way): leaving the items out is then
- * what those libraries show. One GetItem of an entry per such claim, side by side; links claimed long ago
- * cost nothing more. One level deep: the claims these settle do not settle others in turn.
+ * The claims through other links that hold some of the refused items (another user's, or the claimant's
+ * own), settled when they do not show in their claimant's library yet (the claim died, or is under way):
+ * leaving the items out, or answering them as the claimant's, is then what the libraries show. One GetItem
+ * of an entry per such claim, side by side; claims that show already cost nothing more. One level deep:
+ * the claims these settle do not settle others in turn.
  */
-async function settleOthersClaims(claimant: string, refused: Holds['refused']): Promise<void> {
-  const others = new Map<string, ClaimedItem>();
-  for (const item of refused.values())
-    if (item?.claimToken !== undefined && item.userId !== claimant) others.set(item.claimToken, item);
+async function settleHoldingClaims(refused: Holds['refused']): Promise<void> {
+  const holding = new Map<string, ClaimedItem>();
+  for (const item of refused.values()) if (item?.claimToken !== undefined) holding.set(item.claimToken, item);
   await Promise.all(
-    [...others].map(async ([token, item]) => {
+    [...holding].map(async ([token, item]) => {
       if (await userLibrary.hasLibraryEntry(item.userId, item)) return;
       const link = await getBuilderLink(token);
       if (link) await settleClaim({ ...link, claimedBy: item.userId } as ClaimedLink);
@@ -88,7 +88,7 @@ export async function claimLink(userId: string, productBuilderUrl: string): Prom
   const link = await userLibrary.claimBuilderLink(token, userId, Date.now());
   if (link === 'missing') throw notFound('BuilderNotFound', 'No product builder link for this URL.');
   const { items, refused } = await settleClaim(link);
-  await settleOthersClaims(link.claimedBy, refused);
+  await settleHoldingClaims(refused);
   if (link.claimedBy !== userId)
     throw conflict('AlreadyClaimed', 'Another user has claimed this product builder link.');
   return readable(items);
