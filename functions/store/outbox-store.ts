@@ -5,13 +5,11 @@
  * the local stream consumer under `npm start`), which puts it on EventBridge, at least once, with the
  * event's stable id for consumers to drop duplicates. Records expire (TTL) once publication is long over.
  */
+import { OUTBOX_TYPE } from '../contracts/outbox-stream.ts';
 import type { DomainEvent } from '../shared/events.ts';
 import { KEYS } from './keys.ts';
 import type { TableKey } from './table.ts';
 import { create, type WriteAction } from './transaction.ts';
-
-/** The outbox record's item type, which the stream filter selects. */
-export const OUTBOX_TYPE = 'Outbox';
 
 /** Outbox records stay this long after the change (the stream keeps records 24 hours). */
 const KEEP_MS = 7 * 24 * 60 * 60 * 1000;

@@ -23,7 +23,9 @@ import {
   type LocalStorage,
 } from './storage.ts';
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
-import { ttlStandIn, type TtlRun } from './ttl.ts';
+import { ttlStandIn, withTtlIdentity, type TtlRun } from './ttl.ts';
+import { tableStream } from './table-stream.ts';
+import { LIBRARY_SWEEPER, STREAM_CONSUMERS, streamCheckpointFile } from './stream-consumers.ts';
 import { apiDocs } from './api-docs.ts';
 
 export interface LocalServiceOptions {
@@ -46,6 +48,8 @@ export interface LocalServiceOptions {
   beforeRoute?: ApiGatewayFrontOptions['beforeRoute'];
   /** How often the DynamoDB TTL stand-in runs (`expireTtl` on a timer); 0 or omitted: only when called. */
   ttlIntervalMs?: number;
+  /** How often the table stream is read for its consumers (the event publisher); 0: only by drainStream(). */
+  streamPollMs?: number;
 }
 
 export interface LocalService {
@@ -58,6 +62,8 @@ export interface LocalService {
    * (default: now) and hands their stream records, filtered as in AWS, to the library sweeper.
    */
   expireTtl(nowMs?: number): Promise<TtlRun>;
+  /** Reads the table stream now and hands its consumers what is new: e.g. publishes the events of committed changes. */
+  drainStream(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -116,8 +122,21 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     handler: RequestAuthorizer;
   };
 
+  // The table stream's consumers, as its event source mappings run them in AWS (event publisher, library sweeper).
+  const stream = tableStream(storage, process.env.TABLE_NAME as string, STREAM_CONSUMERS, {
+    ...(temporary ? {} : { checkpointFile: streamCheckpointFile(dataDir) }),
+    pollIntervalMs: options.streamPollMs ?? 200,
+    prepare: withTtlIdentity,
+  });
+
   const ttl = ttlStandIn(storage, process.env.TABLE_NAME as string);
-  const expireTtl = (nowMs?: number) => ttl.run(nowMs);
+  /** TTL's deletions, then the stream's delivery of them to the sweeper, as in AWS (with the delay taken out). */
+  const expireTtl = async (nowMs?: number): Promise<TtlRun> => {
+    const before = (await stream.drain())[LIBRARY_SWEEPER.name] as { handled: number };
+    const expired = await ttl.run(nowMs);
+    const after = (await stream.drain())[LIBRARY_SWEEPER.name] as { handled: number; retrying: number };
+    return { expired, swept: after.handled - before.handled, retrying: after.retrying };
+  };
   let ttlRunning: Promise<unknown> = Promise.resolve();
   const ttlTimer =
     options.ttlIntervalMs && options.ttlIntervalMs > 0
@@ -144,10 +163,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     keys,
     dataDir,
     expireTtl,
+    drainStream: async () => {
+      await stream.drain();
+    },
     async close() {
       clearInterval(ttlTimer);
       await ttlRunning;
       ttl.close();
+      await stream.close();
       await closeServer(server);
       await storage.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });
