@@ -86,7 +86,10 @@ export type CommitOutcome = 'committed' | 'repeated' | 'refused';
  * cancels it (nothing was written then; store/transaction.ts).
  */
 export const transactRetrying = (actions: WriteAction[]) =>
-  retryOnConflict(() => transact(actions), (error) => error instanceof TransactionConflictError);
+  retryOnConflict(
+    () => transact(actions),
+    (error) => error instanceof TransactionConflictError,
+  );
 
 /**
  * Creates a request's records in one TransactWriteItems, with `also` (the domain event's outbox record, a
