@@ -16,7 +16,7 @@ import { snapshotStore, storeDiff, type StoreSnapshot } from '../support/store-s
 
 let service: TestService;
 let apiKey: string;
-let internalKey: string;
+let siteKey: string;
 let seed = 1000;
 
 /** Every push of this file carries at most this many images: the commit's ceiling (97 items, link, user, event). */
@@ -27,7 +27,7 @@ beforeAll(async () => {
     env: { LIBRARY_MAX_ITEMS: String(MAX_ITEMS), UPLOAD_MAX_BYTES: String(1 << 20) },
   });
   apiKey = await service.apiKey('library-transactions', 'library');
-  internalKey = await service.apiKey('library-transactions-site', 'internal');
+  siteKey = await service.apiKey('library-transactions-site', 'site');
 }, 60_000);
 afterAll(() => service?.close());
 
@@ -133,7 +133,7 @@ describe('a replayed large-file completion', () => {
     expect(await changesSince(before)).toEqual([]);
     expect((await service.request('GET', `/library/${itemGuid}`, { apiKey })).status).toBe(404);
     const builder = await service.request('GET', `/builder/${tokenOf(first.body.ProductBuilderUrl)}`, {
-      apiKey: internalKey,
+      apiKey: siteKey,
     });
     expect(builder.body.Builder.Items).toEqual([]);
     expect(guidsOf((await list(owner)).body)).toEqual([]);
@@ -183,7 +183,7 @@ describe('a builder link of the largest size (99 items)', () => {
     const loser = winner === owner ? other : owner;
     expect(guidsOf((await list(winner)).body).sort()).toEqual([...itemGuids].sort());
     expect(guidsOf((await list(loser)).body)).toEqual([]);
-    const builder = await service.request('GET', `/builder/${tokenOf(url)}`, { apiKey: internalKey });
+    const builder = await service.request('GET', `/builder/${tokenOf(url)}`, { apiKey: siteKey });
     expect(builder.body.Builder.Items.map((item: { ItemGuid: string }) => item.ItemGuid)).toEqual(itemGuids);
   });
 });
