@@ -44,6 +44,7 @@ const LIBRARY_KEYS = [
   KEYS.upload,
   idempotency,
   KEYS.libraryUser,
+  KEYS.erasure,
 ];
 
 /** Table grants by route group. `outbox`: the route records a domain event in its transaction (store/outbox-store.ts). */
@@ -61,13 +62,15 @@ const tables = {
   orderRead: { read: [user] },
   orderStatus: { read: [order, user], write: [user, outbox] },
   library: { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  /** A push, pull or completed upload: its commit records the LibraryItemsAdded event in the outbox. */
+  libraryIngest: { read: LIBRARY_KEYS, write: [...LIBRARY_KEYS, KEYS.outbox] },
   libraryRead: { read: LIBRARY_KEYS },
 } satisfies Record<string, TableGrant>;
 
 /** The API-key authorizer: a GetItem of the key's hash. */
 export const authorizerTableGrant: TableGrant = { read: [apiKey] };
-/** The library sweeper: reads an intent's owner, deletes its item records and builder link (DeleteItem only). */
-export const sweeperTableGrant: TableGrant = { read: [KEYS.anonymousUser], write: [KEYS.libraryItem, KEYS.builder] };
+/** The library sweeper: reads an intent's owner (whether the request committed); it writes no record. */
+export const sweeperTableGrant: TableGrant = { read: [KEYS.anonymousUser] };
 
 export interface Route {
   method: HttpMethod;
@@ -105,16 +108,16 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: tables.orderRead } },
   { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'fulfilment', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus } },
 
-  { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: tables.library, bucket: 'write' } },
-  { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL', grants: { table: tables.library, bucket: 'write' } },
-  { method: 'POST', path: '/library/multi/push', handler: 'push-library-items', credential: 'library', summary: 'Upload several images (multipart)', grants: { table: tables.library, bucket: 'write' } },
-  { method: 'POST', path: '/library/multi/pull', handler: 'pull-library-items', credential: 'library', summary: 'Fetch several images from URLs', grants: { table: tables.library, bucket: 'write' } },
+  { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: tables.libraryIngest, bucket: 'write' } },
+  { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL', grants: { table: tables.libraryIngest, bucket: 'write' } },
+  { method: 'POST', path: '/library/multi/push', handler: 'push-library-items', credential: 'library', summary: 'Upload several images (multipart)', grants: { table: tables.libraryIngest, bucket: 'write' } },
+  { method: 'POST', path: '/library/multi/pull', handler: 'pull-library-items', credential: 'library', summary: 'Fetch several images from URLs', grants: { table: tables.libraryIngest, bucket: 'write' } },
   { method: 'POST', path: '/library/{itemGuid}/builder', handler: 'get-item-builder-url', credential: 'library', summary: 'Product builder URL for one library item', grants: { table: tables.library } },
   { method: 'POST', path: '/library/builder', handler: 'get-items-builder-url', credential: 'library', summary: 'Product builder URL for several library items', grants: { table: tables.library } },
   { method: 'POST', path: '/library/upload', handler: 'create-library-upload', credential: 'library', summary: 'Presigned S3 upload for an image above the push cap', grants: { table: tables.library, bucket: 'put' } },
   { method: 'GET', path: '/library/{itemGuid}', handler: 'get-library-item', credential: 'library', summary: 'Read one library item: image metadata, a download URL, optionally its print quality', grants: { table: tables.libraryRead, bucket: 'read' } },
   { method: 'GET', path: '/builder/{token}', handler: 'get-builder', credential: 'site', summary: 'Resolve a product builder URL token to its library items', grants: { table: tables.libraryRead, bucket: 'read' } },
-  { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library', grants: { table: tables.library, bucket: 'readwrite' } },
+  { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library', grants: { table: tables.libraryIngest, bucket: 'readwrite' } },
   { method: 'POST', path: '/library/claim', handler: 'claim-library-items', credential: 'user', summary: "Move the items of a product builder URL into the user's library", grants: { table: tables.library, bucket: 'read' } },
   { method: 'GET', path: '/library', handler: 'list-library', credential: 'user', summary: "List the user's library items, newest first, a page at a time", grants: { table: tables.libraryRead, bucket: 'read' } },
   { method: 'DELETE', path: '/library/{itemGuid}', handler: 'delete-library-item', credential: 'user', summary: "Erase one of the user's library items: its records and its image", grants: { table: tables.library, bucket: 'delete' } },

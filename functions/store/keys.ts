@@ -25,6 +25,7 @@ export const KEYS = {
   ingest: 'INGEST#',
   upload: 'UPLOAD#',
   libraryUser: 'LIBUSER#',
+  erasure: 'ERASE#',
   outbox: 'OUTBOX#',
 } as const;
 
@@ -78,8 +79,10 @@ export const ingestIntentKey = (anonymousUserId: string): TableKey => ({
   SK: 'INGEST',
 });
 export const uploadKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.upload}${itemGuid}`, SK: 'UPLOAD' });
+/** An erased item's object, until it is surely deleted (its expiry hands it to the sweeper). */
+export const erasureIntentKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.erasure}${itemGuid}`, SK: 'ERASE' });
 
-// The signed-in user's library partition: an entry per item (sorted by upload time) and a reference per item.
+// The signed-in user's library partition: an entry per item, sorted by upload time.
 export const libraryUserPk = (userId: string) => `${KEYS.libraryUser}${keyPart(userId)}`;
 export const LIBRARY_ENTRY_PREFIX = 'ITEM#';
 export const libraryEntrySortKey = (item: { createdAt: number; itemGuid: string }) =>
@@ -87,8 +90,4 @@ export const libraryEntrySortKey = (item: { createdAt: number; itemGuid: string 
 export const libraryEntryKey = (userId: string, sortKey: string): TableKey => ({
   PK: libraryUserPk(userId),
   SK: sortKey,
-});
-export const libraryRefKey = (userId: string, itemGuid: string): TableKey => ({
-  PK: libraryUserPk(userId),
-  SK: `REF#${itemGuid}`,
 });

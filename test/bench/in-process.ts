@@ -28,14 +28,17 @@ const LINE_CHANGES = new Set(['add-basket-line', 'update-basket-line', 'delete-b
 /** A checkout was GetItem → PutItem before it repriced its lines; repricing may add one round trip. */
 const CHECKOUT_ROUND_TRIPS = 2 + 1;
 /**
- * Sequential round trips of the flows that are one transaction (issue 17): completion reads the checkout,
- * then commits; a status change finds the owner, reads the order, then commits; a creation reads the quota
- * record, then commits the basket with it.
+ * Sequential round trips of the flows that are transactions (issue 17): completion reads the checkout, then
+ * commits; a status change finds the owner, reads the order, then commits; a creation reads the quota record,
+ * then commits the basket with it; a claim decides on the link, holds the items (beside reading them), then
+ * adds the entries; an erasure reads the item, then erases its records.
  */
 const TRANSACTION_ROUND_TRIPS: Record<string, number> = {
   'complete-checkout': 4,
   'update-order-status': 3,
   'create-basket': 2,
+  'claim-library-items': 3,
+  'delete-library-item': 3,
 };
 
 function assertOk(scenario: Scenario, result: { statusCode: number; body: string }): void {
@@ -157,7 +160,7 @@ function storageFigure(
       "a line change takes at most 2 sequential round trips; a checkout at most 3 (2 before it repriced its lines at the current prices: the repricing BatchGetItem adds one, and the save of a repriced basket is in the snapshot's transaction); " +
       'POST /basket at most 2 (the quota record, then one transaction of the basket and the record), POST /checkout/{id}/complete at most 4 and PUT /order/{guid}/status at most 3 (each commits in one TransactWriteItems); ' +
       'a TransactWriteItems counts at its real price, 2 units per KB of each of its items (computed: DynamoDB Local reports a flat 2); ' +
-      `resolving a builder token of ${BUILDER_ITEMS} items takes at most 2 requests (the link, then its items); no endpoint ever issues a Scan.`,
+      `resolving a builder token of ${BUILDER_ITEMS} items takes at most 2 requests (the link, then its items); claiming a builder link and erasing a library item at most 3 sequential round trips each; no endpoint ever issues a Scan.`,
     columns: [
       'Endpoint',
       'Calls',

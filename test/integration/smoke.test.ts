@@ -215,6 +215,12 @@ describe('smoke flow', () => {
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
     ]);
+    expect([...(observed.get('claim-library-items') ?? [])].sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
     const denied: string[] = [];
     for (const [handler, actions] of observed) {
       const route = routes.find((r) => r.handler === handler)!;

@@ -164,11 +164,13 @@ export class DynamoProbe {
         const operation = operationOf(context.commandName);
         // At the build step the DocumentClient has already marshalled its input to the wire form.
         const input = args.input as Record<string, unknown>;
+        // Started before the journal's own reads: a call sent side by side with another stays in its wave.
+        const start = performance.now();
         if (this.options.journal && WRITE_OPERATIONS.has(operation)) await this.remember(operation, input);
         const call: DynamoCall = {
           operation,
           input,
-          start: performance.now(),
+          start,
           end: 0,
           capacityUnits: 0,
           failed: false,

@@ -10,6 +10,7 @@ import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import type { RequestOptions } from '../../support/service.ts';
 import { multipartBody, pngOfSize } from '../../support/multipart.ts';
 import { presentHandlers, type World } from './world.ts';
+import { MAX_BUILDER_ITEMS } from '../../../functions/domain/library.ts';
 
 export interface Scenario {
   /** Row label: the route, and what the request does when the route has several cases. */
@@ -92,7 +93,8 @@ async function downloadsOf(itemGuids: string[]): Promise<{ objectKey: string; mi
   return itemGuids.map((guid) => items.get(guid) as { objectKey: string; mimeType: string });
 }
 
-export const BUILDER_ITEMS = 100;
+/** The largest builder link (domain/library.ts). */
+export const BUILDER_ITEMS = MAX_BUILDER_ITEMS;
 
 /** Items the bench user claims (GET /library, a repeated claim) and one more claimed item to delete. */
 async function userLibraryOf(
