@@ -11,6 +11,8 @@ import { METRIC } from '../shared/metric-names.ts';
 import * as library from '../store/library-store.ts';
 import * as objects from '../store/image-object-store.ts';
 import { builderUrl } from './builder-service.ts';
+import { publishEvent } from '../shared/events.ts';
+import { itemsAddedEvent } from '../contracts/library-events.ts';
 
 export interface IngestResult {
   /** In request order. */
@@ -122,6 +124,23 @@ export async function writeCommit(ingest: IngestIdentity, images: StoredImage[])
     { token, apiKeyId, itemGuids, anonymousUserIds: [anonymousUserId], createdAt },
   );
   await library.putAnonymousUser({ anonymousUserId, apiKeyId, itemGuids, createdAt });
+  await announceItems(anonymousUserId, itemGuids);
+}
+
+/**
+ * `LibraryItemsAdded` for the renditions function, right after the commit point. Its failure does not fail
+ * the request: the items are committed and readable, their renditions stay Pending, and
+ * `npm run -s renditions -- --missing` makes them.
+ */
+async function announceItems(anonymousUserId: string, itemGuids: string[]): Promise<void> {
+  try {
+    await publishEvent(itemsAddedEvent(anonymousUserId, itemGuids, Date.now()));
+  } catch (error) {
+    logger.error('LibraryItemsAdded not published; renditions stay Pending until the backfill', {
+      anonymousUserId,
+      error: error as Error,
+    });
+  }
 }
 
 export function recordMetrics(items: LibraryItem[]): void {

@@ -16,6 +16,8 @@ export const METRIC = {
   ImageBytesStored: 'ImageBytesStored',
   LibraryLeftoversSwept: 'LibraryLeftoversSwept',
   LibraryItemsSwept: 'LibraryItemsSwept',
+  RenditionsReady: 'RenditionsReady',
+  RenditionsFailed: 'RenditionsFailed',
 } as const;
 
 /** Counts of business events, in the order the dashboard shows them. */
@@ -30,3 +32,5 @@ export const BUSINESS_COUNTS = [
 export const BUSINESS_BYTES = [METRIC.ImageBytesStored] as const;
 /** What the library sweeper removed. */
 export const SWEEPER_COUNTS = [METRIC.LibraryLeftoversSwept, METRIC.LibraryItemsSwept] as const;
+/** What the renditions function decided. */
+export const RENDITION_COUNTS = [METRIC.RenditionsReady, METRIC.RenditionsFailed] as const;

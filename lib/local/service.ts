@@ -25,6 +25,7 @@ import {
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
 import { ttlStandIn, type TtlRun } from './ttl.ts';
 import { apiDocs } from './api-docs.ts';
+import { startEventDelivery, type QueueHandler } from './event-delivery.ts';
 
 export interface LocalServiceOptions {
   /** 0 picks a free port. */
@@ -58,6 +59,8 @@ export interface LocalService {
    * (default: now) and hands their stream records, filtered as in AWS, to the library sweeper.
    */
   expireTtl(nowMs?: number): Promise<TtlRun>;
+  /** Resolves once the events published so far are handled by their in-process consumers (renditions). */
+  drainEvents(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -114,6 +117,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     handler: RequestAuthorizer;
   };
 
+  // The renditions queue's stand-in: the same handler on the same event, in process.
+  const events = startEventDelivery((name) => loadHandler(name) as unknown as Promise<QueueHandler>);
+
   const ttl = ttlStandIn(storage, process.env.TABLE_NAME as string);
   const expireTtl = (nowMs?: number) => ttl.run(nowMs);
   let ttlRunning: Promise<unknown> = Promise.resolve();
@@ -142,9 +148,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     keys,
     dataDir,
     expireTtl,
+    drainEvents: () => events.drain(),
     async close() {
       clearInterval(ttlTimer);
       await ttlRunning;
+      await events.close();
       ttl.close();
       await closeServer(server);
       await storage.close();

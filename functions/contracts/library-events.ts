@@ -1,0 +1,37 @@
+/**
+ * The library's domain event: `LibraryItemsAdded`, published once a push, pull or completed upload has
+ * committed its items, and read by the renditions function from its queue (an SQS message whose body is
+ * the EventBridge envelope). The detail names the items; the function reads their records for the rest.
+ */
+import * as z from 'zod/mini';
+import type { DomainEvent } from '../shared/events.ts';
+
+export const ITEMS_ADDED = 'LibraryItemsAdded';
+
+export const ItemsAddedEnvelope = z.object({
+  'detail-type': z.literal(ITEMS_ADDED),
+  detail: z.object({
+    EventId: z.string(),
+    AnonymousUserId: z.string(),
+    ItemGuids: z.array(z.string().check(z.regex(/^[0-9a-f]{32}$/))).check(z.minLength(1)),
+  }),
+});
+
+/** The event of one commit: its id is the commit's own (its anonymous user), the same when a completion is repeated. */
+export const itemsAddedEvent = (anonymousUserId: string, itemGuids: string[], time: number): DomainEvent => ({
+  type: ITEMS_ADDED,
+  id: `${ITEMS_ADDED}-${anonymousUserId}`,
+  time,
+  detail: { AnonymousUserId: anonymousUserId, ItemGuids: itemGuids },
+});
+
+/**
+ * Where the event goes: an EventBridge rule sends it to the renditions queue, whose consumer is this
+ * handler module; after `maxReceiveCount` deliveries a message moves to the dead-letter queue. The CDK stack
+ * and the local stack's stand-in (lib/local/event-delivery.ts) both read this.
+ */
+export const RENDITIONS_SUBSCRIPTION = {
+  detailType: ITEMS_ADDED,
+  handler: 'make-renditions',
+  maxReceiveCount: 3,
+} as const;

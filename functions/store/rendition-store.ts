@@ -1,0 +1,109 @@
+/**
+ * The one place that reads and writes renditions: their objects in the bucket (beside the original, see
+ * domain/renditions.ts) and their state on the item record, and on its copy in the user's library
+ * (`LIBUSER#<user>`, store/user-library-store.ts) once the item was claimed. Each state change is one
+ * conditional UpdateItem, or one TransactWriteItems when the item record and the library entry change
+ * together, so a reader never sees them disagree.
+ */
+import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../shared/clients/dynamodb.ts';
+import { s3 } from '../shared/clients/s3.ts';
+import { config } from '../shared/config.ts';
+import { libraryEntryKey, libraryEntrySortKey, libraryItemKey } from './keys.ts';
+import { fromItem } from './table.ts';
+import { writeIf } from './writes.ts';
+import type { StoredItem } from '../domain/library-read.ts';
+import type { RenditionsState } from '../domain/renditions.ts';
+
+/** An item record as the renditions function reads it: who holds it decides whether a library entry copies it. */
+export interface RenderedItem extends StoredItem {
+  userId?: string;
+}
+
+/** The item record (consistent read); undefined once it was deleted. */
+export async function getItemRecord(itemGuid: string): Promise<RenderedItem | undefined> {
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: libraryItemKey(itemGuid), ConsistentRead: true }),
+  );
+  return result.Item ? fromItem<RenderedItem>(result.Item) : undefined;
+}
+
+/** The original's bytes, whole: decoders want random access (a TIFF's directory may follow its pixels). */
+export async function readOriginal(objectKey: string): Promise<Buffer> {
+  const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey }));
+  return Buffer.from((await result.Body?.transformToByteArray()) ?? []);
+}
+
+export async function putRenditionObject(objectKey: string, bytes: Buffer, contentType: string): Promise<void> {
+  await s3.send(
+    new PutObjectCommand({ Bucket: config.bucketName, Key: objectKey, Body: bytes, ContentType: contentType }),
+  );
+}
+
+export async function deleteRenditionObjects(objectKeys: string[]): Promise<void> {
+  if (objectKeys.length === 0) return;
+  await s3.send(
+    new DeleteObjectsCommand({
+      Bucket: config.bucketName,
+      Delete: { Objects: objectKeys.map((Key) => ({ Key })), Quiet: true },
+    }),
+  );
+}
+
+/**
+ * Writes the renditions' state where the item is read from. `keepReady`: only if the state is not Ready
+ * already (a late failure never undoes renditions a duplicate delivery made). The item must still be held
+ * by whom it was read with (nobody, or that user), so a claim racing this write is noticed. False when a
+ * condition did not hold (the item is gone, changed hands or is Ready): the caller reads it again.
+ */
+export async function recordRenditions(
+  item: RenderedItem,
+  state: RenditionsState,
+  options: { keepReady: boolean },
+): Promise<boolean> {
+  const holder = item.userId === undefined ? 'attribute_not_exists(userId)' : 'userId = :user';
+  const notReady = options.keepReady ? ' AND (attribute_not_exists(renditions) OR renditions.#status <> :ready)' : '';
+  const update = {
+    TableName: config.tableName,
+    Key: libraryItemKey(item.itemGuid),
+    UpdateExpression: 'SET renditions = :renditions',
+    ConditionExpression: `attribute_exists(PK) AND ${holder}${notReady}`,
+    ...(options.keepReady ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+    ExpressionAttributeValues: {
+      ':renditions': state,
+      ...(item.userId !== undefined ? { ':user': item.userId } : {}),
+      ...(options.keepReady ? { ':ready': 'Ready' } : {}),
+    },
+  };
+  if (item.userId === undefined) return writeIf(new UpdateCommand(update));
+  // The user's library entry copies the record: both change in one transaction, or neither does.
+  try {
+    await dynamo.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: update },
+          {
+            Update: {
+              TableName: config.tableName,
+              Key: libraryEntryKey(item.userId, libraryEntrySortKey(item)),
+              UpdateExpression: 'SET renditions = :renditions',
+              // A claim writes the entry after the item: until it has, the retry finds it.
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeValues: { ':renditions': state },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    const reasons = error.CancellationReasons ?? [];
+    if (!reasons.some((reason) => reason.Code === 'ConditionalCheckFailed')) throw error;
+    if (reasons[1]?.Code === 'ConditionalCheckFailed' && reasons[0]?.Code !== 'ConditionalCheckFailed')
+      throw new Error(`library entry of item ${item.itemGuid} not written yet by its claim; retried`);
+    return false;
+  }
+}
