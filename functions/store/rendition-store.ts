@@ -7,11 +7,11 @@
  */
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { s3 } from '../shared/clients/s3.ts';
 import { config } from '../shared/config.ts';
-import { libraryEntryKey, libraryEntrySortKey, libraryItemKey } from './keys.ts';
+import { KEYS, libraryEntryKey, libraryEntrySortKey, libraryItemKey } from './keys.ts';
 import { fromItem } from './table.ts';
 import { writeIf } from './writes.ts';
 import type { StoredItem } from '../domain/library-read.ts';
@@ -106,4 +106,27 @@ export async function recordRenditions(
       throw new Error(`library entry of item ${item.itemGuid} not written yet by its claim; retried`);
     return false;
   }
+}
+
+/**
+ * One page of item records that have no renditions state yet, for the backfill command (bin/renditions.ts):
+ * a Scan, which no request ever runs; `after` continues where the page before stopped.
+ */
+export async function scanItemsWithoutRenditions(
+  after?: Record<string, unknown>,
+): Promise<{ itemGuids: string[]; next?: Record<string, unknown> }> {
+  const result = await dynamo.send(
+    new ScanCommand({
+      TableName: config.tableName,
+      FilterExpression: 'begins_with(PK, :items) AND attribute_not_exists(renditions)',
+      ExpressionAttributeValues: { ':items': KEYS.libraryItem },
+      ProjectionExpression: 'itemGuid',
+      ConsistentRead: true,
+      ...(after ? { ExclusiveStartKey: after } : {}),
+    }),
+  );
+  return {
+    itemGuids: (result.Items ?? []).map((item) => String(item.itemGuid)),
+    ...(result.LastEvaluatedKey ? { next: result.LastEvaluatedKey } : {}),
+  };
 }
