@@ -63,6 +63,11 @@ const tables = {
 export const authorizerTableGrant: TableGrant = { read: [apiKey] };
 /** The library sweeper: reads an intent's owner, deletes its item records and builder link (DeleteItem only). */
 export const sweeperTableGrant: TableGrant = { read: [KEYS.anonymousUser], write: [KEYS.libraryItem, KEYS.builder] };
+/** The renditions function: reads item records, writes their renditions there and in the holder's library entry. */
+export const renditionsTableGrant: TableGrant = {
+  read: [KEYS.libraryItem],
+  write: [KEYS.libraryItem, KEYS.libraryUser],
+};
 
 export interface Route {
   method: HttpMethod;

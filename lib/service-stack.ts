@@ -10,6 +10,7 @@ import { Authorizers } from './constructs/authorizers.ts';
 import { Data } from './constructs/data.ts';
 import { LibrarySweeper } from './constructs/library-sweeper.ts';
 import { Monitoring } from './constructs/monitoring.ts';
+import { Renditions } from './constructs/renditions.ts';
 
 export interface ServiceStackProps extends StackProps {
   config: ServiceConfig;
@@ -20,6 +21,7 @@ export class ServiceStack extends Stack {
   readonly authorizers: Authorizers;
   readonly api: Api;
   readonly librarySweeper: LibrarySweeper;
+  readonly renditions: Renditions;
   readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
@@ -54,6 +56,13 @@ export class ServiceStack extends Stack {
       bucket: this.data.bucket,
       logRetention: config.logRetentionDays,
     });
+    this.renditions = new Renditions(this, 'Renditions', {
+      namePrefix,
+      table: this.data.table,
+      bucket: this.data.bucket,
+      bus: this.data.bus,
+      logRetention: config.logRetentionDays,
+    });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       namePrefix,
       api: this.api.restApi,
@@ -61,6 +70,7 @@ export class ServiceStack extends Stack {
       endpoints: this.api.endpoints,
       authorizer: this.authorizers.handlerFunction,
       librarySweeper: this.librarySweeper,
+      renditions: this.renditions,
       table: this.data.table,
       bucket: this.data.bucket,
       alarmEmail: config.alarmEmail,

@@ -87,6 +87,8 @@ export interface HandlerFunctionProps {
   timeout: Duration;
   logRetention: RetentionDays;
   environment?: Record<string, string>;
+  /** What this function's bundling does beyond the shared options (e.g. native modules kept outside the bundle). */
+  bundling?: Partial<BundlingOptions>;
 }
 
 /** The functions that serve no route (routes are sized in lib/constructs/api.ts): module, purpose and size. */
@@ -96,6 +98,15 @@ export const ROUTELESS_FUNCTIONS = {
     description: 'REQUEST authorizer: bearer JWT (issuer JWKS) or X-SERVICE-API-Key (hashed in the table)',
     memorySize: 512,
     timeout: Duration.seconds(5),
+  },
+  renditions: {
+    handler: 'make-renditions',
+    description:
+      'Renditions queue (LibraryItemsAdded): makes the Thumbnail and Preview of each committed image and records them',
+    // Measured: a 50-megapixel JPEG peaks at about 330 MB of resident memory (BENCHMARKS.md, renditions);
+    // Lambda gives a whole vCPU from 1769 MB, and libvips uses it.
+    memorySize: 1769,
+    timeout: Duration.minutes(5),
   },
   sweeper: {
     handler: 'sweep-library-leftovers',
@@ -148,7 +159,7 @@ export class HandlerFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
       role: this.role,
-      bundling,
+      bundling: { ...bundling, ...props.bundling },
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,

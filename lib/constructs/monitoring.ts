@@ -30,12 +30,14 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { Endpoint } from './api.ts';
 import type { LibrarySweeper } from './library-sweeper.ts';
+import type { Renditions } from './renditions.ts';
 import type { HandlerFunction } from './handler-function.ts';
 import {
   BUSINESS_BYTES,
   BUSINESS_COUNTS,
   METRICS_NAMESPACE,
   SERVICE_NAME,
+  RENDITION_COUNTS,
   SWEEPER_COUNTS,
 } from '../../functions/shared/metric-names.ts';
 
@@ -49,6 +51,7 @@ export interface MonitoringProps {
   endpoints: Endpoint[];
   authorizer: HandlerFunction;
   librarySweeper: LibrarySweeper;
+  renditions: Renditions;
   table: Table;
   bucket: IBucket;
   alarmEmail: string;
@@ -85,7 +88,13 @@ export class Monitoring extends Construct {
     const perEndpoint = (metric: (fn: HandlerFunction['function']) => Metric) =>
       endpoints.map(({ endpoint }) => labelled(endpoint, metric(endpoint.function)));
     const sweeper = props.librarySweeper;
-    const allFunctions = [...endpoints.map(({ endpoint }) => endpoint), props.authorizer, sweeper.handlerFunction];
+    const renditions = props.renditions;
+    const allFunctions = [
+      ...endpoints.map(({ endpoint }) => endpoint),
+      props.authorizer,
+      sweeper.handlerFunction,
+      renditions.handlerFunction,
+    ];
 
     new MetricFilter(this, 'GatewayRefusals', {
       logGroup: props.accessLogs,
@@ -162,7 +171,9 @@ export class Monitoring extends Construct {
           ? 'The authorizer was throttled: requests are failing with 500 before reaching any endpoint.'
           : handlerFunction === sweeper.handlerFunction
             ? 'The library sweeper failed on a batch of expired intents; the stream retries it (see its log group).'
-            : `${handlerFunction.handlerName}: invocations that crashed, timed out or were throttled (answered 4xx/5xx are not counted here).`,
+            : handlerFunction === renditions.handlerFunction
+              ? 'The renditions function crashed, timed out or was throttled; the queue delivers the message again (see its log group).'
+              : `${handlerFunction.handlerName}: invocations that crashed, timed out or were throttled (answered 4xx/5xx are not counted here).`,
         1,
         1,
       );
@@ -172,6 +183,14 @@ export class Monitoring extends Construct {
       sweeper.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
       1,
       `Expired library intents the sweeper gave up on after its retries: each message names a stream batch (queue ${sweeper.deadLetters.queueName}). docs/operations.md, Alarms: re-run the sweep for it.`,
+      1,
+      1,
+    );
+    alarm(
+      'renditions-dead-letters',
+      renditions.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+      1,
+      `LibraryItemsAdded events whose renditions failed on every delivery, even the last (which records Failed): their items may still read Pending (queue ${renditions.deadLetters.queueName}). docs/operations.md, Alarms: npm run -s renditions -- --missing.`,
       1,
       1,
     );
@@ -365,6 +384,38 @@ export class Monitoring extends Construct {
           }),
         ],
         right: [sweeper.handlerFunction.function.metricErrors({ period: FIVE_MINUTES, label: 'errors' })],
+        ...wide,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Renditions: Ready and Failed; dead letters',
+        left: RENDITION_COUNTS.map(business),
+        right: [
+          renditions.deadLetters.metricApproximateNumberOfMessagesVisible({
+            period: FIVE_MINUTES,
+            statistic: 'Maximum',
+            label: 'dead letters',
+          }),
+        ],
+        ...wide,
+      }),
+      new GraphWidget({
+        title: 'Renditions: queue age (s), duration p99 (ms)',
+        left: [
+          renditions.queue.metricApproximateAgeOfOldestMessage({
+            period: FIVE_MINUTES,
+            statistic: 'Maximum',
+            label: 'oldest message',
+          }),
+        ],
+        right: [
+          renditions.handlerFunction.function.metricDuration({
+            period: FIVE_MINUTES,
+            statistic: 'p99',
+            label: 'p99 ms',
+          }),
+        ],
         ...wide,
       }),
     );
