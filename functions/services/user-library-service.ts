@@ -12,6 +12,7 @@ import { deleteImageObject } from '../store/image-object-store.ts';
 import * as userLibrary from '../store/user-library-store.ts';
 import { readable } from './library-read-service.ts';
 import type { LibraryPage, ReadableItem } from '../domain/library-read.ts';
+import { renditionObjectKeys } from '../domain/renditions.ts';
 
 /** Items claimed side by side (a link names at most LIBRARY_MAX_ITEMS or MAX_BUILDER_ITEMS items). */
 const CLAIM_CONCURRENCY = 10;
@@ -70,7 +71,7 @@ export async function listLibrary(
 
 /**
  * Erases one of the user's items: the item record first (reads and builder links stop showing it, and no
- * claim can take it again), then the object, then the listing entry, and the reference last, so until
+ * claim can take it again), then the object and its renditions, then the listing entry, and the reference last, so until
  * everything is gone the item stays findable and a repeated DELETE finishes the job. Once the reference is
  * gone the item is not the user's any more: 404, as for another user's item or one never claimed.
  */
@@ -78,7 +79,7 @@ export async function deleteLibraryItem(userId: string, itemGuid: string): Promi
   const ref = await userLibrary.getLibraryRef(userId, itemGuid);
   if (!ref) throw notFound('LibraryItemNotFound', `No library item ${itemGuid}.`);
   await deleteItem(itemGuid);
-  await deleteImageObject(ref.objectKey);
+  await Promise.all([ref.objectKey, ...renditionObjectKeys(ref.objectKey)].map(deleteImageObject));
   await userLibrary.deleteLibraryEntry(userId, ref.entrySortKey);
   await userLibrary.deleteLibraryRef(userId, itemGuid);
 }

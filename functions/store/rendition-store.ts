@@ -5,7 +5,7 @@
  * conditional UpdateItem, or one TransactWriteItems when the item record and the library entry change
  * together, so a reader never sees them disagree.
  */
-import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
@@ -13,6 +13,7 @@ import { s3 } from '../shared/clients/s3.ts';
 import { config } from '../shared/config.ts';
 import { KEYS, libraryEntryKey, libraryEntrySortKey, libraryItemKey } from './keys.ts';
 import { fromItem } from './table.ts';
+import { deleteImageObject } from './image-object-store.ts';
 import { writeIf } from './writes.ts';
 import type { StoredItem } from '../domain/library-read.ts';
 import type { RenditionsState } from '../domain/renditions.ts';
@@ -42,14 +43,9 @@ export async function putRenditionObject(objectKey: string, bytes: Buffer, conte
   );
 }
 
+/** Deletes rendition objects (deleting one that is not there succeeds). */
 export async function deleteRenditionObjects(objectKeys: string[]): Promise<void> {
-  if (objectKeys.length === 0) return;
-  await s3.send(
-    new DeleteObjectsCommand({
-      Bucket: config.bucketName,
-      Delete: { Objects: objectKeys.map((Key) => ({ Key })), Quiet: true },
-    }),
-  );
+  await Promise.all(objectKeys.map(deleteImageObject));
 }
 
 /**

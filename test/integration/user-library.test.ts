@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { png } from '../support/images.ts';
-import { libraryObjectKeyOf } from '../support/store-snapshot.ts';
+import { libraryObjectKeyOf, listObjectKeys } from '../support/store-snapshot.ts';
 import { injectFault, type FaultHandle } from '../support/faults.ts';
 
 let service: TestService;
@@ -241,11 +241,17 @@ describe('DELETE /library/{itemGuid}', () => {
     const [gone, kept] = itemGuids as [string, string];
     const objectKey = await libraryObjectKeyOf(service.storage, gone);
     expect(objectKey).toBeDefined();
+    await service.drainEvents();
+    const renditionKeys = [`${objectKey}.thumbnail.webp`, `${objectKey}.preview.webp`];
+    expect([...(await listObjectKeys(service.storage)).keys()]).toEqual(expect.arrayContaining(renditionKeys));
 
     const deleted = await remove(user, gone);
     expect(deleted.status, deleted.text).toBe(200);
     expect(deleted.body).toEqual({ ItemGuid: gone, Deleted: true });
     expect(await libraryObjectKeyOf(service.storage, gone)).toBeUndefined();
+    // Its renditions are erased with it.
+    const left = [...(await listObjectKeys(service.storage)).keys()];
+    expect(left.filter((key) => key.startsWith(objectKey!))).toEqual([]);
     expect(await libraryObjectKeyOf(service.storage, kept)).toBeDefined();
     expect(guidsOf((await list(user)).body)).toEqual([kept]);
     expect((await service.request('GET', `/library/${gone}`, { apiKey })).status).toBe(404);
