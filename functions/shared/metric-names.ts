@@ -18,6 +18,7 @@ export const METRIC = {
   LibraryItemsSwept: 'LibraryItemsSwept',
   RenditionsReady: 'RenditionsReady',
   RenditionsFailed: 'RenditionsFailed',
+  EventsPublished: 'EventsPublished',
 } as const;
 
 /** Counts of business events, in the order the dashboard shows them. */
@@ -34,3 +35,5 @@ export const BUSINESS_BYTES = [METRIC.ImageBytesStored] as const;
 export const SWEEPER_COUNTS = [METRIC.LibraryLeftoversSwept, METRIC.LibraryItemsSwept] as const;
 /** What the renditions function decided. */
 export const RENDITION_COUNTS = [METRIC.RenditionsReady, METRIC.RenditionsFailed] as const;
+/** What the event publisher put on the bus. */
+export const PUBLISHER_COUNTS = [METRIC.EventsPublished] as const;
