@@ -6,8 +6,7 @@
  * together, so a reader never sees them disagree.
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { s3 } from '../shared/clients/s3.ts';
 import { config } from '../shared/config.ts';
@@ -15,6 +14,7 @@ import { KEYS, libraryEntryKey, libraryEntrySortKey, libraryItemKey } from './ke
 import { fromItem } from './table.ts';
 import { deleteImageObject } from './image-object-store.ts';
 import { writeIf } from './writes.ts';
+import { transact, update } from './transaction.ts';
 import type { StoredItem } from '../domain/library-read.ts';
 import type { RenditionsState } from '../domain/renditions.ts';
 
@@ -61,47 +61,31 @@ export async function recordRenditions(
 ): Promise<boolean> {
   const holder = item.userId === undefined ? 'attribute_not_exists(userId)' : 'userId = :user';
   const notReady = options.keepReady ? ' AND (attribute_not_exists(renditions) OR renditions.#status <> :ready)' : '';
-  const update = {
-    TableName: config.tableName,
-    Key: libraryItemKey(item.itemGuid),
-    UpdateExpression: 'SET renditions = :renditions',
-    ConditionExpression: `attribute_exists(PK) AND ${holder}${notReady}`,
-    ...(options.keepReady ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
-    ExpressionAttributeValues: {
-      ':renditions': state,
-      ...(item.userId !== undefined ? { ':user': item.userId } : {}),
-      ...(options.keepReady ? { ':ready': 'Ready' } : {}),
+  const itemUpdate = update(libraryItemKey(item.itemGuid), 'SET renditions = :renditions', {
+    values: { ':renditions': state },
+    condition: {
+      if: `attribute_exists(PK) AND ${holder}${notReady}`,
+      values: {
+        ...(item.userId !== undefined ? { ':user': item.userId } : {}),
+        ...(options.keepReady ? { ':ready': 'Ready' } : {}),
+      },
+      ...(options.keepReady ? { names: { '#status': 'status' } } : {}),
     },
-  };
-  if (item.userId === undefined) return writeIf(new UpdateCommand(update));
+  });
+  if (item.userId === undefined) return writeIf(new UpdateCommand(itemUpdate.Update!));
   // The user's library entry copies the record: both change in one transaction, or neither does.
-  try {
-    await dynamo.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Update: update },
-          {
-            Update: {
-              TableName: config.tableName,
-              Key: libraryEntryKey(item.userId, libraryEntrySortKey(item)),
-              UpdateExpression: 'SET renditions = :renditions',
-              // A claim writes the entry after the item: until it has, the retry finds it.
-              ConditionExpression: 'attribute_exists(PK)',
-              ExpressionAttributeValues: { ':renditions': state },
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    const reasons = error.CancellationReasons ?? [];
-    if (!reasons.some((reason) => reason.Code === 'ConditionalCheckFailed')) throw error;
-    if (reasons[1]?.Code === 'ConditionalCheckFailed' && reasons[0]?.Code !== 'ConditionalCheckFailed')
-      throw new Error(`library entry of item ${item.itemGuid} not written yet by its claim; retried`);
-    return false;
-  }
+  const outcome = await transact([
+    itemUpdate,
+    update(libraryEntryKey(item.userId, libraryEntrySortKey(item)), 'SET renditions = :renditions', {
+      values: { ':renditions': state },
+      condition: { if: 'attribute_exists(PK)' },
+    }),
+  ]);
+  if (outcome.committed) return true;
+  // The item held as read, but no entry yet: the claim writes it after the item; the queue's retry finds it.
+  if (outcome.failed.every((failure) => failure.index === 1))
+    throw new Error(`library entry of item ${item.itemGuid} not written yet by its claim; retried`);
+  return false;
 }
 
 /**

@@ -6,14 +6,27 @@
  * in AWS, on the same event, in process (lib/local/event-delivery.ts).
  */
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { pngBomb } from '../support/images.ts';
+import { listObjectKeys } from '../support/store-snapshot.ts';
+import { LOCAL_AWS_ENV } from '../../lib/local/storage.ts';
+import { publishEvent } from '../../functions/shared/events.ts';
+import { itemsAddedEvent } from '../../functions/contracts/library-events.ts';
 
 let service: TestService;
 let apiKey: string;
 let internalKey: string;
+let images: Server;
+let imageBase: string;
+let table: DynamoDBDocumentClient;
+let bucket: S3Client;
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/images/${name}`, import.meta.url));
 const tokenOf = (url: string) => url.split('/').pop() as string;
@@ -56,14 +69,50 @@ async function pixelAt(bytes: Buffer, x: number, y: number): Promise<number[]> {
   return [...data.subarray(at, at + 4)];
 }
 
+/** Straight to the local storage, as an operator would: to put an item back into the state renditions start from. */
+const credentials = {
+  region: LOCAL_AWS_ENV.AWS_REGION,
+  credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
+};
+const itemKey = (itemGuid: string) => ({ PK: `LIBITEM#${itemGuid}`, SK: 'LIBITEM' });
+const itemRecord = async (itemGuid: string) =>
+  (
+    await table.send(
+      new GetCommand({ TableName: process.env.TABLE_NAME, Key: itemKey(itemGuid), ConsistentRead: true }),
+    )
+  ).Item!;
+/** The item as it was before its renditions were made: no state on its record (its library entry keeps its own). */
+const forgetRenditions = (itemGuid: string) =>
+  table.send(
+    new UpdateCommand({
+      TableName: process.env.TABLE_NAME,
+      Key: itemKey(itemGuid),
+      UpdateExpression: 'REMOVE renditions',
+    }),
+  );
+/** The commit's event once more, as a redelivery (or the outbox publisher after a retry) would hand it over. */
+const redeliver = async (...itemGuids: string[]) => {
+  await publishEvent(itemsAddedEvent('0'.repeat(32), itemGuids, Date.now()));
+  await service.drainEvents();
+};
+
 beforeAll(async () => {
-  service = await startTestService();
+  images = createServer((request, response) => {
+    const name = new URL(request.url ?? '/', 'http://x').pathname.slice(1);
+    response.writeHead(200).end(fixture(name));
+  });
+  await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
+  imageBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
+  service = await startTestService({ env: { PULL_ALLOW_LOOPBACK: 'true' } });
   apiKey = await service.apiKey('renditions-test', 'library');
   internalKey = await service.apiKey('renditions-test-builder-site', 'internal');
+  table = DynamoDBDocumentClient.from(new DynamoDBClient({ ...credentials, endpoint: service.storage.dynamoEndpoint }));
+  bucket = new S3Client({ ...credentials, endpoint: service.storage.s3Endpoint, forcePathStyle: true });
 }, 60_000);
 
 afterAll(async () => {
   await service?.close();
+  await new Promise((resolve) => images?.close(resolve));
 });
 
 describe('renditions of every accepted format', () => {
@@ -230,5 +279,100 @@ describe('where Renditions are answered', () => {
     const list = await service.request('GET', '/library', { token });
     expect(list.body.LibraryItems[0].Renditions).toMatchObject({ Status: 'Ready', Preview: { Width: 30, Height: 20 } });
     await fetchRendition(list.body.LibraryItems[0].Renditions.Preview);
+  });
+});
+
+describe('every way in', () => {
+  it('pull, multi pull and the large-file completion: their items get renditions too', async () => {
+    const pulled = await service.request('POST', '/library/pull', { apiKey, json: { Url: `${imageBase}/heic.heic` } });
+    const pulledMany = await service.request('POST', '/library/multi/pull', {
+      apiKey,
+      json: { Urls: [`${imageBase}/tiff-le-300dpi.tif`, `${imageBase}/avif-irot-90.avif`] },
+    });
+    expect([pulled.status, pulledMany.status]).toEqual([200, 200]);
+    const ticket = (await service.request('POST', '/library/upload', { apiKey })).body;
+    const form = new FormData();
+    for (const [name, value] of Object.entries(ticket.Upload.Fields as Record<string, string>))
+      form.append(name, value);
+    form.append('file', new Blob([fixture('rendition-gps-orientation-6.jpg')]), 'big.jpg');
+    expect((await fetch(ticket.Upload.Url, { method: 'POST', body: form })).status).toBeLessThan(300);
+    const completed = await service.request('POST', `/library/upload/${ticket.ItemGuid}/complete`, { apiKey });
+    expect(completed.status, completed.text).toBe(200);
+    expect(Object.keys(completed.body.LibraryItem).sort()).toEqual(['FileMd5', 'FileMimeType', 'FileSize', 'ItemGuid']);
+    const guids = [
+      pulled.body.LibraryItem.ItemGuid,
+      ...pulledMany.body.LibraryItems.map((item: { ItemGuid: string }) => item.ItemGuid),
+      ticket.ItemGuid,
+    ];
+    const previews = [];
+    for (const guid of guids) {
+      const { Renditions } = await decided(guid);
+      expect(Renditions.Status).toBe('Ready');
+      previews.push([Renditions.Preview.Width, Renditions.Preview.Height]);
+    }
+    // HEIC 30 x 20, TIFF 30 x 20, AVIF turned by its irot to 20 x 30, the upright 1500 x 2000 JPEG at 1600.
+    expect(previews).toEqual([
+      [30, 20],
+      [30, 20],
+      [20, 30],
+      [1200, 1600],
+    ]);
+  });
+});
+
+describe('deliveries', () => {
+  it('a repeated or concurrent delivery changes nothing once decided; made again, the same renditions', async () => {
+    const { itemGuids } = await push([{ name: 'a.png', bytes: fixture('png-no-phys.png') }]);
+    const first = await decided(itemGuids[0]!);
+    const record = await itemRecord(itemGuids[0]!);
+    await Promise.all([redeliver(itemGuids[0]!), redeliver(itemGuids[0]!)]);
+    expect(await itemRecord(itemGuids[0]!)).toEqual(record);
+    await forgetRenditions(itemGuids[0]!);
+    await Promise.all([redeliver(itemGuids[0]!), redeliver(itemGuids[0]!)]);
+    expect((await itemRecord(itemGuids[0]!)).renditions).toEqual(record.renditions);
+    expect((await decided(itemGuids[0]!)).Renditions.Preview.Width).toBe(first.Renditions.Preview.Width);
+  });
+
+  it("a failure that is not the image's is retried; the last delivery records Failed, and the item stays readable", async () => {
+    const { itemGuids } = await push([{ name: 'a.gif', bytes: fixture('gif.gif') }]);
+    await service.drainEvents();
+    const { objectKey } = await itemRecord(itemGuids[0]!);
+    await forgetRenditions(itemGuids[0]!);
+    // The original is gone from the bucket: every delivery fails to read it.
+    await bucket.send(new DeleteObjectCommand({ Bucket: process.env.BUCKET_NAME, Key: objectKey }));
+    await redeliver(itemGuids[0]!);
+    const item = await decided(itemGuids[0]!);
+    expect(item.Renditions).toEqual({ Status: 'Failed', Reason: 'The renditions could not be made after 3 attempts.' });
+  });
+
+  it("renditions made after the claim reach the user's library entry in the same transaction", async () => {
+    const { body, itemGuids } = await push([{ name: 'a.webp', bytes: fixture('webp-lossy-vp8.webp') }]);
+    await service.drainEvents();
+    await forgetRenditions(itemGuids[0]!);
+    const token = await service.token(`renditions-late-${Date.now()}`);
+    const claim = await service.request('POST', '/library/claim', {
+      token,
+      json: { ProductBuilderUrl: body.ProductBuilderUrl },
+    });
+    expect(claim.body.LibraryItems[0].Renditions).toEqual({ Status: 'Pending' });
+    expect((await service.request('GET', '/library', { token })).body.LibraryItems[0].Renditions.Status).toBe(
+      'Pending',
+    );
+    await redeliver(itemGuids[0]!);
+    const listed = (await service.request('GET', '/library', { token })).body.LibraryItems[0];
+    expect(listed.Renditions).toMatchObject({ Status: 'Ready', Preview: { Width: 30, Height: 20 } });
+    expect((await decided(itemGuids[0]!)).Renditions.Status).toBe('Ready');
+  });
+
+  it('an item deleted while its renditions are made leaves no rendition behind', async () => {
+    const { body, itemGuids } = await push([{ name: 'a.tif', bytes: fixture('tiff-le-300dpi.tif') }]);
+    await service.drainEvents();
+    const { objectKey } = await itemRecord(itemGuids[0]!);
+    const token = await service.token(`renditions-erase-${Date.now()}`);
+    await service.request('POST', '/library/claim', { token, json: { ProductBuilderUrl: body.ProductBuilderUrl } });
+    await forgetRenditions(itemGuids[0]!);
+    expect((await service.request('DELETE', `/library/${itemGuids[0]}`, { token })).status).toBe(200);
+    await redeliver(itemGuids[0]!);
+    expect([...(await listObjectKeys(service.storage)).keys()].filter((key) => key.startsWith(objectKey))).toEqual([]);
   });
 });
