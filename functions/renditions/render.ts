@@ -93,6 +93,8 @@ async function open(source: SourceImage, limits: RenderLimits): Promise<Sharp> {
 export async function renderRenditions(source: SourceImage, limits: RenderLimits): Promise<EncodedRendition[]> {
   const tooLarge = pixelLimitReason(source.width, source.height, limits.maxPixels);
   if (tooLarge) throw new UnrenderableImage(tooLarge);
+  if (source.mimeType === 'image/bmp')
+    throw new UnrenderableImage('BMP images get no renditions: the image library (libvips) reads no BMP.');
   const specs = [...RENDITION_SPECS].sort((a, b) => b.longSide - a.longSide);
   const largest = specs[0]!;
   let pixels: { data: Buffer; info: OutputInfo };
