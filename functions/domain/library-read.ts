@@ -5,7 +5,7 @@
  */
 import type { LibraryItem } from './library.ts';
 import type { PrintQuality } from './print-quality.ts';
-import type { RenditionsState } from './renditions.ts';
+import type { Rendition, RenditionsState } from './renditions.ts';
 
 /** An item record: the image's metadata, who pushed it (API key, anonymous owner) and where its bytes are. */
 export interface StoredItem extends LibraryItem {
@@ -20,17 +20,12 @@ export interface StoredItem extends LibraryItem {
 }
 
 /** A rendition as the reads answer it: a presigned URL instead of the object key. */
-export interface ReadableRendition {
-  url: string;
-  width: number;
-  height: number;
-  contentType: string;
-}
+export type ReadableRendition = Omit<Rendition, 'objectKey'> & { url: string };
 
+/** The renditions' state as the reads answer it: Ready ones with their URLs. */
 export type ReadableRenditions =
-  | { status: 'Pending' }
-  | { status: 'Ready'; thumbnail: ReadableRendition; preview: ReadableRendition }
-  | { status: 'Failed'; reason: string };
+  | Exclude<RenditionsState, { status: 'Ready' }>
+  | { status: 'Ready'; thumbnail: ReadableRendition; preview: ReadableRendition };
 
 /** A stored item as the reads answer it. */
 export interface ReadableItem {

@@ -4,18 +4,19 @@
  * push, pull or upload left behind. Records that fail after the retries go to a dead-letter queue, which
  * an alarm watches (Monitoring).
  */
-import { Duration, RemovalPolicy, Validations, type CfnElement, Stack } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SWEEPER_STREAM_FILTER } from '../../functions/contracts/library-sweep.ts';
 import { sweeperTableGrant } from '../../functions/routes.ts';
 import { HandlerFunction, ROUTELESS_FUNCTIONS } from './handler-function.ts';
+import { deadLetterQueue, nagArnOf } from './dead-letters.ts';
 
 export interface LibrarySweeperProps {
   namePrefix: string;
@@ -30,13 +31,7 @@ export class LibrarySweeper extends Construct {
 
   constructor(scope: Construct, id: string, props: LibrarySweeperProps) {
     super(scope, id);
-    this.deadLetters = new Queue(this, 'DeadLetters', {
-      queueName: `${props.namePrefix}-library-sweeper-dlq`,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    this.deadLetters = deadLetterQueue(this, `${props.namePrefix}-library-sweeper-dlq`, "the sweeper's stream mapping");
     this.handlerFunction = new HandlerFunction(this, 'Function', {
       ...ROUTELESS_FUNCTIONS.sweeper,
       namePrefix: props.namePrefix,
@@ -72,19 +67,11 @@ export class LibrarySweeper extends Construct {
       }),
     );
 
-    const dlqOfItsOwn =
-      "This queue is the dead-letter destination of the sweeper's stream mapping; a dead-letter queue of its own would only move the same records once more.";
-    Validations.of(this.deadLetters).acknowledge(
-      { id: 'AwsSolutions-SQS3', reason: dlqOfItsOwn },
-      { id: 'Serverless-SQSRedrivePolicy', reason: dlqOfItsOwn },
-    );
     Validations.of(this.handlerFunction.function).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason:
         "The sweeper is invoked by its stream mapping, never asynchronously; failed batches go to the mapping's on-failure destination (this construct's dead-letter queue), which a function-level DLQ would never receive.",
     });
-    const arnOf = (resource: ITable | IBucket) =>
-      `<${Stack.of(this).getLogicalId(resource.node.defaultChild as CfnElement)}.Arn>`;
     Validations.of(this.handlerFunction.role).acknowledge(
       {
         id: 'AwsSolutions-IAM5[Resource::*]',
@@ -92,17 +79,17 @@ export class LibrarySweeper extends Construct {
           'X-Ray PutTraceSegments/PutTelemetryRecords and dynamodb:ListStreams do not support resource-level permissions; AWS documents Resource "*" for them.',
       },
       {
-        id: `AwsSolutions-IAM5[Resource::${arnOf(props.table)}/stream/*]`,
+        id: `AwsSolutions-IAM5[Resource::${nagArnOf(props.table)}/stream/*]`,
         reason:
           "The stream ARN carries a creation timestamp that is known only after deployment; the grant is the one table's streams.",
       },
       {
-        id: `AwsSolutions-IAM5[Resource::${arnOf(props.bucket)}/library/*]`,
+        id: `AwsSolutions-IAM5[Resource::${nagArnOf(props.bucket)}/library/*]`,
         reason:
           'Library objects are keyed by generated guids (library/<anonymous user>/<item>); the sweeper deletes those of uncommitted requests only.',
       },
       {
-        id: `AwsSolutions-IAM5[Resource::${arnOf(props.bucket)}/uploads/*]`,
+        id: `AwsSolutions-IAM5[Resource::${nagArnOf(props.bucket)}/uploads/*]`,
         reason: 'Staging objects of presigned uploads are keyed by generated item guids (uploads/<item>).',
       },
     );

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Duration, Names, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
@@ -26,6 +26,7 @@ import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-event
 import { renditionsTableGrant } from '../../functions/routes.ts';
 import { SERVICE_NAME } from '../../functions/shared/metric-names.ts';
 import { HandlerFunction, ROUTELESS_FUNCTIONS } from './handler-function.ts';
+import { deadLetterQueue, nagArnOf } from './dead-letters.ts';
 
 /** The sharp release the project is locked to: the asset gets the same one, for the function's platform. */
 const SHARP_VERSION = (
@@ -57,13 +58,11 @@ export class Renditions extends Construct {
   constructor(scope: Construct, id: string, props: RenditionsProps) {
     super(scope, id);
     const spec = ROUTELESS_FUNCTIONS.renditions;
-    this.deadLetters = new Queue(this, 'DeadLetters', {
-      queueName: `${props.namePrefix}-renditions-dlq`,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    this.deadLetters = deadLetterQueue(
+      this,
+      `${props.namePrefix}-renditions-dlq`,
+      'the renditions queue (after maxReceiveCount deliveries) and of its rule target',
+    );
     this.queue = new Queue(this, 'Queue', {
       queueName: `${props.namePrefix}-renditions`,
       encryption: QueueEncryption.SQS_MANAGED,
@@ -110,18 +109,6 @@ export class Renditions extends Construct {
     const source = new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true });
     this.handlerFunction.function.addEventSource(source);
 
-    Validations.of(this.deadLetters).acknowledge(
-      {
-        id: 'AwsSolutions-SQS3',
-        reason:
-          "This queue is the renditions queue's dead-letter queue; a dead-letter queue of its own would only move the same messages once more.",
-      },
-      {
-        id: 'Serverless-SQSRedrivePolicy',
-        reason:
-          "This queue is the renditions queue's (and its rule target's) dead-letter queue; it needs no redrive of its own.",
-      },
-    );
     Validations.of(this.handlerFunction.function).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason:
@@ -135,8 +122,6 @@ export class Renditions extends Construct {
       reason:
         "An SQS event source mapping takes no on-failure destination (only stream and Kafka sources do); the queue's redrive policy moves a message to the dead-letter queue after maxReceiveCount deliveries.",
     });
-    const arnOf = (resource: ITable | IBucket) =>
-      `<${Stack.of(this).getLogicalId(resource.node.defaultChild as CfnElement)}.Arn>`;
     Validations.of(this.handlerFunction.role).acknowledge(
       {
         id: 'AwsSolutions-IAM5[Resource::*]',
@@ -144,7 +129,7 @@ export class Renditions extends Construct {
           'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions; AWS documents Resource "*" for them.',
       },
       {
-        id: `AwsSolutions-IAM5[Resource::${arnOf(props.bucket)}/library/*]`,
+        id: `AwsSolutions-IAM5[Resource::${nagArnOf(props.bucket)}/library/*]`,
         reason:
           'Library objects are keyed by generated guids (library/<anonymous user>/<item>); renditions sit beside each original.',
       },
