@@ -14,7 +14,9 @@ import * as store from '../store/rendition-store.ts';
 export type RenditionOutcome = 'Ready' | 'Failed' | 'AlreadyDecided' | 'ItemGone';
 
 /** Times the state is written again after the item changed hands (claimed) between reading and writing it. */
-const RECORD_ROUNDS = 3;
+const RECORD_ROUNDS = 5;
+/** How long to wait for a claim half way (item taken, library entry not written yet) before trying again. */
+const CLAIM_WAIT_MS = 500;
 
 async function render(item: store.RenderedItem): Promise<{ state: RenditionsState; objectKeys: string[] }> {
   const rendered = await renderRenditions(
@@ -61,8 +63,10 @@ export async function makeRenditions(
     made = { state: { status: 'Failed', reason }, objectKeys: [] };
   }
   for (let round = 0; round < RECORD_ROUNDS; round++) {
-    if (await store.recordRenditions(item, made.state, { keepReady: made.state.status === 'Failed' }))
-      return made.state.status === 'Ready' ? 'Ready' : 'Failed';
+    const recorded = await store.recordRenditions(item, made.state, { keepReady: made.state.status === 'Failed' });
+    if (recorded === 'written') return made.state.status === 'Ready' ? 'Ready' : 'Failed';
+    // A claim writes its library entries right after the items; a moment later the entry is there.
+    if (recorded === 'entryMissing') await new Promise((resolve) => setTimeout(resolve, CLAIM_WAIT_MS));
     item = await store.getItemRecord(itemGuid);
     if (!item) {
       // Deleted while its renditions were made: what was stored for it goes too.
@@ -71,5 +75,6 @@ export async function makeRenditions(
     }
     if (item.renditions?.status === 'Ready' && made.state.status === 'Failed') return 'AlreadyDecided';
   }
+  // A claim that died half way (no entry) or an item changing hands all along: the queue delivers again.
   throw new Error(`item ${itemGuid} changed while its renditions were recorded; retried`);
 }

@@ -51,14 +51,16 @@ export async function deleteRenditionObjects(objectKeys: string[]): Promise<void
 /**
  * Writes the renditions' state where the item is read from. `keepReady`: only if the state is not Ready
  * already (a late failure never undoes renditions a duplicate delivery made). The item must still be held
- * by whom it was read with (nobody, or that user), so a claim racing this write is noticed. False when a
- * condition did not hold (the item is gone, changed hands or is Ready): the caller reads it again.
+ * by whom it was read with (nobody, or that user), so a claim racing this write is noticed. 'refused' when a
+ * condition of the item did not hold (it is gone, changed hands or is Ready): the caller reads it again.
+ * 'entryMissing': the item is held as read, but the claim that holds it has not written the library entry
+ * yet (it writes the item first).
  */
 export async function recordRenditions(
   item: RenderedItem,
   state: RenditionsState,
   options: { keepReady: boolean },
-): Promise<boolean> {
+): Promise<'written' | 'refused' | 'entryMissing'> {
   const holder = item.userId === undefined ? 'attribute_not_exists(userId)' : 'userId = :user';
   const notReady = options.keepReady ? ' AND (attribute_not_exists(renditions) OR renditions.#status <> :ready)' : '';
   const itemUpdate = update(libraryItemKey(item.itemGuid), 'SET renditions = :renditions', {
@@ -72,7 +74,7 @@ export async function recordRenditions(
       ...(options.keepReady ? { names: { '#status': 'status' } } : {}),
     },
   });
-  if (item.userId === undefined) return writeIf(new UpdateCommand(itemUpdate.Update!));
+  if (item.userId === undefined) return (await writeIf(new UpdateCommand(itemUpdate.Update!))) ? 'written' : 'refused';
   // The user's library entry copies the record: both change in one transaction, or neither does.
   const outcome = await transact([
     itemUpdate,
@@ -81,11 +83,8 @@ export async function recordRenditions(
       condition: { if: 'attribute_exists(PK)' },
     }),
   ]);
-  if (outcome.committed) return true;
-  // The item held as read, but no entry yet: the claim writes it after the item; the queue's retry finds it.
-  if (outcome.failed.every((failure) => failure.index === 1))
-    throw new Error(`library entry of item ${item.itemGuid} not written yet by its claim; retried`);
-  return false;
+  if (outcome.committed) return 'written';
+  return outcome.failed.every((failure) => failure.index === 1) ? 'entryMissing' : 'refused';
 }
 
 /**
