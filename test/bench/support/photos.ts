@@ -1,7 +1,7 @@
 /**
  * Photo stand-ins for the renditions benchmarks, made with sharp: grain at a quarter of the size, enlarged
- * (so it has the texture of a photo, not of white noise) and tinted per photo, as JPEG quality 90, which
- * gives the 2-4 MB of a 12-megapixel phone photo. HEIC is made from them with libheif's `heif-enc`
+ * (so it has the texture of a photo, not of white noise) and tinted per photo, as JPEG (quality 85 gives the
+ * 3-4 MB of a 12-megapixel phone photo). HEIC is made from them with libheif's `heif-enc`
  * (Debian's libheif-examples) when it is installed. Files are kept in the temporary directory between
  * runs: making them is slower than what is measured.
  */
@@ -15,9 +15,9 @@ import sharp from 'sharp';
 const CACHE = join(tmpdir(), 'photo-commerce-bench-photos');
 
 /** A JPEG of `width` x `height`; `seed` tints it, so every photo has its own bytes. */
-export async function photoJpeg(width: number, height: number, seed = 0): Promise<string> {
+export async function photoJpeg(width: number, height: number, seed = 0, quality = 90): Promise<string> {
   mkdirSync(CACHE, { recursive: true });
-  const path = join(CACHE, `photo-${width}x${height}-${seed}.jpg`);
+  const path = join(CACHE, `photo-${width}x${height}-${seed}-q${quality}.jpg`);
   if (!existsSync(path)) {
     const grain = sharp({
       create: {
@@ -32,7 +32,7 @@ export async function photoJpeg(width: number, height: number, seed = 0): Promis
     await sharp(small.data, { raw: small.info })
       .resize(width, height, { fit: 'fill', kernel: 'cubic' })
       .linear([0.8, 0.7 + (seed % 5) * 0.05, 0.9], [20 + seed * 9, 30, 10 + seed * 5])
-      .jpeg({ quality: 90 })
+      .jpeg({ quality })
       .toFile(`${path}.part`);
     await promisify(execFile)('mv', [`${path}.part`, path]);
   }
