@@ -67,6 +67,6 @@ export const mayBeHevc = (mimeType: string): boolean =>
 export function pixelLimitReason(width: number, height: number, maxPixels: number): string | undefined {
   const pixels = width * height;
   if (pixels <= maxPixels) return undefined;
-  const megapixels = (count: number) => `${Math.round(count / 100_000) / 10} megapixels`;
+  const megapixels = (count: number) => `${Number((count / 1_000_000).toFixed(2))} megapixels`;
   return `The image has ${width} x ${height} pixels (${megapixels(pixels)}), more than the ${megapixels(maxPixels)} renditions are made of.`;
 }
