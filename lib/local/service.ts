@@ -49,6 +49,11 @@ export interface LocalServiceOptions {
   beforeRoute?: ApiGatewayFrontOptions['beforeRoute'];
   /** How often the DynamoDB TTL stand-in runs (`expireTtl` on a timer); 0 or omitted: only when called. */
   ttlIntervalMs?: number;
+  /**
+   * false: no renditions in process. For the request path's benchmarks, which measure the handlers alone, as
+   * in AWS, where renditions run in a function of their own after the request has answered.
+   */
+  renditions?: boolean;
   /** How often the table stream is read for its consumers (the event publisher); 0: only by drainStream(). */
   streamPollMs?: number;
 }
@@ -135,7 +140,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   };
 
   // The renditions queue's stand-in: the same handler on the same event, in process.
-  const events = startEventDelivery((name) => loadHandler(name) as unknown as Promise<QueueHandler>);
+  const events =
+    options.renditions === false
+      ? { drain: async () => {}, close: async () => {} }
+      : startEventDelivery((name) => loadHandler(name) as unknown as Promise<QueueHandler>);
 
   const ttl = ttlStandIn(storage, process.env.TABLE_NAME as string);
   const expireTtl = (nowMs?: number) => ttl.run(nowMs);
