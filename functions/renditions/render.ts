@@ -13,7 +13,6 @@ import {
   RENDITION_SPECS,
   type RenditionName,
 } from '../domain/renditions.ts';
-import { decodeHeif } from './heif-decoder.ts';
 
 // One image at a time in a function: libvips' operation cache would only hold on to decoded pixels.
 sharp.cache(false);
@@ -72,6 +71,8 @@ const firstLine = (error: unknown): string => (error instanceof Error ? error.me
 async function open(source: SourceImage, limits: RenderLimits): Promise<Sharp> {
   const options = { limitInputPixels: limits.maxPixels, failOn: 'error', autoOrient: false } as const;
   if (mayBeHevc(source.mimeType)) {
+    // Loaded on the first HEIC only: instantiating libheif's WebAssembly costs memory and start-up time.
+    const { decodeHeif } = await import('./heif-decoder.ts');
     const heif = await decodeHeif(source.bytes).catch(async (error: unknown) => {
       // An AV1-coded HEIF (brand mif1) is for libvips; anything else keeps libheif's reason.
       if (

@@ -110,8 +110,10 @@ export const ROUTELESS_FUNCTIONS = {
     handler: 'make-renditions',
     description:
       'Renditions queue (LibraryItemsAdded): makes the Thumbnail and Preview of each committed image and records them',
-    // Measured: a 50-megapixel JPEG peaks at about 330 MB of resident memory (BENCHMARKS.md, renditions);
-    // Lambda gives a whole vCPU from 1769 MB, and libvips uses it.
+    // Measured (BENCHMARKS.md, figure 8b): a 50-megapixel image peaks at 0.3 GB as JPEG or PNG and at 0.73 GB
+    // as HEIC (decoded whole in WebAssembly). 1769 MB holds that with room, and is where Lambda gives one
+    // whole vCPU: the decoders are CPU-bound, so the time per image halves against 1024 MB at about the same
+    // price per image.
     memorySize: 1769,
     timeout: Duration.minutes(5),
   },
