@@ -24,6 +24,7 @@ export type ReadableRendition = Omit<Rendition, 'objectKey'> & { url: string };
 
 /** The renditions' state as the reads answer it: Ready ones with their URLs. */
 export type ReadableRenditions =
+  | { status: 'Pending' }
   | Exclude<RenditionsState, { status: 'Ready' }>
   | { status: 'Ready'; thumbnail: ReadableRendition; preview: ReadableRendition };
 

@@ -25,15 +25,11 @@ export interface Rendition {
 }
 
 /**
- * The renditions' state as the item record keeps it. No state at all (an item stored before renditions
- * existed, or one whose renditions are being made) reads as pending.
+ * The renditions' decided state as the item record keeps it. No state at all (an item stored before
+ * renditions existed, or one whose renditions are being made) reads as Pending.
  */
 export type RenditionsState =
-  | { status: 'Pending' }
-  | { status: 'Ready'; thumbnail: Rendition; preview: Rendition }
-  | { status: 'Failed'; reason: string };
-
-export const PENDING: RenditionsState = { status: 'Pending' };
+  { status: 'Ready'; thumbnail: Rendition; preview: Rendition } | { status: 'Failed'; reason: string };
 
 /** The rendition objects sit beside the original, so a DELETE that knows the original's key finds them too. */
 export const renditionObjectKey = (originalKey: string, name: RenditionName): string => `${originalKey}.${name}.webp`;

@@ -39,16 +39,12 @@ async function render(item: store.RenderedItem): Promise<{ state: RenditionsStat
 
 /**
  * Makes and records the renditions of `itemGuid`. `finalAttempt`: a failure that is not the image's fault
- * is recorded as Failed instead of thrown. `redo`: makes them again even if decided (the backfill command's
- * `--redo`).
+ * is recorded as Failed instead of thrown.
  */
-export async function makeRenditions(
-  itemGuid: string,
-  options: { finalAttempt: boolean; redo?: boolean },
-): Promise<RenditionOutcome> {
+export async function makeRenditions(itemGuid: string, options: { finalAttempt: boolean }): Promise<RenditionOutcome> {
   let item = await store.getItemRecord(itemGuid);
   if (!item) return 'ItemGone';
-  if (item.renditions && !options.redo) return 'AlreadyDecided';
+  if (item.renditions) return 'AlreadyDecided';
   let made: { state: RenditionsState; objectKeys: string[] };
   try {
     made = await render(item);
