@@ -74,15 +74,11 @@ async function open(source: SourceImage, limits: RenderLimits): Promise<Sharp> {
     // Loaded on the first HEIC only: instantiating libheif's WebAssembly costs memory and start-up time.
     const { decodeHeif } = await import('./heif-decoder.ts');
     const heif = await decodeHeif(source.bytes).catch(async (error: unknown) => {
-      // An AV1-coded HEIF (brand mif1) is for libvips; anything else keeps libheif's reason.
-      if (
-        (
-          await sharp(source.bytes)
-            .metadata()
-            .catch(() => undefined)
-        )?.format === 'heif'
-      )
-        return undefined;
+      // An AV1-coded HEIF (brand mif1) is libvips' to decode; anything else keeps libheif's reason.
+      const header = await sharp(source.bytes)
+        .metadata()
+        .catch(() => undefined);
+      if (header?.compression === 'av1') return undefined;
       throw new UnrenderableImage(`The image could not be decoded: ${firstLine(error)}.`);
     });
     if (heif) return sharp(heif.data, { ...options, raw: { width: heif.width, height: heif.height, channels: 4 } });
