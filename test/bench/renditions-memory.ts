@@ -13,8 +13,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-runtime.ts';
 
+/** The resident set's high-water mark of this process's memory (Linux), in bytes. */
+const peakRss = (): number =>
+  Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? Number.NaN) * 1024;
+
 export interface RenditionsMemory {
-  /** maxRSS once the modules are loaded and the file read, before rendering. */
+  /** The high-water mark once the modules are loaded and the file read, before rendering. */
   baselineRssBytes: number;
   peakRssBytes: number;
   seconds: number;
@@ -55,7 +59,7 @@ if (import.meta.main) {
   });
   const { renderRenditions } = await import('../../functions/renditions/render.ts');
   const bytes = readFileSync(values.file as string);
-  const baselineRssBytes = process.resourceUsage().maxRSS * 1024;
+  const baselineRssBytes = peakRss();
   const started = performance.now();
   await renderRenditions(
     {
@@ -68,6 +72,6 @@ if (import.meta.main) {
     { maxPixels: 100_000_000, timeoutSeconds: 600 },
   );
   const seconds = (performance.now() - started) / 1000;
-  const result: RenditionsMemory = { baselineRssBytes, peakRssBytes: process.resourceUsage().maxRSS * 1024, seconds };
+  const result: RenditionsMemory = { baselineRssBytes, peakRssBytes: peakRss(), seconds };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

@@ -100,7 +100,7 @@ async function memory(): Promise<Figure> {
   return {
     title: '8b. Renditions: peak memory of a 50-megapixel image',
     howToRead:
-      `Both renditions of a ${width} x ${height} image (50 megapixels), each format in a fresh process with the Lambda functions' Node options (test/bench/renditions-memory.ts); peak = the kernel's high-water mark of the resident set (maxRSS), Node.js and the modules included. ` +
+      `Both renditions of a ${width} x ${height} image (50 megapixels), each format in a fresh process with the Lambda functions' Node options (test/bench/renditions-memory.ts); peak = the kernel's high-water mark of the process's resident set (VmHWM), Node.js and the modules included. ` +
       `Budget: the highest peak stays within the renditions function's memory size (${memoryMb} MB, lib/constructs/handler-function.ts), which was chosen from this figure.`,
     columns: ['Image', 'RSS before rendering', 'Peak RSS', 'Time'],
     rows,
