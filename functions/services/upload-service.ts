@@ -68,7 +68,7 @@ async function verifyUploadedObject(
       new Writable({ write: (_chunk, _encoding, done) => done() }),
     );
   } catch (error) {
-    // A polyglot or an unreadable header is refused like any other non-image: its bytes are not kept.
+    // An unreadable header is refused like any other non-image: its bytes are not kept.
     if (error instanceof DomainError && error.kind === 'UnsupportedMedia') await objects.deleteImageObject(objectKey);
     throw error;
   }
@@ -111,6 +111,7 @@ export async function completeUpload(apiKeyId: string, itemGuid: string, now = D
       upload.objectKey,
       objects.libraryObjectKey(upload.anonymousUserId, itemGuid),
       verified.etag,
+      verified.item.mimeType,
     );
   } catch (error) {
     await library

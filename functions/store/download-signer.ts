@@ -15,6 +15,14 @@ import { createHash, createHmac } from 'node:crypto';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getEndpointFromInstructions } from '@smithy/core/endpoints';
 
+/**
+ * Every download is answered as an attachment: `<img>` and apps show it as usual, but a browser sent to the
+ * URL saves the file rather than rendering it, so no byte after the image header is ever interpreted in the
+ * bucket's origin (docs/security.md, Stored images). S3 lets a presigned GET set this header and the content
+ * type, not X-Content-Type-Options or a CSP.
+ */
+export const DOWNLOAD_DISPOSITION = 'attachment';
+
 export interface Download {
   objectKey: string;
   /** Answered as the object's Content-Type (`response-content-type`). */
@@ -85,8 +93,8 @@ export async function presignDownloads(
   const signedPrefix = common.map(([name, value]) => `${name}=${encode(value)}`).join('&');
   return downloads.map(({ objectKey, contentType }) => {
     const path = `${base}/${objectKey.split('/').map(encode).join('/')}`;
-    // Sorted by name (code point order): the X-Amz- parameters, then these two.
-    const query = `${signedPrefix}&response-content-type=${encode(contentType)}&x-id=GetObject`;
+    // Sorted by name (code point order): the X-Amz- parameters, then these three.
+    const query = `${signedPrefix}&response-content-disposition=${DOWNLOAD_DISPOSITION}&response-content-type=${encode(contentType)}&x-id=GetObject`;
     const canonicalRequest = `GET\n${path}\n${query}\nhost:${host}\n\nhost\nUNSIGNED-PAYLOAD`;
     const stringToSign = `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
     const signature = createHmac('sha256', key).update(stringToSign).digest('hex');

@@ -35,6 +35,7 @@ import type { StreamConsumer } from './stream-consumer.ts';
 import {
   BUSINESS_BYTES,
   BUSINESS_COUNTS,
+  METRIC,
   METRICS_NAMESPACE,
   SERVICE_NAME,
   RENDITION_COUNTS,
@@ -204,6 +205,14 @@ export class Monitoring extends Construct {
       renditions.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
       1,
       `LibraryItemsAdded events whose renditions failed on every delivery, even the last (which records Failed): their items may still read Pending (queue ${renditions.deadLetters.queueName}). docs/operations.md, Alarms: npm run -s renditions -- --missing.`,
+      1,
+      1,
+    );
+    alarm(
+      'checkout-paid-twice',
+      business(METRIC.CheckoutPaidTwice),
+      1,
+      'A completed checkout was completed again with another PaymentReference (409 CheckoutAlreadyCompleted): a second payment with no order, to refund. The complete-checkout log line "checkout paid twice" names the checkout, the order and both references.',
       1,
       1,
     );

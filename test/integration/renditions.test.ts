@@ -105,7 +105,7 @@ beforeAll(async () => {
   imageBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
   service = await startTestService({ env: { PULL_ALLOW_LOOPBACK: 'true' } });
   apiKey = await service.apiKey('renditions-test', 'library');
-  internalKey = await service.apiKey('renditions-test-builder-site', 'internal');
+  internalKey = await service.apiKey('renditions-test-builder-site', 'site');
   table = DynamoDBDocumentClient.from(new DynamoDBClient({ ...credentials, endpoint: service.storage.dynamoEndpoint }));
   bucket = new S3Client({ ...credentials, endpoint: service.storage.s3Endpoint, forcePathStyle: true });
 }, 60_000);

@@ -1,6 +1,6 @@
 /**
  * `npm start`'s side of the stand-in: started only when CHECKOUT_URL names a loopback address (the URLs the
- * service hands out then point at it), with an internal API key made through the same store as
+ * service hands out then point at it), with a `site` API key made through the same store as
  * `npm run api-key`, revoked again when the site closes.
  */
 import { isIP } from 'node:net';
@@ -30,7 +30,7 @@ export function loopbackAddress(checkoutUrl: string): { host: string; port: numb
 async function issueSiteKey(): Promise<{ apiKey: string; revoke(): Promise<void> }> {
   const store = await import('../../../functions/store/api-key-store.ts');
   await store.revokeApiKey(SITE_KEY_NAME);
-  const { apiKey } = await store.createApiKey(SITE_KEY_NAME, 'internal', Date.now());
+  const { apiKey } = await store.createApiKey(SITE_KEY_NAME, 'site', Date.now());
   return { apiKey, revoke: async () => void (await store.revokeApiKey(SITE_KEY_NAME)) };
 }
 
