@@ -35,14 +35,21 @@ export const PrintQualityOut = z.object({
     ),
 });
 
+const RenditionPixels = IntegerOut({
+  minimum: 1,
+  maximum: 1600,
+  example: 1200,
+  description: "The rendition's pixels, upright (orientation applied): at most 320 (Thumbnail) or 1600 (Preview)",
+});
+
 export const RenditionOut = z.object({
   Url: z.url().check(
     z.meta({
       description: 'Presigned S3 GET of the rendition, answered with ContentType; valid as long as DownloadUrl',
     }),
   ),
-  Width: z.int().check(z.meta({ description: "The rendition's pixels, upright (orientation applied)" })),
-  Height: z.int().check(z.meta({ description: "The rendition's pixels, upright (orientation applied)" })),
+  Width: RenditionPixels,
+  Height: RenditionPixels,
   ContentType: z.string().check(z.meta({ description: 'What Url answers: image/webp' })),
 });
 

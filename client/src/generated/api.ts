@@ -278,9 +278,9 @@ export interface Schemas {
   Rendition: {
     /** Presigned S3 GET of the rendition, answered with ContentType; valid as long as DownloadUrl */
     Url: string;
-    /** The rendition's pixels, upright (orientation applied) */
+    /** The rendition's pixels, upright (orientation applied): at most 320 (Thumbnail) or 1600 (Preview) */
     Width: number;
-    /** The rendition's pixels, upright (orientation applied) */
+    /** The rendition's pixels, upright (orientation applied): at most 320 (Thumbnail) or 1600 (Preview) */
     Height: number;
     /** What Url answers: image/webp */
     ContentType: string;
