@@ -39,6 +39,8 @@ export interface PageOptions {
   main: Html;
   /** Extra origins images may load from (the presigned download URLs' storage). */
   imageOrigins?: readonly string[];
+  /** Reload the page after this many seconds (something on it is still being prepared); no script needed. */
+  refreshSeconds?: number;
 }
 
 export interface RenderedPage {
@@ -47,13 +49,18 @@ export interface RenderedPage {
   csp: string;
 }
 
-export function page({ title, main, imageOrigins = [] }: PageOptions): RenderedPage {
+export function page({ title, main, imageOrigins = [], refreshSeconds }: PageOptions): RenderedPage {
   const body = html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Local checkout</title>
+${
+  refreshSeconds !== undefined
+    ? html`<meta http-equiv="refresh" content="${refreshSeconds}">
+`
+    : ''
+}<title>${title} · Local checkout</title>
 <link rel="stylesheet" href="/site.css">
 </head>
 <body>
