@@ -17,6 +17,7 @@ import {
 import { MAX_REQUEST_BYTES } from '../../../lib/local/service.ts';
 import { binaryMediaTypes, routes } from '../../../functions/routes.ts';
 import { DynamoProbe } from './dynamo-probe.ts';
+import { warmEngine } from './warm-engine.ts';
 
 export interface World {
   service: TestService;
@@ -36,10 +37,16 @@ export const presentHandlers = (): Set<string> =>
   new Set(routes.map((route) => route.handler).filter((name) => existsSync(handlerFile(name))));
 
 export async function startWorld(env: Record<string, string> = {}): Promise<World> {
-  // The handlers alone, as in AWS: renditions run in a function of their own.
-  const service = await startTestService({ env: { POWERTOOLS_LOG_LEVEL: 'ERROR', ...env }, renditions: false });
+  // The handlers alone, as in AWS: renditions and the stream's consumers (event publisher, sweeper) run in
+  // functions of their own, so the stream is not read in this process while requests are measured.
+  const service = await startTestService({
+    env: { POWERTOOLS_LOG_LEVEL: 'ERROR', ...env },
+    renditions: false,
+    streamPollMs: 0,
+  });
   // Imported after the service set the environment: the handlers' clients read it once, at load.
-  const { dynamoDbClient } = await import('../../../functions/shared/clients/dynamodb.ts');
+  const { dynamoDbClient, dynamo } = await import('../../../functions/shared/clients/dynamodb.ts');
+  await warmEngine(dynamo, process.env.TABLE_NAME as string);
   const probe = new DynamoProbe(dynamoDbClient, service.storage.dynamoEndpoint, process.env.AWS_REGION as string);
   const { handler: authorizer } = (await import('../../../functions/handlers/authorizer.ts')) as {
     handler: RequestAuthorizer;
