@@ -3,10 +3,6 @@
  * with 10,000 other users' baskets in the table), then handler overhead against the same DynamoDB calls
  * sent bare, then GET /library's cost per page with 100 and 10,000 items in the user's library.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Check, Figure } from './support/report.ts';
@@ -193,18 +189,12 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
     wall: median(samples.map((s) => s.wall)),
     cpu: median(samples.map((s) => s.cpu)),
   });
-  // Domain events: EventBridge PutEvents in AWS, a line appended to EVENTS_FILE locally. The bare side
-  // appends the same lines to a file of its own, through an open handle as functions/shared/events.ts does.
-  const eventsFile = process.env.EVENTS_FILE as string;
-  const eventsSize = () => (existsSync(eventsFile) ? statSync(eventsFile).size : 0);
-  const bareEventsDir = mkdtempSync(join(tmpdir(), 'bench-bare-events-'));
-  const bareEvents = await open(join(bareEventsDir, 'events.jsonl'), 'a');
+  // Domain events are outbox records in the handlers' own transactions (replayed with them); publishing
+  // them is the stream's publisher function's work, not a request's.
   for (const scenario of scenarios) {
     // A journalled run records the state the request starts from; every later run starts from it again.
     world.probe.watch({ journal: true });
-    const eventsBefore = eventsSize();
     await invokeOk(world, scenario);
-    const events = readFileSync(eventsFile).subarray(eventsBefore).toString('utf8');
     const { calls: first, journal } = world.probe.take();
     let last: DynamoCall[] = first;
     await world.probe.restore(journal, last);
@@ -225,7 +215,6 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
       bareProbe.watch();
       const cost = await costOf(async () => {
         await replay(bare, calls);
-        if (events !== '') await bareEvents.write(events);
         await scenario.bareSdkWork?.(bareS3);
       });
       bareProbe.take();
@@ -278,17 +267,15 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
   }
   bare.destroy();
   bareS3.destroy();
-  await bareEvents.close();
-  rmSync(bareEventsDir, { recursive: true, force: true });
   return {
     title: '2. Handler overhead',
     howToRead:
       'One request through the handler, invoked in-process with the API Gateway event the local front builds (authorizer context included), ' +
       'against the same DynamoDB calls (same wire-level inputs, same order, side-by-side calls kept side by side) sent on a plain DynamoDBClient to the same DynamoDB Local, ' +
-      'plus the other AWS calls the handler makes, through the same local stand-ins: a domain event (checkout, orders) is EventBridge PutEvents in AWS and a line appended to the events file locally, so the bare side appends the same lines to a file; ' +
+      "plus the other AWS calls the handler makes, through the same local stand-ins (a domain event is an outbox record in the handler's own transaction, so it is among the replayed calls; publishing it is the stream publisher's work); " +
       'POST /library/upload signs a presigned POST, so its bare side signs the same POST on a plain S3Client; the library reads sign presigned GETs (one per item), so their bare side signs the same GETs there. ' +
       `The two run alternately, ${OVERHEAD_ROUNDS} times each after ${WARM_UP_ROUNDS} warm-up runs, every run starting from the same table state; times are medians, and each ratio is the median of the ${OVERHEAD_ROUNDS} per-round ratios (a round runs the two back to back, so a change in the machine's load between rounds cancels out of it). ` +
-      'Dynalite runs in the same process, so both sides include the storage work and the ratio is what the service adds on top of the calls it cannot avoid ' +
+      "DynamoDB Local runs in a process of its own, so neither side's CPU time holds the engine's work, and the ratio is what the service adds on top of the calls it cannot avoid " +
       `(middy, Powertools, zod validation, marshalling, domain rules, JSON): budget ≤ ${OVERHEAD_BUDGET}. ` +
       'The budget is checked on CPU time (this process, all threads, from call to answer): on the shared 2-core machine the wall clock also counts time spent waiting for a core ' +
       'behind other processes, which grows with load, not with the code; the wall-clock medians are shown beside it and match the CPU time on an idle machine. ' +

@@ -129,10 +129,16 @@ async function userLibraryOf(
 export const USER_LIBRARY_ITEMS = 3;
 
 /** The DeleteObject that DELETE /library/{guid} sends (store/image-object-store.ts deleteImageObject). */
+/** An erasure's S3 work: the original and its renditions, side by side, as the handler deletes them. */
 function deleteObjectOf(objectKey: string): (s3: S3Client) => Promise<unknown> {
   return async (s3) => {
     const { config } = await import('../../../functions/shared/config.ts');
-    return s3.send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: objectKey }));
+    const { imageObjectKeys } = await import('../../../functions/domain/renditions.ts');
+    return Promise.all(
+      imageObjectKeys(objectKey).map((key) =>
+        s3.send(new DeleteObjectCommand({ Bucket: config.bucketName, Key: key })),
+      ),
+    );
   };
 }
 
