@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import type { Leftover } from '../domain/library.ts';
 
 /** The record types whose expiry the sweeper acts on (library-store writes them). */
-export const SWEPT_RECORD_TYPES = ['IngestIntent', 'PendingUpload'] as const;
+export const SWEPT_RECORD_TYPES = ['IngestIntent', 'PendingUpload', 'MultipartUpload'] as const;
 
 /**
  * The stream records the sweeper is given, as a Lambda event filter pattern: DynamoDB's own TTL deletions
@@ -29,15 +29,33 @@ export const SweptRecord = z.discriminatedUnion('Type', [
     objectKey: z.string(),
     result: z.optional(z.looseObject({ token: z.string() })),
   }),
+  z.looseObject({
+    Type: z.literal('MultipartUpload'),
+    anonymousUserId: Id,
+    objectKey: z.string(),
+    uploadId: z.string(),
+    result: z.optional(z.looseObject({ token: z.string() })),
+  }),
 ]);
 
 export type SweptRecord = z.infer<typeof SweptRecord>;
 
-export const toLeftover = (record: SweptRecord): Leftover =>
-  record.Type === 'IngestIntent'
-    ? { anonymousUserId: record.anonymousUserId, token: record.token }
-    : {
-        anonymousUserId: record.anonymousUserId,
+export function toLeftover(record: SweptRecord): Leftover {
+  const { anonymousUserId } = record;
+  switch (record.Type) {
+    case 'IngestIntent':
+      return { anonymousUserId, token: record.token };
+    case 'PendingUpload':
+      return {
+        anonymousUserId,
         stagingKey: record.objectKey,
         ...(record.result ? { token: record.result.token } : {}),
       };
+    case 'MultipartUpload':
+      return {
+        anonymousUserId,
+        multipartUpload: { objectKey: record.objectKey, uploadId: record.uploadId },
+        ...(record.result ? { token: record.result.token } : {}),
+      };
+  }
+}

@@ -167,4 +167,6 @@ export interface Leftover {
   token?: string;
   /** A large-file upload's staging object. */
   stagingKey?: string;
+  /** A resumable upload's S3 multipart upload, aborted with its parts if it was never completed. */
+  multipartUpload?: { objectKey: string; uploadId: string };
 }

@@ -79,6 +79,11 @@ export const ingestIntentKey = (anonymousUserId: string): TableKey => ({
   SK: 'INGEST',
 });
 export const uploadKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.upload}${itemGuid}`, SK: 'UPLOAD' });
+/** A resumable upload's record: the same partition prefix (and grants) as a presigned one, its own sort key. */
+export const multipartUploadKey = (itemGuid: string): TableKey => ({
+  PK: `${KEYS.upload}${itemGuid}`,
+  SK: 'MULTIPART',
+});
 
 // The signed-in user's library partition: an entry per item (sorted by upload time) and a reference per item.
 export const libraryUserPk = (userId: string) => `${KEYS.libraryUser}${keyPart(userId)}`;

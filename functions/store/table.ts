@@ -24,6 +24,7 @@
  * | sweep of an expired intent       | GetItem PK=ANONUSER#<id>; if missing, DeleteItem of its items and builder link |
  * | builder URL token (builder site) | GetItem PK=BUILDER#<token> SK=BUILDER                     |
  * | pending large-file upload        | PutItem / conditional UpdateItem / GetItem PK=UPLOAD#<itemGuid> SK=UPLOAD (TTL, feeds the sweeper) |
+ * | resumable (multipart) upload    | conditional PutItem / UpdateItem, GetItem PK=UPLOAD#<itemGuid> SK=MULTIPART (TTL, feeds the sweeper) |
  * | Idempotency-Key record (POSTs)   | conditional PutItem / GetItem PK=IDEMPOTENCY#<sha256> SK=IDEMPOTENCY |
  * | claim a builder link (user)      | conditional UpdateItem PK=BUILDER#<token> (claimedBy), then one per item PK=LIBITEM#<guid> (userId), then BatchWriteItem of the refs and entries below |
  * | list the user's library (user)   | Query PK=LIBUSER#<user>, SK begins_with ITEM#, descending (entries copy the item; SK ITEM#<createdAt>#<itemGuid>) |

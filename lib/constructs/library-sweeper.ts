@@ -1,6 +1,6 @@
 /**
- * The library sweeper: the table's stream feeds DynamoDB's TTL deletions of ingest intents and pending
- * uploads to a function (functions/handlers/sweep-library-leftovers.ts) that removes what an uncommitted
+ * The library sweeper: the table's stream feeds DynamoDB's TTL deletions of ingest intents, pending
+ * and resumable uploads to a function (functions/handlers/sweep-library-leftovers.ts) that removes what an uncommitted
  * push, pull or upload left behind. Records that fail after the retries go to a dead-letter queue, which
  * an alarm watches (Monitoring).
  */
@@ -49,6 +49,13 @@ export class LibrarySweeper extends Construct {
       new PolicyStatement({
         actions: ['s3:DeleteObject'],
         resources: [props.bucket.arnForObjects('library/*'), props.bucket.arnForObjects('uploads/*')],
+      }),
+    );
+    // A resumable upload never completed: its parts go with its S3 multipart upload (under library/).
+    this.handlerFunction.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['s3:AbortMultipartUpload'],
+        resources: [props.bucket.arnForObjects('library/*')],
       }),
     );
     this.handlerFunction.role.addToPrincipalPolicy(

@@ -1,0 +1,173 @@
+/**
+ * Resumable (multipart) upload schemas: start, sign parts, read what S3 holds, complete, abort. Completion
+ * answers as a push does (contracts/library.ts).
+ */
+import * as z from 'zod/mini';
+import { MAX_PART_COUNT, MAX_PARTS_PER_SIGN, type StoredPart } from '../domain/multipart-upload.ts';
+import { formatDate } from '../shared/dates.ts';
+import { GuidOut, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
+import { imageErrors, LibraryItemPath, LibraryItemResultOut } from './library.ts';
+
+const PartNumber = z
+  .int()
+  .check(
+    z.gte(1, 'must be 1 or more'),
+    z.lte(MAX_PART_COUNT, `must be ${MAX_PART_COUNT} or less`),
+    z.meta({ description: "1 to the upload's PartCount" }),
+  );
+
+export const StartUploadInput = z.object({
+  FileName: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255, 'must be at most 255 characters')),
+  ContentType: z
+    .string()
+    .check(
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(255, 'must be at most 255 characters'),
+      z.meta({
+        description: 'As declared; the stored type is sniffed from the bytes at completion',
+        example: 'image/jpeg',
+      }),
+    ),
+  FileSize: z
+    .int()
+    .check(
+      z.gte(1, 'must be at least 1 byte'),
+      z.meta({ description: 'Bytes, 1 to MULTIPART_MAX_BYTES (default 2 GiB; more is 413)', example: 41943040 }),
+    ),
+});
+
+export const SignPartsInput = z.object({
+  PartNumbers: z
+    .array(PartNumber)
+    .check(
+      z.minLength(1, 'must name at least one part'),
+      z.maxLength(MAX_PARTS_PER_SIGN, `must name at most ${MAX_PARTS_PER_SIGN} parts`),
+    ),
+});
+
+export const CompleteUploadInput = z.object({
+  Parts: z
+    .array(
+      z.object({
+        PartNumber,
+        ETag: z
+          .string()
+          .check(
+            z.minLength(1, 'must not be empty'),
+            z.maxLength(200, 'must be at most 200 characters'),
+            z.meta({ description: "The ETag header of the part's PUT answer, quoted or not" }),
+          ),
+      }),
+    )
+    .check(
+      z.minLength(1, 'must name at least one part'),
+      z.maxLength(MAX_PART_COUNT, `must name at most ${MAX_PART_COUNT} parts`),
+      z.meta({ description: 'Every part, 1 to PartCount, each once, in any order' }),
+    ),
+});
+
+export const UploadOut = z.object({
+  ItemGuid: GuidOut,
+  PartSize: z.int().check(z.meta({ description: 'Bytes of every part but the last (at least 5 MiB)' })),
+  PartCount: z.int().check(z.meta({ description: 'Parts of the file, at most 10,000' })),
+  ExpiresDateUtc: WireDateOut,
+});
+
+export const SignedPartsOut = z.object({
+  Parts: z.array(
+    z.object({
+      PartNumber: z.int(),
+      Url: z.url().check(z.meta({ description: "PUT the part's bytes here; keep the answer's ETag header" })),
+      ExpiresDateUtc: WireDateOut,
+    }),
+  ),
+});
+
+export const UploadStatusOut = z.object({
+  ...UploadOut.shape,
+  Parts: z
+    .array(z.object({ PartNumber: z.int(), Size: z.int(), ETag: z.string() }))
+    .check(z.meta({ description: 'The parts S3 holds, in part number order' })),
+});
+
+export const AbortedUploadOut = z.object({ ItemGuid: GuidOut, Aborted: z.literal(true) });
+
+/** What the wire form of an upload shows. */
+interface UploadView {
+  itemGuid: string;
+  partSize: number;
+  partCount: number;
+  expiresAt: number;
+}
+
+export const toUploadOut = (upload: UploadView): z.infer<typeof UploadOut> => ({
+  ItemGuid: upload.itemGuid,
+  PartSize: upload.partSize,
+  PartCount: upload.partCount,
+  ExpiresDateUtc: formatDate(upload.expiresAt),
+});
+
+export const toSignedPartsOut = (
+  parts: readonly { partNumber: number; url: string; expiresAt: number }[],
+): z.infer<typeof SignedPartsOut> => ({
+  Parts: parts.map((part) => ({
+    PartNumber: part.partNumber,
+    Url: part.url,
+    ExpiresDateUtc: formatDate(part.expiresAt),
+  })),
+});
+
+export const toUploadStatusOut = (
+  upload: UploadView,
+  parts: readonly StoredPart[],
+): z.infer<typeof UploadStatusOut> => ({
+  ...toUploadOut(upload),
+  Parts: [...parts]
+    .sort((a, b) => a.partNumber - b.partNumber)
+    .map((part) => ({ PartNumber: part.partNumber, Size: part.size, ETag: part.etag })),
+});
+
+const notFound = { 404: ['UploadNotFound'] } as const;
+const completed = { 409: ['UploadCompleted'] } as const;
+
+export const libraryMultipartContracts = {
+  start: { principal: 'library', body: StartUploadInput, response: UploadOut, errors: { 413: ['PayloadTooLarge'] } },
+  signParts: {
+    principal: 'library',
+    path: LibraryItemPath,
+    body: SignPartsInput,
+    response: SignedPartsOut,
+    errors: { ...notFound, ...completed, 400: ['InvalidPart'] },
+  },
+  status: {
+    principal: 'library',
+    path: LibraryItemPath,
+    response: UploadStatusOut,
+    errors: { ...notFound, ...completed },
+  },
+  complete: {
+    principal: 'library',
+    path: LibraryItemPath,
+    body: CompleteUploadInput,
+    response: LibraryItemResultOut,
+    errors: { ...imageErrors, ...notFound, 400: ['InvalidPart'], 409: ['UploadInProgress'] },
+  },
+  abort: {
+    principal: 'library',
+    path: LibraryItemPath,
+    response: AbortedUploadOut,
+    errors: { ...notFound, 409: ['UploadCompleted', 'UploadInProgress'] },
+  },
+} as const;
+
+nameSchemas(requestSchemas, {
+  StartUploadInput,
+  SignPartsInput,
+  CompleteUploadInput,
+});
+nameSchemas(responseSchemas, {
+  ResumableUpload: UploadOut,
+  SignedParts: SignedPartsOut,
+  ResumableUploadStatus: UploadStatusOut,
+  AbortedUpload: AbortedUploadOut,
+});

@@ -1,0 +1,99 @@
+/**
+ * Completing a resumable upload: the parts the client names are checked against what S3 holds, S3
+ * assembles the object at its library key, the object is streamed once through the image meter (type,
+ * size, MD5 of the whole file, metadata; never held whole), and the item is committed through the shared
+ * library commit (ingest-commit.ts) exactly as a push's. The answer is a push's, `{ LibraryItem,
+ * ProductBuilderUrl }`.
+ *
+ * One complete call at a time holds the upload (a conditional claim on its record). Its outcome is recorded
+ * on the record before the commit: a repeated call answers it (writing nothing once committed), a
+ * refusal (no image: the object is deleted, nothing kept) is answered again as the same 415. A call that
+ * dies after S3 assembled the object leaves it for the next call, which finds the S3 upload gone and checks
+ * the object instead; one that dies for good leaves it to the sweeper once the record expires.
+ */
+import { partsToComplete, uploadStep, type NamedPart } from '../domain/multipart-upload.ts';
+import { DomainError } from '../shared/errors.ts';
+import { newSecretId } from '../shared/ids.ts';
+import { logger } from '../shared/powertools.ts';
+import * as library from '../store/library-store.ts';
+import * as s3Uploads from '../store/multipart-object-store.ts';
+import * as records from '../store/multipart-upload-store.ts';
+import { recordMetrics, resultOf, writeCommit, type IngestResult } from './ingest-commit.ts';
+import { CLAIM_STALE_MS, uploadInProgress, uploadNotFound, type MultipartUpload } from './multipart-upload-service.ts';
+import { verifyStoredImage, type VerifiedImage } from './stored-image-check.ts';
+
+/** Commits the decided upload unless that is done (then nothing is written) and answers its result. */
+async function finish(upload: MultipartUpload, result: records.MultipartResult): Promise<IngestResult> {
+  const ingest = {
+    apiKeyId: upload.apiKeyId,
+    anonymousUserId: upload.anonymousUserId,
+    token: result.token,
+    createdAt: result.createdAt,
+  };
+  const images = [{ item: result.item, objectKey: upload.objectKey, fileName: upload.fileName }];
+  if (!(await library.anonymousUserExists(upload.anonymousUserId))) await writeCommit(ingest, images);
+  return resultOf(ingest, images);
+}
+
+const refusalOf = (upload: MultipartUpload) =>
+  new DomainError('UnsupportedMedia', upload.refusal?.code ?? 'UnsupportedMediaType', upload.refusal?.message ?? '');
+
+/** What a call answers for an upload another call has decided or refused, or that is gone. */
+function answerOf(upload: MultipartUpload | undefined, apiKeyId: string, now: number): Promise<IngestResult> {
+  const step = uploadStep(upload, apiKeyId, now);
+  if (step === 'notFound' || upload === undefined) throw uploadNotFound(upload?.itemGuid ?? '');
+  if (step === 'refused') throw refusalOf(upload);
+  if (step === 'decided') return finish(upload, upload.result as records.MultipartResult);
+  throw uploadInProgress(upload.itemGuid);
+}
+
+/** The object S3 assembled from the client's parts, checked; undefined when neither the upload nor the object exists. */
+async function assemble(upload: MultipartUpload, named: readonly NamedPart[]): Promise<VerifiedImage | undefined> {
+  const stored = await s3Uploads.listS3Parts(upload);
+  // The S3 upload is gone when an earlier call completed it and died before recording the outcome.
+  if (stored !== undefined)
+    await s3Uploads.completeS3Upload(upload, partsToComplete(named, stored, upload.fileSize, upload));
+  return verifyStoredImage(upload.objectKey, upload.fileSize);
+}
+
+export async function completeUpload(
+  apiKeyId: string,
+  itemGuid: string,
+  named: readonly NamedPart[],
+  now = Date.now(),
+): Promise<IngestResult> {
+  const upload = await records.getMultipartUpload(itemGuid);
+  if (uploadStep(upload, apiKeyId, now) !== 'open' || upload === undefined) return answerOf(upload, apiKeyId, now);
+  if (!(await records.claimMultipartUpload(itemGuid, now, now - CLAIM_STALE_MS)))
+    return answerOf(await records.getMultipartUpload(itemGuid), apiKeyId, now);
+
+  let verified: VerifiedImage | undefined;
+  try {
+    verified = await assemble(upload, named);
+  } catch (error) {
+    if (error instanceof DomainError && error.kind === 'UnsupportedMedia') {
+      // The object is deleted already (stored-image-check.ts); the refusal is the upload's outcome.
+      await records.refuseMultipartUpload(itemGuid, now, { code: error.code, message: error.message });
+    } else {
+      await records
+        .releaseMultipartUpload(itemGuid, now)
+        .catch((release: unknown) =>
+          logger.warn('could not release upload claim', { itemGuid, reason: String(release) }),
+        );
+    }
+    throw error;
+  }
+  if (verified === undefined) {
+    await records.releaseMultipartUpload(itemGuid, now);
+    throw uploadNotFound(itemGuid);
+  }
+  const result: records.MultipartResult = {
+    item: { itemGuid, ...verified.item },
+    token: newSecretId(),
+    createdAt: now,
+  };
+  if (!(await records.recordMultipartResult(itemGuid, now, result))) throw uploadInProgress(itemGuid);
+  const ingested = await finish(upload, result);
+  recordMetrics([result.item]);
+  return ingested;
+}
