@@ -62,14 +62,20 @@ export async function getMultipartUpload(itemGuid: string): Promise<MultipartUpl
   return result.Item ? fromItem<MultipartUpload>(result.Item) : undefined;
 }
 
+/** `state` and `result` are reserved words: named by placeholder, and only where used (DynamoDB refuses unused names). */
+const NAMES = { '#state': 'state', '#result': 'result' };
+
 function updateIf(itemGuid: string, update: string, condition: string, values: Record<string, unknown>) {
+  const expressions = `${update} ${condition}`;
   return writeIf(
     new UpdateCommand({
       TableName: config.tableName,
       Key: multipartUploadKey(itemGuid),
       UpdateExpression: update,
       ConditionExpression: condition,
-      ExpressionAttributeNames: { '#state': 'state', '#result': 'result' },
+      ExpressionAttributeNames: Object.fromEntries(
+        Object.entries(NAMES).filter(([name]) => expressions.includes(name)),
+      ),
       ExpressionAttributeValues: values,
     }),
   );

@@ -16,8 +16,16 @@ import {
   ResourceNotFoundException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, NotFound, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  HeadBucketCommand,
+  NotFound,
+  PutBucketCorsCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { table } from '../../functions/store/table.ts';
+import { multipartMiddleware } from './s3-multipart.ts';
 
 export interface LocalStorage {
   dynamoEndpoint: string;
@@ -73,6 +81,11 @@ export async function startLocalStorage(options: {
     silent: true,
     configureBuckets: [],
   });
+  // s3rver lacks ListParts and AbortMultipartUpload and checks nothing on completion: lib/local/s3-multipart.ts.
+  const multipartDir = options.dataDir
+    ? join(options.dataDir, 's3-multipart')
+    : mkdtempSync(join(tmpdir(), 'photo-commerce-s3-multipart-'));
+  s3rver.middleware.splice(s3rver.middleware.length - 1, 0, multipartMiddleware(multipartDir));
   const s3Address = await s3rver.run();
 
   return {
@@ -81,7 +94,7 @@ export async function startLocalStorage(options: {
     async close() {
       await s3rver.close();
       await new Promise<void>((resolve) => dynamo.close(() => resolve()));
-      if (!options.dataDir) rmSync(s3Dir, { recursive: true, force: true });
+      if (!options.dataDir) for (const dir of [s3Dir, multipartDir]) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -171,6 +184,24 @@ export async function ensureTableAndBucket(
       },
     );
     if (missing) await s3.send(new CreateBucketCommand({ Bucket: bucketName })).catch(alreadyCreated);
+    // Browsers PUT resumable upload parts straight to the bucket and read the ETag (in AWS: lib/constructs/data.ts,
+    // for the site's origin). Locally any origin: every page that can reach this loopback port is a local one.
+    await s3.send(
+      new PutBucketCorsCommand({
+        Bucket: bucketName,
+        CORSConfiguration: {
+          CORSRules: [
+            {
+              AllowedOrigins: ['*'],
+              AllowedMethods: ['PUT', 'POST'],
+              AllowedHeaders: ['*'],
+              ExposeHeaders: ['ETag'],
+              MaxAgeSeconds: 600,
+            },
+          ],
+        },
+      }),
+    );
   } finally {
     s3.destroy();
   }

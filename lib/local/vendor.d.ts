@@ -25,5 +25,7 @@ declare module 's3rver' {
     constructor(options: S3rverOptions);
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
+    /** Koa's middleware list, composed when the server starts (lib/local/s3-multipart.ts goes before the router). */
+    middleware: unknown[];
   }
 }
