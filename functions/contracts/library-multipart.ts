@@ -18,16 +18,14 @@ const PartNumber = z
 
 export const StartUploadInput = z.object({
   FileName: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255, 'must be at most 255 characters')),
-  ContentType: z
-    .string()
-    .check(
-      z.minLength(1, 'must not be empty'),
-      z.maxLength(255, 'must be at most 255 characters'),
-      z.meta({
-        description: 'As declared; the stored type is sniffed from the bytes at completion',
-        example: 'image/jpeg',
-      }),
-    ),
+  ContentType: z.string().check(
+    z.minLength(1, 'must not be empty'),
+    z.maxLength(255, 'must be at most 255 characters'),
+    z.meta({
+      description: 'As declared; the stored type is sniffed from the bytes at completion',
+      example: 'image/jpeg',
+    }),
+  ),
   FileSize: z
     .int()
     .check(
@@ -45,20 +43,20 @@ export const SignPartsInput = z.object({
     ),
 });
 
+const CompletedPart = z.object({
+  PartNumber,
+  ETag: z
+    .string()
+    .check(
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(200, 'must be at most 200 characters'),
+      z.meta({ description: "The ETag header of the part's PUT answer, quoted or not" }),
+    ),
+});
+
 export const CompleteUploadInput = z.object({
   Parts: z
-    .array(
-      z.object({
-        PartNumber,
-        ETag: z
-          .string()
-          .check(
-            z.minLength(1, 'must not be empty'),
-            z.maxLength(200, 'must be at most 200 characters'),
-            z.meta({ description: "The ETag header of the part's PUT answer, quoted or not" }),
-          ),
-      }),
-    )
+    .array(CompletedPart)
     .check(
       z.minLength(1, 'must name at least one part'),
       z.maxLength(MAX_PART_COUNT, `must name at most ${MAX_PART_COUNT} parts`),
@@ -73,21 +71,19 @@ export const UploadOut = z.object({
   ExpiresDateUtc: WireDateOut,
 });
 
-export const SignedPartsOut = z.object({
-  Parts: z.array(
-    z.object({
-      PartNumber: z.int(),
-      Url: z.url().check(z.meta({ description: "PUT the part's bytes here; keep the answer's ETag header" })),
-      ExpiresDateUtc: WireDateOut,
-    }),
-  ),
+const SignedPartOut = z.object({
+  PartNumber: z.int(),
+  Url: z.url().check(z.meta({ description: "PUT the part's bytes here; keep the answer's ETag header" })),
+  ExpiresDateUtc: WireDateOut,
 });
+
+export const SignedPartsOut = z.object({ Parts: z.array(SignedPartOut) });
+
+const StoredPartOut = z.object({ PartNumber: z.int(), Size: z.int(), ETag: z.string() });
 
 export const UploadStatusOut = z.object({
   ...UploadOut.shape,
-  Parts: z
-    .array(z.object({ PartNumber: z.int(), Size: z.int(), ETag: z.string() }))
-    .check(z.meta({ description: 'The parts S3 holds, in part number order' })),
+  Parts: z.array(StoredPartOut).check(z.meta({ description: 'The parts S3 holds, in part number order' })),
 });
 
 export const AbortedUploadOut = z.object({ ItemGuid: GuidOut, Aborted: z.literal(true) });
@@ -164,10 +160,13 @@ nameSchemas(requestSchemas, {
   StartUploadInput,
   SignPartsInput,
   CompleteUploadInput,
+  CompletedPart,
 });
 nameSchemas(responseSchemas, {
   ResumableUpload: UploadOut,
   SignedParts: SignedPartsOut,
+  SignedPart: SignedPartOut,
+  StoredPart: StoredPartOut,
   ResumableUploadStatus: UploadStatusOut,
   AbortedUpload: AbortedUploadOut,
 });

@@ -85,8 +85,6 @@ const complete = (upload: Upload, parts: [number, string][], apiKey = key) =>
     json: { Parts: parts.map(([PartNumber, ETag]) => ({ PartNumber, ETag })) },
   });
 
-const all = (upload: Upload) => Array.from({ length: upload.PartCount }, (_, index) => index + 1);
-
 async function storedObject(itemGuid: string): Promise<Buffer | undefined> {
   const objectKey = [...(await snapshotStore(service)).objects.keys()].find((k) => k.endsWith(`/${itemGuid}`));
   if (objectKey === undefined) return undefined;
