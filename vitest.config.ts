@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'client/test/**/*.test.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // One DynamoDB Local for the run (each file's service makes a table of its own on it).
+    globalSetup: ['test/support/engine.ts'],
     // Each file starts its own local service; files run in separate processes so their module singletons
     // (SDK clients configured from the environment) never mix. Two workers: the machine has two cores.
     pool: 'forks',

@@ -8,6 +8,7 @@ import { dataDirFromEnv } from './cli-args.ts';
 
 export async function useLocalStore(): Promise<LocalStorage> {
   const storage = await connectOrStartStorage(resolve(dataDirFromEnv()));
+  if (storage.tableName) process.env.TABLE_NAME = storage.tableName;
   process.env.TABLE_NAME ??= 'photo-commerce';
   process.env.BUCKET_NAME ??= 'photo-commerce-images';
   for (const [name, value] of Object.entries(LOCAL_AWS_ENV)) process.env[name] ??= value;

@@ -3,9 +3,24 @@
  * CHECKOUT_URL is a loopback URL (the default http://127.0.0.1:3001), the local checkout and builder site.
  */
 import { resolve } from 'node:path';
+import './require-java.ts';
 import { startLocalService } from '../lib/local/service.ts';
 import type { LocalSite } from '../lib/local/site/server.ts';
 import { loopbackAddress, startCheckoutStandIn } from '../lib/local/site/stand-in.ts';
+
+// Registered first: a signal during start-up exits at once, and exiting stops the engine (its exit hook).
+let shutdown: (() => Promise<void>) | undefined;
+let closing = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (closing) return;
+    closing = true;
+    (shutdown?.() ?? Promise.resolve()).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}
 
 const port = Number(process.env.PORT ?? 3000);
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
@@ -35,16 +50,7 @@ if (!loopbackAddress(checkoutUrl)) {
   }
 }
 
-let closing = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (closing) return;
-    closing = true;
-    (site?.close() ?? Promise.resolve())
-      .then(() => service.close())
-      .then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-  });
-}
+shutdown = async () => {
+  await site?.close();
+  await service.close();
+};

@@ -97,7 +97,7 @@ export const config = readOnAccess({
   eventBusName: () => env('EVENT_BUS_NAME'),
   /** Local: the file domain events are appended to, one JSON line each, when no bus is set. */
   eventsFile: () => env('EVENTS_FILE'),
-  /** Local stand-ins (dynalite, s3rver); unset in AWS. */
+  /** Local stand-ins (DynamoDB Local, s3rver); unset in AWS. */
   dynamoDbEndpoint: () => env('DYNAMODB_ENDPOINT'),
   s3Endpoint: () => env('S3_ENDPOINT'),
   jwtIssuer: () => requiredEnv('JWT_ISSUER'),

@@ -12,7 +12,13 @@ import { eventBridge } from './clients/eventbridge.ts';
 import { config } from './config.ts';
 import { logger, serviceName } from './powertools.ts';
 
-export type DomainEventType = 'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged';
+export const DOMAIN_EVENT_TYPES = [
+  'BasketCheckedOut',
+  'OrderCreated',
+  'OrderStatusChanged',
+  'LibraryItemsAdded',
+] as const;
+export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 
 export interface DomainEvent {
   type: DomainEventType;

@@ -16,6 +16,7 @@ export const METRIC = {
   ImageBytesStored: 'ImageBytesStored',
   LibraryLeftoversSwept: 'LibraryLeftoversSwept',
   LibraryItemsSwept: 'LibraryItemsSwept',
+  EventsPublished: 'EventsPublished',
 } as const;
 
 /** Counts of business events, in the order the dashboard shows them. */
@@ -30,3 +31,5 @@ export const BUSINESS_COUNTS = [
 export const BUSINESS_BYTES = [METRIC.ImageBytesStored] as const;
 /** What the library sweeper removed. */
 export const SWEEPER_COUNTS = [METRIC.LibraryLeftoversSwept, METRIC.LibraryItemsSwept] as const;
+/** What the event publisher put on the bus. */
+export const PUBLISHER_COUNTS = [METRIC.EventsPublished] as const;

@@ -25,6 +25,7 @@ export const KEYS = {
   ingest: 'INGEST#',
   upload: 'UPLOAD#',
   libraryUser: 'LIBUSER#',
+  outbox: 'OUTBOX#',
 } as const;
 
 export type KeyPrefix = (typeof KEYS)[keyof typeof KEYS];

@@ -34,6 +34,11 @@ export const table = {
   partitionKey: 'PK',
   sortKey: 'SK',
   timeToLiveAttribute: 'TtlEpochSeconds',
+  /**
+   * What the table's stream carries: new outbox records reach the event publisher with their new image,
+   * TTL deletions reach the library sweeper with their old image.
+   */
+  streamViewType: 'NEW_AND_OLD_IMAGES',
   globalSecondaryIndexes: [{ indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' }],
 } as const;
 

@@ -34,8 +34,8 @@ export class Data extends Construct {
       partitionKey: string(tableSchema.partitionKey),
       sortKey: string(tableSchema.sortKey),
       timeToLiveAttribute: tableSchema.timeToLiveAttribute,
-      // TTL deletions of ingest intents and pending uploads reach the library sweeper through the stream.
-      stream: StreamViewType.OLD_IMAGE,
+      // What the stream carries, as locally (functions/store/table.ts).
+      stream: StreamViewType[tableSchema.streamViewType],
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryption.AWS_MANAGED,

@@ -39,7 +39,14 @@ export const bundling: BundlingOptions = {
 };
 
 const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
-const TABLE_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+// A TransactWriteItems needs the action of each of its parts (ConditionCheckItem for a ConditionCheck).
+const TABLE_WRITE = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
 const OBJECT_ACTIONS: Record<NonNullable<Grants['bucket']>, string[]> = {
   read: ['s3:GetObject'],
   put: ['s3:PutObject'],

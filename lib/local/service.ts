@@ -24,13 +24,15 @@ import {
 } from './storage.ts';
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
 import { ttlStandIn, type TtlRun } from './ttl.ts';
+import { tableStream, type StreamConsumer } from './table-stream.ts';
+import { OUTBOX_STREAM_FILTER } from '../../functions/contracts/outbox-stream.ts';
 import { apiDocs } from './api-docs.ts';
 
 export interface LocalServiceOptions {
   /** 0 picks a free port. */
   port?: number;
   host?: string;
-  /** Persistent data directory; omitted: in-memory DynamoDB and temporary S3 and keys, gone on close. */
+  /** Persistent data directory; omitted: in-memory DynamoDB (or a table of its own on the test run's engine) and temporary S3 and keys, gone on close. */
   dataDir?: string;
   /** Ports of the embedded DynamoDB and S3; 0 (default) picks free ones. A restart in one process must reuse them. */
   dynamoPort?: number;
@@ -39,14 +41,25 @@ export interface LocalServiceOptions {
    * Storage already running elsewhere (e.g. in another process, as S3 and DynamoDB are outside a Lambda
    * function); the service then starts none of its own.
    */
-  externalStorage?: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>;
+  externalStorage?: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint' | 'tableName'>;
   /** Extra environment for the handlers (wins over the process environment). */
   env?: Record<string, string>;
   /** Hook for the front (throttling). */
   beforeRoute?: ApiGatewayFrontOptions['beforeRoute'];
   /** How often the DynamoDB TTL stand-in runs (`expireTtl` on a timer); 0 or omitted: only when called. */
   ttlIntervalMs?: number;
+  /** How often the table stream is read for its consumers (the event publisher); 0: only by drainStream(). */
+  streamPollMs?: number;
 }
+
+/** The functions the table stream feeds in AWS, with their mappings' filters (lib/constructs/). */
+const STREAM_CONSUMERS: StreamConsumer[] = [
+  {
+    name: 'publish-events',
+    filter: OUTBOX_STREAM_FILTER,
+    load: async () => (await import('../../functions/handlers/publish-events.ts')).handler,
+  },
+];
 
 export interface LocalService {
   url: string;
@@ -58,6 +71,8 @@ export interface LocalService {
    * (default: now) and hands their stream records, filtered as in AWS, to the library sweeper.
    */
   expireTtl(nowMs?: number): Promise<TtlRun>;
+  /** Reads the table stream now and hands its consumers what is new: e.g. publishes the events of committed changes. */
+  drainStream(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,6 +104,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
     ...LOCAL_AWS_ENV,
   };
+  // On the test run's shared engine every storage has a table of its own.
+  if (storage.tableName) process.env.TABLE_NAME = storage.tableName;
   for (const [name, value] of Object.entries(defaults)) process.env[name] ??= value;
   Object.assign(process.env, options.env ?? {}, {
     DYNAMODB_ENDPOINT: storage.dynamoEndpoint,
@@ -124,6 +141,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         }, options.ttlIntervalMs).unref()
       : undefined;
 
+  // The table stream's consumers, as its event source mappings run them in AWS (the outbox publisher).
+  const stream = tableStream(storage, process.env.TABLE_NAME as string, STREAM_CONSUMERS, {
+    ...(temporary ? {} : { checkpointFile: join(dataDir, 'stream-checkpoints.json') }),
+    pollIntervalMs: options.streamPollMs ?? 200,
+  });
+
   // The API reference page (GET /docs) is the local front's own, next to the routes; it is not a route (lib/local/api-docs.ts).
   const beforeRoute = (request: IncomingMessage) => apiDocs(request) ?? options.beforeRoute?.(request);
   const server = createApiGatewayFront({
@@ -142,10 +165,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     keys,
     dataDir,
     expireTtl,
+    drainStream: () => stream.drain(),
     async close() {
       clearInterval(ttlTimer);
       await ttlRunning;
       ttl.close();
+      await stream.close();
       await closeServer(server);
       await storage.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });

@@ -1,18 +1,22 @@
 /**
- * Local stand-ins for DynamoDB and S3: dynalite and s3rver, embedded in this process and reached over
- * loopback HTTP by the real AWS SDK clients. With a data directory they persist (leveldb files and
- * plain files); without one DynamoDB is in memory and S3 lives in a temporary directory.
+ * Local DynamoDB and S3: Amazon DynamoDB Local (AWS's own engine, a JVM child process) and s3rver
+ * (embedded in this process), reached over loopback HTTP by the real AWS SDK clients. With a data
+ * directory they persist (DynamoDB Local's SQLite file and plain files); without one DynamoDB is in memory
+ * and S3 lives in a temporary directory.
+ *
+ * A test run starts one engine for all its files (DYNAMODB_LOCAL_ENDPOINT, test/support/engine.ts); a
+ * storage started then uses it with a table of its own instead of starting another.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo, Server } from 'node:net';
-import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  ResourceInUseException,
   ResourceNotFoundException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -25,13 +29,23 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { table } from '../../functions/store/table.ts';
+import { isAlive, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { multipartMiddleware } from './s3-multipart.ts';
 
 export interface LocalStorage {
   dynamoEndpoint: string;
   s3Endpoint: string;
+  /** The table to use on a shared engine (one per storage); undefined: the service's TABLE_NAME. */
+  tableName?: string;
   close(): Promise<void>;
 }
+
+/** The engine a test run shares between its files, when set. */
+const sharedEngine = () => process.env.DYNAMODB_LOCAL_ENDPOINT;
+
+/** On a shared engine: a table per data directory (restarts and CLIs find it again), else a new one. */
+const sharedEngineTable = (dataDir: string | undefined) =>
+  `photo-commerce-${dataDir ? createHash('sha256').update(dataDir).digest('hex').slice(0, 16) : randomBytes(8).toString('hex')}`;
 
 export const LOCAL_AWS_ENV = {
   AWS_REGION: 'us-east-1',
@@ -49,27 +63,18 @@ const clientOptions = (endpoint: string) => ({
 export const localDynamoClient = (storage: Pick<LocalStorage, 'dynamoEndpoint'>) =>
   new DynamoDBClient(clientOptions(storage.dynamoEndpoint));
 
-function listen(server: Server, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
-  });
-}
-
 export async function startLocalStorage(options: {
   dataDir?: string;
   dynamoPort?: number;
   s3Port?: number;
 }): Promise<LocalStorage> {
-  const dynamoPath = options.dataDir ? join(options.dataDir, 'dynamodb') : undefined;
-  if (dynamoPath) mkdirSync(dynamoPath, { recursive: true });
-  const dynamo = dynalite({
-    ...(dynamoPath ? { path: dynamoPath } : {}),
-    createTableMs: 0,
-    deleteTableMs: 0,
-    updateTableMs: 0,
-  });
-  const dynamoPort = await listen(dynamo, options.dynamoPort ?? 0);
+  const shared = sharedEngine();
+  const engine = shared
+    ? undefined
+    : await startDynamoDbLocal({
+        ...(options.dataDir ? { dbPath: join(options.dataDir, 'dynamodb-local') } : {}),
+        ...(options.dynamoPort ? { port: options.dynamoPort } : {}),
+      });
 
   const s3Dir = options.dataDir ? join(options.dataDir, 's3') : mkdtempSync(join(tmpdir(), 'photo-commerce-s3-'));
   mkdirSync(s3Dir, { recursive: true });
@@ -89,11 +94,12 @@ export async function startLocalStorage(options: {
   const s3Address = await s3rver.run();
 
   return {
-    dynamoEndpoint: `http://127.0.0.1:${dynamoPort}`,
+    dynamoEndpoint: shared ?? (engine as DynamoDbLocal).endpoint,
     s3Endpoint: `http://127.0.0.1:${s3Address.port}`,
+    ...(shared ? { tableName: sharedEngineTable(options.dataDir) } : {}),
     async close() {
       await s3rver.close();
-      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+      await engine?.close();
       if (!options.dataDir) for (const dir of [s3Dir, multipartDir]) rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -141,35 +147,43 @@ export async function ensureTableAndBucket(
       table.sortKey,
       ...table.globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
     ]);
-    await dynamo.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
-        KeySchema: [
-          { AttributeName: table.partitionKey, KeyType: 'HASH' },
-          { AttributeName: table.sortKey, KeyType: 'RANGE' },
-        ],
-        GlobalSecondaryIndexes: table.globalSecondaryIndexes.map((index) => ({
-          IndexName: index.indexName,
-          KeySchema: [
-            { AttributeName: index.partitionKey, KeyType: 'HASH' },
-            { AttributeName: index.sortKey, KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'ALL' },
-        })),
-      }),
-    );
-    await dynamo
+    const created = await dynamo
       .send(
+        new CreateTableCommand({
+          TableName: tableName,
+          BillingMode: 'PAY_PER_REQUEST',
+          StreamSpecification: { StreamEnabled: true, StreamViewType: table.streamViewType },
+          AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+          KeySchema: [
+            { AttributeName: table.partitionKey, KeyType: 'HASH' },
+            { AttributeName: table.sortKey, KeyType: 'RANGE' },
+          ],
+          GlobalSecondaryIndexes: table.globalSecondaryIndexes.map((index) => ({
+            IndexName: index.indexName,
+            KeySchema: [
+              { AttributeName: index.partitionKey, KeyType: 'HASH' },
+              { AttributeName: index.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          })),
+        }),
+      )
+      .then(
+        () => true,
+        (raced: unknown) => {
+          // Another process (a CLI beside the server) created it since the describe: what the caller wanted.
+          if (raced instanceof ResourceInUseException) return false;
+          throw raced;
+        },
+      );
+    // DynamoDB Local accepts the setting but deletes nothing: lib/local/ttl.ts stands in for TTL's deletions.
+    if (created)
+      await dynamo.send(
         new UpdateTimeToLiveCommand({
           TableName: tableName,
           TimeToLiveSpecification: { AttributeName: table.timeToLiveAttribute, Enabled: true },
         }),
-      )
-      .catch(() => {
-        // dynalite does not implement TTL: lib/local/ttl.ts stands in for it, and reads treat expired items as missing anyway.
-      });
+      );
   } finally {
     dynamo.destroy();
   }
@@ -220,39 +234,27 @@ function alreadyCreated(error: unknown): void {
 /** Where a running `npm start` tells the CLIs its storage endpoints, so they share its data. */
 const endpointsFile = (dataDir: string) => join(dataDir, 'local-endpoints.json');
 
-export function publishEndpoints(dataDir: string, storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>): void {
-  writeFileSync(
-    endpointsFile(dataDir),
-    JSON.stringify({ pid: process.pid, dynamoEndpoint: storage.dynamoEndpoint, s3Endpoint: storage.s3Endpoint }),
-  );
+type PublishedStorage = Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint' | 'tableName'>;
+
+export function publishEndpoints(dataDir: string, storage: PublishedStorage): void {
+  const { dynamoEndpoint, s3Endpoint, tableName } = storage;
+  writeFileSync(endpointsFile(dataDir), JSON.stringify({ pid: process.pid, dynamoEndpoint, s3Endpoint, tableName }));
 }
 
 export function withdrawEndpoints(dataDir: string): void {
   rmSync(endpointsFile(dataDir), { force: true });
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
- * For the CLIs: the storage of the running `npm start` on the same DATA_DIR if there is one (its leveldb
- * is locked by that process), else an embedded one on DATA_DIR for the duration of the command.
+ * For the CLIs: the storage of the running `npm start` on the same DATA_DIR if there is one (its engine
+ * holds the data files), else one started on DATA_DIR for the duration of the command.
  */
 export async function connectOrStartStorage(dataDir: string): Promise<LocalStorage> {
   try {
-    const published = JSON.parse(readFileSync(endpointsFile(dataDir), 'utf8')) as {
+    const { pid, ...published } = JSON.parse(readFileSync(endpointsFile(dataDir), 'utf8')) as PublishedStorage & {
       pid: number;
-      dynamoEndpoint: string;
-      s3Endpoint: string;
     };
-    if (isAlive(published.pid))
-      return { dynamoEndpoint: published.dynamoEndpoint, s3Endpoint: published.s3Endpoint, close: async () => {} };
+    if (isAlive(pid)) return { ...published, close: async () => {} };
   } catch {
     // No server running on this DATA_DIR.
   }

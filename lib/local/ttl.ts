@@ -18,6 +18,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEven
 import { SWEEPER_STREAM_FILTER } from '../../functions/contracts/library-sweep.ts';
 import { table } from '../../functions/store/table.ts';
 import { lambdaContext } from './api-gateway.ts';
+import { matchesFilter } from './event-filter.ts';
 import { localDynamoClient, type LocalStorage } from './storage.ts';
 
 export interface TtlRun {
@@ -134,11 +135,3 @@ const ttlDeletionRecord = (item: Item, nowMs: number): DynamoDBRecord => ({
     StreamViewType: 'OLD_IMAGE',
   },
 });
-
-/** Lambda event filtering, as far as the sweeper's pattern uses it: nested fields, each a list of allowed values. */
-function matchesFilter(pattern: Record<string, unknown>, event: unknown): boolean {
-  return Object.entries(pattern).every(([field, rule]) => {
-    const value = (event as Record<string, unknown> | undefined)?.[field];
-    return Array.isArray(rule) ? rule.includes(value) : matchesFilter(rule as Record<string, unknown>, value);
-  });
-}

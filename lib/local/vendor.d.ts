@@ -1,16 +1,4 @@
-// Minimal types for the two local stand-ins, which ship none.
-declare module 'dynalite' {
-  import type { Server } from 'node:net';
-  interface DynaliteOptions {
-    path?: string;
-    createTableMs?: number;
-    deleteTableMs?: number;
-    updateTableMs?: number;
-    maxItemSizeKb?: number;
-  }
-  export default function dynalite(options?: DynaliteOptions): Server;
-}
-
+// Minimal types for s3rver, which ships none.
 declare module 's3rver' {
   import type { AddressInfo } from 'node:net';
   interface S3rverOptions {

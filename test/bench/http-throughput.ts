@@ -1,6 +1,6 @@
 /**
  * Figure 4: HTTP throughput of `npm start` (bin/local.ts, in its own process) against a bare node:http
- * server (support/bare-server.ts, in another) making the same DynamoDB calls on the same dynalite (the
+ * server (support/bare-server.ts, in another) making the same DynamoDB calls on the same DynamoDB Local (the
  * one inside `npm start`). autocannon drives both from this process over loopback.
  */
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -267,10 +267,10 @@ export async function run(): Promise<Figure[]> {
       {
         title: '4. HTTP throughput of the local service',
         howToRead:
-          `autocannon sends ${CONNECTIONS} concurrent connections at \`npm start\` (bin/local.ts: the local API Gateway front with the real authorizer and handlers, dynalite and s3rver in one process) ` +
-          'and, alternately, at a bare node:http server in its own process that makes the same DynamoDB calls on the same dynalite with nothing else (no authorizer, validation, middleware or logging). ' +
+          `autocannon sends ${CONNECTIONS} concurrent connections at \`npm start\` (bin/local.ts: the local API Gateway front with the real authorizer and handlers, DynamoDB Local and s3rver in one process) ` +
+          'and, alternately, at a bare node:http server in its own process that makes the same DynamoDB calls on the same DynamoDB Local with nothing else (no authorizer, validation, middleware or logging). ' +
           (pinning
-            ? `Both servers run on CPU core ${SERVER_CORE} and autocannon on core ${LOAD_CORE} (taskset): the bare server's storage is the dynalite inside \`npm start\`, so unpinned it would have a core of its own plus the service's, twice the CPU the service gets on an idle machine. `
+            ? `Both servers run on CPU core ${SERVER_CORE} and autocannon on core ${LOAD_CORE} (taskset): the bare server's storage is the DynamoDB Local of \`npm start\`, so unpinned it would have a core of its own plus the service's, twice the CPU the service gets on an idle machine. `
             : 'The processes are not pinned to cores (taskset unavailable): on an idle machine the bare server gets more CPU than the service, whose process also runs its storage. ') +
           `Each side gets ${ROUNDS} rounds of ${ROUND_SECONDS} s after a 1 s warm-up; the req/s and p99 columns are the medians over rounds of each side's average requests per second and p99 latency, and each ratio is the median of the per-round ratios (a round runs the two loads back to back, so a change in the machine's load between rounds cancels out of it). ` +
           `Requests rotate over ${USERS} users with one basket each (bearer tokens verified by the authorizer on every request); adding a line adds 1 to the basket's line. ` +

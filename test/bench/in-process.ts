@@ -260,7 +260,7 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
     title: '2. Handler overhead',
     howToRead:
       'One request through the handler, invoked in-process with the API Gateway event the local front builds (authorizer context included), ' +
-      'against the same DynamoDB calls (same wire-level inputs, same order, side-by-side calls kept side by side) sent on a plain DynamoDBClient to the same dynalite, ' +
+      'against the same DynamoDB calls (same wire-level inputs, same order, side-by-side calls kept side by side) sent on a plain DynamoDBClient to the same DynamoDB Local, ' +
       'plus the other AWS calls the handler makes, through the same local stand-ins: a domain event (checkout, orders) is EventBridge PutEvents in AWS and a line appended to the events file locally, so the bare side appends the same lines to a file; ' +
       'POST /library/upload signs a presigned POST, so its bare side signs the same POST on a plain S3Client; the library reads sign presigned GETs (one per item), so their bare side signs the same GETs there. ' +
       `The two run alternately, ${OVERHEAD_ROUNDS} times each after ${WARM_UP_ROUNDS} warm-up runs, every run starting from the same table state; times are medians, and each ratio is the median of the ${OVERHEAD_ROUNDS} per-round ratios (a round runs the two back to back, so a change in the machine's load between rounds cancels out of it). ` +

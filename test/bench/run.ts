@@ -72,7 +72,7 @@ if (values.only) {
     '',
     'Written by `npm run bench` (do not edit by hand). `npm run bench -- --check` fails when a budget below is missed.',
     'Every budget is a ratio or a count measured side by side in the same run, so it holds on a noisy shared machine where absolute times do not;',
-    'absolute figures are shown to give the ratios a scale. All traffic stays on loopback: the local stand-ins (dynalite for DynamoDB, s3rver for S3) replace AWS.',
+    'absolute figures are shown to give the ratios a scale. All traffic stays on loopback: the local stand-ins (DynamoDB Local for DynamoDB, s3rver for S3) replace AWS.',
     '',
     `- Date: ${started.toISOString()} (took ${((Date.now() - started.getTime()) / 60_000).toFixed(1)} min)`,
     `- Node: ${process.version}`,

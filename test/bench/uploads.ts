@@ -205,7 +205,7 @@ export async function run(): Promise<Figure[]> {
       {
         title: '5a. Uploads: time',
         howToRead:
-          'Handlers run in-process with the API Gateway event the local front builds (API key authorizer context included), storing into s3rver and dynalite on loopback. ' +
+          'Handlers run in-process with the API Gateway event the local front builds (API key authorizer context included), storing into s3rver and DynamoDB Local on loopback. ' +
           `Push: a 4 MB JPEG in multipart/form-data (base64 in the event, as API Gateway sends binary bodies) against one S3 PutObject of the same bytes (SDK defaults), ${PUSH_ROUNDS} runs each after ${PUSH_WARM_UP_ROUNDS} warm-up runs, alternating, medians. ` +
           "The service sends the image with a CRC32 that S3 checks, signs it UNSIGNED-PAYLOAD and takes FileMd5 from S3's ETag (the MD5 of an SSE-S3 object stored by one PutObject), so it hashes the 4 MB once; the bare PutObject uses the SDK defaults (CRC32 and a SHA-256 of the payload for the signature). " +
           `Pull: a 200 MB PNG streamed by a loopback server, against a bare copy of the same URL into S3 (node:http GET piped into a lib-storage multipart Upload), ${PULL_ROUNDS} runs each, alternating, medians. ` +

@@ -60,7 +60,13 @@ const actionsOf = (role: IConstruct): string[] =>
 
 const dashboardBody = () => JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody);
 
-const TABLE_WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+const TABLE_WRITES = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
 
 describe('routes', () => {
   it('gives every route of the table a method integrated with its own function, behind the authorizer of its credential kind', () => {

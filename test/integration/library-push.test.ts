@@ -1,6 +1,6 @@
 /**
  * Push, multi push, builder URLs and the large-file upload over HTTP against the local stack (API Gateway
- * front, authorizer, handlers, dynalite, s3rver), with real PNG/JPEG/GIF bytes.
+ * front, authorizer, handlers, DynamoDB Local, s3rver), with real PNG/JPEG/GIF bytes.
  */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';

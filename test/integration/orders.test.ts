@@ -73,7 +73,7 @@ const events = (): EventLine[] =>
 
 /**
  * Records every DynamoDB call the in-process handlers make, with the number of items each one read
- * (`ScannedCount`: what a Query reads before any filter; dynalite reports no consumed capacity).
+ * (`ScannedCount`: what a Query reads before any filter).
  */
 async function recordDynamoCalls<T>(
   work: () => Promise<T>,

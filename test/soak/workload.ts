@@ -33,14 +33,17 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `bin/local.ts` on a free port. Node itself is spawned (process.execPath is the pinned `npx node`),
- * not `npx`: a SIGKILL must hit the server, not a wrapper that would leave the server running.
+ * Starts `bin/local.ts` on a free port, as `npm start` does: in a process group of its own with its own
+ * DynamoDB Local (not the test run's shared engine), so a kill of the group hits the server and its engine.
+ * Node itself is spawned (process.execPath is the pinned `npx node`), not `npx`.
  */
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const { DYNAMODB_LOCAL_ENDPOINT: _shared, ...parentEnv } = process.env;
   const child = spawn(process.execPath, ['bin/local.ts'], {
     cwd: repoRoot,
+    detached: true,
     env: {
-      ...process.env,
+      ...parentEnv,
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
@@ -77,9 +80,9 @@ export async function startServer(dataDir: string, env: Record<string, string> =
   return { url, child, exited };
 }
 
-/** SIGKILL: no shutdown handler runs, nothing is flushed by the server itself. */
+/** SIGKILL of the whole process group (server and engine): no shutdown handler runs, nothing is flushed by either. */
 export async function killServer(server: ServerProcess): Promise<void> {
-  server.child.kill('SIGKILL');
+  process.kill(-(server.child.pid as number), 'SIGKILL');
   await server.exited;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Test harness: starts the real local service (API Gateway front, authorizer, handlers, dynalite, s3rver)
+ * Test harness: starts the real local service (API Gateway front, authorizer, handlers, DynamoDB Local, s3rver)
  * on free loopback ports with temporary storage, and gives tests credentials and a small JSON client.
  * One service per test file: handler modules configure their SDK clients from the environment once.
  */

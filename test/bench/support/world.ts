@@ -1,6 +1,6 @@
 /**
  * The in-process world the storage, overhead and cold-start benchmarks share: the real local service
- * (dynalite, s3rver, API Gateway front, authorizer) on loopback, a DynamoDB probe on the handlers' client,
+ * (DynamoDB Local, s3rver, API Gateway front, authorizer) on loopback, a DynamoDB probe on the handlers' client,
  * and API Gateway events captured from the real front, so a handler can be invoked in-process with
  * exactly the event (authorizer context included) API Gateway would hand it.
  */
