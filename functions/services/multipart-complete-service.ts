@@ -11,7 +11,7 @@
  * dies after S3 assembled the object leaves it for the next call, which finds the S3 upload gone and checks
  * the object instead; one that dies for good leaves it to the sweeper once the record expires.
  */
-import { partsToComplete, uploadStep, type NamedPart } from '../domain/multipart-upload.ts';
+import { partsToComplete, uploadStep, type NamedPart, type StoredPart } from '../domain/multipart-upload.ts';
 import { DomainError } from '../shared/errors.ts';
 import { newSecretId } from '../shared/ids.ts';
 import { logger } from '../shared/powertools.ts';
@@ -47,12 +47,19 @@ function answerOf(upload: MultipartUpload | undefined, apiKeyId: string, now: nu
   throw uploadInProgress(upload.itemGuid);
 }
 
-/** The object S3 assembled from the client's parts, checked; undefined when neither the upload nor the object exists. */
-async function assemble(upload: MultipartUpload, named: readonly NamedPart[]): Promise<VerifiedImage | undefined> {
+/**
+ * The parts to assemble, checked against what S3 holds before anything is written (a wrong list is a 400
+ * that changes nothing); undefined when S3 no longer knows the upload because an earlier call completed
+ * it and died before recording the outcome: the object is then checked as it is.
+ */
+async function checkedParts(upload: MultipartUpload, named: readonly NamedPart[]): Promise<StoredPart[] | undefined> {
   const stored = await s3Uploads.listS3Parts(upload);
-  // The S3 upload is gone when an earlier call completed it and died before recording the outcome.
-  if (stored !== undefined)
-    await s3Uploads.completeS3Upload(upload, partsToComplete(named, stored, upload.fileSize, upload));
+  return stored === undefined ? undefined : partsToComplete(named, stored, upload.fileSize, upload);
+}
+
+/** The object S3 assembles from `parts`, checked; undefined when there is no object (the upload was aborted). */
+async function assemble(upload: MultipartUpload, parts: StoredPart[] | undefined): Promise<VerifiedImage | undefined> {
+  if (parts !== undefined) await s3Uploads.completeS3Upload(upload, parts);
   return verifyStoredImage(upload.objectKey, upload.fileSize);
 }
 
@@ -64,12 +71,13 @@ export async function completeUpload(
 ): Promise<IngestResult> {
   const upload = await records.getMultipartUpload(itemGuid);
   if (uploadStep(upload, apiKeyId, now) !== 'open' || upload === undefined) return answerOf(upload, apiKeyId, now);
+  const parts = await checkedParts(upload, named);
   if (!(await records.claimMultipartUpload(itemGuid, now, now - CLAIM_STALE_MS)))
     return answerOf(await records.getMultipartUpload(itemGuid), apiKeyId, now);
 
   let verified: VerifiedImage | undefined;
   try {
-    verified = await assemble(upload, named);
+    verified = await assemble(upload, parts);
   } catch (error) {
     if (error instanceof DomainError && error.kind === 'UnsupportedMedia') {
       // The object is deleted already (stored-image-check.ts); the refusal is the upload's outcome.
