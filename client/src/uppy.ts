@@ -45,7 +45,12 @@ interface UploadRef {
 
 /** The `@uppy/aws-s3` options `libraryUploads` answers. */
 export interface LibraryUploadOptions {
-  shouldUseMultipart: (file: UppyFileLike) => boolean;
+  /**
+   * Every file, even a one-part one, goes in parts: only the completion adds it to the library and answers
+   * its ProductBuilderUrl (Uppy's single-request upload has no completion step). A constant rather than a
+   * function: with a function Uppy also asks for the single-request options, which would never be used.
+   */
+  shouldUseMultipart: true;
   getChunkSize: (file: { size: number }) => number;
   createMultipartUpload: (file: UppyFileLike) => Promise<{ uploadId: string; key: string }>;
   signPart: (
@@ -134,8 +139,7 @@ export function libraryUploads(
   return {
     limit: settings.limit ?? 4,
     retryDelays: settings.retryDelays ?? [0, 1000, 3000, 5000, 10_000, 10_000, 10_000, 10_000, 10_000, 10_000],
-    // Every file goes in parts, even a one-part file: only the completion adds it to the library.
-    shouldUseMultipart: () => true,
+    shouldUseMultipart: true,
     getChunkSize: (file) => partSizeFor(file.size),
 
     async createMultipartUpload(file) {

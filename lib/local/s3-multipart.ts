@@ -23,7 +23,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -220,12 +220,14 @@ export function multipartMiddleware(directory: string) {
 
     const objectPath = ctx.store.getResourcePath(bucket, key, 'object');
     const assembling = join(uploadDir(uploadId), 'assembled.tmp');
-    const out = createWriteStream(assembling);
-    for (const part of parts)
-      await pipeline(createReadStream(join(uploadDir(uploadId), String(part.partNumber))), out, { end: false });
-    await new Promise<void>((resolve, reject) =>
-      out.end((error?: Error | null) => (error ? reject(error) : resolve())),
-    );
+    const out = await open(assembling, 'w');
+    try {
+      for (const part of parts)
+        for await (const chunk of createReadStream(join(uploadDir(uploadId), String(part.partNumber))))
+          await out.write(chunk as Buffer);
+    } finally {
+      await out.close();
+    }
     await mkdir(dirname(objectPath), { recursive: true });
     await rename(assembling, objectPath);
     const etag = `${createHash('md5')

@@ -39,15 +39,20 @@ export interface PageOptions {
   main: Html;
   /** Extra origins images may load from (the presigned download URLs' storage). */
   imageOrigins?: readonly string[];
+  /**
+   * A page that runs a script of this site's own (the upload page): its path and its stylesheet's, and the
+   * origins it may send requests to besides this site (the storage its uploads go to).
+   */
+  script?: { src: string; stylesheet: string; connectOrigins: readonly string[] };
 }
 
 export interface RenderedPage {
   body: string;
-  /** Content-Security-Policy for this page: nothing runs, nothing loads from anywhere but here and the image storage. */
+  /** Content-Security-Policy for this page: nothing runs but the site's own script file, nothing loads from anywhere but here and the image storage. */
   csp: string;
 }
 
-export function page({ title, main, imageOrigins = [] }: PageOptions): RenderedPage {
+export function page({ title, main, imageOrigins = [], script }: PageOptions): RenderedPage {
   const body = html`<!doctype html>
 <html lang="en">
 <head>
@@ -55,7 +60,13 @@ export function page({ title, main, imageOrigins = [] }: PageOptions): RenderedP
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Local checkout</title>
 <link rel="stylesheet" href="/site.css">
-</head>
+${
+  script
+    ? html`<link rel="stylesheet" href="${script.stylesheet}">
+<script type="module" src="${script.src}"></script>
+`
+    : ''
+}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header><p class="brand">Local checkout and product builder <span class="tag">(test stand-in, no real payments)</span></p></header>
@@ -69,7 +80,10 @@ ${main}
   const csp = [
     "default-src 'none'",
     "style-src 'self'",
-    `img-src 'self' ${imageOrigins.join(' ')}`.trim(),
+    // A script's page previews the chosen photos from blob: URLs of the files, before they are uploaded.
+    `img-src 'self' ${script ? 'blob: data: ' : ''}${imageOrigins.join(' ')}`.trim(),
+    // Only the site's own script file: nothing inline, nothing from elsewhere.
+    ...(script ? ["script-src 'self'", `connect-src 'self' ${script.connectOrigins.join(' ')}`.trim()] : []),
     "form-action 'self'",
     "base-uri 'none'",
     "frame-ancestors 'none'",
