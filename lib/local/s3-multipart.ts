@@ -8,13 +8,12 @@
  * another upload, a missing part must be refused; a listing must show what is stored; an abort must remove
  * the parts), so this middleware, placed before s3rver's router, serves all five operations itself:
  *
- * - parts live in a directory of their own (`<dir>/<uploadId>/`), written to a temporary file and renamed,
+ * - parts live in a directory of their own (`<dir>/uploads/<uploadId>/`), written to a temporary file and renamed,
  *   with their MD5 (the ETag S3 gives a part) and size;
  * - ListParts pages (`max-parts`, `part-number-marker`) like S3; AbortMultipartUpload removes the parts;
- * - Complete answers S3's errors (NoSuchUpload, InvalidPart, InvalidPartOrder, EntityTooSmall), then writes
- *   the object in s3rver's own file layout (content, then `.md5`, then metadata: the order storage.ts's
- *   torn-object clean-up relies on) with S3's multipart ETag, the MD5 of the parts' MD5s and `-<count>`,
- *   which is not the MD5 of the file. The bytes are copied once, not hashed again.
+ * - Complete answers S3's errors (NoSuchUpload, InvalidPart, InvalidPartOrder, EntityTooSmall), then makes
+ *   the parts the object where they lie, without copying (lib/local/s3-multipart-objects.ts), with S3's
+ *   multipart ETag: the MD5 of the parts' MD5s and `-<count>`, which is not the MD5 of the file.
  *
  * CORS: a part PUT from a browser gets the bucket's CORS headers through s3rver's own CORS middleware
  * (preflights are s3rver's), so a page can read the ETag when the bucket's rule exposes it. Signatures are
@@ -22,13 +21,14 @@
  * functions speak to it through the same SDK calls as to S3.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
+import { assembledObjects, type FilesystemStore } from './s3-multipart-objects.ts';
 
 const require = createRequire(import.meta.url);
 // s3rver's own error (rendered as S3's XML error with its status) and CORS middleware.
@@ -49,11 +49,7 @@ interface Ctx {
   status: number;
   body: unknown;
   set(name: string, value: string): void;
-  store: {
-    getBucket(bucket: string): Promise<unknown>;
-    getResourcePath(bucket: string, key: string, resource: string): string;
-    putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>;
-  };
+  store: { getBucket(bucket: string): Promise<unknown> };
 }
 
 interface UploadInfo {
@@ -92,7 +88,13 @@ function metadataOf(headers: Ctx['headers']): Record<string, string> {
   );
 }
 
-export function multipartMiddleware(directory: string) {
+/** Puts the multipart operations in front of s3rver's router, keeping uploads and assembled objects under `directory`. */
+export function installMultipart(s3rver: { store: unknown; middleware: unknown[] }, directory: string): void {
+  const objects = assembledObjects(directory, s3rver.store as FilesystemStore);
+  s3rver.middleware.splice(s3rver.middleware.length - 1, 0, multipartMiddleware(join(directory, 'uploads'), objects));
+}
+
+function multipartMiddleware(directory: string, objects: ReturnType<typeof assembledObjects>) {
   const cors = corsMiddleware();
   const uploadDir = (uploadId: string) => join(directory, uploadId.replace(/[^0-9a-f]/g, ''));
 
@@ -218,23 +220,18 @@ export function multipartMiddleware(directory: string) {
     if (parts.slice(0, -1).some((part) => part.size < MIN_PART_SIZE))
       throw new S3Error('EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed object size.');
 
-    const objectPath = ctx.store.getResourcePath(bucket, key, 'object');
-    const assembling = join(uploadDir(uploadId), 'assembled.tmp');
-    const out = await open(assembling, 'w');
-    try {
-      for (const part of parts)
-        for await (const chunk of createReadStream(join(uploadDir(uploadId), String(part.partNumber))))
-          await out.write(chunk as Buffer);
-    } finally {
-      await out.close();
-    }
-    await mkdir(dirname(objectPath), { recursive: true });
-    await rename(assembling, objectPath);
     const etag = `${createHash('md5')
       .update(Buffer.concat(parts.map((part) => Buffer.from(part.etag, 'hex'))))
       .digest('hex')}-${parts.length}`;
-    await ctx.store.putMetadata(bucket, key, info.metadata, etag);
-    await rm(uploadDir(uploadId), { recursive: true, force: true });
+    // The parts become the object where they lie (lib/local/s3-multipart-objects.ts): no bytes copied.
+    await objects.assemble(
+      bucket,
+      key,
+      uploadDir(uploadId),
+      parts.map((part) => ({ file: String(part.partNumber), size: part.size })),
+      etag,
+      info.metadata,
+    );
     ctx.body = {
       CompleteMultipartUploadResult: { Location: `/${bucket}/${key}`, Bucket: bucket, Key: key, ETag: quoted(etag) },
     };

@@ -30,7 +30,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { table } from '../../functions/store/table.ts';
 import { isAlive, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
-import { multipartMiddleware } from './s3-multipart.ts';
+import { installMultipart } from './s3-multipart.ts';
 
 export interface LocalStorage {
   dynamoEndpoint: string;
@@ -90,7 +90,7 @@ export async function startLocalStorage(options: {
   const multipartDir = options.dataDir
     ? join(options.dataDir, 's3-multipart')
     : mkdtempSync(join(tmpdir(), 'photo-commerce-s3-multipart-'));
-  s3rver.middleware.splice(s3rver.middleware.length - 1, 0, multipartMiddleware(multipartDir));
+  installMultipart(s3rver, multipartDir);
   const s3Address = await s3rver.run();
 
   return {

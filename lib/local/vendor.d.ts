@@ -15,5 +15,7 @@ declare module 's3rver' {
     close(): Promise<void>;
     /** Koa's middleware list, composed when the server starts (lib/local/s3-multipart.ts goes before the router). */
     middleware: unknown[];
+    /** The FilesystemStore (lib/local/s3-multipart-objects.ts wraps some of its methods). */
+    store: unknown;
   }
 }
