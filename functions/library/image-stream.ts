@@ -73,30 +73,48 @@ export class ImageMeter extends Transform {
     _encoding: BufferEncoding,
     done: (error?: Error | null, data?: Buffer) => void,
   ): void {
-    this.byteCount += chunk.length;
-    if (this.byteCount > this.maxBytes) return done(imageTooLarge(this.maxBytes));
-    if (this.markup.foundIn(chunk)) return done(polyglot());
     try {
-      this.readHeader(chunk);
+      this.count(chunk);
     } catch (error) {
       return done(error as Error);
-    }
-    if (this.chunks++ === 0) this.unhashed = chunk;
-    else {
-      this.hashUnhashed();
-      this.hash.update(chunk);
     }
     done(null, chunk);
   }
 
   override _flush(done: (error?: Error | null) => void): void {
     try {
-      this.metadata ??= this.header.end();
+      this.settle();
     } catch (error) {
       return done(error as Error);
     }
-    if (this.unhashed === undefined) this.digest = this.hash.digest();
     done();
+  }
+
+  /**
+   * Measures a whole body read from `source` without passing it on: for a body that goes nowhere (an object
+   * already in the bucket), a stream stage of its own would cost more than the scan (figure 5c).
+   */
+  async measure(source: AsyncIterable<Buffer>): Promise<void> {
+    for await (const chunk of source) this.count(chunk);
+    this.settle();
+  }
+
+  /** One chunk: counted, scanned, its header bytes read, hashed; throws the refusal. */
+  private count(chunk: Buffer): void {
+    this.byteCount += chunk.length;
+    if (this.byteCount > this.maxBytes) throw imageTooLarge(this.maxBytes);
+    if (this.markup.foundIn(chunk)) throw polyglot();
+    this.readHeader(chunk);
+    if (this.chunks++ === 0) this.unhashed = chunk;
+    else {
+      this.hashUnhashed();
+      this.hash.update(chunk);
+    }
+  }
+
+  private settle(): void {
+    this.metadata ??= this.header.end();
+    if (this.unhashed === undefined) this.digest = this.hash.digest();
   }
 
   /** The header's metadata, after the last byte. */

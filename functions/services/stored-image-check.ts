@@ -4,8 +4,6 @@
  * active content and header metadata by streaming that same object version through the meter, never
  * holding the file. An object that is no image is deleted before the refusal is thrown: nothing is kept.
  */
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { SNIFF_BYTES, sniffImageType, type LibraryItem } from '../domain/library.ts';
 import { DomainError } from '../shared/errors.ts';
 import { ImageMeter } from '../library/image-stream.ts';
@@ -30,11 +28,8 @@ export async function verifyStoredImage(objectKey: string, maxBytes: number): Pr
   }
   const meter = new ImageMeter(maxBytes, mimeType);
   try {
-    await pipeline(
-      await objects.openObject(objectKey, head.etag),
-      meter,
-      new Writable({ write: (_chunk, _encoding, done) => done() }),
-    );
+    const body = await objects.openObject(objectKey, head.etag);
+    await meter.measure(body).finally(() => body.destroy());
   } catch (error) {
     // A polyglot or an unreadable header is refused like any other non-image: its bytes are not kept.
     if (error instanceof DomainError && error.kind === 'UnsupportedMedia') await objects.deleteImageObject(objectKey);

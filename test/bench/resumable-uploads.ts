@@ -24,7 +24,7 @@ import { progress } from './support/progress.ts';
 const MB = 1024 * 1024;
 const FILE_BYTES = 200 * MB;
 const PARALLEL_PARTS = 4;
-const ROUNDS = 3;
+const ROUNDS = 5;
 const UPLOAD_BUDGET = 1.2;
 const COMPLETE_BUDGET = 1.5;
 
