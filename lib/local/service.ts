@@ -23,9 +23,9 @@ import {
   type LocalStorage,
 } from './storage.ts';
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
-import { ttlStandIn, type TtlRun } from './ttl.ts';
-import { tableStream, type StreamConsumer } from './table-stream.ts';
-import { OUTBOX_STREAM_FILTER } from '../../functions/contracts/outbox-stream.ts';
+import { ttlStandIn, withTtlIdentity, type TtlRun } from './ttl.ts';
+import { tableStream } from './table-stream.ts';
+import { LIBRARY_SWEEPER, STREAM_CONSUMERS, streamCheckpointFile } from './stream-consumers.ts';
 import { apiDocs } from './api-docs.ts';
 
 export interface LocalServiceOptions {
@@ -51,15 +51,6 @@ export interface LocalServiceOptions {
   /** How often the table stream is read for its consumers (the event publisher); 0: only by drainStream(). */
   streamPollMs?: number;
 }
-
-/** The functions the table stream feeds in AWS, with their mappings' filters (lib/constructs/). */
-const STREAM_CONSUMERS: StreamConsumer[] = [
-  {
-    name: 'publish-events',
-    filter: OUTBOX_STREAM_FILTER,
-    load: async () => (await import('../../functions/handlers/publish-events.ts')).handler,
-  },
-];
 
 export interface LocalService {
   url: string;
@@ -131,8 +122,21 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     handler: RequestAuthorizer;
   };
 
+  // The table stream's consumers, as its event source mappings run them in AWS (event publisher, library sweeper).
+  const stream = tableStream(storage, process.env.TABLE_NAME as string, STREAM_CONSUMERS, {
+    ...(temporary ? {} : { checkpointFile: streamCheckpointFile(dataDir) }),
+    pollIntervalMs: options.streamPollMs ?? 200,
+    prepare: withTtlIdentity,
+  });
+
   const ttl = ttlStandIn(storage, process.env.TABLE_NAME as string);
-  const expireTtl = (nowMs?: number) => ttl.run(nowMs);
+  /** TTL's deletions, then the stream's delivery of them to the sweeper, as in AWS (with the delay taken out). */
+  const expireTtl = async (nowMs?: number): Promise<TtlRun> => {
+    const before = (await stream.drain())[LIBRARY_SWEEPER.name] as { handled: number };
+    const expired = await ttl.run(nowMs);
+    const after = (await stream.drain())[LIBRARY_SWEEPER.name] as { handled: number; retrying: number };
+    return { expired, swept: after.handled - before.handled, retrying: after.retrying };
+  };
   let ttlRunning: Promise<unknown> = Promise.resolve();
   const ttlTimer =
     options.ttlIntervalMs && options.ttlIntervalMs > 0
@@ -140,12 +144,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
           ttlRunning = expireTtl().catch((error: unknown) => process.stderr.write(`TTL stand-in: ${String(error)}\n`));
         }, options.ttlIntervalMs).unref()
       : undefined;
-
-  // The table stream's consumers, as its event source mappings run them in AWS (the outbox publisher).
-  const stream = tableStream(storage, process.env.TABLE_NAME as string, STREAM_CONSUMERS, {
-    ...(temporary ? {} : { checkpointFile: join(dataDir, 'stream-checkpoints.json') }),
-    pollIntervalMs: options.streamPollMs ?? 200,
-  });
 
   // The API reference page (GET /docs) is the local front's own, next to the routes; it is not a route (lib/local/api-docs.ts).
   const beforeRoute = (request: IncomingMessage) => apiDocs(request) ?? options.beforeRoute?.(request);
@@ -165,7 +163,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     keys,
     dataDir,
     expireTtl,
-    drainStream: () => stream.drain(),
+    drainStream: async () => {
+      await stream.drain();
+    },
     async close() {
       clearInterval(ttlTimer);
       await ttlRunning;

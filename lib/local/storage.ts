@@ -37,6 +37,8 @@ export interface LocalStorage {
   s3Endpoint: string;
   /** The table to use on a shared engine (one per storage); undefined: the service's TABLE_NAME. */
   tableName?: string;
+  /** Set when this is the storage of a running `npm start` (connectOrStartStorage): its stream consumers run there. */
+  serverPid?: number;
   close(): Promise<void>;
 }
 
@@ -254,7 +256,7 @@ export async function connectOrStartStorage(dataDir: string): Promise<LocalStora
     const { pid, ...published } = JSON.parse(readFileSync(endpointsFile(dataDir), 'utf8')) as PublishedStorage & {
       pid: number;
     };
-    if (isAlive(pid)) return { ...published, close: async () => {} };
+    if (isAlive(pid)) return { ...published, serverPid: pid, close: async () => {} };
   } catch {
     // No server running on this DATA_DIR.
   }

@@ -31,9 +31,12 @@ export interface StreamConsumer {
   load(): Promise<(event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>>;
 }
 
+/** Per consumer, since the stream was opened: records it finished, and records waiting behind a failure now. */
+export type StreamReport = Record<string, { handled: number; retrying: number }>;
+
 export interface TableStream {
   /** Reads the stream until nothing new is left and every consumer is done with it (or failing). */
-  drain(): Promise<void>;
+  drain(): Promise<StreamReport>;
   close(): Promise<void>;
 }
 
@@ -55,8 +58,17 @@ export function tableStream(
   storage: Pick<LocalStorage, 'dynamoEndpoint'>,
   tableName: string,
   consumers: StreamConsumer[],
-  options: { checkpointFile?: string; pollIntervalMs?: number } = {},
+  options: {
+    checkpointFile?: string;
+    pollIntervalMs?: number;
+    /** What the engine cannot put on a record itself (ttl.ts: the identity of TTL's deletions). */
+    prepare?: (record: DynamoDBRecord) => DynamoDBRecord;
+  } = {},
 ): TableStream {
+  const prepare = options.prepare ?? ((record: DynamoDBRecord) => record);
+  const report: StreamReport = Object.fromEntries(
+    consumers.map((consumer) => [consumer.name, { handled: 0, retrying: 0 }]),
+  );
   const dynamo: DynamoDBClient = localDynamoClient(storage);
   const streams = new DynamoDBStreamsClient({
     endpoint: storage.dynamoEndpoint,
@@ -127,7 +139,9 @@ export function tableStream(
     const pending = after === undefined ? records : records.filter((record) => isAfter(record, after));
     for (let start = 0; start < pending.length; start += BATCH_SIZE) {
       const batch = pending.slice(start, start + BATCH_SIZE);
-      const passed = batch.map(toLambdaRecord).filter((record) => matchesFilter(consumer.filter, record));
+      const passed = batch
+        .map((record) => prepare(toLambdaRecord(record)))
+        .filter((record) => matchesFilter(consumer.filter, record));
       let failedAt: string | undefined;
       if (passed.length > 0) {
         try {
@@ -139,14 +153,20 @@ export function tableStream(
           failedAt = passed[0]?.dynamodb?.SequenceNumber;
         }
       }
+      const counts = report[consumer.name] as StreamReport[string];
       if (failedAt !== undefined) {
         // Everything before the failed record is done; the failed record and what follows are retried.
+        const failedIndex = passed.findIndex((record) => record.dynamodb?.SequenceNumber === failedAt);
+        counts.handled += Math.max(0, failedIndex);
+        counts.retrying = passed.length - Math.max(0, failedIndex);
         const index = batch.findIndex((record) => record.dynamodb?.SequenceNumber === failedAt);
         const lastDone = index > 0 ? batch[index - 1] : start > 0 ? pending[start - 1] : undefined;
         if (lastDone) done[shardId] = lastDone.dynamodb?.SequenceNumber as string;
         saveCheckpoints();
         return;
       }
+      counts.handled += passed.length;
+      counts.retrying = 0;
       done[shardId] = batch[batch.length - 1]?.dynamodb?.SequenceNumber as string;
       saveCheckpoints();
     }
@@ -190,6 +210,7 @@ export function tableStream(
   return {
     async drain() {
       await pollOnce();
+      return structuredClone(report);
     },
     async close() {
       clearInterval(timer);

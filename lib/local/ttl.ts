@@ -1,78 +1,59 @@
 /**
- * DynamoDB's Time to Live and the sweeper's stream mapping, for the local stand-in: dynalite has neither.
- * A run finds every item whose TTL attribute has passed, turns each into the stream record DynamoDB's TTL
- * deletion produces (old image, DynamoDB's service identity), hands the records that pass the sweeper's
- * event filter to the sweeper handler, and deletes the items. An item whose sweep failed stays until the
- * next run, which hands it over again, as the stream retries a failed record (here the retry survives a
- * restart too). The Scan stands in for DynamoDB's own process; no request path runs it.
+ * DynamoDB's Time to Live, for the local stand-in: DynamoDB Local accepts the TTL setting but never deletes
+ * expired items. A run finds every item whose TTL attribute has passed and deletes it, as TTL does; the
+ * deletion then travels the table's real stream to the library sweeper, as in AWS (table-stream.ts). What
+ * the engine cannot do is sign the deletion as TTL's own: a TTL deletion carries DynamoDB's service identity,
+ * which the sweeper's filter selects. So the stand-in marks an item before deleting it (LOCAL_TTL_MARK), and
+ * the stream stand-in gives REMOVE records with that mark the service identity (withTtlIdentity). The Scan
+ * stands in for DynamoDB's own process; no request path runs it.
  */
-import { randomUUID } from 'node:crypto';
 import {
   ConditionalCheckFailedException,
   DeleteItemCommand,
   ScanCommand,
+  UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { SWEEPER_STREAM_FILTER } from '../../functions/contracts/library-sweep.ts';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { table } from '../../functions/store/table.ts';
-import { lambdaContext } from './api-gateway.ts';
-import { matchesFilter } from './event-filter.ts';
 import { localDynamoClient, type LocalStorage } from './storage.ts';
 
 export interface TtlRun {
   /** Items deleted because their TTL had passed. */
   expired: number;
-  /** Of those, the ones the library sweeper was given and finished (its event filter matched). */
+  /** Expired records the library sweeper finished while the run's deletions went through the stream. */
   swept: number;
-  /** Expired items the sweeper failed on: kept for the next run. */
+  /** Expired records the sweeper failed on: the stream retries them (the next poll, or the next run). */
   retrying: number;
 }
 
 export interface TtlStandIn {
-  /** One run at the clock `nowMs` (default: now). */
-  run(nowMs?: number): Promise<TtlRun>;
+  /** Deletes what has expired at the clock `nowMs` (default: now); answers how many items. */
+  run(nowMs?: number): Promise<number>;
   close(): void;
 }
 
 type Item = Record<string, AttributeValue>;
 
-let sequence = 0;
+/** The attribute the stand-in sets on an item just before its TTL deletion. */
+const LOCAL_TTL_MARK = 'LocalTtlDeletion';
 
-/** The stand-in for one table; the sweeper handler is loaded on first use, after the caller has set the environment. */
+/** The stream record of a marked deletion, signed as DynamoDB's TTL process signs its own. */
+export const withTtlIdentity = (record: DynamoDBRecord): DynamoDBRecord =>
+  record.eventName === 'REMOVE' && record.dynamodb?.OldImage?.[LOCAL_TTL_MARK]?.BOOL === true
+    ? { ...record, userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } }
+    : record;
+
+/** The stand-in for one table. */
 export function ttlStandIn(storage: Pick<LocalStorage, 'dynamoEndpoint'>, tableName: string): TtlStandIn {
   const client = localDynamoClient(storage);
   return {
     async run(nowMs = Date.now()) {
-      const expired = (await expiredItems(client, tableName, nowMs)).map((item) => ({
-        item,
-        record: ttlDeletionRecord(item, nowMs),
-      }));
-      const forSweeper = expired.filter(({ record }) => matchesFilter(SWEEPER_STREAM_FILTER, record));
-      let failedFrom = forSweeper.length;
-      if (forSweeper.length > 0) {
-        const { handler: sweeper } = (await import('../../functions/handlers/sweep-library-leftovers.ts')) as {
-          handler: (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
-        };
-        const failed = (
-          await sweeper(
-            { Records: forSweeper.map(({ record }) => record) },
-            lambdaContext('sweep-library-leftovers', 60_000),
-          )
-        ).batchItemFailures[0];
-        // A failure names the record to retry from; one it does not name is the whole batch.
-        if (failed)
-          failedFrom = Math.max(
-            0,
-            forSweeper.findIndex(({ record }) => record.dynamodb?.SequenceNumber === failed.itemIdentifier),
-          );
-      }
-      const kept = new Set(forSweeper.slice(failedFrom));
       let deleted = 0;
-      for (const entry of expired)
-        if (!kept.has(entry) && (await deleteIfUnchanged(client, tableName, entry.item))) deleted++;
-      return { expired: deleted, swept: failedFrom, retrying: kept.size };
+      for (const item of await expiredItems(client, tableName, nowMs))
+        if (await deleteIfUnchanged(client, tableName, item)) deleted++;
+      return deleted;
     },
     close: () => client.destroy(),
   };
@@ -102,16 +83,29 @@ const keyOf = (item: Item) => ({
   [table.sortKey]: item[table.sortKey]!,
 });
 
-/** Only the version that expired: an item rewritten meanwhile with a later TTL stays. */
+/**
+ * Only the version that expired: an item rewritten meanwhile with a later TTL stays. Marked first (the
+ * stream's REMOVE record then carries the mark in its old image), then deleted only while still marked.
+ */
 async function deleteIfUnchanged(dynamo: DynamoDBClient, tableName: string, item: Item): Promise<boolean> {
   try {
+    await dynamo.send(
+      new UpdateItemCommand({
+        TableName: tableName,
+        Key: keyOf(item),
+        UpdateExpression: 'SET #mark = :true',
+        ConditionExpression: '#ttl = :ttl',
+        ExpressionAttributeNames: { '#ttl': table.timeToLiveAttribute, '#mark': LOCAL_TTL_MARK },
+        ExpressionAttributeValues: { ':ttl': item[table.timeToLiveAttribute]!, ':true': { BOOL: true } },
+      }),
+    );
     await dynamo.send(
       new DeleteItemCommand({
         TableName: tableName,
         Key: keyOf(item),
-        ConditionExpression: '#ttl = :ttl',
-        ExpressionAttributeNames: { '#ttl': table.timeToLiveAttribute },
-        ExpressionAttributeValues: { ':ttl': item[table.timeToLiveAttribute]! },
+        ConditionExpression: '#mark = :true AND #ttl = :ttl',
+        ExpressionAttributeNames: { '#ttl': table.timeToLiveAttribute, '#mark': LOCAL_TTL_MARK },
+        ExpressionAttributeValues: { ':ttl': item[table.timeToLiveAttribute]!, ':true': { BOOL: true } },
       }),
     );
     return true;
@@ -120,18 +114,3 @@ async function deleteIfUnchanged(dynamo: DynamoDBClient, tableName: string, item
     throw error;
   }
 }
-
-const ttlDeletionRecord = (item: Item, nowMs: number): DynamoDBRecord => ({
-  eventID: randomUUID(),
-  eventName: 'REMOVE',
-  eventSource: 'aws:dynamodb',
-  eventVersion: '1.1',
-  userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' },
-  dynamodb: {
-    ApproximateCreationDateTime: Math.floor(nowMs / 1000),
-    Keys: keyOf(item) as never,
-    OldImage: item as never,
-    SequenceNumber: String(++sequence).padStart(21, '0'),
-    StreamViewType: 'OLD_IMAGE',
-  },
-});

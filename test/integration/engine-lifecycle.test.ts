@@ -1,7 +1,8 @@
 /**
  * `npm start` runs DynamoDB Local as its child: Ctrl-C (SIGINT to the terminal's process group) and SIGTERM
  * leave no JVM behind, and a start after a SIGKILL of the server alone stops the engine it orphaned (the
- * crash test covers a SIGKILL of the whole group and the data it keeps).
+ * crash test covers a SIGKILL of the whole group and the data it keeps). Each test starts `npm start` with
+ * its own JVM, seconds on a loaded machine: hence the long timeouts.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ const enginePid = () =>
   (JSON.parse(readFileSync(join(dataDir, 'dynamodb-local', 'engine.pid'), 'utf8')) as { jvm: number }).jvm;
 
 async function gone(pid: number): Promise<boolean> {
-  for (let waited = 0; waited < 20_000; waited += 100) {
+  for (let waited = 0; waited < 30_000; waited += 100) {
     if (!isAlive(pid)) return true;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -40,14 +41,14 @@ it('stops its engine on SIGTERM', async () => {
   server.child.kill('SIGTERM');
   await server.exited;
   expect(await gone(jvm)).toBe(true);
-});
+}, 120_000);
 
 it('stops its engine on Ctrl-C (SIGINT to the whole process group)', async () => {
   const { server, jvm } = await start();
   process.kill(-(server.child.pid as number), 'SIGINT');
   await server.exited;
   expect(await gone(jvm)).toBe(true);
-});
+}, 120_000);
 
 it('a start after a SIGKILL of the server alone stops the engine it orphaned', async () => {
   const first = await start();
@@ -60,4 +61,4 @@ it('a start after a SIGKILL of the server alone stops the engine it orphaned', a
   expect(await gone(first.jvm)).toBe(true);
   expect(second.jvm).not.toBe(first.jvm);
   expect((await fetch(`${second.server.url}/health`)).status).toBe(200);
-});
+}, 120_000);
