@@ -1,8 +1,8 @@
 /**
  * Checks an object already in the bucket (a presigned upload's, a completed multipart upload's) the way a
  * push checks its bytes on the way in: the type sniffed from the first bytes (a ranged GET), then size, MD5,
- * active content and header metadata by streaming that same object version through the meter, never
- * holding the file. An object that is no image is deleted before the refusal is thrown: nothing is kept.
+ * active content and header metadata by reading that same object version through the meter, in ranges
+ * fetched a few at a time (never the whole file in memory). An object that is no image is deleted before the refusal is thrown: nothing is kept.
  */
 import { SNIFF_BYTES, sniffImageType, type LibraryItem } from '../domain/library.ts';
 import { DomainError } from '../shared/errors.ts';
@@ -28,8 +28,7 @@ export async function verifyStoredImage(objectKey: string, maxBytes: number): Pr
   }
   const meter = new ImageMeter(maxBytes, mimeType);
   try {
-    const body = await objects.openObject(objectKey, head.etag);
-    await meter.measure(body).finally(() => body.destroy());
+    await meter.measure(objects.readObjectRanges(objectKey, head.etag, head.size));
   } catch (error) {
     // A polyglot or an unreadable header is refused like any other non-image: its bytes are not kept.
     if (error instanceof DomainError && error.kind === 'UnsupportedMedia') await objects.deleteImageObject(objectKey);

@@ -98,10 +98,44 @@ export async function readObjectHead(objectKey: string, length: number): Promise
   }
 }
 
-/** The object's bytes as a stream, only if it is still the version `etag` names. */
-export async function openObject(objectKey: string, etag: string): Promise<Readable> {
-  const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, IfMatch: etag }));
-  return result.Body as Readable;
+/** Ranges read at once by readObjectRanges, and their size: 32 MiB in memory at most. */
+const RANGE_BYTES = 8 * 1024 * 1024;
+const RANGES_IN_FLIGHT = 4;
+
+/**
+ * The object's bytes in order, fetched as ranged GETs of 8 MiB, four at a time, only while it is the
+ * version `etag` names. One GET stream from S3 runs at about 80-100 MB/s; four in flight let a 2 GiB file
+ * reach the speed of the hash that reads it (a whole-file MD5 cannot be split across parts).
+ */
+export async function* readObjectRanges(objectKey: string, etag: string, size: number): AsyncGenerator<Buffer> {
+  const read = (start: number) =>
+    s3
+      .send(
+        new GetObjectCommand({
+          Bucket: config.bucketName,
+          Key: objectKey,
+          IfMatch: etag,
+          Range: `bytes=${start}-${Math.min(size, start + RANGE_BYTES) - 1}`,
+        }),
+      )
+      .then(async (result) => Buffer.from((await result.Body?.transformToByteArray()) ?? []));
+  const pending: Promise<Buffer>[] = [];
+  let next = 0;
+  const fill = () => {
+    while (pending.length < RANGES_IN_FLIGHT && next < size) {
+      const range = read(next);
+      // Awaited in order below; a failure meanwhile is not an unhandled rejection.
+      range.catch(() => {});
+      pending.push(range);
+      next += RANGE_BYTES;
+    }
+  };
+  fill();
+  while (pending.length > 0) {
+    const bytes = await (pending.shift() as Promise<Buffer>);
+    fill();
+    yield bytes;
+  }
 }
 
 /** Server-side copy (no bytes through the function), only of the version `etag` names. */
