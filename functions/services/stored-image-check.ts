@@ -1,14 +1,21 @@
 /**
  * Checks an object already in the bucket (a presigned upload's, a completed multipart upload's) the way a
  * push checks its bytes on the way in: the type sniffed from the first bytes (a ranged GET), then size, MD5,
- * active content and header metadata by reading that same object version through the meter, in ranges
- * fetched a few at a time (never the whole file in memory). An object that is no image is deleted before the refusal is thrown: nothing is kept.
+ * active content and header metadata by reading that same object version through the meter (a large one
+ * in ranges fetched a few at a time), never holding the whole file. An object that is no image is deleted before the refusal is thrown: nothing is kept.
  */
 import { SNIFF_BYTES, sniffImageType, type LibraryItem } from '../domain/library.ts';
 import { DomainError } from '../shared/errors.ts';
 import { ImageMeter } from '../library/image-stream.ts';
 import { imageTooLarge, notAnImage } from '../library/image-errors.ts';
 import * as objects from '../store/image-object-store.ts';
+
+/**
+ * Above this, the object is read in ranges a few at a time: one GET stream (about 80-100 MB/s from S3)
+ * would need over 20 s for 2 GiB, while a smaller file is read in a few seconds by one stream, without
+ * the ranges' extra copy (docs/performance.md, resumable uploads).
+ */
+const RANGED_READ_FROM_BYTES = 256 * 1024 * 1024;
 
 export interface VerifiedImage {
   item: Omit<LibraryItem, 'itemGuid'>;
@@ -28,7 +35,11 @@ export async function verifyStoredImage(objectKey: string, maxBytes: number): Pr
   }
   const meter = new ImageMeter(maxBytes, mimeType);
   try {
-    await meter.measure(objects.readObjectRanges(objectKey, head.etag, head.size));
+    await meter.measure(
+      head.size > RANGED_READ_FROM_BYTES
+        ? objects.readObjectRanges(objectKey, head.etag, head.size)
+        : await objects.openObject(objectKey, head.etag),
+    );
   } catch (error) {
     // A polyglot or an unreadable header is refused like any other non-image: its bytes are not kept.
     if (error instanceof DomainError && error.kind === 'UnsupportedMedia') await objects.deleteImageObject(objectKey);

@@ -98,6 +98,12 @@ export async function readObjectHead(objectKey: string, length: number): Promise
   }
 }
 
+/** The object's bytes as a stream, only if it is still the version `etag` names. */
+export async function openObject(objectKey: string, etag: string): Promise<Readable> {
+  const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, IfMatch: etag }));
+  return result.Body as Readable;
+}
+
 /** Ranges read at once by readObjectRanges, and their size: 32 MiB in memory at most. */
 const RANGE_BYTES = 8 * 1024 * 1024;
 const RANGES_IN_FLIGHT = 4;
