@@ -5,7 +5,7 @@
 import * as z from 'zod/mini';
 import { MAX_PART_COUNT, MAX_PARTS_PER_SIGN, type StoredPart } from '../domain/multipart-upload.ts';
 import { formatDate } from '../shared/dates.ts';
-import { GuidOut, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
+import { GuidOut, listOf, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 import { imageErrors, LibraryItemPath, LibraryItemResultOut } from './library.ts';
 
 const PartNumber = z
@@ -34,14 +34,7 @@ export const StartUploadInput = z.object({
     ),
 });
 
-export const SignPartsInput = z.object({
-  PartNumbers: z
-    .array(PartNumber)
-    .check(
-      z.minLength(1, 'must name at least one part'),
-      z.maxLength(MAX_PARTS_PER_SIGN, `must name at most ${MAX_PARTS_PER_SIGN} parts`),
-    ),
-});
+export const SignPartsInput = z.object({ PartNumbers: listOf(PartNumber, MAX_PARTS_PER_SIGN, 'part') });
 
 const CompletedPart = z.object({
   PartNumber,
@@ -55,13 +48,7 @@ const CompletedPart = z.object({
 });
 
 export const CompleteUploadInput = z.object({
-  Parts: z
-    .array(CompletedPart)
-    .check(
-      z.minLength(1, 'must name at least one part'),
-      z.maxLength(MAX_PART_COUNT, `must name at most ${MAX_PART_COUNT} parts`),
-      z.meta({ description: 'Every part, 1 to PartCount, each once, in any order' }),
-    ),
+  Parts: listOf(CompletedPart, MAX_PART_COUNT, 'part', 'Every part, 1 to PartCount, each once, in any order'),
 });
 
 export const UploadOut = z.object({
