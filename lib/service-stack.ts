@@ -1,15 +1,17 @@
 /**
- * The whole service in one stack: data, authorizers, the API built from the route table, and its
- * monitoring. Environment-agnostic (no account or region), so `cdk synth` runs offline.
+ * The whole service in one stack: data, authorizers, the API built from the route table, the table
+ * stream's consumers (library sweeper, event publisher), and its monitoring. Environment-agnostic (no account or region), so `cdk synth` runs offline.
  */
-import { Annotations, CfnOutput, Stack, Validations, type CfnElement, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import type { ServiceConfig } from './service-config.ts';
 import { Api } from './constructs/api.ts';
 import { Authorizers } from './constructs/authorizers.ts';
 import { Data } from './constructs/data.ts';
+import { EventPublisher } from './constructs/event-publisher.ts';
 import { LibrarySweeper } from './constructs/library-sweeper.ts';
 import { Monitoring } from './constructs/monitoring.ts';
+import { nagArnOf } from './constructs/dead-letters.ts';
 
 export interface ServiceStackProps extends StackProps {
   config: ServiceConfig;
@@ -20,6 +22,7 @@ export class ServiceStack extends Stack {
   readonly authorizers: Authorizers;
   readonly api: Api;
   readonly librarySweeper: LibrarySweeper;
+  readonly eventPublisher: EventPublisher;
   readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
@@ -58,13 +61,19 @@ export class ServiceStack extends Stack {
       bucket: this.data.bucket,
       logRetention: config.logRetentionDays,
     });
+    this.eventPublisher = new EventPublisher(this, 'EventPublisher', {
+      namePrefix,
+      table: this.data.table,
+      bus: this.data.bus,
+      logRetention: config.logRetentionDays,
+    });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       namePrefix,
       api: this.api.restApi,
       accessLogs: this.api.accessLogs,
       endpoints: this.api.endpoints,
       authorizer: this.authorizers.handlerFunction,
-      librarySweeper: this.librarySweeper,
+      streamConsumers: [this.librarySweeper, this.eventPublisher],
       table: this.data.table,
       bucket: this.data.bucket,
       alarmEmail: config.alarmEmail,
@@ -93,7 +102,7 @@ export class ServiceStack extends Stack {
 
   /** cdk-nag findings that hold for every API function and its role; each names exactly what it allows. */
   private suppressFindings(): void {
-    const bucketArn = `<${this.getLogicalId(this.data.bucket.node.defaultChild as CfnElement)}.Arn>`;
+    const bucketArn = nagArnOf(this.data.bucket);
     for (const endpoint of [this.authorizers.handlerFunction, ...this.api.endpoints.map(({ endpoint }) => endpoint)]) {
       Validations.of(endpoint.function).acknowledge({
         id: 'Serverless-LambdaDLQ',

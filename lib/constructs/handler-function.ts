@@ -1,6 +1,6 @@
 /**
  * One Lambda function for one handler module of functions/handlers (a route's endpoint, the authorizer
- * or the library sweeper): an esbuild ESM bundle with the AWS SDK inside (no dependence on the runtime's
+ * or a table stream consumer): an esbuild ESM bundle with the AWS SDK inside (no dependence on the runtime's
  * copy), minified, with source maps, on Node.js 24 / arm64, X-Ray tracing, an explicit log group with
  * retention, and its own role that starts with nothing but writing to that log group. Access to data is added with `grant()` from the route table's `grants`.
  */
@@ -103,7 +103,10 @@ export interface HandlerFunctionProps {
   environment?: Record<string, string>;
 }
 
-/** The functions that serve no route (routes are sized in lib/constructs/api.ts): module, purpose and size. */
+/** A function that serves no route: module, purpose and size. */
+export type RoutelessFunction = Pick<HandlerFunctionProps, 'handler' | 'description' | 'memorySize' | 'timeout'>;
+
+/** The functions that serve no route (routes are sized in lib/constructs/api.ts). */
 export const ROUTELESS_FUNCTIONS = {
   authorizer: {
     handler: 'authorizer',
@@ -118,7 +121,15 @@ export const ROUTELESS_FUNCTIONS = {
     memorySize: 256,
     timeout: Duration.minutes(1),
   },
-} satisfies Record<string, Pick<HandlerFunctionProps, 'handler' | 'description' | 'memorySize' | 'timeout'>>;
+  // A batch is published one PutEvents per event, in order: 25 of them take about a second, so the timeout
+  // only bounds a hung call (the SDK's own retries included) before the stream retries the batch.
+  publisher: {
+    handler: 'publish-events',
+    description: "Table stream (new outbox records): puts each committed change's domain event on the EventBridge bus",
+    memorySize: 256,
+    timeout: Duration.seconds(30),
+  },
+} satisfies Record<string, RoutelessFunction>;
 
 export interface DataResources {
   table: ITable;
@@ -190,10 +201,15 @@ export class HandlerFunction extends Construct {
           new PolicyStatement({ actions: actions.bucket, resources: [data.bucket.bucketArn] }),
         );
     }
-    if (grants.events) {
-      this.function.addEnvironment('EVENT_BUS_NAME', data.bus.eventBusName);
-      this.role.addToPrincipalPolicy(new PolicyStatement({ actions: actions.bus, resources: [data.bus.eventBusArn] }));
-    }
+    if (grants.events) this.grantEvents(data.bus);
+  }
+
+  /** events:PutEvents on the service's bus, and its name in EVENT_BUS_NAME. */
+  grantEvents(bus: IEventBus): void {
+    this.function.addEnvironment('EVENT_BUS_NAME', bus.eventBusName);
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: grantedActions({ events: true }).bus, resources: [bus.eventBusArn] }),
+    );
   }
 
   /**

@@ -1,21 +1,21 @@
 /**
- * The library sweeper: the table's stream feeds DynamoDB's TTL deletions of ingest intents, pending
- * and resumable uploads to a function (functions/handlers/sweep-library-leftovers.ts) that removes what an uncommitted
- * push, pull or upload left behind. Records that fail after the retries go to a dead-letter queue, which
- * an alarm watches (Monitoring).
+ * The library sweeper: the table's stream feeds DynamoDB's TTL deletions of ingest intents, pending and
+ * resumable uploads to a function (functions/handlers/sweep-library-leftovers.ts) that removes what an
+ * uncommitted push, pull or upload left behind, a resumable upload's parts included. A stream consumer (stream-consumer.ts) with the sweeper's grants.
  */
-import { Duration, RemovalPolicy, Validations, type CfnElement, Stack } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { SWEEPER_STREAM_FILTER } from '../../functions/contracts/library-sweep.ts';
 import { sweeperTableGrant } from '../../functions/routes.ts';
-import { HandlerFunction, ROUTELESS_FUNCTIONS } from './handler-function.ts';
+import { SWEEPER_COUNTS } from '../../functions/shared/metric-names.ts';
+import { ROUTELESS_FUNCTIONS } from './handler-function.ts';
+import { nagArnOf } from './dead-letters.ts';
+import { StreamConsumer } from './stream-consumer.ts';
 
 export interface LibrarySweeperProps {
   namePrefix: string;
@@ -24,23 +24,30 @@ export interface LibrarySweeperProps {
   logRetention: RetentionDays;
 }
 
-export class LibrarySweeper extends Construct {
-  readonly handlerFunction: HandlerFunction;
-  readonly deadLetters: Queue;
-
+export class LibrarySweeper extends StreamConsumer {
   constructor(scope: Construct, id: string, props: LibrarySweeperProps) {
-    super(scope, id);
-    this.deadLetters = new Queue(this, 'DeadLetters', {
-      queueName: `${props.namePrefix}-library-sweeper-dlq`,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.handlerFunction = new HandlerFunction(this, 'Function', {
-      ...ROUTELESS_FUNCTIONS.sweeper,
-      namePrefix: props.namePrefix,
-      logRetention: props.logRetention,
+    super(scope, id, {
+      ...props,
+      name: 'library-sweeper',
+      function: ROUTELESS_FUNCTIONS.sweeper,
+      filter: SWEEPER_STREAM_FILTER,
+      // Nobody waits for a sweep (TTL itself deletes within days): gather up to 10 s, and give a failing
+      // leftover a few tries before a person looks at it; the sweep is safe to repeat.
+      mapping: {
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: 25,
+        maxBatchingWindow: Duration.seconds(10),
+        retryAttempts: 5,
+      },
+      monitoring: {
+        title: 'Library sweeper',
+        counts: SWEEPER_COUNTS,
+        counted: 'uncommitted requests and items removed',
+        onFailure:
+          'The library sweeper failed on a batch of expired intents; the stream retries it (see its log group).',
+        onDeadLetter:
+          'Expired library intents the sweeper gave up on after its retries: each message names a stream batch. docs/operations.md, Alarms: re-run the sweep for it.',
+      },
     });
     // GetItem of the owner, DeleteItem of items and builder links: it never writes.
     this.handlerFunction.grantTable(props.table, sweeperTableGrant, ['dynamodb:DeleteItem']);
@@ -66,50 +73,14 @@ export class LibrarySweeper extends Construct {
       }),
     );
 
-    this.handlerFunction.function.addEventSource(
-      new DynamoEventSource(props.table, {
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 25,
-        maxBatchingWindow: Duration.seconds(10),
-        retryAttempts: 5,
-        bisectBatchOnError: true,
-        reportBatchItemFailures: true,
-        onFailure: new SqsDlq(this.deadLetters),
-        filters: [FilterCriteria.filter(SWEEPER_STREAM_FILTER)],
-      }),
-    );
-
-    const dlqOfItsOwn =
-      "This queue is the dead-letter destination of the sweeper's stream mapping; a dead-letter queue of its own would only move the same records once more.";
-    Validations.of(this.deadLetters).acknowledge(
-      { id: 'AwsSolutions-SQS3', reason: dlqOfItsOwn },
-      { id: 'Serverless-SQSRedrivePolicy', reason: dlqOfItsOwn },
-    );
-    Validations.of(this.handlerFunction.function).acknowledge({
-      id: 'Serverless-LambdaDLQ',
-      reason:
-        "The sweeper is invoked by its stream mapping, never asynchronously; failed batches go to the mapping's on-failure destination (this construct's dead-letter queue), which a function-level DLQ would never receive.",
-    });
-    const arnOf = (resource: ITable | IBucket) =>
-      `<${Stack.of(this).getLogicalId(resource.node.defaultChild as CfnElement)}.Arn>`;
     Validations.of(this.handlerFunction.role).acknowledge(
       {
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'X-Ray PutTraceSegments/PutTelemetryRecords and dynamodb:ListStreams do not support resource-level permissions; AWS documents Resource "*" for them.',
-      },
-      {
-        id: `AwsSolutions-IAM5[Resource::${arnOf(props.table)}/stream/*]`,
-        reason:
-          "The stream ARN carries a creation timestamp that is known only after deployment; the grant is the one table's streams.",
-      },
-      {
-        id: `AwsSolutions-IAM5[Resource::${arnOf(props.bucket)}/library/*]`,
+        id: `AwsSolutions-IAM5[Resource::${nagArnOf(props.bucket)}/library/*]`,
         reason:
           'Library objects are keyed by generated guids (library/<anonymous user>/<item>); the sweeper deletes those of uncommitted requests only.',
       },
       {
-        id: `AwsSolutions-IAM5[Resource::${arnOf(props.bucket)}/uploads/*]`,
+        id: `AwsSolutions-IAM5[Resource::${nagArnOf(props.bucket)}/uploads/*]`,
         reason: 'Staging objects of presigned uploads are keyed by generated item guids (uploads/<item>).',
       },
     );

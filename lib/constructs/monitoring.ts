@@ -2,7 +2,7 @@
  * One dashboard an operator reads top to bottom (health, per endpoint, auth, Lambda, storage, business),
  * alarms on what needs a person, and the SNS topic they notify. Widgets are written by hand rather than
  * with cdk-monitoring-constructs: that library gives every function its own block of widgets and alarms,
- * 26 blocks here, where one graph with a line per endpoint answers "which endpoint" at a glance.
+ * 33 blocks here, where one graph with a line per endpoint answers "which endpoint" at a glance.
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
@@ -29,14 +29,13 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { Endpoint } from './api.ts';
-import type { LibrarySweeper } from './library-sweeper.ts';
 import type { HandlerFunction } from './handler-function.ts';
+import type { StreamConsumer } from './stream-consumer.ts';
 import {
   BUSINESS_BYTES,
   BUSINESS_COUNTS,
   METRICS_NAMESPACE,
   SERVICE_NAME,
-  SWEEPER_COUNTS,
 } from '../../functions/shared/metric-names.ts';
 
 /** API Gateway refusals, counted from the access log (its `errorType` field). */
@@ -48,7 +47,8 @@ export interface MonitoringProps {
   accessLogs: ILogGroup;
   endpoints: Endpoint[];
   authorizer: HandlerFunction;
-  librarySweeper: LibrarySweeper;
+  /** The table stream's consumers: each gets its failures, dead-letter (and lateness) alarms and a dashboard row. */
+  streamConsumers: StreamConsumer[];
   table: Table;
   bucket: IBucket;
   alarmEmail: string;
@@ -84,8 +84,12 @@ export class Monitoring extends Construct {
     const labelled = (endpoint: HandlerFunction, metric: Metric) => metric.with({ label: endpoint.handlerName });
     const perEndpoint = (metric: (fn: HandlerFunction['function']) => Metric) =>
       endpoints.map(({ endpoint }) => labelled(endpoint, metric(endpoint.function)));
-    const sweeper = props.librarySweeper;
-    const allFunctions = [...endpoints.map(({ endpoint }) => endpoint), props.authorizer, sweeper.handlerFunction];
+    const consumers = props.streamConsumers;
+    const allFunctions = [
+      ...endpoints.map(({ endpoint }) => endpoint),
+      props.authorizer,
+      ...consumers.map((consumer) => consumer.handlerFunction),
+    ];
 
     new MetricFilter(this, 'GatewayRefusals', {
       logGroup: props.accessLogs,
@@ -142,6 +146,7 @@ export class Monitoring extends Construct {
     for (const handlerFunction of allFunctions) {
       const fn = handlerFunction.function;
       const isAuthorizer = handlerFunction === props.authorizer;
+      const consumer = consumers.find((candidate) => candidate.handlerFunction === handlerFunction);
       // The authorizer throws "Unauthorized" for every refused credential, which Lambda counts as an error.
       const failures = isAuthorizer
         ? fn.metricThrottles({ period: FIVE_MINUTES })
@@ -160,21 +165,33 @@ export class Monitoring extends Construct {
         1,
         isAuthorizer
           ? 'The authorizer was throttled: requests are failing with 500 before reaching any endpoint.'
-          : handlerFunction === sweeper.handlerFunction
-            ? 'The library sweeper failed on a batch of expired intents; the stream retries it (see its log group).'
+          : consumer
+            ? consumer.monitoring.onFailure
             : `${handlerFunction.handlerName}: invocations that crashed, timed out or were throttled (answered 4xx/5xx are not counted here).`,
         1,
         1,
       );
     }
-    alarm(
-      'library-sweeper-dead-letters',
-      sweeper.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
-      1,
-      `Expired library intents the sweeper gave up on after its retries: each message names a stream batch (queue ${sweeper.deadLetters.queueName}). docs/operations.md, Alarms: re-run the sweep for it.`,
-      1,
-      1,
-    );
+    for (const consumer of consumers) {
+      const { late } = consumer.monitoring;
+      alarm(
+        `${consumer.name}-dead-letters`,
+        consumer.metricDeadLetters(FIVE_MINUTES),
+        1,
+        `${consumer.monitoring.onDeadLetter} Queue: ${consumer.deadLetters.queueName}.`,
+        1,
+        1,
+      );
+      if (late)
+        alarm(
+          `${consumer.name}-late`,
+          consumer.metricIteratorAge(Duration.minutes(1)),
+          late.after.toMilliseconds(),
+          `${late.description} (Iterator age at least ${late.after.toHumanString()} in 3 of 5 minutes.)`,
+          5,
+          3,
+        );
+    }
     alarm(
       'table-throttles',
       new MathExpression({
@@ -342,32 +359,23 @@ export class Monitoring extends Construct {
         ...third,
       }),
     );
-    this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Library sweeper: uncommitted requests and items removed',
-        left: SWEEPER_COUNTS.map(business),
-        right: [
-          sweeper.deadLetters.metricApproximateNumberOfMessagesVisible({
-            period: FIVE_MINUTES,
-            statistic: 'Maximum',
-            label: 'dead letters',
-          }),
-        ],
-        ...wide,
-      }),
-      new GraphWidget({
-        title: 'Library sweeper: stream iterator age (ms) and errors',
-        left: [
-          sweeper.handlerFunction.function.metric('IteratorAge', {
-            statistic: 'Maximum',
-            period: FIVE_MINUTES,
-            label: 'iterator age max',
-          }),
-        ],
-        right: [sweeper.handlerFunction.function.metricErrors({ period: FIVE_MINUTES, label: 'errors' })],
-        ...wide,
-      }),
-    );
+    for (const consumer of consumers) {
+      const { title, counts, counted } = consumer.monitoring;
+      this.dashboard.addWidgets(
+        new GraphWidget({
+          title: `${title}: ${counted}, and dead letters`,
+          left: counts.map(business),
+          right: [consumer.metricDeadLetters(FIVE_MINUTES).with({ label: 'dead letters' })],
+          ...wide,
+        }),
+        new GraphWidget({
+          title: `${title}: stream iterator age (ms) and errors`,
+          left: [consumer.metricIteratorAge(FIVE_MINUTES).with({ label: 'iterator age max' })],
+          right: [consumer.handlerFunction.function.metricErrors({ period: FIVE_MINUTES, label: 'errors' })],
+          ...wide,
+        }),
+      );
+    }
     this.dashboard.addWidgets(
       new GraphWidget({ title: 'Business: counts per 5 minutes', left: BUSINESS_COUNTS.map(business), ...wide }),
       new SingleValueWidget({

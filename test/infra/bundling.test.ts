@@ -1,7 +1,8 @@
 /**
  * Real bundling, once, for every function of the stack: what `cdk synth` / `cdk deploy` would upload.
  * Each asset is an ESM bundle with the createRequire banner, the AWS SDK inside (no import left to the
- * runtime's copy) and a source map; and a bundle actually loads and answers in this Node.js 24.
+ * runtime's copy) and a source map; and bundles actually load and answer in this Node.js 24 (an endpoint,
+ * and the event publisher turning a stream record's DynamoDB-JSON image into a published event).
  */
 import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
@@ -10,8 +11,20 @@ import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type {
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+} from 'aws-lambda';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { OUTBOX_TYPE } from '../../functions/contracts/outbox-stream.ts';
+import { outboxKey } from '../../functions/store/outbox-store.ts';
 import { routes } from '../../functions/routes.ts';
+import { ROUTELESS_FUNCTIONS } from '../../lib/constructs/handler-function.ts';
 import { synthServiceStack } from './stack.ts';
 
 const outdir = mkdtempSync(join(tmpdir(), 'cdk-bundles-'));
@@ -34,10 +47,11 @@ beforeAll(() => {
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('function bundles', () => {
-  it('builds one bundle per route, one for the authorizer and one for the library sweeper', () => {
+  it('builds one bundle per route and one per routeless function (authorizer, library sweeper, event publisher)', () => {
     expect([...assets.keys()].sort()).toEqual(
-      [...routes.map((route) => route.handler), 'authorizer', 'sweep-library-leftovers'].sort(),
+      [...routes.map((route) => route.handler), ...Object.values(ROUTELESS_FUNCTIONS).map((fn) => fn.handler)].sort(),
     );
+    expect(assets.has('publish-events')).toBe(true);
   });
 
   it('are minified ESM with the createRequire banner, the AWS SDK inside and a linked source map', () => {
@@ -113,5 +127,54 @@ describe('function bundles', () => {
     expect(result.statusCode).toBe(200);
     expect(JSON.parse(result.body)).toEqual({ Status: 'ok' });
     expect(result.headers?.['Content-Type']).toBe('application/json; charset=utf-8');
+  });
+
+  it('load and publish in Node.js 24 (the event publisher bundle, given a stream batch with an outbox record)', async () => {
+    const dir = assets.get('publish-events');
+    expect(dir).toBeDefined();
+    const { handler } = (await import(pathToFileURL(join(dir!, 'index.mjs')).href)) as {
+      handler: (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
+    };
+    const event = { type: 'OrderCreated', id: 'OrderCreated-bundle', time: 1_764_000_000_000, detail: { UserId: 'u' } };
+    const record = (sequence: string, item: Record<string, unknown>) =>
+      ({
+        eventName: 'INSERT',
+        dynamodb: { SequenceNumber: sequence, NewImage: marshall(item) as Record<string, AttributeValue> },
+      }) as DynamoDBRecord;
+    const eventsFile = join(outdir, 'events.jsonl');
+    const saved = { bus: process.env.EVENT_BUS_NAME, file: process.env.EVENTS_FILE };
+    delete process.env.EVENT_BUS_NAME;
+    process.env.EVENTS_FILE = eventsFile;
+    try {
+      const result = await handler(
+        {
+          Records: [
+            record('1', { ...outboxKey(event.id), Type: OUTBOX_TYPE, event }),
+            record('2', { PK: 'USER#u', SK: 'BASKET#b', Type: 'Basket' }),
+          ],
+        },
+        {
+          functionName: 'publish-events',
+          awsRequestId: 'bundle-test',
+          getRemainingTimeInMillis: () => 10_000,
+        } as Context,
+      );
+      expect(result).toEqual({ batchItemFailures: [] });
+      const published = readFileSync(eventsFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
+      expect(published).toEqual([
+        expect.objectContaining({
+          id: event.id,
+          'detail-type': 'OrderCreated',
+          detail: { EventId: event.id, UserId: 'u' },
+        }),
+      ]);
+    } finally {
+      if (saved.bus !== undefined) process.env.EVENT_BUS_NAME = saved.bus;
+      if (saved.file === undefined) delete process.env.EVENTS_FILE;
+      else process.env.EVENTS_FILE = saved.file;
+    }
   });
 });

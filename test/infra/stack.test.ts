@@ -17,7 +17,10 @@ import { binaryMediaTypes, routes, type Route } from '../../functions/routes.ts'
 import { table as tableSchema } from '../../functions/store/table.ts';
 import { uploadObjectKey } from '../../functions/store/image-object-store.ts';
 import { SWEPT_RECORD_TYPES } from '../../functions/contracts/library-sweep.ts';
+import { OUTBOX_STREAM_FILTER } from '../../functions/contracts/outbox-stream.ts';
 import type { ServiceStack } from '../../lib/service-stack.ts';
+import type { StreamConsumer } from '../../lib/constructs/stream-consumer.ts';
+import { STREAM_CONSUMERS } from '../../lib/local/stream-consumers.ts';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-runtime.ts';
 import { nagViolations, synthServiceStack } from './stack.ts';
 
@@ -58,6 +61,18 @@ function statementsOf(
 }
 const actionsOf = (role: IConstruct): string[] =>
   statementsOf(role).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+
+/** The event source mapping that feeds `consumer` from the table's stream (exactly one). */
+function mappingOf(consumer: StreamConsumer): Json {
+  const mappings = ofType('AWS::Lambda::EventSourceMapping')
+    .map(([, mapping]) => mapping.Properties)
+    .filter(
+      (mapping) => JSON.stringify(mapping.FunctionName) === JSON.stringify(ref(consumer.handlerFunction.function)),
+    );
+  expect(mappings).toHaveLength(1);
+  expect(mappings[0].EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.data.table), 'StreamArn'] });
+  return mappings[0];
+}
 
 const dashboardBody = () => JSON.stringify(ofType('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody);
 
@@ -362,12 +377,13 @@ describe('leading keys (which items a function may touch)', () => {
     }
   });
 
-  it('lets the authorizer read API keys only, and the sweeper read owners and delete item records and builder links', () => {
+  it('lets the authorizer read API keys only, the sweeper read owners and delete item records and builder links, the publisher no item', () => {
     expect(leadingKeysOf(stack.authorizers.handlerFunction.role)).toEqual({ read: ['APIKEY#*'], write: [] });
     expect(leadingKeysOf(stack.librarySweeper.handlerFunction.role)).toEqual({
       read: ['ANONUSER#*'],
       write: ['BUILDER#*', 'LIBITEM#*'],
     });
+    expect(leadingKeysOf(stack.eventPublisher.handlerFunction.role)).toEqual({ read: [], write: [] });
   });
 });
 
@@ -571,22 +587,47 @@ describe('monitoring', () => {
   });
 });
 
-describe('library sweeper', () => {
-  it('reads the table stream: old images, TTL deletions of intents and pending uploads only, failures retried then dead-lettered', () => {
+describe('table stream', () => {
+  it('carries old and new images, and feeds the functions the local stream feeds, with the same filters', () => {
     expect(resources[logicalId(stack.data.table)].Properties.StreamSpecification).toEqual({
-      StreamViewType: 'OLD_IMAGE',
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
     });
-    const mappings = ofType('AWS::Lambda::EventSourceMapping').map(([, mapping]) => mapping.Properties);
-    expect(mappings).toHaveLength(1);
-    const mapping = mappings[0];
-    expect(mapping.FunctionName).toEqual(ref(stack.librarySweeper.handlerFunction.function));
-    expect(mapping.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(stack.data.table), 'StreamArn'] });
+    const consumers = [stack.librarySweeper, stack.eventPublisher];
+    expect(ofType('AWS::Lambda::EventSourceMapping')).toHaveLength(consumers.length);
+    // npm start runs the same handlers on the same filtered records (lib/local/stream-consumers.ts).
+    expect(
+      consumers
+        .map((consumer) => ({
+          name: consumer.handlerFunction.handlerName,
+          filter: JSON.parse(mappingOf(consumer).FilterCriteria.Filters[0].Pattern),
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    ).toEqual(
+      STREAM_CONSUMERS.map(({ name, filter }) => ({ name, filter })).sort((a, b) => a.name.localeCompare(b.name)),
+    );
+    for (const consumer of [stack.librarySweeper, stack.eventPublisher]) {
+      const queue = resources[logicalId(consumer.deadLetters)].Properties;
+      expect(queue, consumer.name).toMatchObject({
+        QueueName: `photo-commerce-dev-${consumer.name}-dlq`,
+        SqsManagedSseEnabled: true,
+        MessageRetentionPeriod: 14 * 24 * 3600,
+      });
+    }
+  });
+});
+
+describe('library sweeper', () => {
+  it('reads the table stream: TTL deletions of intents and pending uploads only, failures retried then dead-lettered', () => {
+    const mapping = mappingOf(stack.librarySweeper);
     expect(mapping).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 25,
+      MaximumBatchingWindowInSeconds: 10,
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 5,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
+    expect(mapping.MaximumRecordAgeInSeconds).toBeUndefined();
     expect(mapping.DestinationConfig.OnFailure.Destination).toEqual(arnOf(stack.librarySweeper.deadLetters));
     expect(JSON.parse(mapping.FilterCriteria.Filters[0].Pattern)).toEqual({
       eventName: ['REMOVE'],
@@ -644,6 +685,88 @@ describe('library sweeper', () => {
       'ApproximateNumberOfMessagesVisible',
     ])
       expect(body).toContain(text);
+  });
+});
+
+describe('event publisher', () => {
+  it('gets new outbox records from the table stream, at once, retried for an hour, then dead-lettered', () => {
+    const fn = resources[logicalId(stack.eventPublisher.handlerFunction.function)].Properties;
+    expect(fn).toMatchObject({ FunctionName: 'photo-commerce-dev-publish-events', Runtime: 'nodejs24.x', Timeout: 30 });
+    const mapping = mappingOf(stack.eventPublisher);
+    expect(JSON.parse(mapping.FilterCriteria.Filters[0].Pattern)).toEqual(OUTBOX_STREAM_FILTER);
+    expect(mapping.FilterCriteria.Filters).toHaveLength(1);
+    expect(mapping).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 25,
+      MaximumBatchingWindowInSeconds: 0,
+      MaximumRetryAttempts: 10_000,
+      MaximumRecordAgeInSeconds: 3600,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(mapping.ParallelizationFactor ?? 1).toBe(1);
+    expect(mapping.DestinationConfig.OnFailure.Destination).toEqual(arnOf(stack.eventPublisher.deadLetters));
+  });
+
+  it('may put events on the bus and read the stream, and nothing else: no table item, no object', () => {
+    const statements = statementsOf(stack.eventPublisher.handlerFunction.role);
+    const actions = statements.flatMap((statement) => [statement.Action].flat());
+    expect(actions.filter((action) => action.startsWith('dynamodb:')).sort()).toEqual([
+      'dynamodb:DescribeStream',
+      'dynamodb:GetRecords',
+      'dynamodb:GetShardIterator',
+      'dynamodb:ListStreams',
+    ]);
+    expect(actions.filter((action) => ITEM_ACTIONS.includes(action) || action === 'dynamodb:Scan')).toEqual([]);
+    expect(actions.filter((action) => action.startsWith('s3:'))).toEqual([]);
+    const puts = statements.filter((statement) => [statement.Action].flat().includes('events:PutEvents'));
+    expect(puts).toEqual([{ Action: 'events:PutEvents', Effect: 'Allow', Resource: arnOf(stack.data.bus) }]);
+    expect(actions.filter((action) => action.startsWith('events:'))).toEqual(['events:PutEvents']);
+    const streamReads = statements.find((statement) => [statement.Action].flat().includes('dynamodb:GetRecords'));
+    expect(streamReads?.Resource).toEqual({ 'Fn::GetAtt': [logicalId(stack.data.table), 'StreamArn'] });
+    const sends = statements.find((statement) => [statement.Action].flat().includes('sqs:SendMessage'));
+    expect(sends?.Resource).toEqual(arnOf(stack.eventPublisher.deadLetters));
+    const env = resources[logicalId(stack.eventPublisher.handlerFunction.function)].Properties.Environment.Variables;
+    expect(env.EVENT_BUS_NAME).toEqual(ref(stack.data.bus));
+    expect('TABLE_NAME' in env).toBe(false);
+    expect('BUCKET_NAME' in env).toBe(false);
+  });
+
+  it('alarms on its failures, dead letters and late events, and shows what it published', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    const named = (name: string) => {
+      const found = alarms.find((alarm) => alarm.AlarmName === `photo-commerce-dev-${name}`);
+      expect(found, name).toBeDefined();
+      return found;
+    };
+    expect(JSON.stringify(named('publish-events-failures').Metrics)).toContain(
+      logicalId(stack.eventPublisher.handlerFunction.function),
+    );
+    const deadLetters = named('event-publisher-dead-letters');
+    expect(deadLetters).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+    expect(deadLetters.Dimensions[0].Value).toEqual({
+      'Fn::GetAtt': [logicalId(stack.eventPublisher.deadLetters), 'QueueName'],
+    });
+    expect(JSON.stringify(deadLetters.AlarmDescription)).toContain('could not be published after the retries');
+    expect(JSON.stringify(deadLetters.AlarmDescription)).toContain('docs/operations.md');
+    expect(named('event-publisher-late')).toMatchObject({
+      MetricName: 'IteratorAge',
+      Statistic: 'Maximum',
+      Threshold: 60_000,
+      Dimensions: [{ Name: 'FunctionName', Value: ref(stack.eventPublisher.handlerFunction.function) }],
+    });
+    // The sweeper: nobody waits for it, so no lateness alarm.
+    expect(alarms.map((alarm) => alarm.AlarmName)).not.toContain('photo-commerce-dev-library-sweeper-late');
+    const body = dashboardBody();
+    const publisher = logicalId(stack.eventPublisher.handlerFunction.function);
+    for (const text of [
+      'Event publisher: domain events put on the bus, and dead letters',
+      '\\"EventsPublished\\"',
+      `"Fn::GetAtt":["${logicalId(stack.eventPublisher.deadLetters)}","QueueName"]`,
+      `IteratorAge\\",\\"FunctionName\\",\\"",{"Ref":"${publisher}"}`,
+      `Errors\\",\\"FunctionName\\",\\"",{"Ref":"${publisher}"}`,
+    ])
+      expect(body.includes(text), text).toBe(true);
   });
 });
 
