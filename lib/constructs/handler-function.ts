@@ -117,7 +117,7 @@ export const ROUTELESS_FUNCTIONS = {
   sweeper: {
     handler: 'sweep-library-leftovers',
     description:
-      'Table stream (TTL deletions of ingest intents and pending uploads): removes what uncommitted library requests left behind',
+      'Table stream (TTL deletions of ingest intents, pending and resumable uploads): removes what uncommitted library requests left behind',
     memorySize: 256,
     timeout: Duration.minutes(1),
   },
