@@ -39,12 +39,17 @@ const refusalOf = (upload: MultipartUpload) =>
   new DomainError('UnsupportedMedia', upload.refusal?.code ?? 'UnsupportedMediaType', upload.refusal?.message ?? '');
 
 /** What a call answers for an upload another call has decided or refused, or that is gone. */
-function answerOf(upload: MultipartUpload | undefined, apiKeyId: string, now: number): Promise<IngestResult> {
+function answerOf(
+  itemGuid: string,
+  upload: MultipartUpload | undefined,
+  apiKeyId: string,
+  now: number,
+): Promise<IngestResult> {
   const step = uploadStep(upload, apiKeyId, now);
-  if (step === 'notFound' || upload === undefined) throw uploadNotFound(upload?.itemGuid ?? '');
+  if (step === 'notFound' || upload === undefined) throw uploadNotFound(itemGuid);
   if (step === 'refused') throw refusalOf(upload);
   if (step === 'decided') return finish(upload, upload.result as records.MultipartResult);
-  throw uploadInProgress(upload.itemGuid);
+  throw uploadInProgress(itemGuid);
 }
 
 /**
@@ -70,10 +75,11 @@ export async function completeUpload(
   now = Date.now(),
 ): Promise<IngestResult> {
   const upload = await records.getMultipartUpload(itemGuid);
-  if (uploadStep(upload, apiKeyId, now) !== 'open' || upload === undefined) return answerOf(upload, apiKeyId, now);
+  if (uploadStep(upload, apiKeyId, now) !== 'open' || upload === undefined)
+    return answerOf(itemGuid, upload, apiKeyId, now);
   const parts = await checkedParts(upload, named);
   if (!(await records.claimMultipartUpload(itemGuid, now, now - CLAIM_STALE_MS)))
-    return answerOf(await records.getMultipartUpload(itemGuid), apiKeyId, now);
+    return answerOf(itemGuid, await records.getMultipartUpload(itemGuid), apiKeyId, now);
 
   let verified: VerifiedImage | undefined;
   try {
