@@ -22,16 +22,27 @@ import { recordMetrics, resultOf, writeCommit, type IngestResult } from './inges
 import { CLAIM_STALE_MS, uploadInProgress, uploadNotFound, type MultipartUpload } from './multipart-upload-service.ts';
 import { verifyStoredImage, type VerifiedImage } from './stored-image-check.ts';
 
-/** Commits the decided upload unless that is done (then nothing is written) and answers its result. */
-async function finish(upload: MultipartUpload, result: records.MultipartResult): Promise<IngestResult> {
-  const ingest = {
+const ingestOf = (upload: MultipartUpload, result: records.MultipartResult) => ({
+  ingest: {
     apiKeyId: upload.apiKeyId,
     anonymousUserId: upload.anonymousUserId,
     token: result.token,
     createdAt: result.createdAt,
-  };
-  const images = [{ item: result.item, objectKey: upload.objectKey, fileName: upload.fileName }];
-  if (!(await library.anonymousUserExists(upload.anonymousUserId))) await writeCommit(ingest, images);
+  },
+  images: [{ item: result.item, objectKey: upload.objectKey, fileName: upload.fileName }],
+});
+
+/** Commits a decided upload through the library's shared commit, and answers its result. */
+async function commit(upload: MultipartUpload, result: records.MultipartResult): Promise<IngestResult> {
+  const { ingest, images } = ingestOf(upload, result);
+  await writeCommit(ingest, images);
+  return resultOf(ingest, images);
+}
+
+/** Answers an upload decided earlier, committing it first only if that call died before its commit. */
+async function finish(upload: MultipartUpload, result: records.MultipartResult): Promise<IngestResult> {
+  if (!(await library.anonymousUserExists(upload.anonymousUserId))) return commit(upload, result);
+  const { ingest, images } = ingestOf(upload, result);
   return resultOf(ingest, images);
 }
 
@@ -107,7 +118,8 @@ export async function completeUpload(
     createdAt: now,
   };
   if (!(await records.recordMultipartResult(itemGuid, now, result))) throw uploadInProgress(itemGuid);
-  const ingested = await finish(upload, result);
+  // Decided just now by this call: nothing has committed it yet.
+  const ingested = await commit(upload, result);
   recordMetrics([result.item]);
   return ingested;
 }

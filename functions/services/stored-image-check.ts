@@ -1,13 +1,13 @@
 /**
  * Checks an object already in the bucket (a presigned upload's, a completed multipart upload's) the way a
- * push checks its bytes on the way in: the type sniffed from the first bytes (a ranged GET), then size, MD5,
- * active content and header metadata by reading that same object version through the meter (a large one
- * in ranges fetched a few at a time), never holding the whole file. An object that is no image is deleted before the refusal is thrown: nothing is kept.
+ * push checks its bytes on the way in: one GET, the type sniffed from its first bytes (a non-image is not
+ * read further), then size, MD5, active content and header metadata by reading the rest of that object
+ * version through the meter (a large one in ranges fetched a few at a time), never holding the whole file. An object that is no image is deleted before the refusal is thrown: nothing is kept.
  */
-import { SNIFF_BYTES, sniffImageType, type LibraryItem } from '../domain/library.ts';
+import type { LibraryItem } from '../domain/library.ts';
 import { DomainError } from '../shared/errors.ts';
-import { ImageMeter } from '../library/image-stream.ts';
-import { imageTooLarge, notAnImage } from '../library/image-errors.ts';
+import { ImageMeter, sniffStream } from '../library/image-stream.ts';
+import { imageTooLarge } from '../library/image-errors.ts';
 import * as objects from '../store/image-object-store.ts';
 
 /**
@@ -25,25 +25,26 @@ export interface VerifiedImage {
 
 /** The image's record, or undefined when there is no object at `objectKey`. */
 export async function verifyStoredImage(objectKey: string, maxBytes: number): Promise<VerifiedImage | undefined> {
-  const head = await objects.readObjectHead(objectKey, SNIFF_BYTES);
-  if (!head) return undefined;
-  const mimeType = sniffImageType(head.head);
-  // S3 enforces a presigned POST's size range; checking again keeps stand-ins without policy checks honest.
-  if (mimeType === undefined || head.size > maxBytes) {
-    await objects.deleteImageObject(objectKey);
-    throw mimeType === undefined ? notAnImage(head.size) : imageTooLarge(maxBytes);
-  }
-  const meter = new ImageMeter(maxBytes, mimeType);
+  const opened = await objects.openObject(objectKey);
+  if (!opened) return undefined;
   try {
-    await meter.measure(
-      head.size > RANGED_READ_FROM_BYTES
-        ? objects.readObjectRanges(objectKey, head.etag, head.size)
-        : await objects.openObject(objectKey, head.etag),
-    );
+    // S3 enforces a presigned POST's size range; checking again keeps stand-ins without policy checks honest.
+    if (opened.size > maxBytes) throw imageTooLarge(maxBytes);
+    const { mimeType, body } = await sniffStream(opened.body);
+    const meter = new ImageMeter(maxBytes, mimeType);
+    if (opened.size > RANGED_READ_FROM_BYTES) {
+      body.destroy();
+      await meter.measure(objects.readObjectRanges(objectKey, opened.etag, opened.size));
+    } else await meter.measure(body);
+    return {
+      item: { mimeType, size: meter.byteCount, md5: meter.md5(), ...meter.imageMetadata() },
+      etag: opened.etag,
+    };
   } catch (error) {
-    // A polyglot or an unreadable header is refused like any other non-image: its bytes are not kept.
-    if (error instanceof DomainError && error.kind === 'UnsupportedMedia') await objects.deleteImageObject(objectKey);
+    opened.body.destroy();
+    // No image (not one at all, a polyglot, an unreadable header) or too large: its bytes are not kept.
+    if (error instanceof DomainError && (error.kind === 'UnsupportedMedia' || error.kind === 'TooLarge'))
+      await objects.deleteImageObject(objectKey);
     throw error;
   }
-  return { item: { mimeType, size: meter.byteCount, md5: meter.md5(), ...meter.imageMetadata() }, etag: head.etag };
 }

@@ -77,31 +77,22 @@ export async function listLibraryObjects(anonymousUserId: string): Promise<strin
   return itemGuids;
 }
 
-export interface ObjectHead {
-  head: Buffer;
+export interface OpenedObject {
+  body: Readable;
   size: number;
+  /** The version being read, for reading more of exactly it (readObjectRanges). */
   etag: string;
 }
 
-/** The first `length` bytes, the total size and the version (ETag) of an object; undefined when it does not exist. */
-export async function readObjectHead(objectKey: string, length: number): Promise<ObjectHead | undefined> {
+/** The object's bytes as a stream, with its size and version; undefined when it does not exist. */
+export async function openObject(objectKey: string): Promise<OpenedObject | undefined> {
   try {
-    const result = await s3.send(
-      new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, Range: `bytes=0-${length - 1}` }),
-    );
-    const head = Buffer.from((await result.Body?.transformToByteArray()) ?? []);
-    const total = /\/(\d+)$/.exec(result.ContentRange ?? '')?.[1];
-    return { head, size: total !== undefined ? Number(total) : head.length, etag: result.ETag ?? '' };
+    const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey }));
+    return { body: result.Body as Readable, size: result.ContentLength ?? 0, etag: result.ETag ?? '' };
   } catch (error) {
-    if (error instanceof NoSuchKey || (error as { name?: string }).name === 'InvalidRange') return undefined;
+    if (error instanceof NoSuchKey) return undefined;
     throw error;
   }
-}
-
-/** The object's bytes as a stream, only if it is still the version `etag` names. */
-export async function openObject(objectKey: string, etag: string): Promise<Readable> {
-  const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, IfMatch: etag }));
-  return result.Body as Readable;
 }
 
 /** Ranges read at once by readObjectRanges, and their size: 32 MiB in memory at most. */

@@ -25,7 +25,7 @@ import { progress } from './support/progress.ts';
 const MB = 1024 * 1024;
 const FILE_BYTES = 200 * MB;
 const PARALLEL_PARTS = 4;
-const ROUNDS = 5;
+const ROUNDS = 7;
 const UPLOAD_BUDGET = 1.2;
 const COMPLETE_BUDGET = 1.5;
 
@@ -174,7 +174,9 @@ export async function run(): Promise<Figure[]> {
       completes.candidate.push(completed.time);
       objectKey = completed.objectKey;
       if (!bareFirst) completes.baseline.push(await bareReadMd5(objectKey));
-      progress(`  resumable round ${round + 1}: upload ${ms(upload.time, 0)}, complete ${ms(completed.time, 0)}`);
+      progress(
+        `  resumable round ${round + 1}: upload ${ms(upload.time, 0)} (bare ${ms(uploads.baseline[round] as number, 0)}), complete ${ms(completed.time, 0)} (bare ${ms(completes.baseline[round] as number, 0)})`,
+      );
     }
     // The completion's CPU for the largest file (MULTIPART_MAX_BYTES, 2 GiB): the meter alone, over bytes in
     // memory, so no storage or network is in the figure: what one vCPU (1,769 MB of Lambda memory) must do.
