@@ -1,8 +1,9 @@
 /**
- * `npm run -s api-key -- --name <name> --scope <library|internal>`: creates an API key and prints it once.
- * `--list` lists names and scopes; `--revoke <name>` revokes a key.
+ * `npm run -s api-key -- --name <name> --scope <library|site|catalog|fulfilment>`: creates an API key and
+ * prints it once. `--list` lists names and scopes; `--revoke <name>` revokes a key.
  */
 import { cliArgs } from './cli-args.ts';
+import { parseScope, SCOPE_CHOICES } from './key-scope.ts';
 import { useLocalStore } from './local-store.ts';
 
 const args = cliArgs({
@@ -11,9 +12,15 @@ const args = cliArgs({
   list: { type: 'boolean' },
   revoke: { type: 'string' },
 });
-const usage = 'usage: npm run -s api-key -- --name <name> --scope <library|internal> | --list | --revoke <name>\n';
-if (!args.list && !args.revoke && (!args.name || (args.scope !== 'library' && args.scope !== 'internal'))) {
+const usage = `usage: npm run -s api-key -- --name <name> --scope <${SCOPE_CHOICES}> | --list | --revoke <name>\n`;
+const creates = !args.list && !args.revoke;
+if (creates && (!args.name || args.scope === undefined)) {
   process.stderr.write(usage);
+  process.exit(2);
+}
+const scope = creates ? parseScope(args.scope as string) : undefined;
+if (scope && 'error' in scope) {
+  process.stderr.write(scope.error + usage);
   process.exit(2);
 }
 
@@ -30,7 +37,7 @@ try {
       exitCode = 1;
     }
   } else {
-    const { apiKey } = await store.createApiKey(args.name as string, args.scope as 'library' | 'internal', Date.now());
+    const { apiKey } = await store.createApiKey(args.name as string, scope!.scope, Date.now());
     process.stdout.write(`${apiKey}\n`);
   }
 } catch (error) {

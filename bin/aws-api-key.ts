@@ -1,11 +1,12 @@
 /**
  * Creates a service API key in a deployed stage and prints it once:
  *
- *   npx node bin/aws-api-key.ts --table <TableName> --usage-plan <UsagePlanId> --name <name> --scope <library|internal>
+ *   npx node bin/aws-api-key.ts --table <TableName> --usage-plan <UsagePlanId of the scope> --name <name> --scope <library|site|catalog|fulfilment>
  *
  *   npx node bin/aws-api-key.ts --table <TableName> --revoke <name>
  *
- * (both values are stack outputs). AWS credentials and region come from the usual environment (AWS_PROFILE,
+ * (both values are stack outputs; each scope has its own usage plan, output `UsagePlanId<Scope>`, e.g.
+ * UsagePlanIdSite, whose name ends in -<scope>: a plan of another scope is refused). AWS credentials and region come from the usual environment (AWS_PROFILE,
  * AWS_REGION, ...). Two steps, like `npm run api-key` plus the usage plan:
  * 1. the key's record in the table (hashed; the same store module the local CLI uses);
  * 2. an API Gateway API key whose value is that hash, added to the usage plan, so the per-key throttle
@@ -16,6 +17,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { cliArgs } from './cli-args.ts';
+import { parseScope, SCOPE_CHOICES } from './key-scope.ts';
 
 const args = cliArgs({
   table: { type: 'string' },
@@ -25,12 +27,17 @@ const args = cliArgs({
   revoke: { type: 'string' },
 });
 const usagePlan = args['usage-plan'];
-const creates = Boolean(usagePlan && args.name && (args.scope === 'library' || args.scope === 'internal'));
+const usage =
+  `usage: npx node bin/aws-api-key.ts --table <TableName> --usage-plan <UsagePlanId of the scope> --name <name> --scope <${SCOPE_CHOICES}>\n` +
+  '       npx node bin/aws-api-key.ts --table <TableName> --revoke <name>\n';
+const creates = Boolean(usagePlan && args.name && args.scope !== undefined);
 if (!args.table || (!creates && !args.revoke)) {
-  process.stderr.write(
-    'usage: npx node bin/aws-api-key.ts --table <TableName> --usage-plan <UsagePlanId> --name <name> --scope <library|internal>\n' +
-      '       npx node bin/aws-api-key.ts --table <TableName> --revoke <name>\n',
-  );
+  process.stderr.write(usage);
+  process.exit(2);
+}
+const scope = creates && !args.revoke ? parseScope(args.scope as string) : undefined;
+if (scope && 'error' in scope) {
+  process.stderr.write(scope.error + usage);
   process.exit(2);
 }
 process.env.TABLE_NAME = args.table;
@@ -42,7 +49,28 @@ if (args.revoke) {
   process.exit(revoked ? 0 : 1);
 }
 
-const { apiKey } = await createApiKey(args.name as string, args.scope as 'library' | 'internal', Date.now());
+/** The plan's name ends in -<scope> (lib/constructs/api.ts); unchecked when the AWS CLI cannot answer. */
+function planOfAnotherScope(keyScope: string): string | undefined {
+  let name: string;
+  try {
+    const query = ['apigateway', 'get-usage-plan', '--usage-plan-id', usagePlan as string, '--query', 'name'];
+    name = execFileSync('aws', [...query, '--output', 'text'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+  } catch {
+    return undefined;
+  }
+  return name.trim().endsWith(`-${keyScope}`) ? undefined : name.trim();
+}
+const keyScope = scope!.scope;
+const otherPlan = planOfAnotherScope(keyScope);
+if (otherPlan !== undefined) {
+  process.stderr.write(`usage plan ${usagePlan} is "${otherPlan}", not the plan of scope ${keyScope}\n`);
+  process.exit(2);
+}
+
+const { apiKey } = await createApiKey(args.name as string, keyScope, Date.now());
 const gatewayKeyName = `${args.table}-${args.name}`;
 const createKey = [
   'apigateway',

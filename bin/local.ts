@@ -4,9 +4,10 @@
  */
 import { resolve } from 'node:path';
 import './require-java.ts';
-import { startLocalService } from '../lib/local/service.ts';
+import { LOCAL_CHECKOUT_URL, startLocalService } from '../lib/local/service.ts';
 import type { LocalSite } from '../lib/local/site/server.ts';
 import { loopbackAddress, startCheckoutStandIn } from '../lib/local/site/stand-in.ts';
+import { claimStart } from '../lib/local/single-start.ts';
 
 // Registered first: a signal during start-up exits at once, and exiting stops the engine (its exit hook).
 let shutdown: (() => Promise<void>) | undefined;
@@ -23,34 +24,38 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST ?? '127.0.0.1';
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+const checkoutUrl = process.env.CHECKOUT_URL ?? LOCAL_CHECKOUT_URL;
+// A second start on the same data folder or ports stops here, before it opens either.
+const storagePorts = {
+  DYNAMODB_PORT: Number(process.env.DYNAMODB_PORT ?? 0),
+  S3_PORT: Number(process.env.S3_PORT ?? 0),
+};
+const site = loopbackAddress(checkoutUrl);
+const releaseDataDir = await claimStart({ dataDir, port, host, site, checkoutUrl, storagePorts });
 const service = await startLocalService({
   port,
-  host: process.env.HOST ?? '127.0.0.1',
+  host,
   dataDir,
-  dynamoPort: Number(process.env.DYNAMODB_PORT ?? 0),
-  s3Port: Number(process.env.S3_PORT ?? 0),
+  dynamoPort: storagePorts.DYNAMODB_PORT,
+  s3Port: storagePorts.S3_PORT,
   // DynamoDB deletes expired items some time after they expire; once a minute stands in for that.
   ttlIntervalMs: 60_000,
 });
 process.stdout.write(`photo-commerce service listening on ${service.url} (data in ${dataDir})\n`);
-const checkoutUrl = process.env.CHECKOUT_URL as string;
-let site: LocalSite | undefined;
-if (!loopbackAddress(checkoutUrl)) {
+let standIn: LocalSite | undefined;
+if (!site) {
   process.stdout.write(`no local checkout site: CHECKOUT_URL ${checkoutUrl} is not a loopback http origin\n`);
 } else {
-  // The site is a convenience: when its port is taken (another `npm start`), the service runs on without it.
-  try {
-    site = await startCheckoutStandIn(service.url, checkoutUrl);
-    process.stdout.write(
-      `local checkout and product builder site on ${site?.url} (a test stand-in: no real payments)\n`,
-    );
-  } catch (error) {
-    process.stderr.write(`local checkout site not started on ${checkoutUrl}: ${(error as Error).message}\n`);
-  }
+  standIn = await startCheckoutStandIn(service.url, checkoutUrl);
+  process.stdout.write(
+    `local checkout and product builder site on ${standIn?.url} (a test stand-in: no real payments)\n`,
+  );
 }
 
 shutdown = async () => {
-  await site?.close();
+  await standIn?.close();
   await service.close();
+  releaseDataDir();
 };

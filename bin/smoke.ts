@@ -1,24 +1,25 @@
 /**
- * `npm run smoke -- --url <api-url> --token <bearer> --api-key <library key> --internal-key <internal key>
- *  [--image-url <public image URL>]`: runs the end-to-end flow (lib/smoke.ts) against a deployed stage or
- * `npm start`, prints one line per step and exits non-zero at the first failure.
+ * `npm run smoke -- --url <api-url> --token <bearer> --library-key <key> --site-key <key> --catalog-key <key>
+ *  --fulfilment-key <key> [--image-url <public image URL>]`: runs the end-to-end flow (lib/smoke.ts) against a
+ * deployed stage or `npm start` with a key of each scope, prints one line per step and exits non-zero at the
+ * first failure.
  */
 import { runSmoke } from '../lib/smoke.ts';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../functions/auth/principal.ts';
 import { cliArgs } from './cli-args.ts';
 
+const keyFlag = (scope: ApiKeyScope) => `${scope}-key` as const;
 const args = cliArgs({
   url: { type: 'string' },
   token: { type: 'string' },
-  'api-key': { type: 'string' },
-  'internal-key': { type: 'string' },
+  ...Object.fromEntries(API_KEY_SCOPES.map((scope) => [keyFlag(scope), { type: 'string' } as const])),
   'image-url': { type: 'string' },
-});
+}) as Record<string, string | undefined>;
 const { url, token } = args;
-const apiKey = args['api-key'];
-const internalKey = args['internal-key'];
-if (!url || !token || !apiKey || !internalKey) {
+const keys = Object.fromEntries(API_KEY_SCOPES.map((scope) => [scope, args[keyFlag(scope)]]));
+if (!url || !token || API_KEY_SCOPES.some((scope) => !keys[scope])) {
   process.stderr.write(
-    'usage: npm run smoke -- --url <api-url> --token <bearer> --api-key <library key> --internal-key <internal key> [--image-url <url>]\n',
+    `usage: npm run smoke -- --url <api-url> --token <bearer> ${API_KEY_SCOPES.map((scope) => `--${keyFlag(scope)} <${scope} key>`).join(' ')} [--image-url <url>]\n`,
   );
   process.exit(2);
 }
@@ -27,8 +28,7 @@ try {
   const result = await runSmoke({
     url,
     token,
-    apiKey,
-    internalKey,
+    keys: keys as Record<ApiKeyScope, string>,
     imageUrl: args['image-url'],
     log: (line) => process.stdout.write(`${line}\n`),
   });

@@ -4,9 +4,14 @@
  * bundles it to build its policies, and it must stay small.
  */
 import { KEYS, type KeyPrefix } from './store/keys.ts';
+import { isApiKeyScope, type ApiKeyScope } from './auth/principal.ts';
 
-/** Which credential a route takes. `user`: bearer JWT. `library` / `internal`: API key of that scope. */
-export type Credential = 'none' | 'user' | 'library' | 'internal';
+/** Which credential a route takes. `user`: bearer JWT. An API key scope: an API key of that scope. */
+export type Credential = 'none' | 'user' | ApiKeyScope;
+
+/** The API key scope a route takes, or undefined when it takes a bearer token or nothing. */
+export const keyScopeOf = (route: Pick<Route, 'credential'>): ApiKeyScope | undefined =>
+  isApiKeyScope(route.credential) ? route.credential : undefined;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -92,14 +97,14 @@ export const routes: readonly Route[] = [
   { method: 'DELETE', path: '/basket/{basketGuid}/line/{lineId}', handler: 'delete-basket-line', credential: 'user', summary: 'Delete a line', grants: { table: tables.basketChange } },
   { method: 'POST', path: '/basket/{basketGuid}/checkout', handler: 'checkout-basket', credential: 'user', summary: 'Get a checkout URL for the basket', grants: { table: tables.basketCheckout, events: true } },
 
-  { method: 'PUT', path: '/project/{projectGuid}', handler: 'put-project', credential: 'internal', summary: 'Register or update a project price', grants: { table: tables.projectWrite } },
-  { method: 'GET', path: '/project/{projectGuid}', handler: 'get-project', credential: 'internal', summary: 'Read a project price', grants: { table: tables.projectRead } },
+  { method: 'PUT', path: '/project/{projectGuid}', handler: 'put-project', credential: 'catalog', summary: 'Register or update a project price', grants: { table: tables.projectWrite } },
+  { method: 'GET', path: '/project/{projectGuid}', handler: 'get-project', credential: 'catalog', summary: 'Read a project price', grants: { table: tables.projectRead } },
 
-  { method: 'GET', path: '/checkout/{checkoutId}', handler: 'get-checkout', credential: 'internal', summary: 'Read the basket snapshot a checkout charges for', grants: { table: tables.checkoutRead } },
-  { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'internal', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: tables.checkoutComplete, events: true } },
+  { method: 'GET', path: '/checkout/{checkoutId}', handler: 'get-checkout', credential: 'site', summary: 'Read the basket snapshot a checkout charges for', grants: { table: tables.checkoutRead } },
+  { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'site', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: tables.checkoutComplete, events: true } },
   { method: 'GET', path: '/orders', handler: 'list-orders', credential: 'user', summary: "List the user's orders, optionally only those with a project", grants: { table: tables.orderRead } },
   { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: tables.orderRead } },
-  { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'internal', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus, events: true } },
+  { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'fulfilment', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus, events: true } },
 
   { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: tables.library, bucket: 'write' } },
   { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL', grants: { table: tables.library, bucket: 'write' } },
@@ -109,7 +114,7 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/library/builder', handler: 'get-items-builder-url', credential: 'library', summary: 'Product builder URL for several library items', grants: { table: tables.library } },
   { method: 'POST', path: '/library/upload', handler: 'create-library-upload', credential: 'library', summary: 'Presigned S3 upload for an image above the push cap', grants: { table: tables.library, bucket: 'put' } },
   { method: 'GET', path: '/library/{itemGuid}', handler: 'get-library-item', credential: 'library', summary: 'Read one library item: image metadata, a download URL, optionally its print quality', grants: { table: tables.libraryRead, bucket: 'read' } },
-  { method: 'GET', path: '/builder/{token}', handler: 'get-builder', credential: 'internal', summary: 'Resolve a product builder URL token to its library items', grants: { table: tables.libraryRead, bucket: 'read' } },
+  { method: 'GET', path: '/builder/{token}', handler: 'get-builder', credential: 'site', summary: 'Resolve a product builder URL token to its library items', grants: { table: tables.libraryRead, bucket: 'read' } },
   { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library', grants: { table: tables.library, bucket: 'readwrite' } },
   { method: 'POST', path: '/library/uploads', handler: 'start-multipart-upload', credential: 'library', summary: 'Start a resumable upload in parts (S3 multipart)', grants: { table: tables.library, bucket: 'multipart' } },
   { method: 'POST', path: '/library/uploads/{itemGuid}/parts', handler: 'sign-multipart-parts', credential: 'library', summary: 'Presigned PUT URLs for parts of a resumable upload', grants: { table: tables.library, bucket: 'multipart' } },

@@ -88,10 +88,11 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
     new CfnOutput(this, 'EventBusName', { value: this.data.bus.eventBusName });
-    new CfnOutput(this, 'UsagePlanId', {
-      value: this.api.usagePlan.usagePlanId,
-      description: 'Where service API keys are registered (bin/aws-api-key.ts)',
-    });
+    for (const [scope, plan] of Object.entries(this.api.usagePlans))
+      new CfnOutput(this, `UsagePlanId${scope[0]!.toUpperCase()}${scope.slice(1)}`, {
+        value: plan.usagePlanId,
+        description: `Where ${scope} API keys are registered (bin/aws-api-key.ts --scope ${scope})`,
+      });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn });
     new CfnOutput(this, 'DashboardUrl', {
       value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,

@@ -8,16 +8,15 @@
  * the test user and then deletes (records and images).
  */
 import { createHash, randomUUID } from 'node:crypto';
+import type { ApiKeyScope } from '../functions/auth/principal.ts';
 
 export interface SmokeOptions {
   /** Base URL of the API, e.g. https://abc.execute-api.eu-west-1.amazonaws.com/prod */
   url: string;
   /** A bearer token of a test user. */
   token: string;
-  /** An API key of scope `library`. */
-  apiKey: string;
-  /** An API key of scope `internal` (checkout site). */
-  internalKey: string;
+  /** An API key of each scope: `library` (client app), `site` (checkout site), `catalog`, `fulfilment`. */
+  keys: Record<ApiKeyScope, string>;
   /** A public image URL the service may fetch; without it the pull step is skipped. */
   imageUrl?: string;
   log?: (line: string) => void;
@@ -92,6 +91,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
   }
 
   const user = options.token;
+  const { keys } = options;
   let projectGuid = '';
   let basketGuid = '';
   let checkoutId = '';
@@ -109,10 +109,10 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
     check(typeof refused.Error?.Code === 'string', 'a 401 without the JSON error shape');
   });
 
-  await step('project price (internal key)', async () => {
+  await step('project price (catalog key)', async () => {
     projectGuid = randomUUID().replaceAll('-', '');
     const project = await call('PUT', `/project/${projectGuid}`, {
-      apiKey: options.internalKey,
+      apiKey: keys.catalog,
       json: { UnitPrice: 12.5, Version: 3 },
     });
     check(
@@ -158,17 +158,17 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
     );
     // The checkout site reads the id from the URL it was sent to.
     checkoutId = new URL(checkout.CheckoutUrl).pathname.split('/').filter(Boolean).at(-1) ?? '';
-    const snapshot = await call('GET', `/checkout/${checkoutId}`, { apiKey: options.internalKey });
+    const snapshot = await call('GET', `/checkout/${checkoutId}`, { apiKey: keys.site });
     check(
       snapshot.Checkout.BasketGuid === basketGuid && snapshot.Checkout.OrderTotal === 50,
       `unexpected snapshot ${JSON.stringify(snapshot)}`,
     );
   });
 
-  await step('completion (idempotent)', async () => {
+  await step('completion (idempotent, site key)', async () => {
     const payment = { PaymentReference: `smoke-${randomUUID()}` };
     const first = await call('POST', `/checkout/${checkoutId}/complete`, {
-      apiKey: options.internalKey,
+      apiKey: keys.site,
       json: payment,
     });
     orderGuid = first.Order.OrderGuid;
@@ -177,7 +177,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
       `unexpected order ${JSON.stringify(first)}`,
     );
     const again = await call('POST', `/checkout/${checkoutId}/complete`, {
-      apiKey: options.internalKey,
+      apiKey: keys.site,
       json: payment,
     });
     check(again.Order.OrderGuid === orderGuid, 'a repeated completion created another order');
@@ -201,16 +201,32 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
       `unexpected order ${JSON.stringify(order)}`,
     );
     const moved = await call('PUT', `/order/${orderGuid}/status`, {
-      apiKey: options.internalKey,
+      apiKey: keys.fulfilment,
       json: { Status: 'Processing' },
     });
     check(moved.Order.Status === 'Processing', `unexpected status change ${JSON.stringify(moved)}`);
   });
 
+  await step('keys open only their scope', async () => {
+    // The site key is the one most exposed; it must not price projects or move orders.
+    await call('PUT', `/project/${projectGuid}`, {
+      apiKey: keys.site,
+      json: { UnitPrice: 0, Version: 4 },
+      expect: 403,
+    });
+    await call('PUT', `/order/${orderGuid}/status`, { apiKey: keys.site, json: { Status: 'Cancelled' }, expect: 403 });
+    await call('GET', `/checkout/${checkoutId}`, { apiKey: keys.catalog, expect: 403 });
+    await call('PUT', `/order/${orderGuid}/status`, {
+      apiKey: keys.catalog,
+      json: { Status: 'Cancelled' },
+      expect: 403,
+    });
+  });
+
   await step('push', async () => {
     const form = new FormData();
     form.append('image', new Blob([SMOKE_PNG], { type: 'image/png' }), 'smoke.png');
-    const pushed = await call('POST', '/library/push', { apiKey: options.apiKey, form });
+    const pushed = await call('POST', '/library/push', { apiKey: keys.library, form });
     const item = pushed.LibraryItem;
     check(
       item.FileMimeType === 'image/png' && item.FileSize === SMOKE_PNG.length && item.FileMd5 === md5(SMOKE_PNG),
@@ -222,7 +238,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
 
   if (options.imageUrl) {
     await step('pull', async () => {
-      const pulled = await call('POST', '/library/pull', { apiKey: options.apiKey, json: { Url: options.imageUrl } });
+      const pulled = await call('POST', '/library/pull', { apiKey: keys.library, json: { Url: options.imageUrl } });
       const item = pulled.LibraryItem;
       check(
         /^image\//.test(item.FileMimeType) && item.FileSize > 0 && /^[0-9A-F]{32}$/.test(item.FileMd5),
@@ -236,7 +252,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
   }
 
   await step('large-file upload (presigned)', async () => {
-    const ticket = await call('POST', '/library/upload', { apiKey: options.apiKey });
+    const ticket = await call('POST', '/library/upload', { apiKey: keys.library });
     const form = new FormData();
     for (const [name, value] of Object.entries(ticket.Upload.Fields as Record<string, string>))
       form.append(name, value);
@@ -246,7 +262,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
       stored.status >= 200 && stored.status < 300,
       `the presigned upload answered ${stored.status}: ${(await stored.text()).slice(0, 300)}`,
     );
-    const completed = await call('POST', `/library/upload/${ticket.ItemGuid}/complete`, { apiKey: options.apiKey });
+    const completed = await call('POST', `/library/upload/${ticket.ItemGuid}/complete`, { apiKey: keys.library });
     check(
       completed.LibraryItem.ItemGuid === ticket.ItemGuid && completed.LibraryItem.FileMd5 === md5(SMOKE_PNG),
       `unexpected item ${JSON.stringify(completed)}`,
@@ -255,10 +271,10 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
   });
 
   await step('builder', async () => {
-    const one = await call('POST', `/library/${itemGuids[0]}/builder`, { apiKey: options.apiKey });
+    const one = await call('POST', `/library/${itemGuids[0]}/builder`, { apiKey: keys.library });
     check(/^https?:\/\//.test(one.ProductBuilderUrl), `unexpected builder answer ${JSON.stringify(one)}`);
     const many = await call('POST', '/library/builder', {
-      apiKey: options.apiKey,
+      apiKey: keys.library,
       json: { Guids: itemGuids.map(hyphenate) },
     });
     check(/^https?:\/\//.test(many.ProductBuilderUrl), `unexpected builder answer ${JSON.stringify(many)}`);
@@ -268,7 +284,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
 
   await step('library read', async () => {
     const { LibraryItem: item } = await call('GET', `/library/${itemGuids[0]}?printWidthMm=100&printHeightMm=150`, {
-      apiKey: options.apiKey,
+      apiKey: keys.library,
     });
     check(
       item.Width === 1 && item.Height === 1 && item.PrintQuality?.Rating === 'Poor',
@@ -286,8 +302,8 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
     );
   });
 
-  await step('builder resolution (internal key)', async () => {
-    const { Builder: builder } = await call('GET', `/builder/${builderToken}`, { apiKey: options.internalKey });
+  await step('builder resolution (site key)', async () => {
+    const { Builder: builder } = await call('GET', `/builder/${builderToken}`, { apiKey: keys.site });
     check(
       JSON.stringify(builder.Items.map((item: { ItemGuid: string }) => item.ItemGuid)) === JSON.stringify(itemGuids),
       `unexpected builder ${JSON.stringify(builder)}`,
@@ -309,7 +325,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
     for (const guid of itemGuids) {
       const deleted = await call('DELETE', `/library/${guid}`, { token: user });
       check(deleted.ItemGuid === guid && deleted.Deleted === true, `unexpected delete ${JSON.stringify(deleted)}`);
-      await call('GET', `/library/${guid}`, { apiKey: options.apiKey, expect: 404 });
+      await call('GET', `/library/${guid}`, { apiKey: keys.library, expect: 404 });
     }
     const after = guidsOf(await call('GET', '/library?limit=200', { token: user }));
     check(!itemGuids.some((guid) => after.includes(guid)), 'a deleted item is still listed');

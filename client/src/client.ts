@@ -88,7 +88,7 @@ export class PhotoCommerceClient {
       this.#transport.call('checkoutBasket', { path: { basketGuid } }, options),
   };
 
-  /** The user's orders (bearer token); status changes take the internal API key. */
+  /** The user's orders (bearer token); status changes take a `fulfilment` API key. */
   readonly orders = {
     /** GET /orders, as an async iterator; `{ projectguid }` keeps orders with that project. */
     list: (query: ListQuery<'listOrders'> = {}, options?: CallOptions) =>
@@ -99,7 +99,7 @@ export class PhotoCommerceClient {
       this.#transport.call('updateOrderStatus', { path: { orderGuid }, body }, options),
   };
 
-  /** Project prices (internal API key). */
+  /** Project prices (`catalog` API key). */
   readonly projects = {
     put: (projectGuid: string, body: BodyOf<'putProject'>, options?: CallOptions) =>
       this.#transport.call('putProject', { path: { projectGuid }, body }, options),
@@ -107,13 +107,13 @@ export class PhotoCommerceClient {
       this.#transport.call('getProject', { path: { projectGuid } }, options),
   };
 
-  /** The product builder site's call (internal API key). */
+  /** The product builder site's call (`site` API key). */
   readonly builders = {
     /** GET /builder/{token}: the items of a product builder URL (`token` is its last path segment), in minting order, with download URLs. */
     get: (token: string, options?: CallOptions) => this.#transport.call('getBuilder', { path: { token } }, options),
   };
 
-  /** The checkout site's calls (internal API key). */
+  /** The checkout site's calls (`site` API key). */
   readonly checkouts = {
     get: (checkoutId: string, options?: CallOptions) =>
       this.#transport.call('getCheckout', { path: { checkoutId } }, options),

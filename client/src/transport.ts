@@ -11,7 +11,7 @@ export interface ClientOptions {
   baseUrl: string;
   /** Bearer token for the user endpoints, or a function giving one (called before every attempt, so it may refresh). */
   token?: string | (() => string | Promise<string>);
-  /** API key (`X-SERVICE-API-Key`) for the library and internal endpoints. */
+  /** API key (`X-SERVICE-API-Key`) for the key endpoints; a key opens the endpoints of its scope only (library, site, catalog or fulfilment), so a caller holding two scopes makes a client per key. */
   apiKey?: string;
   /** A `fetch` to use instead of the global one. */
   fetch?: typeof fetch;

@@ -27,7 +27,9 @@ let images: string;
 const called = new Set<string>();
 let user: PhotoCommerceClient;
 let library: PhotoCommerceClient;
-let internal: PhotoCommerceClient;
+let site: PhotoCommerceClient;
+let catalog: PhotoCommerceClient;
+let fulfilment: PhotoCommerceClient;
 
 const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('hex').toUpperCase();
 const GUID = /^[0-9a-f]{32}$/;
@@ -57,7 +59,9 @@ beforeAll(async () => {
   const base: ClientOptions = { baseUrl: service.url, fetch: recordingFetch };
   user = new PhotoCommerceClient({ ...base, token: () => service.token('client-user') });
   library = new PhotoCommerceClient({ ...base, apiKey: await service.apiKey('client-library', 'library') });
-  internal = new PhotoCommerceClient({ ...base, apiKey: await service.apiKey('client-internal', 'internal') });
+  site = new PhotoCommerceClient({ ...base, apiKey: await service.apiKey('client-site', 'site') });
+  catalog = new PhotoCommerceClient({ ...base, apiKey: await service.apiKey('client-catalog', 'catalog') });
+  fulfilment = new PhotoCommerceClient({ ...base, apiKey: await service.apiKey('client-fulfilment', 'fulfilment') });
 });
 
 afterAll(async () => {
@@ -80,10 +84,10 @@ describe('projects, baskets, checkout and orders', () => {
 
   it('registers and reads a project price', async () => {
     projectGuid = createHash('md5').update(`project-${Date.now()}`).digest('hex');
-    const saved = await internal.projects.put(projectGuid, { UnitPrice: 12.5, Version: 3 });
+    const saved = await catalog.projects.put(projectGuid, { UnitPrice: 12.5, Version: 3 });
     expect(saved).toMatchObject({ ProjectGuid: projectGuid, UnitPrice: 12.5, Version: 3 });
     expect(saved.LastSavedDateUtc).toBeInstanceOf(Date);
-    expect(await internal.projects.get(projectGuid)).toEqual(saved);
+    expect(await catalog.projects.get(projectGuid)).toEqual(saved);
   });
 
   it('creates a basket, edits its lines, lists it, checks it out, pays and finds the order', async () => {
@@ -112,11 +116,11 @@ describe('projects, baskets, checkout and orders', () => {
 
     const { CheckoutUrl } = await user.baskets.checkout(basket.Guid);
     const checkoutId = CheckoutUrl.split('/').pop() as string;
-    const { Checkout } = await internal.checkouts.get(checkoutId);
+    const { Checkout } = await site.checkouts.get(checkoutId);
     expect(Checkout).toMatchObject({ BasketGuid: basket.Guid, OrderTotal: 12.5, Status: 'Open' });
     expect(Checkout.ExpiresDateUtc.getTime()).toBeGreaterThan(Checkout.CreatedDateUtc.getTime());
 
-    const { Order } = await internal.checkouts.complete(checkoutId, { PaymentReference: 'client-test' });
+    const { Order } = await site.checkouts.complete(checkoutId, { PaymentReference: 'client-test' });
     expect(Order).toMatchObject({ OrderTotal: 12.5, Status: 'OrderReceived' });
     expect(Order.CompletedDateUtc).toBeInstanceOf(Date);
     const orders = await user.orders.list().toArray();
@@ -126,7 +130,7 @@ describe('projects, baskets, checkout and orders', () => {
       ProjectGuid: projectGuid,
       ProjectVersion: 3,
     });
-    const moved = await internal.orders.updateStatus(Order.OrderGuid, { Status: 'Processing' });
+    const moved = await fulfilment.orders.updateStatus(Order.OrderGuid, { Status: 'Processing' });
     expect(moved.Order.Status).toBe('Processing');
 
     const other = await user.baskets.create();
@@ -146,7 +150,7 @@ describe('projects, baskets, checkout and orders', () => {
       await pager.baskets.addLine(basketGuid, { ProjectGuid: projectGuid, Quantity: 1 });
       const checkoutId = (await pager.baskets.checkout(basketGuid)).CheckoutUrl.split('/').pop() as string;
       orders.push(
-        (await internal.checkouts.complete(checkoutId, { PaymentReference: `pager-${basketGuid}` })).Order.OrderGuid,
+        (await site.checkouts.complete(checkoutId, { PaymentReference: `pager-${basketGuid}` })).Order.OrderGuid,
       );
     }
     const baskets: string[] = [];
@@ -272,12 +276,12 @@ describe('library', () => {
       .catch((error: unknown) => error);
     expect(foreign).toMatchObject({ status: 404, code: 'LibraryItemNotFound' });
 
-    const { Builder } = await internal.builders.get(ProductBuilderUrl.split('/').pop() as string);
+    const { Builder } = await site.builders.get(ProductBuilderUrl.split('/').pop() as string);
     expect(Builder.Items.map((item) => [item.ItemGuid, item.Width, item.Height])).toEqual(
       LibraryItems.map((item, index) => [item.ItemGuid, index === 0 ? 120 : 60, index === 0 ? 80 : 90]),
     );
     expect(Builder.CreatedDateUtc).toBeInstanceOf(Date);
-    expect(await internal.builders.get('0'.repeat(32)).catch((error: unknown) => error)).toMatchObject({
+    expect(await site.builders.get('0'.repeat(32)).catch((error: unknown) => error)).toMatchObject({
       status: 404,
       code: 'BuilderNotFound',
     });

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { MAX_QUANTITY, basketTotalMinor, lineTotalMinor, type Basket, type BasketLine } from '../domain/basket.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
-import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, MoneyOut, nameSchemas, NextCursorOut } from './common.ts';
+import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, IntegerOut, MoneyOut, nameSchemas, NextCursorOut } from './common.ts';
 import { PageQuery, PathInteger, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 
 export const BasketPath = z.object({ basketGuid: Guid });
@@ -17,11 +17,21 @@ export const LineInput = z.object({
       z.int(`must be a whole number from 1 to ${MAX_QUANTITY}`),
       z.minimum(1, `must be from 1 to ${MAX_QUANTITY}`),
       z.maximum(MAX_QUANTITY, `must be from 1 to ${MAX_QUANTITY}`),
+      z.meta({ example: 2 }),
     ),
 });
 export type LineInput = z.output<typeof LineInput>;
 
-export const BasketLineOut = z.object({ Id: z.int(), ProjectGuid: GuidOut, Quantity: z.int(), Total: MoneyOut });
+export const BasketLineOut = z.object({
+  Id: IntegerOut({
+    minimum: 1,
+    example: 1,
+    description: "The line's number in its basket (the `lineId` of its paths): 1 for the first line, never reused",
+  }),
+  ProjectGuid: GuidOut,
+  Quantity: IntegerOut({ minimum: 1, maximum: MAX_QUANTITY, example: 2 }),
+  Total: MoneyOut,
+});
 
 export const BasketOut = z.object({
   Guid: GuidOut,

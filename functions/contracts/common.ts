@@ -35,9 +35,26 @@ export const WireDateOut = z.string().check(
   }),
 );
 
-export const MoneyOut = z
-  .number()
-  .check(z.meta({ description: 'Amount as a JSON number; the number of fraction digits varies', example: 12.5 }));
+export const MoneyOut = z.number().check(
+  z.minimum(0),
+  z.meta({
+    description: 'Amount as a JSON number, never negative; the number of fraction digits varies',
+    example: 59.98,
+  }),
+);
+
+/**
+ * An integer of an answer with its real range and an example a real answer could hold. Answers are not
+ * validated at run time: this is the document's word on them, kept next to the field.
+ */
+export const IntegerOut = (rule: { minimum: number; maximum?: number; example: number; description?: string }) =>
+  z
+    .int()
+    .check(
+      z.minimum(rule.minimum),
+      ...(rule.maximum === undefined ? [] : [z.maximum(rule.maximum)]),
+      z.meta({ example: rule.example, ...(rule.description === undefined ? {} : { description: rule.description }) }),
+    );
 
 /** A request's list of 1 to `max` items (the messages name the `noun`), with an optional description. */
 export const listOf = <T extends z.ZodMiniType>(item: T, max: number, noun: string, description?: string) =>

@@ -4,11 +4,11 @@
  * bundles, which only write errors, do not carry its schema.
  */
 import * as z from 'zod/mini';
-import { nameSchemas, responseSchemas } from './common.ts';
+import { IntegerOut, nameSchemas, responseSchemas } from './common.ts';
 
 /** One image of a multi-image request that could not be stored (functions/domain/library.ts, failedItemsError). */
 export const ItemFailureOut = z.object({
-  Index: z.int().check(z.meta({ description: '0-based position of the file or URL in the request' })),
+  Index: IntegerOut({ minimum: 0, example: 1, description: '0-based position of the file or URL in the request' }),
   Code: z.string().check(z.meta({ description: "That image's own error code, e.g. UnsupportedMediaType" })),
   Reason: z.string(),
 });
@@ -32,6 +32,12 @@ export const ErrorDetailOut = z.looseObject({
     z.meta({
       description:
         'Library pushes and pulls: every image that failed, in request order; none of the request was stored',
+    }),
+  ),
+  OrderGuid: z.optional(z.string().check(z.regex(/^[0-9a-f]{32}$/))).check(
+    z.meta({
+      description:
+        'CheckoutAlreadyCompleted: the order the checkout was completed into, with its first PaymentReference (this payment made none)',
     }),
   ),
   Retryable: z

@@ -1,31 +1,33 @@
 /** Library read schemas: one item with its download URL and print quality, and a product builder link's items. */
 import * as z from 'zod/mini';
-import { GuidOut, nameSchemas, responseSchemas, WireDateOut } from './common.ts';
+import { GuidOut, IntegerOut, nameSchemas, responseSchemas, WireDateOut } from './common.ts';
 import { LibraryItemOut, LibraryItemPath, toLibraryItemOut } from './library.ts';
 import { formatDate } from '../shared/dates.ts';
 import type { ReadableItem, ResolvedBuilder } from '../domain/library-read.ts';
 
-const Pixels = z.int().check(
-  z.meta({
-    description:
-      'Pixels as displayed: EXIF orientation 5-8 and HEIF rotation by 90 or 270 degrees swap the stored width and height',
-  }),
-);
+const Pixels = IntegerOut({
+  minimum: 1,
+  example: 3000,
+  description:
+    'Pixels as displayed: EXIF orientation 5-8 and HEIF rotation by 90 or 270 degrees swap the stored width and height',
+});
 const Dpi = z.nullable(
   z.number().check(
+    z.positive(),
     z.meta({
+      example: 300,
       description: 'Dots per inch the file declares (JFIF, EXIF, PNG pHYs, TIFF); null when it declares none',
     }),
   ),
 );
 
 export const PrintQualityOut = z.object({
-  EffectivePpi: z.int().check(
-    z.meta({
-      description:
-        'floor(min(W / (printW / 25.4), H / (printH / 25.4))), the print turned so its long side lies along the image long side (crop to fill)',
-    }),
-  ),
+  EffectivePpi: IntegerOut({
+    minimum: 0,
+    example: 254,
+    description:
+      'floor(min(W / (printW / 25.4), H / (printH / 25.4))), the print turned so its long side lies along the image long side (crop to fill)',
+  }),
   Rating: z
     .enum(['Good', 'Fair', 'Poor'])
     .check(
@@ -38,7 +40,11 @@ export const LibraryItemReadOut = z.extend(LibraryItemOut, {
   Height: Pixels,
   Orientation: z
     .int()
-    .check(z.minimum(1), z.maximum(8), z.meta({ description: 'EXIF orientation 1-8; 1 when the file has none' })),
+    .check(
+      z.minimum(1),
+      z.maximum(8),
+      z.meta({ example: 1, description: 'EXIF orientation 1-8; 1 when the file has none' }),
+    ),
   DpiX: Dpi,
   DpiY: Dpi,
   CreatedDateUtc: WireDateOut,
@@ -128,7 +134,7 @@ export const toBuilderOut = (builder: ResolvedBuilder): z.infer<typeof BuilderOu
 // prettier-ignore
 export const libraryReadContracts = {
   getItem: { principal: 'library', path: LibraryItemPath, query: LibraryItemReadQuery, response: LibraryItemReadResultOut, errors: { 404: ['LibraryItemNotFound'] } },
-  getBuilder: { principal: 'internal', path: BuilderPath, response: BuilderOut, errors: { 404: ['BuilderNotFound'] } },
+  getBuilder: { principal: 'site', path: BuilderPath, response: BuilderOut, errors: { 404: ['BuilderNotFound'] } },
 } as const;
 
 nameSchemas(responseSchemas, {

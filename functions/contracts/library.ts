@@ -1,7 +1,16 @@
 /** Library and product builder request and response schemas (the wire contract) and the mapping to it. */
 import * as z from 'zod/mini';
 import { ACCEPTED_IMAGE_TYPES, MAX_BUILDER_ITEMS, type LibraryItem } from '../domain/library.ts';
-import { Guid, GuidOut, listOf, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
+import {
+  Guid,
+  GuidOut,
+  IntegerOut,
+  listOf,
+  nameSchemas,
+  requestSchemas,
+  responseSchemas,
+  WireDateOut,
+} from './common.ts';
 import { formatDate } from '../shared/dates.ts';
 
 export const LibraryItemOut = z.object({
@@ -12,7 +21,11 @@ export const LibraryItemOut = z.object({
       example: 'image/jpeg',
     }),
   ),
-  FileSize: z.int().check(z.meta({ description: 'Size in bytes' })),
+  FileSize: IntegerOut({
+    minimum: 1,
+    example: 2_457_600,
+    description: 'Size in bytes (at most UPLOAD_MAX_BYTES, 100 MiB by default)',
+  }),
   FileMd5: z
     .string()
     .check(z.regex(/^[0-9A-F]{32}$/), z.meta({ description: 'MD5 of the bytes, 32 uppercase hexadecimal characters' })),
@@ -48,7 +61,11 @@ export const PresignedUploadOut = z.object({
 export const UploadTicketOut = z.object({
   ItemGuid: GuidOut,
   Upload: PresignedUploadOut,
-  MaxBytes: z.int(),
+  MaxBytes: IntegerOut({
+    minimum: 1,
+    example: 104_857_600,
+    description: 'The largest file the upload accepts, in bytes (UPLOAD_MAX_BYTES)',
+  }),
   ExpiresDateUtc: WireDateOut,
 });
 
@@ -94,7 +111,7 @@ export const toUploadTicketOut = (ticket: {
 const multipart = 'multipart/form-data';
 
 /** What a stored image can be refused for: its size, its bytes (sniffed, not the declared type). */
-export const imageErrors = { 413: ['PayloadTooLarge'], 415: ['UnsupportedMediaType'] } as const;
+export const imageErrors = { 413: ['PayloadTooLarge'], 415: ['UnsupportedMediaType', 'UnreadableImage'] } as const;
 const pushErrors = {
   ...imageErrors,
   400: ['MalformedMultipart', 'NoImages', 'TooManyItems', 'ItemsRejected'],

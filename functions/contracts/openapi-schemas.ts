@@ -10,8 +10,19 @@ export type Io = 'input' | 'output';
 
 const SCHEMAS = '#/components/schemas/';
 
+/**
+ * zod writes every integer's safe range (±2^53 - 1) as its bounds; a bound that is only the safe range is
+ * no rule of the contract's (the contracts state the real ones), so it is left out.
+ */
+const withoutSafeIntegerBounds = ({ jsonSchema }: { jsonSchema: JsonSchema }): void => {
+  if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+  if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+};
+
+const options = (io: Io) => ({ io, unrepresentable: 'any', override: withoutSafeIntegerBounds }) as const;
+
 export const schemaOf = (schema: z.ZodMiniType, io: Io): JsonSchema => {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, options(io)) as JsonSchema;
   return rest;
 };
 
@@ -24,7 +35,7 @@ export function namedSchemas(
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of named._idmap) registry.add(schema, { id });
   for (const [schema, id] of unnamed) if (!registry.has(schema)) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, { io, unrepresentable: 'any', uri: (id) => `${SCHEMAS}${id}` });
+  const { schemas } = z.toJSONSchema(registry, { ...options(io), uri: (id) => `${SCHEMAS}${id}` });
   if ('__shared' in schemas)
     throw new Error('a schema refers to itself without a name of its own; name it with nameSchemas');
   // `$id` would be a fragment-only URI, which JSON Schema 2020-12 forbids; the component's key is its name.

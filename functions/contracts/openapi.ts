@@ -23,12 +23,22 @@ const security: Record<Credential, Record<string, string[]>[]> = {
   none: [],
   user: [{ bearerToken: [] }],
   library: [{ apiKey: ['library'] }],
-  internal: [{ apiKey: ['internal'] }],
+  site: [{ apiKey: ['site'] }],
+  catalog: [{ apiKey: ['catalog'] }],
+  fulfilment: [{ apiKey: ['fulfilment'] }],
 };
 
+/** What a credential of the route table is, in words: each operation and tag states its own. */
+export const credentialText = (credential: Credential): string =>
+  credential === 'none'
+    ? 'no credential'
+    : credential === 'user'
+      ? "a user's bearer token"
+      : `an API key of scope \`${credential}\``;
+
 /** By the path's first segment; in alphabetical order, as the document lists them. */
-const tags = [
-  { name: 'Baskets', description: "A user's baskets and their lines (bearer token).", segments: ['basket', 'baskets'] },
+const tagList = [
+  { name: 'Baskets', description: "A user's baskets and their lines.", segments: ['basket', 'baskets'] },
   {
     name: 'Checkout and orders',
     description: 'Checkouts the checkout site completes, and the orders they create.',
@@ -37,21 +47,36 @@ const tags = [
   {
     name: 'Library',
     description:
-      'Images pushed, pulled or uploaded by client apps, and product builder URLs for them (library API key).',
+      "Images pushed, pulled or uploaded by client apps, product builder URLs for them, and the signed-in user's library.",
     segments: ['library'],
   },
   {
-    name: 'Projects',
-    description: "Project prices, registered by the company's own systems (internal API key).",
-    segments: ['project'],
+    name: 'Product builder',
+    description: "What the product builder site reads: a product builder URL's items.",
+    segments: ['builder'],
   },
-  { name: 'Service', description: 'Liveness and this document (no credential).', segments: ['health', 'openapi.json'] },
+  { name: 'Projects', description: "Project prices, registered by the company's own systems.", segments: ['project'] },
+  { name: 'Service', description: 'Liveness and this document.', segments: ['health', 'openapi.json'] },
 ];
 
 const tagOf = (route: Route): string => {
   const segment = route.path.split('/')[1] ?? '';
-  return tags.find((tag) => tag.segments.includes(segment))?.name ?? 'Service';
+  const tag = tagList.find((candidate) => candidate.segments.includes(segment));
+  if (!tag) throw new Error(`no tag for ${route.path}: add its first segment to a tag`);
+  return tag.name;
 };
+
+/** Each tag's description ends with the credentials of its operations, from the route table. */
+const tags = tagList.map(({ name, description }) => {
+  const credentials = [...new Set(routes.filter((route) => tagOf(route) === name).map((route) => route.credential))];
+  return { name, description: `${description} Credential: ${credentials.map(credentialText).join(', or ')}.` };
+});
+
+/** Answers of no operation: the path or method is not one of the document's, or the request is not HTTP. */
+const ANSWERS_OF_NO_OPERATION =
+  'A path the document does not list answers 404 `RouteNotFound`; a method a listed path does not have answers 405 `MethodNotAllowed` ' +
+  "from `npm start`'s front and 404 `RouteNotFound` from API Gateway. A request that front cannot parse as HTTP answers 400 " +
+  '`MalformedRequest`, one with headers over 16 KiB 431 `RequestHeaderFieldsTooLarge` (in AWS the edge in front of API Gateway refuses them).';
 
 /** A multipart body: each file part a binary string, sent with an image content type. */
 function multipartBody(contentType: string, parts: NonNullable<RouteContract['fileParts']>) {
@@ -124,6 +149,7 @@ function operationOf(route: Route, unnamed: { input: Map<z.ZodMiniType, string>;
   return {
     operationId,
     summary: route.summary,
+    description: `Credential: ${credentialText(route.credential)}.`,
     tags: [tagOf(route)],
     security: security[route.credential],
     ...(parameters.length > 0 ? { parameters } : {}),
@@ -155,14 +181,18 @@ export function buildOpenApi(): Record<string, unknown> {
     info: {
       title: 'Photo commerce basket, order and library service',
       version: '1.0.0',
+      // Markdown: the date form is a code span, so that the renderer shows `<ms>` rather than reading it as a tag.
       description:
         'Baskets, checkouts, orders and an image library for a photo-product business. Fields are PascalCase, guids 32 hexadecimal characters, ' +
-        'dates "\\/Date(<ms>)\\/" strings, money JSON numbers. Every error answers `{"Error":{"Code","Message",...}}` (the Error schema).',
+        'dates strings of the form `"\\/Date(<ms>)\\/"` (milliseconds since 1970-01-01T00:00:00Z), money JSON numbers. ' +
+        'A JSON body is read as JSON whatever its Content-Type says. ' +
+        'Every error answers `{"Error":{"Code","Message",...}}` (the Error schema). ' +
+        ANSWERS_OF_NO_OPERATION,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     // Relative to this document's own URL, so one document serves every stage, custom domain and `npm start`.
     servers: [{ url: '.', description: 'The API this document is served by (<base>/openapi.json)' }],
-    tags: tags.map(({ name, description }) => ({ name, description })),
+    tags,
     paths,
     components: {
       schemas: mergeSchemas(
@@ -200,8 +230,9 @@ export function buildOpenApi(): Record<string, unknown> {
           in: 'header',
           name: 'X-SERVICE-API-Key',
           description:
-            'A service API key (npm run api-key). Each key has one scope, listed by every operation that takes a key: `library` (client apps: /library push, pull, uploads, builder URLs) ' +
-            "or `internal` (the company's own systems and the checkout site: projects, checkouts, order status).",
+            'A service API key (npm run api-key). Each key has one scope, listed by every operation that takes a key: `library` (client apps: /library push, pull, uploads, builder URLs), ' +
+            '`site` (the checkout and product builder site: read and complete checkouts, resolve builder URLs), ' +
+            '`catalog` (the pricing system: project prices) or `fulfilment` (order processing: order status). A key of one scope is refused (403) on the routes of the others.',
         },
       },
     },

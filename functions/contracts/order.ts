@@ -6,6 +6,7 @@ import { ORDER_STATUSES, type Order } from '../domain/order.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import { BasketLineOut, toBasketLineOut } from './basket.ts';
+import { ProjectVersionOut } from './project.ts';
 import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, MoneyOut, nameSchemas, NextCursorOut } from './common.ts';
 import { PageQuery, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 
@@ -42,7 +43,7 @@ const DateOrUnset = WireDateOut.check(
 export const OrderLineOut = z.extend(BasketLineOut, {});
 /** An order line in the single-order response. `SubTotal` is the line before add-ons; with no add-ons it equals `Total`. */
 export const OrderLineDetailOut = z.extend(OrderLineOut, {
-  ProjectVersion: z.int(),
+  ProjectVersion: ProjectVersionOut.check(z.meta({ description: 'The project `Version` the line was priced with' })),
   SubTotal: MoneyOut,
   AddOns: z.array(z.never()),
 });
@@ -118,22 +119,22 @@ export const toCheckoutOut = (checkout: Checkout, state: CheckoutState): z.infer
 /** Route contracts: what each order and checkout handler validates and answers. */
 export const orderContracts = {
   getCheckout: {
-    principal: 'internal',
+    principal: 'site',
     path: CheckoutPath,
     response: CheckoutOut,
     errors: { 404: ['CheckoutNotFound'] },
   },
   completeCheckout: {
-    principal: 'internal',
+    principal: 'site',
     path: CheckoutPath,
     body: CompleteCheckoutInput,
     response: OrderResultOut,
-    errors: { 404: ['CheckoutNotFound'], 409: ['BasketChanged', 'ProjectUnavailable'] },
+    errors: { 404: ['CheckoutNotFound'], 409: ['BasketChanged', 'ProjectUnavailable', 'CheckoutAlreadyCompleted'] },
   },
   list: { principal: 'user', query: OrderListQuery, response: OrderListOut },
   get: { principal: 'user', path: OrderPath, response: OrderDetailOut, errors: { 404: ['OrderNotFound'] } },
   updateStatus: {
-    principal: 'internal',
+    principal: 'fulfilment',
     path: OrderPath,
     body: StatusInput,
     response: OrderResultOut,

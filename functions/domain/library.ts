@@ -67,63 +67,6 @@ export function sniffImageType(head: Uint8Array): string | undefined {
 
 export const ACCEPTED_IMAGE_TYPES = 'JPEG, PNG, GIF, WebP, TIFF, BMP, HEIC/HEIF or AVIF';
 
-/**
- * Markup a browser or an interpreter acts on: `<script`, `<html` or `<iframe` followed by whitespace, `>`
- * or `/`, or `<?php` followed by whitespace, in any letter case. A polyglot puts it behind a valid image
- * header so that the file passes as an image and runs as a page or script where it is served or included
- * with another type. The tokens are long enough (6+ fixed bytes, then a delimiter) that compressed image
- * data does not carry them by chance: odds of about 1e-5 for a 50 MB file.
- */
-const TAG_NAMES = ['script', 'html', 'iframe'].map((name) => [...name].map((char) => char.charCodeAt(0)));
-const PHP = [...'?php'].map((char) => char.charCodeAt(0));
-const LESS_THAN = 0x3c;
-/** Whitespace as a regular expression's `\s` sees latin1 text (tab, LF, VT, FF, CR, space, no-break space). */
-const isSpace = (byte: number | undefined): boolean =>
-  byte !== undefined && ((byte >= 0x09 && byte <= 0x0d) || byte === 0x20 || byte === 0xa0);
-const isTagEnd = (byte: number | undefined): boolean => isSpace(byte) || byte === 0x3e || byte === 0x2f;
-
-/** True when `letters` (lower case) follow position `at`; ASCII letters in either case, other bytes exactly. */
-function follows(bytes: Uint8Array, at: number, letters: readonly number[]): boolean {
-  if (at + letters.length > bytes.length) return false;
-  for (let i = 0; i < letters.length; i++) {
-    const expected = letters[i] as number;
-    const byte = bytes[at + i] as number;
-    if (byte !== expected && (expected < 0x61 || (byte | 0x20) !== expected)) return false;
-  }
-  return true;
-}
-
-/** A token starts at `at` (which holds `<`). */
-function tokenAt(bytes: Uint8Array, at: number): boolean {
-  if (follows(bytes, at + 1, PHP)) return isSpace(bytes[at + 1 + PHP.length]);
-  return TAG_NAMES.some((name) => follows(bytes, at + 1, name) && isTagEnd(bytes[at + 1 + name.length]));
-}
-
-/** A token starting in bytes[from, to). Only `<` is searched for, at memchr speed; the rest is checked where one is found. */
-function tokenIn(bytes: Buffer, from: number, to: number): boolean {
-  for (let at = bytes.indexOf(LESS_THAN, from); at !== -1 && at < to; at = bytes.indexOf(LESS_THAN, at + 1))
-    if (tokenAt(bytes, at)) return true;
-  return false;
-}
-
-/** Longest token (`<script` or `<iframe` and a delimiter) minus one: what a chunk boundary can split. */
-const ACTIVE_CONTENT_CARRY = 7;
-
-/** Scans a byte stream chunk by chunk for active content, including tokens split across chunks. */
-export class ActiveContentScanner {
-  /** The last bytes seen, where a token split by the next chunk boundary starts. */
-  private carry = Buffer.alloc(0);
-
-  /** True once the bytes seen so far hold markup or script. */
-  foundIn(chunk: Uint8Array): boolean {
-    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const seam = Buffer.concat([this.carry, bytes.subarray(0, ACTIVE_CONTENT_CARRY + 1)]);
-    const found = tokenIn(seam, 0, this.carry.length) || tokenIn(bytes, 0, bytes.length);
-    this.carry = Buffer.concat([this.carry, bytes.subarray(-ACTIVE_CONTENT_CARRY)]).subarray(-ACTIVE_CONTENT_CARRY);
-    return found;
-  }
-}
-
 /** One image of a request that could not be stored, by its zero-based position in the request. */
 export interface ItemFailure {
   index: number;

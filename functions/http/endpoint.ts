@@ -45,7 +45,7 @@ export interface EndpointSpec<
   body?: B;
   /**
    * Which credential the route takes, as in the route table. The authorizer's policy already enforced it;
-   * the handler checks again (defence in depth: an internal route never serves a library key) and the
+   * the handler checks again (defence in depth: a site route never serves a catalog key) and the
    * principal's type becomes non-optional.
    */
   principal?: K;

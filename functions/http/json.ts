@@ -26,18 +26,55 @@ export function jsonResponse(
   };
 }
 
-function describeIssue(where: string, issue: z.core.$ZodIssue): string {
-  const field = issue.path.length > 0 ? issue.path.join('.') : where;
-  return `${field}: ${issue.message}`;
+/** The value at `path` in `value`, or undefined when some step of it is missing. */
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
 }
 
+/**
+ * The key of the same object that differs from the missing field `path` only in case (`projectGuid`,
+ * `projectguid` for `ProjectGuid`): what a client sends that forgot the contract's PascalCase.
+ */
+function twinOf(value: unknown, path: readonly PropertyKey[]): string | undefined {
+  const name = path.at(-1);
+  const parent = valueAt(value, path.slice(0, -1));
+  if (typeof name !== 'string' || parent === null || typeof parent !== 'object' || Array.isArray(parent))
+    return undefined;
+  return Object.keys(parent).find((key) => key !== name && key.toLowerCase() === name.toLowerCase());
+}
+
+const fieldOf = (where: string, issue: z.core.$ZodIssue) => (issue.path.length > 0 ? issue.path.join('.') : where);
+
+/** One failing field in words; `twinned` when it was sent under another case. */
+function describeIssue(where: string, value: unknown, issue: z.core.$ZodIssue): { text: string; twinned: boolean } {
+  const field = fieldOf(where, issue);
+  const missing = issue.path.length > 0 && valueAt(value, issue.path) === undefined;
+  const twin = missing ? twinOf(value, issue.path) : undefined;
+  if (twin !== undefined)
+    return { text: `${field}: missing; send \`${String(issue.path.at(-1))}\`, not \`${twin}\``, twinned: true };
+  return { text: `${field}: ${missing ? `missing (${issue.message})` : issue.message}`, twinned: false };
+}
+
+/**
+ * Parses `value` with `schema`, or refuses it with one 400 that names every failing field in its message and
+ * in `Fields`, and says so when a field was sent under another case.
+ */
 export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) {
     const issues = result.error.issues;
-    const first = issues[0];
-    throw badRequest('ValidationFailed', first ? describeIssue(where, first) : `${where}: invalid`, {
-      Fields: issues.map((issue) => (issue.path.length > 0 ? issue.path.join('.') : where)),
+    const described = issues.map((issue) => describeIssue(where, value, issue));
+    const message = described.map(({ text }) => text).join('; ') || `${where}: invalid`;
+    const hint = described.some(({ twinned }) => twinned)
+      ? ' (field names are PascalCase, as in the API reference)'
+      : '';
+    throw badRequest('ValidationFailed', `${message}${hint}`, {
+      Fields: [...new Set(issues.map((issue) => fieldOf(where, issue)))],
     });
   }
   return result.data;

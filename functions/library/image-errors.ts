@@ -1,4 +1,4 @@
-/** The client errors of an image that cannot be stored as sent: too large, not an image, a polyglot. */
+/** The client errors of an image that cannot be stored as sent: too large, not an image. */
 import { ACCEPTED_IMAGE_TYPES } from '../domain/library.ts';
 import { payloadTooLarge, unsupportedMediaType } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
@@ -9,9 +9,6 @@ export const largeFileHint = () =>
 
 export const imageTooLarge = (maxBytes: number) =>
   payloadTooLarge(`The image is over ${maxBytes} bytes. ${largeFileHint()}`);
-
-export const polyglot = () =>
-  unsupportedMediaType('The file starts like an image but carries markup or script (a polyglot); it is not stored.');
 
 export const notAnImage = (length: number) =>
   unsupportedMediaType(

@@ -1,13 +1,14 @@
 /**
  * An image's bytes on their way to the bucket: the type sniffed from the first bytes, then every byte
- * counted, hashed and scanned for active content as it passes, and the header's metadata read from the
- * leading bytes (at most IMAGE_HEADER_MAX_BYTES held), without buffering the file.
+ * counted and hashed as it passes, and the header's metadata read from the leading bytes (at most
+ * IMAGE_HEADER_MAX_BYTES held), without buffering the file. The bytes after the header are not judged: they
+ * are only ever served as the sniffed image type, for download (docs/security.md, Stored images).
  */
 import { createHash } from 'node:crypto';
 import { Readable, Transform } from 'node:stream';
-import { ActiveContentScanner, SNIFF_BYTES, sniffImageType } from '../domain/library.ts';
+import { SNIFF_BYTES, sniffImageType } from '../domain/library.ts';
 import { DomainError } from '../shared/errors.ts';
-import { imageTooLarge, notAnImage, polyglot } from './image-errors.ts';
+import { imageTooLarge, notAnImage } from './image-errors.ts';
 import { ImageHeaderReader, type ImageMetadata } from './image-header/index.ts';
 
 /** Reads just enough leading bytes to know the type; the returned body replays them, then the rest. */
@@ -41,8 +42,7 @@ const HEADER_SLICE_BYTES = 64 * 1024;
 
 /**
  * Counts and hashes bytes passing through and reads the image header of the sniffed type; fails with a
- * 413 the moment they exceed `maxBytes`, with a 415 when they carry markup or script behind the image
- * header (a polyglot), and with a 415 UnreadableImage when the header cannot be read. A body that comes as one
+ * 413 the moment they exceed `maxBytes`, and with a 415 UnreadableImage when the header cannot be read. A body that comes as one
  * chunk (a pushed image: the request body is decoded whole) is hashed only when its MD5 is asked for:
  * S3 reports the MD5 of what it stored in one PutObject, and the 4 MB hash is then not needed at all.
  */
@@ -56,7 +56,6 @@ export class ImageMeter extends Transform {
   private chunks = 0;
   /** Set once every byte is hashed. */
   private digest: Buffer | undefined;
-  private readonly markup = new ActiveContentScanner();
   private readonly header: ImageHeaderReader;
   /** Set once the header is read: from then on no chunk goes to the reader. */
   private metadata: ImageMetadata | undefined;
@@ -92,18 +91,17 @@ export class ImageMeter extends Transform {
 
   /**
    * Measures a whole body read from `source` without passing it on: for a body that goes nowhere (an object
-   * already in the bucket), a stream stage of its own would cost more than the scan (figure 5c).
+   * already in the bucket), a stream stage of its own would cost a third on top of the hash (figure 5c).
    */
   async measure(source: AsyncIterable<Buffer>): Promise<void> {
     for await (const chunk of source) this.count(chunk);
     this.settle();
   }
 
-  /** One chunk: counted, scanned, its header bytes read, hashed; throws the refusal. */
+  /** One chunk: counted, its header bytes read, hashed; throws the refusal. */
   private count(chunk: Buffer): void {
     this.byteCount += chunk.length;
     if (this.byteCount > this.maxBytes) throw imageTooLarge(this.maxBytes);
-    if (this.markup.foundIn(chunk)) throw polyglot();
     this.readHeader(chunk);
     if (this.chunks++ === 0) this.unhashed = chunk;
     else {

@@ -7,6 +7,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { payloadTooLarge, unprocessable } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
+import { logger } from '../shared/powertools.ts';
 import { classifyAddress, isLoopback, type AddressPolicy } from './address-policy.ts';
 
 export interface ResolvedAddress {
@@ -75,35 +76,40 @@ export function checkUrl(text: string, requested: string = text): URL {
 export const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
 /**
+ * Every way a host name fails to give only public addresses reads the same, naming the host and nothing
+ * the resolver said: no address, no address class, no DNS error. Otherwise the answer is an oracle into
+ * the function's resolver (which internal names exist, and what they point at). The detail is logged.
+ */
+export const NOT_PUBLIC = 'does not resolve to public addresses only';
+const refusedName = (requested: string, host: string, detail: string) => {
+  logger.info('pull host refused', { host, detail });
+  return pullRefused(requested, `the host ${host} ${NOT_PUBLIC}`);
+};
+
+/**
  * Resolves the URL's host and vets every address: one refused address refuses the URL (a host that
  * mixes public and internal addresses is a rebinding set-up, not a server worth trying). Returns the
- * first address, which the connection is pinned to.
+ * first address, which the connection is pinned to. An address literal's refusal names its class (the
+ * caller wrote the address); a name's does not (see refusedName).
  */
 export async function resolveAndVet(url: URL, policy: PullPolicy, requested: string = url.href): Promise<VettedTarget> {
   const host = bareHost(url);
+  if (isIP(host) !== 0) {
+    const verdict = classifyAddress(host, policy);
+    if (!verdict.allowed) throw pullRefused(requested, verdict.reason);
+    return { address: verdict.address, family: verdict.family };
+  }
   let addresses: ResolvedAddress[];
-  if (isIP(host) !== 0) addresses = [{ address: host, family: isIP(host) }];
-  else {
-    try {
-      addresses = await policy.resolve(host);
-    } catch (error) {
-      throw pullFailed(
-        requested,
-        `the host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`,
-      );
-    }
+  try {
+    addresses = await policy.resolve(host);
+  } catch (error) {
+    throw refusedName(requested, host, `lookup failed: ${(error as NodeJS.ErrnoException).code ?? 'unknown'}`);
   }
-  if (addresses.length === 0) throw pullFailed(requested, `the host ${host} has no addresses`);
   const verdicts = addresses.map(({ address }) => classifyAddress(address, policy));
-  for (const verdict of verdicts) {
-    if (!verdict.allowed)
-      throw pullRefused(
-        requested,
-        isIP(host) !== 0 ? verdict.reason : `${host} resolves to a refused address: ${verdict.reason}`,
-      );
-  }
+  const refused = verdicts.find((verdict) => !verdict.allowed);
+  if (refused) throw refusedName(requested, host, refused.reason);
   const first = verdicts[0];
-  if (!first?.allowed) throw pullFailed(requested, `the host ${host} has no addresses`);
+  if (!first?.allowed) throw refusedName(requested, host, 'no addresses');
   return { address: first.address, family: first.family };
 }
 

@@ -7,9 +7,10 @@
  * is a stream capped at a byte limit (Content-Length is checked up front, the count while streaming).
  *
  * Every refusal or failure is a DomainError whose message names the URL: PullRefused (Unprocessable: the
- * policy said no to the URL or its addresses: scheme, credentials, an internal address, too many
- * redirects), PullFailed (Unprocessable: DNS, no answer, HTTP status, a broken or slow body),
- * PayloadTooLarge (TooLarge).
+ * policy said no to the URL or its addresses: scheme, credentials, an internal address, a host name that
+ * does not resolve to public addresses only, too many redirects), PullFailed (Unprocessable: no answer,
+ * HTTP status, a broken or slow body), PayloadTooLarge (TooLarge). No answer carries an address the host
+ * resolved to, or anything else the resolver said (pull-target.ts, refusedName).
  *
  * No port-scanning oracle: until the server has answered with a status line, every failure reads the same
  * (UNREACHABLE): a port outside PULL_ALLOWED_PORTS (80 and 443), a refused, reset or timed-out connection,
@@ -157,9 +158,11 @@ async function* cappedBody(
   } catch (error) {
     if (signal.aborted) throw signal.reason;
     if (error instanceof DomainError) throw error;
+    // The error's code only: a socket error's message can name the address the host resolved to.
+    const code = (error as NodeJS.ErrnoException).code;
     throw pullFailed(
       requested,
-      `the connection broke after ${received} bytes (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      `the connection broke after ${received} bytes${code && /^[A-Z0-9_]+$/.test(code) ? ` (${code})` : ''}`,
     );
   } finally {
     response.destroy();

@@ -10,11 +10,13 @@
  *   5. basket  deleted, only at the version the checkout was taken from
  *   6. event   OrderCreated published, then the order marked so a repeat does not publish it again
  * A crash anywhere leaves a prefix of these; the next call for the checkout (any repeat of the request)
- * redoes the remaining steps and answers the same order.
+ * redoes the remaining steps and answers the same order. A repeat with another PaymentReference finishes
+ * them too, then is refused (domain/repeated-completion.ts): 409 CheckoutAlreadyCompleted.
  */
 import { randomBytes } from 'node:crypto';
 import { lineTotalMinor } from '../domain/basket.ts';
 import { checkoutState, isBasketAsCheckedOut, type Checkout, type CheckoutState } from '../domain/checkout.ts';
+import { repeatedCompletion, type RepeatedCompletion } from '../domain/repeated-completion.ts';
 import {
   applyStatus,
   orderFromCheckout,
@@ -131,20 +133,41 @@ const statusChangedEvent = (order: Order) => ({
 export async function completeCheckout(checkoutId: string, paymentReference: string): Promise<Order> {
   const checkout = await readCheckout(checkoutId);
   const { claim, fresh } = await claimBasket(checkout, paymentReference);
-  if (!fresh) {
-    if (claim.paymentReference !== paymentReference) {
-      // The order stays the first one; a second payment for the same checkout needs a refund, not an order.
-      logger.warn('checkout completed again with another payment reference', {
-        orderGuid: claim.orderGuid,
-        first: claim.paymentReference,
-        again: paymentReference,
-      });
-    }
-    const stored = await orders.getOrder(checkout.userId, claim.orderGuid);
-    // The marker is the last step: a repeat that sees it has nothing left to do.
-    if (stored?.createdEventPublished) return stored;
-  }
+  if (fresh) return finishOrder(checkout, claim);
+  const repeat = repeatedCompletion(claim, paymentReference);
+  const stored = await orders.getOrder(checkout.userId, claim.orderGuid);
+  // The marker is the last step: a repeat that sees it has nothing left to do. Otherwise the first
+  // payment's order is finished now, also before a refusal, so that the OrderGuid it names exists.
+  const order = stored?.createdEventPublished ? stored : await finishOrder(checkout, claim);
+  if (repeat.kind === 'OtherPayment') refusePaidTwice(checkoutId, repeat, paymentReference);
+  return order;
+}
 
+/**
+ * A second payment for a paid checkout: a metric and an error log line to alarm on (someone must refund
+ * it), and 409 CheckoutAlreadyCompleted naming the order the first payment made.
+ */
+function refusePaidTwice(
+  checkoutId: string,
+  repeat: Extract<RepeatedCompletion, { kind: 'OtherPayment' }>,
+  paymentReference: string,
+): never {
+  metrics.addMetric(METRIC.CheckoutPaidTwice, 'Count', 1);
+  logger.error('checkout paid twice', {
+    checkoutId,
+    orderGuid: repeat.orderGuid,
+    firstPaymentReference: repeat.firstPaymentReference,
+    paymentReference,
+  });
+  throw conflict(
+    'CheckoutAlreadyCompleted',
+    `Checkout ${checkoutId} was completed already, with another PaymentReference, as order ${repeat.orderGuid}; this payment made no order.`,
+    { OrderGuid: repeat.orderGuid },
+  );
+}
+
+/** Steps 2 to 6 for a claim: each is safe to repeat, so a repeat finishes what a crash left. */
+async function finishOrder(checkout: Checkout, claim: OrderClaim): Promise<Order> {
   const order = orderFromCheckout(checkout, claim);
   await orders.insertOrderOwner(order);
   const created = await orders.insertOrder(order);

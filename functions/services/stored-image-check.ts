@@ -42,7 +42,7 @@ export async function verifyStoredImage(objectKey: string, maxBytes: number): Pr
     };
   } catch (error) {
     opened.body.destroy();
-    // No image (not one at all, a polyglot, an unreadable header) or too large: its bytes are not kept.
+    // No image (not one at all, an unreadable header) or too large: its bytes are not kept.
     if (error instanceof DomainError && (error.kind === 'UnsupportedMedia' || error.kind === 'TooLarge'))
       await objects.deleteImageObject(objectKey);
     throw error;

@@ -81,6 +81,7 @@ export async function completeUpload(apiKeyId: string, itemGuid: string, now = D
       upload.objectKey,
       objects.libraryObjectKey(upload.anonymousUserId, itemGuid),
       verified.etag,
+      verified.item.mimeType,
     );
   } catch (error) {
     await library

@@ -50,7 +50,8 @@ export const unauthorized = (message = 'Missing or invalid credentials.') =>
 export const forbidden = (message = 'This credential may not call this endpoint.') =>
   new DomainError('Forbidden', 'Forbidden', message);
 export const notFound = (code: string, message: string) => new DomainError('NotFound', code, message);
-export const conflict = (code: string, message: string) => new DomainError('Conflict', code, message);
+export const conflict = (code: string, message: string, details?: Record<string, unknown>) =>
+  new DomainError('Conflict', code, message, details ? { details } : {});
 export const unprocessable = (code: string, message: string) => new DomainError('Unprocessable', code, message);
 export const payloadTooLarge = (message: string) => new DomainError('TooLarge', 'PayloadTooLarge', message);
 export const unsupportedMediaType = (message: string) =>

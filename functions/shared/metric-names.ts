@@ -11,6 +11,8 @@ export const METRIC = {
   BasketLinesAdded: 'BasketLinesAdded',
   Checkouts: 'Checkouts',
   OrdersCreated: 'OrdersCreated',
+  /** A completed checkout completed again with another PaymentReference: a second charge to refund. */
+  CheckoutPaidTwice: 'CheckoutPaidTwice',
   OrderStatusChanges: 'OrderStatusChanges',
   ImagesStored: 'ImagesStored',
   ImageBytesStored: 'ImageBytesStored',
@@ -25,6 +27,7 @@ export const BUSINESS_COUNTS = [
   METRIC.BasketLinesAdded,
   METRIC.Checkouts,
   METRIC.OrdersCreated,
+  METRIC.CheckoutPaidTwice,
   METRIC.OrderStatusChanges,
   METRIC.ImagesStored,
 ] as const;

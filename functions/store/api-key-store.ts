@@ -11,7 +11,7 @@ import { API_KEYS_INDEX_PK, apiKeyKey, apiKeyNameKey } from './keys.ts';
 import { queryEach } from './query.ts';
 import { toItem } from './table.ts';
 import { writeIf } from './writes.ts';
-import type { ApiKeyScope } from '../auth/principal.ts';
+import { isApiKeyScope, type ApiKeyScope } from '../auth/principal.ts';
 
 export interface ApiKeyRecord {
   keyId: string;
@@ -47,17 +47,23 @@ export async function createApiKey(
   return { apiKey, record };
 }
 
-/** The authorizer's lookup: one GetItem by hash. */
+/**
+ * The authorizer's lookup: one GetItem by hash. A key of a retired scope (`internal`, split into `site`,
+ * `catalog` and `fulfilment`) is no key: it opens nothing and is refused like an unknown one.
+ */
 export async function findApiKey(apiKey: string): Promise<ApiKeyRecord | undefined> {
   if (!API_KEY_FORM.test(apiKey)) return undefined;
   const result = await dynamo.send(new GetCommand({ TableName: config.tableName, Key: apiKeyKey(hashApiKey(apiKey)) }));
   if (!result.Item) return undefined;
-  const { keyId, name, scope, createdAt } = result.Item as ApiKeyRecord;
-  return { keyId, name, scope, createdAt };
+  const { keyId, name, scope, createdAt } = result.Item as StoredApiKey;
+  return isApiKeyScope(scope) ? { keyId, name, scope, createdAt } : undefined;
 }
 
-export async function listApiKeys(): Promise<ApiKeyRecord[]> {
-  const records: ApiKeyRecord[] = [];
+/** A key as stored: its scope may be one that no longer exists (listed, so that it can be revoked). */
+export type StoredApiKey = Omit<ApiKeyRecord, 'scope'> & { scope: string };
+
+export async function listApiKeys(): Promise<StoredApiKey[]> {
+  const records: StoredApiKey[] = [];
   await queryEach(
     {
       TableName: config.tableName,
@@ -67,7 +73,7 @@ export async function listApiKeys(): Promise<ApiKeyRecord[]> {
     },
     (page) => {
       for (const item of page.Items ?? []) {
-        const { keyId, name, scope, createdAt } = item as ApiKeyRecord;
+        const { keyId, name, scope, createdAt } = item as StoredApiKey;
         records.push({ keyId, name, scope, createdAt });
       }
     },

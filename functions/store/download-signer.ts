@@ -15,6 +15,14 @@ import { createHash, createHmac } from 'node:crypto';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getEndpointFromInstructions } from '@smithy/core/endpoints';
 
+/**
+ * Every download is answered as an attachment: `<img>` and apps show it as usual, but a browser sent to the
+ * URL saves the file rather than rendering it, so no byte after the image header is ever interpreted in the
+ * bucket's origin (docs/security.md, Stored images). S3 lets a presigned GET set this header and the content
+ * type, not X-Content-Type-Options or a CSP.
+ */
+export const DOWNLOAD_DISPOSITION = 'attachment';
+
 export interface Download {
   objectKey: string;
   /** Answered as the object's Content-Type (`response-content-type`). */
@@ -120,6 +128,7 @@ export const presignDownloads = (
       method: 'GET',
       objectKey,
       query: [
+        ['response-content-disposition', DOWNLOAD_DISPOSITION],
         ['response-content-type', contentType],
         ['x-id', 'GetObject'],
       ],

@@ -135,11 +135,21 @@ export async function* readObjectRanges(objectKey: string, etag: string, size: n
   }
 }
 
-/** Server-side copy (no bytes through the function), only of the version `etag` names. */
-export async function copyObject(fromKey: string, toKey: string, etag: string): Promise<void> {
+/**
+ * Server-side copy (no bytes through the function), only of the version `etag` names, stored as
+ * `contentType` (the sniffed type) rather than whatever type the uploading browser declared.
+ */
+export async function copyObject(fromKey: string, toKey: string, etag: string, contentType: string): Promise<void> {
   const bucket = config.bucketName;
   await s3.send(
-    new CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource: `${bucket}/${fromKey}`, CopySourceIfMatch: etag }),
+    new CopyObjectCommand({
+      Bucket: bucket,
+      Key: toKey,
+      CopySource: `${bucket}/${fromKey}`,
+      CopySourceIfMatch: etag,
+      MetadataDirective: 'REPLACE',
+      ContentType: contentType,
+    }),
   );
 }
 
@@ -155,8 +165,7 @@ export function presignUpload(objectKey: string, maxBytes: number, expiresSecond
 
 /**
  * Presigned GETs of library objects, valid `expiresSeconds`, each answered with its content type (the
- * sniffed type: an object that came through a presigned POST carries whatever type the browser sent).
- * Signed in process: no request to S3.
+ * sniffed type) and as an attachment (download-signer.ts). Signed in process: no request to S3.
  */
 export const presignDownloads = (downloads: readonly Download[], expiresSeconds: number): Promise<string[]> =>
   signDownloads(s3, config.bucketName, downloads, expiresSeconds);

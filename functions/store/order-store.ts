@@ -4,7 +4,7 @@
  * - the order:          PK=USER#<user>                    SK=ORDER#<orderGuid>  (the truth; guids sort by time)
  * - project copies:     PK=USER#<user>#PROJECT#<project>  SK=ORDER#<orderGuid>  (the whole order again, one per
  *                       project in it, so "orders with project P" is one Query bounded by the matching orders)
- * - the owner pointer:  PK=ORDER#<orderGuid>              SK=ORDER              (internal callers know only the guid)
+ * - the owner pointer:  PK=ORDER#<orderGuid>              SK=ORDER              (key callers know only the guid)
  * - the basket's claim: PK=USER#<user>                    SK=BASKETORDER#<basketGuid> (which checkout turned
  *                       the basket into which order; written once, it makes completion idempotent)
  *

@@ -18,7 +18,8 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { binaryMediaTypes, routes, type Route } from '../../functions/routes.ts';
+import { binaryMediaTypes, keyScopeOf, routes, type Route } from '../../functions/routes.ts';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../functions/auth/principal.ts';
 import { CORS_ALLOWED_HEADERS } from '../../functions/http/cors.ts';
 import { GATEWAY_ANSWERS, type GatewayAnswer } from '../../functions/http/gateway-answers.ts';
 import type { ServiceConfig } from '../service-config.ts';
@@ -51,7 +52,9 @@ const JSON_CONTENT_TYPE = "'application/json; charset=utf-8'";
 
 /**
  * One JSON object per request. Status and latency are numbers (always present), so Logs Insights can
- * compute percentiles on them; fields that can be empty stay strings.
+ * compute percentiles on them; fields that can be empty stay strings. The route is logged as its resource
+ * path (`/checkout/{checkoutId}`), never as `$context.path`: checkout ids and builder tokens in paths work
+ * as secrets and would stay readable in the log group for its retention.
  */
 const accessLogFormat = JSON.stringify({
   requestId: '$context.requestId',
@@ -61,7 +64,6 @@ const accessLogFormat = JSON.stringify({
   userAgent: '$context.identity.userAgent',
   method: '$context.httpMethod',
   resource: '$context.resourcePath',
-  path: '$context.path',
   status: 0,
   latencyMs: 1,
   responseLength: '$context.responseLength',
@@ -79,7 +81,8 @@ const accessLogFormat = JSON.stringify({
 
 export class Api extends Construct {
   readonly restApi: RestApi;
-  readonly usagePlan: UsagePlan;
+  /** One usage plan per API key scope: each key is registered in its scope's plan (bin/aws-api-key.ts). */
+  readonly usagePlans: Record<ApiKeyScope, UsagePlan>;
   readonly accessLogs: LogGroup;
   readonly endpoints: Endpoint[];
 
@@ -157,13 +160,19 @@ export class Api extends Construct {
       },
     });
 
-    this.usagePlan = this.restApi.addUsagePlan('UsagePlan', {
-      name: `${namePrefix}-default`,
-      description:
-        'Per-key throttling of service API keys: each is registered as an API Gateway key whose value is its SHA-256 hash, which the authorizer answers as usageIdentifierKey',
-      throttle: { rateLimit: config.keyThrottleRate, burstLimit: config.keyThrottleBurst },
-      apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
-    });
+    // A plan per scope: a scope's throttle (or a quota) is set in one place, and usage reads per scope. The
+    // library plan keeps the construct id of the one plan before scopes split, so its registered keys stay.
+    const usagePlanOf = (scope: ApiKeyScope) =>
+      this.restApi.addUsagePlan(scope === 'library' ? 'UsagePlan' : `UsagePlan-${scope}`, {
+        name: `${namePrefix}-${scope}`,
+        description: `Per-key throttling of ${scope} API keys: each is registered as an API Gateway key whose value is its SHA-256 hash, which the authorizer answers as usageIdentifierKey`,
+        throttle: { rateLimit: config.keyThrottleRate, burstLimit: config.keyThrottleBurst },
+        apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
+      });
+    this.usagePlans = Object.fromEntries(API_KEY_SCOPES.map((scope) => [scope, usagePlanOf(scope)])) as Record<
+      ApiKeyScope,
+      UsagePlan
+    >;
 
     const shared = {
       CHECKOUT_URL: config.checkoutUrl,
@@ -186,7 +195,7 @@ export class Api extends Construct {
           operationName: route.handler,
           ...(authorizer ? { authorizer } : {}),
           // The usage plan's per-key throttle applies where API Gateway requires the key the authorizer names.
-          apiKeyRequired: route.credential === 'library' || route.credential === 'internal',
+          apiKeyRequired: keyScopeOf(route) !== undefined,
         });
       return { route, endpoint };
     });

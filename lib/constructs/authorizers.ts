@@ -3,7 +3,7 @@
  * two API Gateway REQUEST authorizers, one per credential header:
  *
  * - `user` routes: identity source `Authorization`;
- * - `library` / `internal` routes: identity source `X-SERVICE-API-Key`.
+ * - API key routes (`library`, `site`, `catalog`, `fulfilment`): identity source `X-SERVICE-API-Key`.
  *
  * API Gateway answers 401 without calling an authorizer when one of its identity sources is missing, so a
  * single authorizer naming both headers would refuse every request that carries only one. With one header

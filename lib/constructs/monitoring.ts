@@ -34,6 +34,7 @@ import type { StreamConsumer } from './stream-consumer.ts';
 import {
   BUSINESS_BYTES,
   BUSINESS_COUNTS,
+  METRIC,
   METRICS_NAMESPACE,
   SERVICE_NAME,
 } from '../../functions/shared/metric-names.ts';
@@ -192,6 +193,14 @@ export class Monitoring extends Construct {
           3,
         );
     }
+    alarm(
+      'checkout-paid-twice',
+      business(METRIC.CheckoutPaidTwice),
+      1,
+      'A completed checkout was completed again with another PaymentReference (409 CheckoutAlreadyCompleted): a second payment with no order, to refund. The complete-checkout log line "checkout paid twice" names the checkout, the order and both references.',
+      1,
+      1,
+    );
     alarm(
       'table-throttles',
       new MathExpression({

@@ -110,6 +110,17 @@ export function matchRoute(
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 
+/**
+ * A request's path as the front logs it: the route's resource path (`/builder/{token}`), as API Gateway's
+ * access log has it, never the path itself (checkout ids and builder tokens in it work as secrets) nor the
+ * query (cursors). A path no route takes is logged as `(no route)`.
+ */
+export function loggedPath(routes: readonly Route[], request: Pick<IncomingMessage, 'method' | 'url'>): string {
+  const { pathname } = new URL(request.url ?? '/', 'http://127.0.0.1');
+  const match = matchRoute(routes, (request.method ?? 'GET').toUpperCase(), pathname);
+  return typeof match === 'object' ? match.route.path : '(no route)';
+}
+
 /** CORS preflight: the methods the path takes, or 404 for a path no route has. */
 function preflight(routes: readonly Route[], path: string, origin: string | undefined): APIGatewayProxyResult {
   const methods = HTTP_METHODS.filter((method) => typeof matchRoute(routes, method, path) === 'object');
@@ -330,7 +341,7 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
     handle(request, requestId)
       .catch((error: unknown) => {
         if (!(error instanceof DomainError))
-          console.error(`[local api] ${request.method} ${request.url} failed:`, error);
+          console.error(`[local api] ${request.method} ${loggedPath(options.routes, request)} failed:`, error);
         return errorResponse(error);
       })
       .then(async (answer) => {

@@ -67,6 +67,9 @@ export interface LocalService {
   close(): Promise<void>;
 }
 
+/** CHECKOUT_URL when the environment sets none: the local checkout and builder site of `npm start`. */
+export const LOCAL_CHECKOUT_URL = 'http://127.0.0.1:3001';
+
 /** Lambda's synchronous invocation payload limit, the tighter of API Gateway's and Lambda's. */
 export const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 
@@ -86,7 +89,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const defaults: Record<string, string> = {
     TABLE_NAME: 'photo-commerce',
     BUCKET_NAME: 'photo-commerce-images',
-    CHECKOUT_URL: 'http://127.0.0.1:3001',
+    CHECKOUT_URL: LOCAL_CHECKOUT_URL,
     JWT_ISSUER: LOCAL_ISSUER,
     JWT_AUDIENCE: LOCAL_AUDIENCE,
     POWERTOOLS_METRICS_DISABLED: 'true',

@@ -157,8 +157,8 @@ export async function run(): Promise<Figure[]> {
     const bareUrl = `http://127.0.0.1:${bare.match[1]}`;
 
     progress('  seeding users, baskets and a project through the service');
-    const internalKey = (
-      await promisify(execFile)(process.execPath, ['bin/api-key.ts', '--name', 'bench-http', '--scope', 'internal'], {
+    const catalogKey = (
+      await promisify(execFile)(process.execPath, ['bin/api-key.ts', '--name', 'bench-http', '--scope', 'catalog'], {
         cwd: projectRoot,
         env,
       })
@@ -174,12 +174,7 @@ export async function run(): Promise<Figure[]> {
       return (await response.json()) as Record<string, unknown>;
     };
     const projectGuid = crypto.randomUUID().replace(/-/g, '');
-    await call(
-      'PUT',
-      `/project/${projectGuid}`,
-      { 'X-SERVICE-API-Key': internalKey },
-      { UnitPrice: 29.99, Version: 1 },
-    );
+    await call('PUT', `/project/${projectGuid}`, { 'X-SERVICE-API-Key': catalogKey }, { UnitPrice: 29.99, Version: 1 });
     const keys = await ensureSigningKeys(dataDir);
     const baskets: Basket[] = [];
     for (let i = 0; i < USERS; i++) {

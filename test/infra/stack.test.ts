@@ -13,7 +13,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CfnElement, Validations, type Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { binaryMediaTypes, routes, type Route } from '../../functions/routes.ts';
+import { binaryMediaTypes, keyScopeOf, routes, type Route } from '../../functions/routes.ts';
+import { API_KEY_SCOPES } from '../../functions/auth/principal.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
 import { uploadObjectKey } from '../../functions/store/image-object-store.ts';
 import { SWEPT_RECORD_TYPES } from '../../functions/contracts/library-sweep.ts';
@@ -101,9 +102,7 @@ describe('routes', () => {
       expect(JSON.stringify(properties.Integration.Uri)).toContain(`"${functionId}","Arn"`);
       expect(resources[functionId].Properties.FunctionName).toBe(`photo-commerce-dev-${route.handler}`);
 
-      expect(properties.ApiKeyRequired ?? false, route.handler).toBe(
-        route.credential === 'library' || route.credential === 'internal',
-      );
+      expect(properties.ApiKeyRequired ?? false, route.handler).toBe(keyScopeOf(route) !== undefined);
       const authorizer = stack.authorizers.for(route.credential);
       if (authorizer) {
         expect(properties.AuthorizationType).toBe('CUSTOM');
@@ -160,9 +159,22 @@ describe('routes', () => {
     expect(api.BinaryMediaTypes).toEqual([...binaryMediaTypes]);
     expect(api.ApiKeySourceType).toBe('AUTHORIZER');
     expect(api.EndpointConfiguration.Types).toEqual(['REGIONAL']);
-    const [, plan] = ofType('AWS::ApiGateway::UsagePlan')[0]!;
-    expect(plan.Properties.Throttle).toEqual({ RateLimit: 500, BurstLimit: 1000 });
-    expect(plan.Properties.ApiStages).toHaveLength(1);
+    // One usage plan per key scope, each throttling its keys and named for its scope (bin/aws-api-key.ts checks the name).
+    const plans = ofType('AWS::ApiGateway::UsagePlan').map(([, plan]) => plan.Properties);
+    expect(plans.map((plan) => plan.UsagePlanName).sort()).toEqual(
+      API_KEY_SCOPES.map((scope) => `photo-commerce-dev-${scope}`).sort(),
+    );
+    for (const plan of plans) {
+      expect(plan.Throttle).toEqual({ RateLimit: 500, BurstLimit: 1000 });
+      expect(plan.ApiStages).toHaveLength(1);
+    }
+    // The library plan keeps the id it had as the only plan, so the keys registered in it stay.
+    expect(logicalId(stack.api.usagePlans.library)).toMatch(/^ApiRestApiUsagePlan[0-9A-F]{8}$/);
+    const outputs = template.toJSON().Outputs;
+    for (const scope of API_KEY_SCOPES) {
+      const name = `UsagePlanId${scope[0]!.toUpperCase()}${scope.slice(1)}`;
+      expect(outputs[name]?.Value, name).toEqual(ref(stack.api.usagePlans[scope]));
+    }
   });
 });
 
@@ -455,15 +467,7 @@ describe('data', () => {
   it('has an event bus for the domain events, named in the outputs', () => {
     expect(ofType('AWS::Events::EventBus')).toHaveLength(1);
     const outputs = template.toJSON().Outputs;
-    for (const name of [
-      'ApiUrl',
-      'TableName',
-      'BucketName',
-      'EventBusName',
-      'DashboardUrl',
-      'AlarmTopicArn',
-      'UsagePlanId',
-    ])
+    for (const name of ['ApiUrl', 'TableName', 'BucketName', 'EventBusName', 'DashboardUrl', 'AlarmTopicArn'])
       expect(outputs[name], name).toBeDefined();
   });
 });
@@ -494,7 +498,11 @@ describe('API stage and gateway responses', () => {
       latencyMs: 12,
       errorType: '$context.error.responseType',
       principalId: '$context.authorizer.principalId',
+      resource: '$context.resourcePath',
     });
+    // The route by its resource path only: the path itself carries checkout ids and builder tokens.
+    expect(p.AccessLogSetting.Format).not.toMatch(/\$context\.path\b/);
+    expect(Object.values(format).filter((value) => /path/i.test(String(value)))).toEqual(['$context.resourcePath']);
     expect(ofType('AWS::ApiGateway::Account')).toHaveLength(1);
   });
 
@@ -584,6 +592,18 @@ describe('monitoring', () => {
     expect(rate).toMatchObject({ MetricName: '5XXError', Statistic: 'Average', Threshold: 0.01 });
     const latency = alarms.find((a) => a.AlarmName.endsWith('api-p99-latency'));
     expect(latency).toMatchObject({ MetricName: 'Latency', ExtendedStatistic: 'p99', Threshold: 2500 });
+    // A second payment for a paid checkout: one is enough to alarm (a refund is due).
+    const paidTwice = alarms.find((a) => a.AlarmName.endsWith('checkout-paid-twice'));
+    expect(paidTwice).toMatchObject({ Threshold: 1, EvaluationPeriods: 1, DatapointsToAlarm: 1 });
+    expect(paidTwice.Metrics[0].MetricStat).toMatchObject({
+      Metric: {
+        Namespace: 'PhotoCommerce',
+        MetricName: 'CheckoutPaidTwice',
+        Dimensions: [{ Name: 'service', Value: 'photo-commerce' }],
+      },
+      Stat: 'Sum',
+    });
+    expect(dashboardBody()).toContain('CheckoutPaidTwice');
   });
 });
 

@@ -1,17 +1,23 @@
 /**
  * GET /docs of the local service: the API reference page and every file it loads come from the server
- * itself (no CDN), and the page reads the service's own /openapi.json.
+ * itself (no CDN), and the page reads the service's own /openapi.json. Rendered in Chromium, it shows the
+ * whole introduction and, for every operation, the credential the route table gives it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { startTestService, type TestService } from '../support/service.ts';
+import { launchBrowser, type TestBrowser } from '../support/browser.ts';
+import { routes, type Credential } from '../../functions/routes.ts';
 
 let service: TestService;
+let browser: TestBrowser | undefined;
 
 beforeAll(async () => {
   service = await startTestService();
 });
 
 afterAll(async () => {
+  await browser?.close();
   await service?.close();
 });
 
@@ -58,4 +64,99 @@ describe('GET /docs', () => {
     expect((await service.request('POST', '/docs')).status).toBe(404);
     expect((await service.request('GET', '/health')).body).toEqual({ Status: 'ok' });
   });
+});
+
+/** The words a credential is stated in, from the route table's value (scope names are not written here). */
+const credentialWords = (credential: Credential): string =>
+  credential === 'none' ? 'no credential' : credential === 'user' ? 'bearer token' : `API key of scope ${credential}`;
+
+const normalized = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+interface RenderedOperation {
+  method: string;
+  path: string;
+  locked: boolean;
+  description: string;
+  tagDescription: string;
+}
+
+/** The `count` operations of the rendered page, once all are there, expanded: its method, path, lock icon, description and its tag's description. */
+async function renderedOperations(page: Page, count: number): Promise<RenderedOperation[]> {
+  await page
+    .locator('.opblock')
+    .nth(count - 1)
+    .waitFor();
+  // Expanded one after the other inside the page (no round trip per click): each block opened before the next.
+  await page.evaluate(async (total) => {
+    interface Block {
+      classList: { contains(name: string): boolean };
+      querySelector(selector: string): { click(): void } | null;
+    }
+    const { document } = globalThis as unknown as {
+      document: { querySelectorAll(selector: string): ArrayLike<Block> };
+    };
+    const block = (index: number) => document.querySelectorAll('.opblock')[index];
+    for (let index = 0; index < total; index += 1) {
+      if (!block(index)?.classList.contains('is-open'))
+        block(index)?.querySelector('.opblock-summary-control')?.click();
+      while (!block(index)?.classList.contains('is-open')) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }, count);
+  return page.locator('.opblock').evaluateAll((elements) =>
+    elements.map((element) => ({
+      method: element.querySelector('.opblock-summary-method')?.textContent ?? '',
+      path: element.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '',
+      locked: element.querySelector('.authorization__btn') !== null,
+      description: element.querySelector('.opblock-description-wrapper')?.textContent ?? '',
+      tagDescription: element.closest('.opblock-tag-section')?.querySelector('.opblock-tag')?.textContent ?? '',
+    })),
+  );
+}
+
+describe('GET /docs in a browser', () => {
+  it('shows the whole introduction, and every operation with the credential of the route table', async () => {
+    browser = await launchBrowser();
+    const page = await browser.newPage();
+    expect((await page.goto(`${service.url}/docs`))?.status()).toBe(200);
+    const introduction = page.locator('.information-container .info .description');
+    await introduction.waitFor();
+
+    const document = (await service.request('GET', '/openapi.json')).body as { info: { description: string } };
+    // Markdown code spans show their text as is; the page must show every character of it, `<ms>` included.
+    const expected = normalized(document.info.description.replaceAll('`', ''));
+    expect(normalized(await introduction.innerText())).toBe(expected);
+    expect(expected).toContain('"\\/Date(<ms>)\\/"');
+
+    const operations = await renderedOperations(page, routes.length);
+    expect(operations.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(
+      routes.map(({ method, path }) => `${method} ${path}`).sort(),
+    );
+    for (const route of routes) {
+      const operation = operations.find(({ method, path }) => method === route.method && path === route.path);
+      const where = `${route.method} ${route.path}`;
+      const words = credentialWords(route.credential);
+      expect(normalized(operation?.description ?? '').replaceAll('`', ''), where).toMatch(
+        new RegExp(`^Credential: .*${words}`),
+      );
+      expect(operation?.locked, `${where}: lock icon`).toBe(route.credential !== 'none');
+      // The tag it is listed under names its credential among the tag's, and never "no credential" for one that takes one.
+      expect(normalized(operation?.tagDescription ?? '').replaceAll('`', ''), `${where}: tag`).toContain(words);
+      if (route.credential !== 'none') expect(operation?.tagDescription, `${where}: tag`).not.toMatch(/no credential/);
+    }
+    expect(browser.foreignRequests).toEqual([]);
+  }, 240_000);
+
+  it('shows no ±2^53 bounds in the examples of an expanded operation', async () => {
+    browser ??= await launchBrowser();
+    const page = await browser.newPage();
+    await page.goto(`${service.url}/docs#/Baskets/addBasketLine`);
+    const block = page.locator('#operations-Baskets-addBasketLine');
+    await block.waitFor();
+    if ((await block.locator('.opblock-body').count()) === 0) await block.locator('.opblock-summary-control').click();
+    await block.locator('.responses-wrapper').waitFor();
+    const text = await block.innerText();
+    expect(text).toMatch(/"Id": 1\b/);
+    expect(text).toMatch(/"Quantity": 2\b/);
+    expect(text).not.toMatch(/9007199254740991/);
+  }, 240_000);
 });

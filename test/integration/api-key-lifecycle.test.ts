@@ -33,7 +33,7 @@ describe('API keys from the CLI', () => {
     expect(created.code).toBe(0);
     const libraryKey = created.stdout.trim();
     expect(libraryKey).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-    const internalKey = (await apiKeyCli('--name', 'checkout-site', '--scope', 'internal')).stdout.trim();
+    const catalogKey = (await apiKeyCli('--name', 'pricing-system', '--scope', 'catalog')).stdout.trim();
 
     const listing = (await apiKeyCli('--list')).stdout;
     expect(parseList(listing)).toEqual(
@@ -44,30 +44,30 @@ describe('API keys from the CLI', () => {
           keyId: expect.stringMatching(/^[0-9a-f]{12}$/),
           createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         },
-        expect.objectContaining({ name: 'checkout-site', scope: 'internal' }),
+        expect.objectContaining({ name: 'pricing-system', scope: 'catalog' }),
       ]),
     );
     // The list never shows a key itself: only its name, scope, id (a hash prefix) and creation time.
     expect(listing).not.toContain(libraryKey);
-    expect(listing).not.toContain(internalKey);
+    expect(listing).not.toContain(catalogKey);
 
     const project = `/project/${'1'.repeat(32)}`;
-    expect((await service.request('GET', project, { apiKey: internalKey })).status).toBe(404);
+    expect((await service.request('GET', project, { apiKey: catalogKey })).status).toBe(404);
 
-    const revoked = await apiKeyCli('--revoke', 'checkout-site');
+    const revoked = await apiKeyCli('--revoke', 'pricing-system');
     expect(revoked.code).toBe(0);
-    const refused = await service.request('GET', project, { apiKey: internalKey });
+    const refused = await service.request('GET', project, { apiKey: catalogKey });
     expect(refused.status).toBe(401);
     expect(refused.body.Error.Code).toBe('Unauthorized');
     const remaining = parseList((await apiKeyCli('--list')).stdout).map((key) => key.name);
-    expect(remaining).not.toContain('checkout-site');
+    expect(remaining).not.toContain('pricing-system');
 
     // Other keys are untouched; the name is free again and a new key under it is a different key.
     expect(remaining).toContain('mobile-app');
-    const reissued = (await apiKeyCli('--name', 'checkout-site', '--scope', 'internal')).stdout.trim();
-    expect(reissued).not.toBe(internalKey);
+    const reissued = (await apiKeyCli('--name', 'pricing-system', '--scope', 'catalog')).stdout.trim();
+    expect(reissued).not.toBe(catalogKey);
     expect((await service.request('GET', project, { apiKey: reissued })).status).toBe(404);
-    expect((await service.request('GET', project, { apiKey: internalKey })).status).toBe(401);
+    expect((await service.request('GET', project, { apiKey: catalogKey })).status).toBe(401);
   }, 90_000);
 
   it('refuses to revoke an unknown name or to reuse a live name, and explains its usage', async () => {
@@ -80,6 +80,35 @@ describe('API keys from the CLI', () => {
     expect(duplicate.stderr).toContain('exists already');
     const usage = await apiKeyCli('--name', 'x', '--scope', 'admin');
     expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('Unknown scope "admin"');
     expect(usage.stderr).toContain('usage:');
+    expect((await apiKeyCli('--name', 'x')).stderr).toContain('usage:');
+  }, 60_000);
+
+  it('refuses the retired scope `internal` with the scopes that replace it, and creates nothing', async () => {
+    const refused = await apiKeyCli('--name', 'old-habit', '--scope', 'internal');
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain('"internal" no longer exists');
+    for (const scope of ['library', 'site', 'catalog', 'fulfilment'])
+      expect(refused.stderr).toMatch(new RegExp(`^  ${scope} +\\S`, 'm'));
+    expect(parseList((await apiKeyCli('--list')).stdout).map((key) => key.name)).not.toContain('old-habit');
+  }, 60_000);
+
+  it('refuses `internal` in the deployed stack CLI too, before it touches any table', async () => {
+    const refused = await dataDir.cli(
+      'bin/aws-api-key.ts',
+      '--table',
+      'no-such-table',
+      '--usage-plan',
+      'plan',
+      '--name',
+      'old-habit',
+      '--scope',
+      'internal',
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('"internal" no longer exists');
+    expect(refused.stderr).toMatch(/^  fulfilment +order processing/m);
   }, 60_000);
 });

@@ -10,6 +10,7 @@ import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type RequestOptions, type TestService } from '../support/service.ts';
 import { routes, type Credential, type Route } from '../../functions/routes.ts';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../functions/auth/principal.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../lib/local/signing-keys.ts';
 
 /** The request each route gets. `body`: sent as JSON unless `raw`. Path parameters not named are random. */
@@ -79,7 +80,10 @@ type Column =
   | "the owner's token"
   | "another user's token"
   | 'library key'
-  | 'internal key'
+  | 'site key'
+  | 'catalog key'
+  | 'fulfilment key'
+  | 'key of the retired internal scope'
   | 'revoked key';
 
 const columns: Column[] = [
@@ -94,7 +98,10 @@ const columns: Column[] = [
   "the owner's token",
   "another user's token",
   'library key',
-  'internal key',
+  'site key',
+  'catalog key',
+  'fulfilment key',
+  'key of the retired internal scope',
   'revoked key',
 ];
 
@@ -106,7 +113,9 @@ const opens: Partial<Record<Column, Credential>> = {
   "the owner's token": 'user',
   "another user's token": 'user',
   'library key': 'library',
-  'internal key': 'internal',
+  'site key': 'site',
+  'catalog key': 'catalog',
+  'fulfilment key': 'fulfilment',
 };
 
 function expected(route: Route, column: Column): Expected {
@@ -129,10 +138,14 @@ beforeAll(async () => {
   const alice = await service.token('matrix-alice');
   const bob = await service.token('matrix-bob');
   const libraryKey = await service.apiKey('matrix-library', 'library');
-  const internalKey = await service.apiKey('matrix-internal', 'internal');
-  const revoked = await createApiKey(`matrix-revoked-${randomGuid()}`, 'internal', Date.now());
+  const siteKey = await service.apiKey('matrix-site', 'site');
+  const catalogKey = await service.apiKey('matrix-catalog', 'catalog');
+  const fulfilmentKey = await service.apiKey('matrix-fulfilment', 'fulfilment');
+  const revoked = await createApiKey(`matrix-revoked-${randomGuid()}`, 'catalog', Date.now());
   expect((await service.request('GET', `/project/${randomGuid()}`, { apiKey: revoked.apiKey })).status).toBe(404);
   await revokeApiKey(revoked.record.name);
+  // A key stored before `internal` was split, as a deployed table may still hold: it opens nothing.
+  const retired = await createApiKey(`matrix-retired-${randomGuid()}`, 'internal' as ApiKeyScope, Date.now());
 
   const { privateKey: foreignKey } = await generateKeyPair('ES256');
   const forged = await new SignJWT({})
@@ -165,7 +178,10 @@ beforeAll(async () => {
     "the owner's token": { token: alice },
     "another user's token": { token: bob },
     'library key': { apiKey: libraryKey },
-    'internal key': { apiKey: internalKey },
+    'site key': { apiKey: siteKey },
+    'catalog key': { apiKey: catalogKey },
+    'fulfilment key': { apiKey: fulfilmentKey },
+    'key of the retired internal scope': { apiKey: retired.apiKey },
     'revoked key': { apiKey: revoked.apiKey },
   } satisfies Record<Column, RequestOptions>);
 
@@ -179,7 +195,7 @@ beforeAll(async () => {
   const checkout = await service.request('POST', `/basket/${ordered}/checkout`, { token: alice });
   const checkoutId = (checkout.body.CheckoutUrl as string).split('/').pop() as string;
   const completed = await service.request('POST', `/checkout/${checkoutId}/complete`, {
-    apiKey: internalKey,
+    apiKey: siteKey,
     json: { PaymentReference: 'matrix-pay' },
   });
   expect(completed.status).toBe(200);
@@ -271,6 +287,46 @@ describe('authorization matrix', () => {
       expect(cells).toEqual([]);
     });
   }
+});
+
+describe('what a site key cannot do (the attacks of a leaked checkout-site key)', () => {
+  it('cannot price a project at 0 with an unreachable version: 403, and the price and version stay', async () => {
+    const before = await service.request('GET', `/project/${photoBook}`, credentials['catalog key']);
+    const attack = await service.request('PUT', `/project/${photoBook}`, {
+      ...credentials['site key'],
+      json: { UnitPrice: 0, Version: 2147483647 },
+    });
+    expect(attack.status).toBe(403);
+    expect(attack.body.Error.Code).toBe('Forbidden');
+    expect((await service.request('GET', `/project/${photoBook}`, credentials['catalog key'])).text).toBe(before.text);
+  });
+
+  it("cannot move an order's status: 403, and the order stays as it was", async () => {
+    const attack = await service.request('PUT', `/order/${owned.orderGuid}/status`, {
+      ...credentials['site key'],
+      json: { Status: 'Cancelled' },
+    });
+    expect(attack.status).toBe(403);
+    const order = await service.request('GET', `/order/${owned.orderGuid}`, credentials["the owner's token"]);
+    expect(order.body.Status).toBe('OrderReceived');
+  });
+});
+
+describe('docs/security.md', () => {
+  it("lists each scope's routes exactly as the route table has them", () => {
+    const text = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
+    const section = text.split('## API key scopes: who holds which')[1]!.split('\n## ')[0]!;
+    for (const scope of API_KEY_SCOPES) {
+      const row = section.split('\n').find((line) => line.startsWith(`| \`${scope}\` |`));
+      expect(row, scope).toBeDefined();
+      const documented = [...row!.split('|')[2]!.matchAll(/`([A-Z]+ \/[^`]*)`/g)].map((match) => match[1]).sort();
+      const table = routes
+        .filter((route) => route.credential === scope)
+        .map(routeKey)
+        .sort();
+      expect(documented, scope).toEqual(table);
+    }
+  });
 });
 
 describe("another user's resources", () => {

@@ -2,15 +2,16 @@
  * One credential per answer. API Gateway caches an authorizer's answer by that authorizer's identity
  * header only (Authorization for user routes, X-SERVICE-API-Key for key routes), so the answer must be
  * built from that header alone: a token sent beside a key must not put a `userId` into the key's cached
- * context (a later caller with the same key would inherit it), nor decide its 401. And a handler of an
- * internal route refuses a key of another scope on its own, whatever context reaches it.
+ * context (a later caller with the same key would inherit it), nor decide its 401. And a handler of a
+ * key route refuses a key of another scope on its own, whatever context reaches it.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
-import { routes, type Route } from '../../functions/routes.ts';
+import { keyScopeOf, routes, type Route } from '../../functions/routes.ts';
+import { API_KEY_SCOPES } from '../../functions/auth/principal.ts';
 import {
   createApiGatewayFront,
   lambdaContext,
@@ -24,7 +25,7 @@ let service: TestService;
 let authorize: RequestAuthorizer;
 let token: string;
 let libraryKey: string;
-let internalKey: string;
+let catalogKey: string;
 /** A front over the real authorizer whose every handler echoes the authorizer context it received. */
 let echoFront: Server;
 let echoUrl: string;
@@ -56,7 +57,7 @@ beforeAll(async () => {
   ({ handler: authorize } = (await import('../../functions/handlers/authorizer.ts')) as { handler: RequestAuthorizer });
   token = await service.token('credentials-alice');
   libraryKey = await service.apiKey('credentials-library', 'library');
-  internalKey = await service.apiKey('credentials-internal', 'internal');
+  catalogKey = await service.apiKey('credentials-catalog', 'catalog');
   const echo: ProxyHandler = async (event) => ({
     statusCode: 200,
     body: JSON.stringify(event.requestContext.authorizer),
@@ -183,25 +184,22 @@ describe('handlers check the key scope themselves (a forged authorizer context)'
       );
   });
 
-  it('every internal route answers 403 to a library-scope key, and no internal route refuses an internal key for its scope', async () => {
-    const internal = routes.filter((route) => route.credential === 'internal');
-    expect(internal.length).toBeGreaterThan(3);
-    for (const route of internal) {
-      const refused = await invoke(route, 'library');
-      expect(refused.statusCode, route.handler).toBe(403);
-      expect(JSON.parse(refused.body).Error.Code, route.handler).toBe('Forbidden');
-      expect((await invoke(route, 'internal')).statusCode, route.handler).not.toBe(403);
+  it('every key route answers 403 to a key of any other scope, the retired `internal` included, and not to its own', async () => {
+    const keyRoutes = routes.filter((route) => keyScopeOf(route) !== undefined);
+    expect(keyRoutes.length).toBeGreaterThan(10);
+    for (const route of keyRoutes) {
+      for (const scope of [...API_KEY_SCOPES, 'internal'].filter((other) => other !== route.credential)) {
+        const refused = await invoke(route, scope);
+        expect(refused.statusCode, `${route.handler} with ${scope}`).toBe(403);
+        expect(JSON.parse(refused.body).Error.Code, route.handler).toBe('Forbidden');
+      }
+      expect((await invoke(route, route.credential)).statusCode, route.handler).not.toBe(403);
     }
   });
 
-  it('a library route answers 403 to an internal-scope key', async () => {
-    const refused = await invoke(routeOf('POST', '/library/builder'), 'internal');
-    expect(refused.statusCode).toBe(403);
-  });
-
-  it('an unused internal key is still accepted over HTTP', async () => {
+  it('a catalog key is accepted over HTTP on its routes', async () => {
     expect(
-      (await service.request('GET', `/project/${crypto.randomUUID().replaceAll('-', '')}`, { apiKey: internalKey }))
+      (await service.request('GET', `/project/${crypto.randomUUID().replaceAll('-', '')}`, { apiKey: catalogKey }))
         .status,
     ).toBe(404);
   });

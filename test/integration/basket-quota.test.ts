@@ -31,7 +31,7 @@ describe('open baskets per user', () => {
 
   it('counts a deleted or ordered basket out again', async () => {
     const token = await service.token('quota-carol');
-    const internalKey = await service.apiKey('quota-site', 'internal');
+    const siteKey = await service.apiKey('quota-site', 'site');
     const project = await service.project(4.5);
     for (let i = 0; i < QUOTA; i++) expect((await create(token)).status).toBe(200);
     const [first, second] = await openGuids(token);
@@ -51,7 +51,7 @@ describe('open baskets per user', () => {
     expect(
       (
         await service.request('POST', `/checkout/${checkoutId}/complete`, {
-          apiKey: internalKey,
+          apiKey: siteKey,
           json: { PaymentReference: 'quota' },
         })
       ).status,

@@ -7,18 +7,20 @@ import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
 let alice: string;
-let internalKey: string;
+let siteKey: string;
+let catalogKey: string;
 
 beforeAll(async () => {
   service = await startTestService();
   alice = await service.token('alice-repricing');
-  internalKey = await service.apiKey('repricing-site', 'internal');
+  siteKey = await service.apiKey('repricing-site', 'site');
+  catalogKey = await service.apiKey('repricing-catalog', 'catalog');
 });
 afterAll(() => service?.close());
 
 const setPrice = async (projectGuid: string, UnitPrice: number, Version: number) =>
   expect(
-    (await service.request('PUT', `/project/${projectGuid}`, { apiKey: internalKey, json: { UnitPrice, Version } }))
+    (await service.request('PUT', `/project/${projectGuid}`, { apiKey: catalogKey, json: { UnitPrice, Version } }))
       .status,
   ).toBe(200);
 
@@ -36,7 +38,7 @@ async function checkOut(basketGuid: string) {
   expect(answer.status).toBe(200);
   expect(Object.keys(answer.body).sort()).toEqual(['BasketGuid', 'CheckoutUrl']);
   const checkoutId = (answer.body.CheckoutUrl as string).split('/').pop() as string;
-  return (await service.request('GET', `/checkout/${checkoutId}`, { apiKey: internalKey })).body.Checkout;
+  return (await service.request('GET', `/checkout/${checkoutId}`, { apiKey: siteKey })).body.Checkout;
 }
 
 describe('checkout repricing', () => {
@@ -63,7 +65,7 @@ describe('checkout repricing', () => {
     expect(basket.OrderTotal).toBe(46);
 
     const completed = await service.request('POST', `/checkout/${checkout.CheckoutId}/complete`, {
-      apiKey: internalKey,
+      apiKey: siteKey,
       json: { PaymentReference: 'repriced' },
     });
     expect(completed.status).toBe(200);
@@ -86,7 +88,7 @@ describe('checkout repricing', () => {
     const checkout = await checkOut(basketGuid);
     await setPrice(book, 6, 2);
     const completed = await service.request('POST', `/checkout/${checkout.CheckoutId}/complete`, {
-      apiKey: internalKey,
+      apiKey: siteKey,
       json: { PaymentReference: 'as-shown' },
     });
     expect(completed.status).toBe(200);

@@ -18,7 +18,7 @@ let clients: typeof import('../../functions/shared/clients/dynamodb.ts') &
 let alice: string;
 let project: string;
 let secondProject: string;
-let internalKey: string;
+let siteKey: string;
 let libraryKey: string;
 /** A loopback image server for pulls (the service runs with PULL_ALLOW_LOOPBACK=true in this file). */
 let images: Server;
@@ -36,7 +36,7 @@ beforeAll(async () => {
   alice = await service.token('alice');
   project = await service.project(12.5);
   secondProject = await service.project(3);
-  internalKey = await service.apiKey('faults-internal', 'internal');
+  siteKey = await service.apiKey('faults-site', 'site');
   libraryKey = await service.apiKey('faults-library', 'library');
   images = createServer((request, response) => {
     const body = request.url === '/large.png' ? LARGE_IMAGE : tinyPng();
@@ -231,7 +231,7 @@ async function checkedOutBasket(): Promise<{ basketGuid: string; checkoutId: str
 
 const complete = (checkoutId: string) =>
   service.request('POST', `/checkout/${checkoutId}/complete`, {
-    apiKey: internalKey,
+    apiKey: siteKey,
     json: { PaymentReference: `pay-${checkoutId.slice(0, 6)}` },
   });
 

@@ -13,7 +13,7 @@ import { jpeg, png } from '../support/images.ts';
 let service: TestService;
 let apiKey: string;
 let otherKey: string;
-let internalKey: string;
+let siteKey: string;
 let images: Server;
 let imageBase: string;
 
@@ -52,7 +52,7 @@ beforeAll(async () => {
   service = await startTestService({ env: { PULL_ALLOW_LOOPBACK: 'true', DOWNLOAD_URL_SECONDS: '600' } });
   apiKey = await service.apiKey('read-test', 'library');
   otherKey = await service.apiKey('read-test-other', 'library');
-  internalKey = await service.apiKey('read-test-builder-site', 'internal');
+  siteKey = await service.apiKey('read-test-builder-site', 'site');
 }, 60_000);
 
 afterAll(async () => {
@@ -188,7 +188,7 @@ describe('metadata recorded by every way in', () => {
 describe('GET /builder/{token}', () => {
   it('answers the items in minting order, for a push and for POST /library/builder', async () => {
     const { itemGuids, token } = await push([png(2, 2, 1), png(3, 3, 2), png(4, 4, 3)]);
-    const { status, body } = await service.request('GET', `/builder/${token}`, { apiKey: internalKey });
+    const { status, body } = await service.request('GET', `/builder/${token}`, { apiKey: siteKey });
     expect(status).toBe(200);
     expect(body.Builder.Token).toBe(token);
     expect(body.Builder.CreatedDateUtc).toMatch(/^\/Date\(\d+\)\/$/);
@@ -198,7 +198,7 @@ describe('GET /builder/{token}', () => {
     const reversed = [...itemGuids].reverse();
     const minted = await service.request('POST', '/library/builder', { apiKey, json: { Guids: reversed } });
     const again = await service.request('GET', `/builder/${tokenOf(minted.body.ProductBuilderUrl)}`, {
-      apiKey: internalKey,
+      apiKey: siteKey,
     });
     expect(again.body.Builder.Items.map((item: { ItemGuid: string }) => item.ItemGuid)).toEqual(reversed);
     const download = await fetch(again.body.Builder.Items[0].DownloadUrl);
@@ -225,7 +225,7 @@ describe('GET /builder/{token}', () => {
       { step: 'initialize', name },
     );
     try {
-      const { body } = await service.request('GET', `/builder/${token}`, { apiKey: internalKey });
+      const { body } = await service.request('GET', `/builder/${token}`, { apiKey: siteKey });
       expect(body.Builder.Items.map((item: { ItemGuid: string }) => item.ItemGuid)).toEqual([
         itemGuids[0],
         itemGuids[2],
@@ -237,9 +237,9 @@ describe('GET /builder/{token}', () => {
   });
 
   it('answers 404 BuilderNotFound for an unknown token, 400 for a malformed one', async () => {
-    const unknown = await service.request('GET', '/builder/0123456789abcdef0123456789abcdef', { apiKey: internalKey });
+    const unknown = await service.request('GET', '/builder/0123456789abcdef0123456789abcdef', { apiKey: siteKey });
     expect(unknown.status).toBe(404);
     expect(unknown.body.Error.Code).toBe('BuilderNotFound');
-    expect((await service.request('GET', '/builder/not-a-token', { apiKey: internalKey })).status).toBe(400);
+    expect((await service.request('GET', '/builder/not-a-token', { apiKey: siteKey })).status).toBe(400);
   });
 });

@@ -104,7 +104,7 @@ describe('the upload page in a browser', { timeout: 240_000 }, () => {
 
     // What the library holds is the file, byte for byte.
     const token = href.split('/').pop() as string;
-    const internal = await stack.service.apiKey('upload-check', 'internal');
+    const internal = await stack.service.apiKey('upload-check', 'site');
     const builder = await stack.service.request('GET', `/builder/${token}`, { apiKey: internal });
     expect(builder.body.Builder.Items[0]).toMatchObject({
       FileSize: PHOTO_BYTES,

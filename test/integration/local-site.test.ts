@@ -1,7 +1,7 @@
 /**
  * The local checkout site in headless Chromium, against the real local service: a shopper pays a checkout
  * and the order appears in GET /orders; a changed or unknown checkout says why it cannot be paid; an
- * unknown builder link says so; the pages reach nothing but loopback and never carry the site's internal
+ * unknown builder link says so; the pages reach nothing but loopback and never carry the site's
  * API key. The builder page with images: local-site-builder.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -183,7 +183,7 @@ describe('local checkout site in a browser', { timeout: 120_000 }, () => {
     }
   });
 
-  it('made no request beyond loopback and never sent the internal API key to the browser', async () => {
+  it('made no request beyond loopback and never sent the site API key to the browser', async () => {
     expect(stack.browser.foreignRequests).toEqual([]);
     await Promise.all(bodiesRead);
     expect(received.length).toBeGreaterThan(10);
@@ -199,11 +199,9 @@ describe('local checkout site in a browser', { timeout: 120_000 }, () => {
     );
   });
 
-  it('runs on an internal key made through the API-key store, revoked when the site closes', async () => {
+  it('runs on a `site` key made through the API-key store, revoked when the site closes', async () => {
     const { listApiKeys } = await import('../../functions/store/api-key-store.ts');
-    expect((await listApiKeys()).filter((key) => key.name === SITE_KEY_NAME).map((key) => key.scope)).toEqual([
-      'internal',
-    ]);
+    expect((await listApiKeys()).filter((key) => key.name === SITE_KEY_NAME).map((key) => key.scope)).toEqual(['site']);
     await stack.closeSite();
     expect((await listApiKeys()).filter((key) => key.name === SITE_KEY_NAME)).toEqual([]);
   });

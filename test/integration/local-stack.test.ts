@@ -31,7 +31,7 @@ describe('local stack', () => {
   it('lets the CLIs mint a token, create a key and seed projects while the service runs', async () => {
     const token = await cli('bin/token.ts', '--user', 'carol');
     expect(token.split('.')).toHaveLength(3);
-    const key = await cli('bin/api-key.ts', '--name', 'checkout-site', '--scope', 'internal');
+    const key = await cli('bin/api-key.ts', '--name', 'pricing-system', '--scope', 'catalog');
     expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     const seeded = (await cli('bin/seed.ts')).split('\n').map((line) => line.split('\t')[0]);
     expect(seeded).toHaveLength(3);

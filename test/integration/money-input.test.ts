@@ -4,18 +4,18 @@ import { newGuid } from '../../functions/shared/ids.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
-let internalKey: string;
+let catalogKey: string;
 
 beforeAll(async () => {
   service = await startTestService();
-  internalKey = await service.apiKey('money-input', 'internal');
+  catalogKey = await service.apiKey('money-input', 'catalog');
 });
 afterAll(() => service?.close());
 
 /** PUT /project with the body text as written (JSON.stringify would normalize the number). */
 const putPrice = (projectGuid: string, priceText: string) =>
   service.request('PUT', `/project/${projectGuid}`, {
-    apiKey: internalKey,
+    apiKey: catalogKey,
     body: `{"UnitPrice": ${priceText}, "Version": 1}`,
     headers: { 'Content-Type': 'application/json' },
   });
@@ -37,7 +37,7 @@ describe('UnitPrice decimal text', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.Error.Code).toBe('ValidationFailed');
     expect(answer.body.Error.Fields).toContain('UnitPrice');
-    expect((await service.request('GET', `/project/${guid}`, { apiKey: internalKey })).status).toBe(404);
+    expect((await service.request('GET', `/project/${guid}`, { apiKey: catalogKey })).status).toBe(404);
   });
 
   it.each([

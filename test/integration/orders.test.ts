@@ -7,7 +7,8 @@ import { startTestService, type TestService } from '../support/service.ts';
 let service: TestService;
 let alice: string;
 let bob: string;
-let internalKey: string;
+let siteKey: string;
+let fulfilmentKey: string;
 let photoBook: string;
 let canvas: string;
 
@@ -15,7 +16,8 @@ beforeAll(async () => {
   service = await startTestService();
   alice = await service.token('alice');
   bob = await service.token('bob');
-  internalKey = await service.apiKey('checkout-site', 'internal');
+  siteKey = await service.apiKey('checkout-site', 'site');
+  fulfilmentKey = await service.apiKey('fulfilment', 'fulfilment');
   photoBook = await service.project(29.99);
   canvas = await service.project(49.5);
 });
@@ -47,10 +49,10 @@ async function checkedOutBasket(lines: [string, number][], token = alice): Promi
 }
 
 const complete = (checkoutId: string, PaymentReference = `pay-${checkoutId.slice(0, 8)}`) =>
-  service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: internalKey, json: { PaymentReference } });
+  service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: siteKey, json: { PaymentReference } });
 
 const setStatus = (orderGuid: string, Status: string) =>
-  service.request('PUT', `/order/${orderGuid}/status`, { apiKey: internalKey, json: { Status } });
+  service.request('PUT', `/order/${orderGuid}/status`, { apiKey: fulfilmentKey, json: { Status } });
 
 const orderGuids = async (token: string, query = '') =>
   ((await service.request('GET', `/orders${query}`, { token })).body.Orders as { OrderGuid: string }[]).map(
@@ -110,7 +112,7 @@ describe('checkout completion and orders', () => {
       { Id: 1, ProjectGuid: photoBook, Quantity: 2, Total: 59.98 },
       { Id: 2, ProjectGuid: canvas, Quantity: 1, Total: 49.5 },
     ];
-    const snapshot = await service.request('GET', `/checkout/${checkoutId}`, { apiKey: internalKey });
+    const snapshot = await service.request('GET', `/checkout/${checkoutId}`, { apiKey: siteKey });
     expect(snapshot.status).toBe(200);
     expect(snapshot.body.Checkout).toEqual({
       CheckoutId: checkoutId,
@@ -144,9 +146,10 @@ describe('checkout completion and orders', () => {
       ),
     ).not.toContain(basketGuid);
     expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(404);
-    expect(
-      (await service.request('GET', `/checkout/${checkoutId}`, { apiKey: internalKey })).body.Checkout,
-    ).toMatchObject({ Status: 'Completed', OrderGuid: guid });
+    expect((await service.request('GET', `/checkout/${checkoutId}`, { apiKey: siteKey })).body.Checkout).toMatchObject({
+      Status: 'Completed',
+      OrderGuid: guid,
+    });
 
     const list = await service.request('GET', '/orders', { token: alice });
     expect(list.status).toBe(200);
@@ -256,7 +259,7 @@ describe('checkout completion and orders', () => {
       json: { ProjectGuid: canvas, Quantity: 1 },
     });
     expect(
-      (await service.request('GET', `/checkout/${changed.checkoutId}`, { apiKey: internalKey })).body.Checkout.Status,
+      (await service.request('GET', `/checkout/${changed.checkoutId}`, { apiKey: siteKey })).body.Checkout.Status,
     ).toBe('BasketChanged');
     const refused = await complete(changed.checkoutId);
     expect(refused.status).toBe(409);
@@ -284,30 +287,30 @@ describe('checkout completion and orders', () => {
 
   it('answers 404 for unknown checkouts and 400 for bad input', async () => {
     expect((await complete('f'.repeat(32))).status).toBe(404);
-    expect((await service.request('GET', `/checkout/${'f'.repeat(32)}`, { apiKey: internalKey })).body.Error.Code).toBe(
+    expect((await service.request('GET', `/checkout/${'f'.repeat(32)}`, { apiKey: siteKey })).body.Error.Code).toBe(
       'CheckoutNotFound',
     );
-    expect((await service.request('GET', '/checkout/not-an-id', { apiKey: internalKey })).status).toBe(400);
+    expect((await service.request('GET', '/checkout/not-an-id', { apiKey: siteKey })).status).toBe(400);
     const { checkoutId } = await checkedOutBasket([[photoBook, 1]]);
     for (const json of [{}, { PaymentReference: '' }, { PaymentReference: 'x'.repeat(201) }, { PaymentReference: 5 }]) {
-      const response = await service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: internalKey, json });
+      const response = await service.request('POST', `/checkout/${checkoutId}/complete`, { apiKey: siteKey, json });
       expect(response.status, JSON.stringify(json)).toBe(400);
       expect(response.body.Error.Message).toContain('PaymentReference');
     }
-    expect(
-      (await service.request('GET', `/checkout/${checkoutId}`, { apiKey: internalKey })).body.Checkout.Status,
-    ).toBe('Open');
+    expect((await service.request('GET', `/checkout/${checkoutId}`, { apiKey: siteKey })).body.Checkout.Status).toBe(
+      'Open',
+    );
     const guid = (await complete(checkoutId)).body.Order.OrderGuid;
     expect((await setStatus(guid, 'Lost')).status).toBe(400);
     expect((await setStatus(MISSING, 'Processing')).status).toBe(404);
     expect((await service.request('GET', '/orders?projectguid=nope', { token: alice })).status).toBe(400);
   });
 
-  it('takes the right credentials: bearer token for orders, internal key for checkout and status', async () => {
+  it('takes the right credentials: bearer token for orders, site key for checkout, fulfilment key for status', async () => {
     const libraryKey = await service.apiKey('app', 'library');
     const { checkoutId } = await checkedOutBasket([[photoBook, 1]]);
     expect((await service.request('GET', '/orders')).status).toBe(401);
-    expect((await service.request('GET', '/orders', { apiKey: internalKey })).status).toBe(403);
+    expect((await service.request('GET', '/orders', { apiKey: siteKey })).status).toBe(403);
     expect((await service.request('GET', `/checkout/${checkoutId}`, { token: alice })).status).toBe(403);
     expect(
       (

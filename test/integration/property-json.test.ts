@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { routes, type Route } from '../../functions/routes.ts';
+import { API_KEY_SCOPES } from '../../functions/auth/principal.ts';
 import { contracts } from '../../functions/contracts/registry.ts';
 import { errorCodesOf } from '../../functions/contracts/openapi-errors.ts';
 import { MAX_REQUEST_BYTES } from '../../lib/local/service.ts';
@@ -46,8 +47,8 @@ beforeAll(async () => {
   // Every route's fixtures open baskets for one user: far more than the open-basket quota, which has its own test.
   service = await startTestService({ env: { MAX_OPEN_BASKETS_PER_USER: '100000' } });
   credentials.user = { Authorization: `Bearer ${await service.token('prop-user')}` };
-  credentials.internal = { 'X-SERVICE-API-Key': await service.apiKey('prop-internal', 'internal') };
-  credentials.library = { 'X-SERVICE-API-Key': await service.apiKey('prop-library', 'library') };
+  for (const scope of API_KEY_SCOPES)
+    credentials[scope] = { 'X-SERVICE-API-Key': await service.apiKey(`prop-${scope}`, scope) };
 });
 afterAll(() => service?.close());
 
@@ -70,7 +71,7 @@ async function call(method: string, path: string, headers: Record<string, string
 /** Creates what the route's path parameters can point at: a project, a basket with a line, a checkout, an order, an item. */
 async function freshFixtures(): Promise<Record<string, string[]>> {
   const user = credentials.user as Record<string, string>;
-  const internal = credentials.internal as Record<string, string>;
+  const site = credentials.site as Record<string, string>;
   const json = { ...user, 'Content-Type': 'application/json' };
   const project = await service.project(4.25, 3);
   const basket = (await call('POST', '/basket', user)).json.Guid as string;
@@ -96,7 +97,7 @@ async function freshFixtures(): Promise<Record<string, string[]>> {
     const completed = await call(
       'POST',
       `/checkout/${orderCheckout}/complete`,
-      { ...internal, 'Content-Type': 'application/json' },
+      { ...site, 'Content-Type': 'application/json' },
       JSON.stringify({ PaymentReference: 'fixture' }),
     );
     if (completed.json?.Order?.OrderGuid) values.orderGuid = [completed.json.Order.OrderGuid];

@@ -59,11 +59,31 @@ async function runExamples(file: string): Promise<string> {
 
 const withExamples = documents.filter((file) => (examplesOf.get(file)?.length ?? 0) > 0);
 
+/**
+ * Lines of the output that hold more than one answer, or an answer run into other output: every line where a
+ * JSON answer starts must be that answer alone. A curl that prints a body without `-w '\\n'` runs its answer
+ * into the next command's output.
+ */
+function runTogether(stdout: string): string[] {
+  return stdout.split('\n').filter((line) => {
+    const start = line.search(/[{[]"/);
+    if (start < 0) return false;
+    try {
+      JSON.parse(line);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
 it.each(withExamples)(
-  'runs every example of %s against the local service',
+  'runs every example of %s against the local service, one answer per line',
   async (file) => {
     const stdout = await runExamples(file);
     if (file === 'README.md' || file === 'docs/api.md') expect(stdout).toContain('"OrderTotal"');
+    expect(runTogether(stdout), stdout.slice(-3000)).toEqual([]);
+    expect(stdout.endsWith('\n')).toBe(true);
   },
   150_000,
 );

@@ -71,7 +71,7 @@ describe('logs and error answers', () => {
       .setExpirationTime('1h')
       .sign(privateKey);
     const failing = await service.token(FAILING_USER);
-    const internalKey = await service.apiKey('redaction', 'internal');
+    const catalogKey = await service.apiKey('redaction', 'catalog');
     const unknownKey = '11111111-2222-4333-8444-555555555555';
 
     const answers = [
@@ -80,9 +80,9 @@ describe('logs and error answers', () => {
       await service.request('GET', '/baskets', { token: expired }),
       await service.request('GET', '/baskets', { token: forged }),
       await service.request('GET', '/baskets', { token: failing }),
-      await service.request('GET', `/project/${'0'.repeat(32)}`, { apiKey: internalKey }),
+      await service.request('GET', `/project/${'0'.repeat(32)}`, { apiKey: catalogKey }),
       await service.request('GET', `/project/${'0'.repeat(32)}`, { apiKey: unknownKey }),
-      await service.request('GET', '/baskets', { apiKey: internalKey }),
+      await service.request('GET', '/baskets', { apiKey: catalogKey }),
       await service.request('POST', `/basket/${'0'.repeat(32)}/line`, {
         token: valid,
         body: '{"ProjectGuid":',
@@ -96,7 +96,7 @@ describe('logs and error answers', () => {
     expect(logs).toContain('request refused');
     expect(logs).toContain('request failed');
     // ...without any secret, whole or in part (a JWT's signature is its last segment).
-    for (const secret of [valid, expired, forged, failing, internalKey, unknownKey]) {
+    for (const secret of [valid, expired, forged, failing, catalogKey, unknownKey]) {
       expect(logs).not.toContain(secret);
       expect(logs).not.toContain(secret.split('.').at(-1));
     }

@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSmoke, SMOKE_PNG } from '../../lib/smoke.ts';
 import { authorizerTableGrant, routes, type TableGrant } from '../../functions/routes.ts';
+import type { ApiKeyScope } from '../../functions/auth/principal.ts';
 import { matchRoute } from '../../lib/local/api-gateway.ts';
 import { grantedActions } from '../../lib/constructs/handler-function.ts';
 import { startTestService, type TestService } from '../support/service.ts';
@@ -22,7 +23,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 let service: TestService;
 let images: Server;
 let imageUrl: string;
-let credentials: { token: string; apiKey: string; internalKey: string };
+let credentials: { token: string; keys: Record<ApiKeyScope, string> };
 
 /** Handler name -> IAM actions its calls needed, while the smoke flow ran. */
 const observed = new Map<string, Set<string>>();
@@ -154,8 +155,12 @@ beforeAll(async () => {
   await recordCalls();
   credentials = {
     token: await service.token('smoke-user'),
-    apiKey: await service.apiKey('smoke-app', 'library'),
-    internalKey: await service.apiKey('smoke-site', 'internal'),
+    keys: {
+      library: await service.apiKey('smoke-app', 'library'),
+      site: await service.apiKey('smoke-site', 'site'),
+      catalog: await service.apiKey('smoke-catalog', 'catalog'),
+      fulfilment: await service.apiKey('smoke-fulfilment', 'fulfilment'),
+    },
   };
 });
 
@@ -172,17 +177,18 @@ describe('smoke flow', () => {
     expect(result.passed).toEqual([
       'health',
       'credentials are required',
-      'project price (internal key)',
+      'project price (catalog key)',
       'basket and lines',
       'checkout',
-      'completion (idempotent)',
+      'completion (idempotent, site key)',
       'orders',
+      'keys open only their scope',
       'push',
       'pull',
       'large-file upload (presigned)',
       'builder',
       'library read',
-      'builder resolution (internal key)',
+      'builder resolution (site key)',
       'user library (claim, list, delete)',
     ]);
   });
@@ -232,10 +238,7 @@ describe('smoke flow', () => {
         service.url,
         '--token',
         credentials.token,
-        '--api-key',
-        credentials.apiKey,
-        '--internal-key',
-        credentials.internalKey,
+        ...Object.entries(credentials.keys).flatMap(([scope, key]) => [`--${scope}-key`, key]),
       ],
       { cwd: new URL('../../', import.meta.url).pathname },
     );

@@ -35,8 +35,8 @@ describe('throttling per credential', () => {
   });
 
   it('throttles per API key: a second key keeps its own budget', async () => {
-    const first = await service.apiKey('throttle-a', 'internal');
-    const second = await service.apiKey('throttle-b', 'internal');
+    const first = await service.apiKey('throttle-a', 'catalog');
+    const second = await service.apiKey('throttle-b', 'catalog');
     const path = `/project/${'0'.repeat(32)}`;
     for (let i = 0; i < BURST; i++) expect((await service.request('GET', path, { apiKey: first })).status).toBe(404);
     const throttled = await service.request('GET', path, { apiKey: first });

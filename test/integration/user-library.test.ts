@@ -12,7 +12,7 @@ import { injectFault, type FaultHandle } from '../support/faults.ts';
 
 let service: TestService;
 let apiKey: string;
-let internalKey: string;
+let siteKey: string;
 let alice: string;
 let bob: string;
 const installed: FaultHandle[] = [];
@@ -54,7 +54,7 @@ const unsigned = (body: any) =>
 beforeAll(async () => {
   service = await startTestService();
   apiKey = await service.apiKey('user-library', 'library');
-  internalKey = await service.apiKey('user-library-site', 'internal');
+  siteKey = await service.apiKey('user-library-site', 'site');
 }, 60_000);
 afterEach(() => {
   for (const handle of installed.splice(0)) handle.remove();
@@ -92,7 +92,7 @@ describe('POST /library/claim', () => {
     expect(unsigned(again.body)).toEqual(unsigned(first.body));
     expect(guidsOf((await list(alice)).body)).toEqual(expect.arrayContaining(itemGuids));
 
-    const builder = await service.request('GET', `/builder/${tokenOf(url)}`, { apiKey: internalKey });
+    const builder = await service.request('GET', `/builder/${tokenOf(url)}`, { apiKey: siteKey });
     expect(builder.body.Builder.Items.map((entry: { ItemGuid: string }) => entry.ItemGuid)).toEqual(itemGuids);
   });
 
@@ -249,7 +249,7 @@ describe('DELETE /library/{itemGuid}', () => {
     expect(await libraryObjectKeyOf(service.storage, kept)).toBeDefined();
     expect(guidsOf((await list(user)).body)).toEqual([kept]);
     expect((await service.request('GET', `/library/${gone}`, { apiKey })).status).toBe(404);
-    const builder = await service.request('GET', `/builder/${tokenOf(url)}`, { apiKey: internalKey });
+    const builder = await service.request('GET', `/builder/${tokenOf(url)}`, { apiKey: siteKey });
     expect(builder.body.Builder.Items.map((item: { ItemGuid: string }) => item.ItemGuid)).toEqual([kept]);
     // A repeated claim does not bring it back.
     expect(guidsOf((await claim(user, url)).body)).toEqual([kept]);

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { multipartBody, tinyPng } from '../support/multipart.ts';
 import { parseJsonOrUndefined } from '../support/json.ts';
 import { snapshotStore } from '../support/store-snapshot.ts';
+import type { ApiKeyScope } from '../../functions/auth/principal.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -95,7 +96,7 @@ export async function stopServer(server: ServerProcess): Promise<void> {
 }
 
 /** `npm run -s api-key` against the running server's storage (the CLI finds it through DATA_DIR). */
-async function createApiKey(dataDir: string, name: string, scope: 'internal' | 'library'): Promise<string> {
+async function createApiKey(dataDir: string, name: string, scope: ApiKeyScope): Promise<string> {
   const child = spawn(process.execPath, ['bin/api-key.ts', '--name', name, '--scope', scope], {
     cwd: repoRoot,
     env: { ...process.env, DATA_DIR: dataDir },
@@ -243,7 +244,8 @@ interface ClientModel {
 
 export interface Fixture {
   dataDir: string;
-  internalKey: string;
+  siteKey: string;
+  catalogKey: string;
   libraryKey: string;
   projects: { guid: string; priceMinor: number }[];
   features: { orders: boolean; library: boolean };
@@ -256,7 +258,8 @@ const toMinor = (amount: number) => Math.round(amount * 100);
 /** Keys, projects and which parts of the API exist (orders and library are used when their routes answer). */
 export async function prepare(target: Target, dataDir: string): Promise<Fixture> {
   const suffix = Math.random().toString(16).slice(2, 8);
-  const internalKey = await createApiKey(dataDir, `soak-internal-${suffix}`, 'internal');
+  const siteKey = await createApiKey(dataDir, `soak-site-${suffix}`, 'site');
+  const catalogKey = await createApiKey(dataDir, `soak-catalog-${suffix}`, 'catalog');
   const libraryKey = await createApiKey(dataDir, `soak-library-${suffix}`, 'library');
   const stats = newStats();
   const projects = [];
@@ -268,7 +271,7 @@ export async function prepare(target: Target, dataDir: string): Promise<Fixture>
       'project',
       'PUT',
       `/project/${guid}`,
-      { 'X-SERVICE-API-Key': internalKey, 'Content-Type': 'application/json' },
+      { 'X-SERVICE-API-Key': catalogKey, 'Content-Type': 'application/json' },
       JSON.stringify({ UnitPrice: priceMinor / 100, Version: 1 }),
     );
     if (answer.status !== 200) throw new Error(`project registration failed: ${answer.status}`);
@@ -287,9 +290,9 @@ export async function prepare(target: Target, dataDir: string): Promise<Fixture>
       )
     ).status;
   // A missing handler answers 500 from the local front; an existing one refuses the probe with a 4xx.
-  const orders = (await probe('POST', `/checkout/${'0'.repeat(32)}/complete`, internalKey)) !== 500;
+  const orders = (await probe('POST', `/checkout/${'0'.repeat(32)}/complete`, siteKey)) !== 500;
   const library = (await probe('POST', '/library/push', libraryKey)) !== 500;
-  return { dataDir, internalKey, libraryKey, projects, features: { orders, library } };
+  return { dataDir, siteKey, catalogKey, libraryKey, projects, features: { orders, library } };
 }
 
 export async function newClients(fixture: Fixture, count: number): Promise<ClientModel[]> {
@@ -321,7 +324,7 @@ function linesOf(basket: { Lines: { Id: number; ProjectGuid: string; Quantity: n
 async function step(client: ClientModel, fixture: Fixture, target: Target, stats: Stats): Promise<void> {
   const user = { Authorization: `Bearer ${client.token}` };
   const json = { ...user, 'Content-Type': 'application/json' };
-  const internal = { 'X-SERVICE-API-Key': fixture.internalKey, 'Content-Type': 'application/json' };
+  const site = { 'X-SERVICE-API-Key': fixture.siteKey, 'Content-Type': 'application/json' };
   const open = [...client.baskets.values()].filter((basket) => basket.state === 'open' && !basket.pending);
   const roll = Math.random();
 
@@ -424,7 +427,7 @@ async function step(client: ClientModel, fixture: Fixture, target: Target, stats
   }
   const checkoutId = String(checkout.body.CheckoutUrl).split('/').pop() as string;
   const snapshot = await send(target, stats, 'get-checkout', 'GET', `/checkout/${checkoutId}`, {
-    'X-SERVICE-API-Key': fixture.internalKey,
+    'X-SERVICE-API-Key': fixture.siteKey,
   });
   if (snapshot.status !== 200) return;
   const completion: ModelCompletion = {
@@ -433,7 +436,7 @@ async function step(client: ClientModel, fixture: Fixture, target: Target, stats
     totalMinor: toMinor(snapshot.body.Checkout.OrderTotal),
   };
   const body = JSON.stringify({ PaymentReference: `soak-${checkoutId.slice(0, 8)}` });
-  const completed = await send(target, stats, 'complete', 'POST', `/checkout/${checkoutId}/complete`, internal, body);
+  const completed = await send(target, stats, 'complete', 'POST', `/checkout/${checkoutId}/complete`, site, body);
   if (completed.status === 'network' || (completed.status as number) >= 500) {
     basket.pending = { kind: 'complete', checkoutId };
     client.completions.push(completion);
@@ -446,15 +449,7 @@ async function step(client: ClientModel, fixture: Fixture, target: Target, stats
   basket.state = 'ordered';
   if (Math.random() < 0.3) {
     // The checkout site retrying a completion it already got an answer for: the same order, nothing new.
-    const again = await send(
-      target,
-      stats,
-      'complete-repeat',
-      'POST',
-      `/checkout/${checkoutId}/complete`,
-      internal,
-      body,
-    );
+    const again = await send(target, stats, 'complete-repeat', 'POST', `/checkout/${checkoutId}/complete`, site, body);
     if (again.status === 200 && again.body.Order.OrderGuid !== completion.orderGuid) {
       throw new Error(
         `a repeated completion of ${checkoutId} answered order ${again.body.Order.OrderGuid}, not ${completion.orderGuid}`,
@@ -572,7 +567,7 @@ export async function audit(models: ClientModel[], fixture: Fixture, target: Tar
     strayObjects: 0,
   };
   const price = new Map(fixture.projects.map((project) => [project.guid, project.priceMinor]));
-  const internal = { 'X-SERVICE-API-Key': fixture.internalKey, 'Content-Type': 'application/json' };
+  const site = { 'X-SERVICE-API-Key': fixture.siteKey, 'Content-Type': 'application/json' };
 
   for (const client of models) {
     const user = { Authorization: `Bearer ${client.token}` };
@@ -640,7 +635,7 @@ export async function audit(models: ClientModel[], fixture: Fixture, target: Tar
           'audit',
           'POST',
           `/checkout/${completion.checkoutId}/complete`,
-          internal,
+          site,
           JSON.stringify({ PaymentReference: `soak-${completion.checkoutId.slice(0, 8)}` }),
         );
         if (retried.status === 200) {

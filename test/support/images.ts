@@ -63,6 +63,18 @@ export function jpeg(comment = ''): Buffer {
   ]);
 }
 
+/**
+ * The 1x1 JPEG with empty COM segments (4 bytes each) before its frame header, about `bytes` long: the
+ * header a hostile server sends to make a reader that re-parses from byte 0 on every chunk quadratic.
+ */
+export function jpegOfTinySegments(bytes: number): Buffer {
+  const base = jpeg();
+  const count = Math.max(0, Math.floor((bytes - base.length) / 4));
+  const emptyComment = Buffer.from([0xff, 0xfe, 0x00, 0x02]);
+  const app0End = 2 + 18; // SOI, then the 18-byte JFIF APP0
+  return Buffer.concat([base.subarray(0, app0End), Buffer.alloc(count * 4).fill(emptyComment), base.subarray(app0End)]);
+}
+
 /** A 1x1 GIF89a. */
 export function gif(): Buffer {
   return Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');

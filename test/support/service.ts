@@ -6,11 +6,12 @@
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../../lib/local/service.ts';
 import { signLocalToken, type TokenOptions } from '../../lib/local/signing-keys.ts';
 import { parseJsonOrUndefined } from './json.ts';
+import type { ApiKeyScope } from '../../functions/auth/principal.ts';
 
 export interface TestService extends LocalService {
   token(userId: string, options?: Omit<TokenOptions, 'userId'>): Promise<string>;
-  apiKey(name: string, scope: 'library' | 'internal'): Promise<string>;
-  /** Registers a project price through the internal API and returns its guid. */
+  apiKey(name: string, scope: ApiKeyScope): Promise<string>;
+  /** Registers a project price through the catalog API (a `catalog` key) and returns its guid. */
   project(unitPrice: number, version?: number): Promise<string>;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
 }
@@ -35,7 +36,7 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
   const service = await startLocalService({ port: 0, ...options });
   const { createApiKey } = await import('../../functions/store/api-key-store.ts');
   const { newGuid } = await import('../../functions/shared/ids.ts');
-  let internalKey: string | undefined;
+  let catalogKey: string | undefined;
 
   const request = async (method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
@@ -51,7 +52,7 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
     return { status: response.status, headers: response.headers, text, body: parseJsonOrUndefined(text) };
   };
 
-  const apiKey = async (name: string, scope: 'library' | 'internal') =>
+  const apiKey = async (name: string, scope: ApiKeyScope) =>
     (await createApiKey(`${name}-${newGuid().slice(0, 8)}`, scope, Date.now())).apiKey;
 
   return {
@@ -59,10 +60,10 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
     token: (userId, tokenOptions = {}) => signLocalToken(service.keys, { userId, ...tokenOptions }),
     apiKey,
     async project(unitPrice, version = 1) {
-      internalKey ??= await apiKey('test-internal', 'internal');
+      catalogKey ??= await apiKey('test-catalog', 'catalog');
       const guid = newGuid();
       const response = await request('PUT', `/project/${guid}`, {
-        apiKey: internalKey,
+        apiKey: catalogKey,
         json: { UnitPrice: unitPrice, Version: version },
       });
       if (response.status !== 200) throw new Error(`project registration failed: ${response.status} ${response.text}`);

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { presignDownloads } from '../../functions/store/download-signer.ts';
+import { DOWNLOAD_DISPOSITION, presignDownloads } from '../../functions/store/download-signer.ts';
 
 const keys = [
   'library/0123456789abcdef0123456789abcdef/fedcba9876543210fedcba9876543210',
@@ -65,7 +65,12 @@ describe('presigned downloads', () => {
           downloads.map(({ objectKey, contentType }) =>
             getSignedUrl(
               s3,
-              new GetObjectCommand({ Bucket: 'photo-bucket', Key: objectKey, ResponseContentType: contentType }),
+              new GetObjectCommand({
+                Bucket: 'photo-bucket',
+                Key: objectKey,
+                ResponseContentType: contentType,
+                ResponseContentDisposition: DOWNLOAD_DISPOSITION,
+              }),
               { expiresIn: 900 },
             ),
           ),

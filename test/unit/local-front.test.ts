@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { matchRoute } from '../../lib/local/api-gateway.ts';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it, vi } from 'vitest';
+import { createApiGatewayFront, loggedPath, matchRoute } from '../../lib/local/api-gateway.ts';
 import { isAllowed, policyFor, resourceMatches } from '../../functions/auth/policy.ts';
 import { routes } from '../../functions/routes.ts';
 
@@ -80,5 +81,51 @@ describe('authorizer policies', () => {
         route.credential === 'library',
       );
     }
+  });
+});
+
+describe("the local front's log", () => {
+  it('names a failed request by its resource path, never the path (tokens, checkout ids) or the query', async () => {
+    const logged: string[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+      logged.push(args.map(String).join(' '));
+    });
+    const front = createApiGatewayFront({
+      routes,
+      loadHandler: async () => async () => {
+        throw new Error('the handler failed');
+      },
+      authorizer: async () => ({
+        principalId: 'test',
+        policyDocument: {
+          Version: '2012-10-17',
+          Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: ['*'] }],
+        },
+      }),
+      binaryMediaTypes: [],
+      maxBodyBytes: 1024,
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+      const token = '5e1f0c2b9a8d4e7f8a6b5c4d3e2f1a0b';
+      const checkoutId = '0123456789abcdef0123456789abcdef';
+      expect((await fetch(`${base}/builder/${token}?cursor=secret-cursor`)).status).toBe(500);
+      expect((await fetch(`${base}/checkout/${checkoutId}/complete`, { method: 'POST' })).status).toBe(500);
+      expect(logged).toEqual([
+        expect.stringContaining('[local api] GET /builder/{token} failed:'),
+        expect.stringContaining('[local api] POST /checkout/{checkoutId}/complete failed:'),
+      ]);
+      for (const secret of [token, checkoutId, 'secret-cursor']) expect(logged.join('\n')).not.toContain(secret);
+    } finally {
+      spy.mockRestore();
+      front.closeAllConnections();
+      await new Promise((resolve) => front.close(resolve));
+    }
+  });
+
+  it('logs a path no route takes as (no route)', () => {
+    expect(loggedPath(routes, { method: 'GET', url: '/nowhere/0123456789abcdef' })).toBe('(no route)');
+    expect(loggedPath(routes, { method: 'get', url: '/checkout/abc?x=1' })).toBe('/checkout/{checkoutId}');
   });
 });

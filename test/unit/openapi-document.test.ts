@@ -98,10 +98,22 @@ describe('the OpenAPI document', () => {
       none: [],
       user: [{ bearerToken: [] }],
       library: [{ apiKey: ['library'] }],
-      internal: [{ apiKey: ['internal'] }],
+      site: [{ apiKey: ['site'] }],
+      catalog: [{ apiKey: ['catalog'] }],
+      fulfilment: [{ apiKey: ['fulfilment'] }],
     };
     for (const route of routes)
       expect(operation(route.method, route.path).security, route.handler).toEqual(expected[route.credential]);
+    // Each key operation names its one scope: the site's three, the catalog's two, fulfilment's one.
+    const scopeOf = (method: string, path: string) => operation(method, path).security[0].apiKey;
+    expect(scopeOf('GET', '/checkout/{checkoutId}')).toEqual(['site']);
+    expect(scopeOf('POST', '/checkout/{checkoutId}/complete')).toEqual(['site']);
+    expect(scopeOf('GET', '/builder/{token}')).toEqual(['site']);
+    expect(scopeOf('PUT', '/project/{projectGuid}')).toEqual(['catalog']);
+    expect(scopeOf('GET', '/project/{projectGuid}')).toEqual(['catalog']);
+    expect(scopeOf('PUT', '/order/{orderGuid}/status')).toEqual(['fulfilment']);
+    expect(JSON.stringify(document)).not.toContain("'internal'");
+    expect(document.components.securitySchemes.apiKey.description).toMatch(/`site`.*`catalog`.*`fulfilment`/s);
     expect(document.components.securitySchemes.apiKey).toMatchObject({
       type: 'apiKey',
       in: 'header',
@@ -145,7 +157,7 @@ describe('the OpenAPI document', () => {
   it('lists every error status an operation can answer, each with the Error schema and its codes', () => {
     const error = schema('ErrorDetail');
     expect(schema('Error').properties.Error).toEqual({ $ref: '#/components/schemas/ErrorDetail' });
-    expect(Object.keys(error.properties)).toEqual(['Code', 'Message', 'Fields', 'Failures', 'Retryable']);
+    expect(Object.keys(error.properties)).toEqual(['Code', 'Message', 'Fields', 'Failures', 'OrderGuid', 'Retryable']);
     expect(error.properties.Failures.items).toEqual({ $ref: '#/components/schemas/ItemFailure' });
     expect(Object.keys(schema('ItemFailure').properties)).toEqual(['Index', 'Code', 'Reason']);
 

@@ -16,6 +16,7 @@ import { statusOf } from '../../functions/http/errors.ts';
 import { safeFetch } from '../../functions/library/safe-fetch.ts';
 import {
   pullPolicy,
+  NOT_PUBLIC,
   resolveAndVet,
   UNREACHABLE,
   type PullPolicy,
@@ -130,18 +131,25 @@ describe('resolve and vet (stubbed resolver, nothing connects)', () => {
     ['0.0.0.0', 'unspecified'],
   ];
 
-  it.each(internal)('refuses a host that resolves to %s (%s)', async (address, what) => {
-    const resolver = stubResolver({ 'images.example.com': [address] });
-    const url = 'http://images.example.com/photo.jpg';
-    const error = await refusal(safeFetch(url, policy({ allowLoopback: false, resolve: resolver.resolve })));
-    expect(statusOf(error)).toBe(422);
-    expect(error.code).toBe('PullRefused');
-    expect(error.message).toContain(url);
-    expect(error.message).toContain(what);
-    expect(resolver.calls).toEqual(['images.example.com']);
-    expect(connectTargets()).toEqual([]);
-    expect(systemLookup).not.toHaveBeenCalled();
-  });
+  /** The one refusal of a host name, whatever its resolver answered: nothing of the answer shows. */
+  const refusedName = (url: string, host: string) => `Pull of ${url} refused: the host ${host} ${NOT_PUBLIC}.`;
+
+  it.each(internal)(
+    'refuses a host that resolves to %s (%s), without naming the address or its kind',
+    async (address, what) => {
+      const resolver = stubResolver({ 'images.example.com': [address] });
+      const url = 'http://images.example.com/photo.jpg';
+      const error = await refusal(safeFetch(url, policy({ allowLoopback: false, resolve: resolver.resolve })));
+      expect(statusOf(error)).toBe(422);
+      expect(error.code).toBe('PullRefused');
+      expect(error.message).toBe(refusedName(url, 'images.example.com'));
+      expect(error.message).not.toContain(address);
+      expect(error.message).not.toContain(what);
+      expect(resolver.calls).toEqual(['images.example.com']);
+      expect(connectTargets()).toEqual([]);
+      expect(systemLookup).not.toHaveBeenCalled();
+    },
+  );
 
   it.each([
     'http://169.254.169.254/latest/meta-data/',
@@ -159,13 +167,51 @@ describe('resolve and vet (stubbed resolver, nothing connects)', () => {
     expect(connectTargets()).toEqual([]);
   });
 
-  it('refuses when any one of the resolved addresses is refused', async () => {
+  it('refuses when any one of the resolved addresses is refused, naming neither', async () => {
     const resolver = stubResolver({ 'mixed.example.com': ['93.184.215.14', '10.0.0.7'] });
     const error = await refusal(
       resolveAndVet(new URL('https://mixed.example.com/a.png'), policy({ resolve: resolver.resolve })),
     );
     expect(error.code).toBe('PullRefused');
-    expect(error.message).toContain('10.0.0.7');
+    expect(error.message).toBe(refusedName('https://mixed.example.com/a.png', 'mixed.example.com'));
+  });
+
+  it('answers every name that gives no public address alike: internal, missing, empty, failing lookups', async () => {
+    const resolver = stubResolver({
+      'localhost.example.com': ['127.0.0.1'],
+      'metadata.example.com': ['169.254.169.254'],
+      'intranet.example.com': ['10.0.0.7', '10.0.0.8'],
+      'empty.example.com': [],
+    });
+    const failing = async () => {
+      throw Object.assign(new Error('getaddrinfo EAI_AGAIN db.internal 10.0.0.2'), { code: 'EAI_AGAIN' });
+    };
+    const answers = [];
+    for (const host of [
+      'localhost.example.com',
+      'metadata.example.com',
+      'intranet.example.com',
+      'empty.example.com',
+      'nowhere.example.com',
+    ])
+      answers.push(
+        await refusal(safeFetch(`http://${host}/x.png`, policy({ allowLoopback: false, resolve: resolver.resolve }))),
+      );
+    answers.push(await refusal(safeFetch('http://db.internal/x.png', policy({ resolve: failing }))));
+    const neutral = answers.map((error) => ({
+      code: error.code,
+      status: statusOf(error),
+      message: error.message.replace(/http:\/\/([^/]+)\/x\.png/, 'URL').replace(/the host \S+ /, 'the host HOST '),
+    }));
+    expect(new Set(neutral.map((answer) => JSON.stringify(answer))).size).toBe(1);
+    expect(neutral[0]).toEqual({
+      code: 'PullRefused',
+      status: 422,
+      message: `Pull of URL refused: the host HOST ${NOT_PUBLIC}.`,
+    });
+    for (const error of answers)
+      expect(error.message).not.toMatch(/\d+\.\d+\.\d+\.\d+|ENOTFOUND|EAI_AGAIN|loopback|private|link-local/);
+    expect(connectTargets()).toEqual([]);
   });
 
   it('pins the first vetted address and turns a mapped address into IPv4', async () => {
@@ -176,10 +222,10 @@ describe('resolve and vet (stubbed resolver, nothing connects)', () => {
     });
   });
 
-  it('reports a host that does not resolve as a failed pull', async () => {
+  it('refuses a host that does not resolve like a host that resolves to an internal address', async () => {
     const error = await refusal(safeFetch('http://nowhere.example.com/x.png', policy()));
-    expect(error.code).toBe('PullFailed');
-    expect(error.message).toContain('ENOTFOUND');
+    expect(error.code).toBe('PullRefused');
+    expect(error.message).toBe(refusedName('http://nowhere.example.com/x.png', 'nowhere.example.com'));
   });
 
   it.each([
@@ -245,7 +291,8 @@ describe('fetch over loopback', () => {
     const error = await refusal(safeFetch(url, policy({ resolve: resolver.resolve })));
     expect(error.code).toBe('PullRefused');
     expect(error.message).toContain(url);
-    expect(error.message).toContain('192.168.1.20 is a private address');
+    expect(error.message).toContain(`the host intranet.example.com ${NOT_PUBLIC}`);
+    expect(error.message).not.toContain('192.168');
     expect(resolver.calls).toEqual(['intranet.example.com']);
     expect(seen.map((request) => request.path)).toEqual(['/start']);
     expect(connectTargets()).toHaveLength(1);

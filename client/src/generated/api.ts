@@ -13,7 +13,7 @@ export interface Schemas {
   Basket: {
     Guid: string;
     Lines: Array<Schemas['BasketLine']>;
-    /** Amount as a JSON number; the number of fraction digits varies */
+    /** Amount as a JSON number, never negative; the number of fraction digits varies */
     OrderTotal: number;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     CreatedDateUtc: Date;
@@ -21,10 +21,11 @@ export interface Schemas {
     LastSavedDateUtc: Date;
   };
   BasketLine: {
+    /** The line's number in its basket (the `lineId` of its paths): 1 for the first line, never reused */
     Id: number;
     ProjectGuid: string;
     Quantity: number;
-    /** Amount as a JSON number; the number of fraction digits varies */
+    /** Amount as a JSON number, never negative; the number of fraction digits varies */
     Total: number;
   };
   BasketList: {
@@ -57,7 +58,7 @@ export interface Schemas {
     CheckoutId: string;
     BasketGuid: string;
     Lines: Array<Schemas['BasketLine']>;
-    /** Amount as a JSON number; the number of fraction digits varies */
+    /** Amount as a JSON number, never negative; the number of fraction digits varies */
     OrderTotal: number;
     /** Open: completion will create the order. Completed: OrderGuid is its order. BasketChanged: completion would be refused (409). */
     Status: 'Open' | 'Completed' | 'BasketChanged';
@@ -115,6 +116,8 @@ export interface Schemas {
     Fields?: Array<string>;
     /** Library pushes and pulls: every image that failed, in request order; none of the request was stored */
     Failures?: Array<Schemas['ItemFailure']>;
+    /** CheckoutAlreadyCompleted: the order the checkout was completed into, with its first PaymentReference (this payment made none) */
+    OrderGuid?: string;
     /** Present when the same request may be sent again unchanged (after Retry-After seconds) */
     Retryable?: true;
     [key: string]: unknown;
@@ -133,7 +136,7 @@ export interface Schemas {
     ItemGuid: string;
     /** The type sniffed from the bytes, not the one the client declared */
     FileMimeType: string;
-    /** Size in bytes */
+    /** Size in bytes (at most UPLOAD_MAX_BYTES, 100 MiB by default) */
     FileSize: number;
     /** MD5 of the bytes, 32 uppercase hexadecimal characters */
     FileMd5: string;
@@ -142,7 +145,7 @@ export interface Schemas {
     ItemGuid: string;
     /** The type sniffed from the bytes, not the one the client declared */
     FileMimeType: string;
-    /** Size in bytes */
+    /** Size in bytes (at most UPLOAD_MAX_BYTES, 100 MiB by default) */
     FileSize: number;
     /** MD5 of the bytes, 32 uppercase hexadecimal characters */
     FileMd5: string;
@@ -202,7 +205,7 @@ export interface Schemas {
   Order: {
     OrderGuid: string;
     Lines: Array<Schemas['OrderLine']>;
-    /** Amount as a JSON number; the number of fraction digits varies */
+    /** Amount as a JSON number, never negative; the number of fraction digits varies */
     OrderTotal: number;
     Status: Schemas['OrderStatus'];
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
@@ -215,7 +218,7 @@ export interface Schemas {
   OrderDetail: {
     OrderGuid: string;
     Lines: Array<Schemas['OrderLineDetail']>;
-    /** Amount as a JSON number; the number of fraction digits varies */
+    /** Amount as a JSON number, never negative; the number of fraction digits varies */
     OrderTotal: number;
     Status: Schemas['OrderStatus'];
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
@@ -226,20 +229,23 @@ export interface Schemas {
     LastSavedDateUtc: Date;
   };
   OrderLine: {
+    /** The line's number in its basket (the `lineId` of its paths): 1 for the first line, never reused */
     Id: number;
     ProjectGuid: string;
     Quantity: number;
-    /** Amount as a JSON number; the number of fraction digits varies */
+    /** Amount as a JSON number, never negative; the number of fraction digits varies */
     Total: number;
   };
   OrderLineDetail: {
+    /** The line's number in its basket (the `lineId` of its paths): 1 for the first line, never reused */
     Id: number;
     ProjectGuid: string;
     Quantity: number;
-    /** Amount as a JSON number; the number of fraction digits varies */
+    /** Amount as a JSON number, never negative; the number of fraction digits varies */
     Total: number;
+    /** The project `Version` the line was priced with */
     ProjectVersion: number;
-    /** Amount as a JSON number; the number of fraction digits varies */
+    /** Amount as a JSON number, never negative; the number of fraction digits varies */
     SubTotal: number;
     AddOns: Array<never>;
   };
@@ -268,7 +274,7 @@ export interface Schemas {
   };
   Project: {
     ProjectGuid: string;
-    /** Amount as a JSON number; the number of fraction digits varies */
+    /** Amount as a JSON number, never negative; the number of fraction digits varies */
     UnitPrice: number;
     Version: number;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
@@ -333,6 +339,7 @@ export interface Schemas {
   UploadTicket: {
     ItemGuid: string;
     Upload: Schemas['PresignedUpload'];
+    /** The largest file the upload accepts, in bytes (UPLOAD_MAX_BYTES) */
     MaxBytes: number;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     ExpiresDateUtc: Date;

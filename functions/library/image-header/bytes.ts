@@ -42,6 +42,8 @@ export class HeldBytes {
   windowLength = 0;
   /** True once the file has ended: nothing beyond the bytes held will come. */
   final = false;
+  /** Bytes a parser read through byte() (every read goes through it): the reader's measure of its work. */
+  examined = 0;
 
   get windowEnd(): number {
     return this.windowStart + this.windowLength;
@@ -56,6 +58,7 @@ export class HeldBytes {
   }
 
   byte(at: number): number {
+    this.examined++;
     return (at < this.headLength ? this.head[at] : this.window[at - this.windowStart]) as number;
   }
 }

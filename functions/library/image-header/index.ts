@@ -51,6 +51,18 @@ const PARSERS: Record<string, { parse: HeaderParser; skipsAhead: boolean }> = {
   'image/heif-sequence': { parse: readHeif, skipsAhead: true },
 };
 
+/**
+ * The parser's reads allowed over all its runs: a fixed allowance plus so many per byte of the file seen. A
+ * run reads from the file's start, so running it on every chunk that completes a segment is quadratic in the
+ * chunks a server chooses to send (a JPEG of 4-byte COM segments a byte at a time: every run walks every
+ * segment so far). A run that would pass the budget waits for more bytes (or the end of the file, or a full
+ * buffer), which keeps the work linear in the bytes read. Real headers read a few dozen to a few hundred
+ * bytes per run and stay within the allowance even fed a byte at a time: they are read the moment they are
+ * complete.
+ */
+const EXAMINED_ALLOWANCE = 64 * 1024;
+const EXAMINED_PER_BYTE_SEEN = 4;
+
 /** The file's first bytes kept when the reader skips ahead (a TIFF header is 8 bytes, a HEIF ftyp a few dozen). */
 const HEAD_KEPT_WHEN_SKIPPING = 64 * 1024;
 
@@ -79,12 +91,20 @@ export class ImageHeaderReader {
   private wanted: NeedMoreBytes = new NeedMoreBytes(0, 0);
   private result: ImageMetadata | undefined;
   private failure: DomainError | undefined;
+  /** Bytes the parser read over all its runs, and in its last run (the likely cost of the next). */
+  private examined = 0;
+  private lastRunExamined = 0;
 
   constructor(mimeType: string) {
     const parser = PARSERS[mimeType];
     if (!parser) throw unreadableImage(`no header reader for ${mimeType}`);
     this.parse = parser.parse;
     this.skipsAhead = parser.skipsAhead;
+  }
+
+  /** Bytes the parser has read over all its runs (for tests of the work bound). */
+  get bytesExamined(): number {
+    return this.examined;
   }
 
   /** Bytes held right now (for tests of the bound). */
@@ -98,8 +118,30 @@ export class ImageHeaderReader {
     const at = this.seen;
     this.seen += chunk.length;
     this.hold(chunk, at);
-    while (!this.result && this.held.status(this.wanted.from, this.wanted.to) === 'held') this.attempt(chunk, at);
+    while (!this.result && this.due()) this.attempt(chunk, at);
     return this.result;
+  }
+
+  /** Whether to run the parser now: the bytes it asked for are held, and the run fits the work budget. */
+  private due(): boolean {
+    if (this.held.status(this.wanted.from, this.wanted.to) !== 'held') return false;
+    const budget = EXAMINED_ALLOWANCE + EXAMINED_PER_BYTE_SEEN * this.seen;
+    return this.examined + this.lastRunExamined <= budget || this.heldIsFull();
+  }
+
+  /** Where the held part grows next, and the file offset it may grow to (the head, or the window when skipping). */
+  private growth(): { skipping: boolean; next: number; cap: number } {
+    const held = this.held;
+    const skipping = held.windowStart > held.headLength;
+    return skipping
+      ? { skipping, next: held.windowEnd, cap: held.windowStart + IMAGE_HEADER_MAX_BYTES - held.head.length }
+      : { skipping, next: held.headLength, cap: IMAGE_HEADER_MAX_BYTES };
+  }
+
+  /** No more bytes can be held: the run cannot wait for more. */
+  private heldIsFull(): boolean {
+    const { next, cap } = this.growth();
+    return next >= cap;
   }
 
   end(): ImageMetadata {
@@ -113,10 +155,7 @@ export class ImageHeaderReader {
   /** Copies the part of `chunk` (file bytes from `at`) that extends the head or, when skipping ahead, the window. */
   private hold(chunk: Uint8Array, at: number): void {
     const held = this.held;
-    const skipping = held.windowStart > held.headLength;
-    const [next, cap] = skipping
-      ? [held.windowEnd, held.windowStart + IMAGE_HEADER_MAX_BYTES - held.head.length]
-      : [held.headLength, IMAGE_HEADER_MAX_BYTES];
+    const { skipping, next, cap } = this.growth();
     const bytes = chunk.subarray(Math.max(0, next - at), Math.max(0, cap - at));
     if (next < at || bytes.length === 0) return;
     if (skipping) {
@@ -138,9 +177,14 @@ export class ImageHeaderReader {
 
   /** Runs the parser; on "need more bytes" remembers what for, skipping ahead to them when they lie beyond the head. */
   private attempt(chunk: Uint8Array, at: number): void {
+    const read = this.held;
+    const before = read.examined;
     try {
-      this.answer(this.parse(new ByteView(this.held)));
+      const metadata = this.parse(new ByteView(read));
+      this.count(read.examined - before);
+      this.answer(metadata);
     } catch (error) {
+      this.count(read.examined - before);
       if (error instanceof MalformedHeader) this.fail(error.message);
       if (!(error instanceof NeedMoreBytes) || this.held.final) throw error;
       this.wanted = error;
@@ -165,6 +209,11 @@ export class ImageHeaderReader {
       }
       this.skipTo(error.from, chunk, at);
     }
+  }
+
+  private count(examined: number): void {
+    this.examined += examined;
+    this.lastRunExamined = examined;
   }
 
   private answer(metadata: ImageMetadata): void {

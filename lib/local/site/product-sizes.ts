@@ -4,7 +4,7 @@
  * PRINT_FAIR_PPI, read from the environment `npm start` shares with the service), applied to the builder
  * answer's Width and Height, rather than one call of `GET /library/{itemGuid}?printWidthMm=&printHeightMm=`
  * per item and size: that read takes the uploading app's library key and answers 404 to any other key, and
- * the site holds an internal key.
+ * the site holds a `site` key.
  */
 import { printQuality, type PrintQuality } from '../../../functions/domain/print-quality.ts';
 import { config } from '../../../functions/shared/config.ts';

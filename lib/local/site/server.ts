@@ -26,7 +26,7 @@ import { forwardUploadCall, UPLOAD_API_PREFIX } from './upload/proxy.ts';
 export interface LocalSiteOptions {
   /** Base URL of the service the site calls. */
   serviceUrl: string;
-  /** The site's internal API key; stays on this server. */
+  /** The site's API key (scope `site`); stays on this server. */
   apiKey: string;
   /**
    * The upload page (`/upload`): the site's library API key (it too stays on this server: the page's calls
@@ -88,7 +88,7 @@ async function pay(api: ServiceApi, checkoutId: string, response: ServerResponse
 
 /**
  * The confirmation reads the order back by repeating the completion with the same payment reference: the
- * service answers the existing order, with its current status, and the site's internal key has no other
+ * service answers the existing order, with its current status, and the site's `site` key has no other
  * read of it. Only a checkout the service reports Completed is repeated, so this page never pays.
  */
 async function showConfirmation(api: ServiceApi, checkoutId: string, response: ServerResponse): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * The site's only way to the service: its public HTTP endpoints, called server-side with the site's
- * internal API key. The key lives in this closure and goes nowhere else (never into a page or a redirect).
+ * `site` API key. The key lives in this closure and goes nowhere else (never into a page or a redirect).
  */
 import type * as z from 'zod/mini';
 import type { CheckoutOut, OrderResultOut } from '../../../functions/contracts/order.ts';

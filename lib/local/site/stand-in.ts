@@ -1,6 +1,6 @@
 /**
  * `npm start`'s side of the stand-in: started only when CHECKOUT_URL names a loopback address (the URLs the
- * service hands out then point at it), with an internal API key (checkout, builder) and a library API key
+ * service hands out then point at it), with a `site` API key (checkout, builder) and a `library` API key
  * (the upload page) made through the same store as `npm run api-key`, revoked again when the site closes.
  */
 import { isIP } from 'node:net';
@@ -32,7 +32,7 @@ export const SITE_LIBRARY_KEY_NAME = 'local-checkout-site-uploads';
 /** Needs the store modules configured (call after startLocalService). */
 async function issueSiteKey(
   name: string,
-  scope: 'internal' | 'library',
+  scope: 'site' | 'library',
 ): Promise<{ apiKey: string; revoke(): Promise<void> }> {
   const store = await import('../../../functions/store/api-key-store.ts');
   await store.revokeApiKey(name);
@@ -44,7 +44,7 @@ async function issueSiteKey(
 export async function startCheckoutStandIn(serviceUrl: string, checkoutUrl: string): Promise<LocalSite | undefined> {
   const address = loopbackAddress(checkoutUrl);
   if (!address) return undefined;
-  const key = await issueSiteKey(SITE_KEY_NAME, 'internal');
+  const key = await issueSiteKey(SITE_KEY_NAME, 'site');
   const libraryKey = await issueSiteKey(SITE_LIBRARY_KEY_NAME, 'library');
   const revoke = () => Promise.all([key.revoke(), libraryKey.revoke()]);
   try {

@@ -145,9 +145,10 @@ export const BENCH_USER = 'bench-user';
 export async function buildScenarios(world: World): Promise<Scenario[]> {
   const present = presentHandlers();
   const token = await world.service.token(BENCH_USER);
-  const internalKey = await world.service.apiKey('bench-internal', 'internal');
   const user: RequestOptions = { token };
-  const internal: RequestOptions = { apiKey: internalKey };
+  const site: RequestOptions = { apiKey: await world.service.apiKey('bench-site', 'site') };
+  const catalog: RequestOptions = { apiKey: await world.service.apiKey('bench-catalog', 'catalog') };
+  const fulfilment: RequestOptions = { apiKey: await world.service.apiKey('bench-fulfilment', 'fulfilment') };
 
   const photoBook = await world.service.project(29.99);
   const canvas = await world.service.project(49.5);
@@ -167,7 +168,7 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
   // A line priced before its project's price changed: the checkout reprices it and saves the basket.
   const repricedProject = await world.service.project(19.99);
   const stalePrice = await basket([[repricedProject, 2]]);
-  await expectOk(world, 'PUT', `/project/${repricedProject}`, { ...internal, json: { UnitPrice: 24.99, Version: 2 } });
+  await expectOk(world, 'PUT', `/project/${repricedProject}`, { ...catalog, json: { UnitPrice: 24.99, Version: 2 } });
   const checkout = async (basketGuid: string) =>
     String((await expectOk(world, 'POST', `/basket/${basketGuid}/checkout`, user)).CheckoutUrl)
       .split('/')
@@ -186,7 +187,7 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
       const paid = await checkout(await basket(lines));
       orderGuid = (
         await expectOk(world, 'POST', `/checkout/${paid}/complete`, {
-          ...internal,
+          ...site,
           json: { PaymentReference: 'bench' },
         })
       ).Order.OrderGuid;
@@ -275,28 +276,28 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
       handler: 'put-project',
       method: 'PUT',
       path: `/project/${newProject}`,
-      options: { ...internal, json: { UnitPrice: 12.5, Version: 1 } },
+      options: { ...catalog, json: { UnitPrice: 12.5, Version: 1 } },
     },
     {
       label: 'GET /project/{guid}',
       handler: 'get-project',
       method: 'GET',
       path: `/project/${photoBook}`,
-      options: internal,
+      options: catalog,
     },
     {
       label: 'GET /checkout/{id}',
       handler: 'get-checkout',
       method: 'GET',
       path: `/checkout/${checkoutId}`,
-      options: internal,
+      options: site,
     },
     {
       label: 'POST /checkout/{id}/complete',
       handler: 'complete-checkout',
       method: 'POST',
       path: `/checkout/${pendingCheckout}/complete`,
-      options: { ...internal, json: { PaymentReference: 'bench' } },
+      options: { ...site, json: { PaymentReference: 'bench' } },
     },
     { label: 'GET /orders (2 orders)', handler: 'list-orders', method: 'GET', path: '/orders', options: user },
     {
@@ -312,7 +313,7 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
       handler: 'update-order-status',
       method: 'PUT',
       path: `/order/${orderGuid}/status`,
-      options: { ...internal, json: { Status: 'Processing' } },
+      options: { ...fulfilment, json: { Status: 'Processing' } },
     },
     {
       label: 'POST /library/{guid}/builder',
@@ -349,7 +350,7 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
       handler: 'get-builder',
       method: 'GET',
       path: `/builder/${builder.token}`,
-      options: internal,
+      options: site,
       bareSdkWork: signDownloads(await downloadsOf([...builder.itemGuids].reverse())),
     },
     {
