@@ -215,7 +215,7 @@ export async function run(): Promise<Figure[]> {
         howToRead:
           'Handlers run in-process with the API Gateway event the local front builds; parts go to s3rver with the local multipart stand-in (lib/local/s3-multipart.ts), records to DynamoDB Local, all on loopback. ' +
           `Upload: POST /library/uploads, one POST .../parts for all 40 part numbers, then 40 PUTs of 5 MiB to the presigned URLs (node:http, keep-alive, as the SDK connects), ${PARALLEL_PARTS} at a time (what a browser with Uppy does), against CreateMultipartUpload and 40 UploadPart calls of the SDK (defaults), ${PARALLEL_PARTS} at a time. ` +
-          'Complete: POST .../complete (ListParts, the parts checked, CompleteMultipartUpload, one streamed GET whose first bytes give the type, read through the image meter: MD5, size, metadata, markup scan; the outcome recorded, the commit), against a streamed GetObject of the same object hashed with MD5 in the same process. ' +
+          'Complete: POST .../complete (ListParts, the parts checked, CompleteMultipartUpload, one streamed GET whose first bytes give the type, read through the image meter: MD5, size, header metadata; the outcome recorded, the commit), against a streamed GetObject of the same object hashed with MD5 in the same process. ' +
           `${ROUNDS} rounds after a warm-up round, the two sides of a round back to back and alternating which goes first; the ratios are medians of the per-round ratios. ` +
           `Completion streams at about ${megabytesPerSecond} MB/s here. Budgets: upload at most ${UPLOAD_BUDGET} × the bare multipart upload, completion at most ${COMPLETE_BUDGET} × the bare read with MD5.`,
         columns: ['Request', 'Service', 'Baseline', 'Baseline time', 'Ratio', 'Budget'],
@@ -229,7 +229,7 @@ export async function run(): Promise<Figure[]> {
             `≤ ${UPLOAD_BUDGET}`,
           ],
           [
-            'The meter over 2 GiB in memory (MD5, markup scan, header; one core)',
+            'The meter over 2 GiB in memory (MD5, size, header; one core)',
             ms(meterMs, 0),
             `${(2048 / (meterMs / 1000)).toFixed(0)} MB/s`,
             '',
