@@ -3,9 +3,9 @@
  * answers as a push does (contracts/library.ts).
  */
 import * as z from 'zod/mini';
-import { MAX_PART_COUNT, MAX_PARTS_PER_SIGN, type StoredPart } from '../domain/multipart-upload.ts';
+import { MAX_PART_COUNT, MAX_PARTS_PER_SIGN, MIN_PART_SIZE, type StoredPart } from '../domain/multipart-upload.ts';
 import { formatDate } from '../shared/dates.ts';
-import { GuidOut, listOf, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
+import { GuidOut, IntegerOut, listOf, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 import { imageErrors, LibraryItemPath, LibraryItemResultOut } from './library.ts';
 
 const PartNumber = z
@@ -13,8 +13,10 @@ const PartNumber = z
   .check(
     z.gte(1, 'must be 1 or more'),
     z.lte(MAX_PART_COUNT, `must be ${MAX_PART_COUNT} or less`),
-    z.meta({ description: "1 to the upload's PartCount" }),
+    z.meta({ description: "1 to the upload's PartCount", example: 1 }),
   );
+/** A part number in an answer. */
+const PartNumberOut = IntegerOut({ minimum: 1, maximum: MAX_PART_COUNT, example: 1 });
 
 export const StartUploadInput = z.object({
   FileName: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255, 'must be at most 255 characters')),
@@ -53,20 +55,28 @@ export const CompleteUploadInput = z.object({
 
 export const UploadOut = z.object({
   ItemGuid: GuidOut,
-  PartSize: z.int().check(z.meta({ description: 'Bytes of every part but the last (at least 5 MiB)' })),
-  PartCount: z.int().check(z.meta({ description: 'Parts of the file, at most 10,000' })),
+  PartSize: IntegerOut({
+    minimum: MIN_PART_SIZE,
+    example: MIN_PART_SIZE,
+    description: 'Bytes of every part but the last (at least 5 MiB)',
+  }),
+  PartCount: IntegerOut({ minimum: 1, maximum: MAX_PART_COUNT, example: 8, description: 'Parts of the file' }),
   ExpiresDateUtc: WireDateOut,
 });
 
 const SignedPartOut = z.object({
-  PartNumber: z.int(),
+  PartNumber: PartNumberOut,
   Url: z.url().check(z.meta({ description: "PUT the part's bytes here; keep the answer's ETag header" })),
   ExpiresDateUtc: WireDateOut,
 });
 
 export const SignedPartsOut = z.object({ Parts: z.array(SignedPartOut) });
 
-const StoredPartOut = z.object({ PartNumber: z.int(), Size: z.int(), ETag: z.string() });
+const StoredPartOut = z.object({
+  PartNumber: PartNumberOut,
+  Size: IntegerOut({ minimum: 1, example: MIN_PART_SIZE, description: 'Bytes' }),
+  ETag: z.string(),
+});
 
 export const UploadStatusOut = z.object({
   ...UploadOut.shape,

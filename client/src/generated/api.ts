@@ -292,7 +292,7 @@ export interface Schemas {
     ItemGuid: string;
     /** Bytes of every part but the last (at least 5 MiB) */
     PartSize: number;
-    /** Parts of the file, at most 10,000 */
+    /** Parts of the file */
     PartCount: number;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     ExpiresDateUtc: Date;
@@ -301,7 +301,7 @@ export interface Schemas {
     ItemGuid: string;
     /** Bytes of every part but the last (at least 5 MiB) */
     PartSize: number;
-    /** Parts of the file, at most 10,000 */
+    /** Parts of the file */
     PartCount: number;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     ExpiresDateUtc: Date;
@@ -333,6 +333,7 @@ export interface Schemas {
   };
   StoredPart: {
     PartNumber: number;
+    /** Bytes */
     Size: number;
     ETag: string;
   };
