@@ -36,7 +36,7 @@ export interface Grants {
   events?: true;
 }
 
-const { user, project, checkout, order, apiKey, idempotency } = KEYS;
+const { user, project, checkout, order, apiKey, idempotency, outbox } = KEYS;
 const LIBRARY_KEYS = [
   KEYS.libraryItem,
   KEYS.anonymousUser,
@@ -45,30 +45,33 @@ const LIBRARY_KEYS = [
   KEYS.upload,
   idempotency,
   KEYS.libraryUser,
+  KEYS.erasure,
 ];
 
-/** Table grants by route group. */
+/** Table grants by route group. `outbox`: the route records a domain event in its transaction (store/outbox-store.ts). */
 const tables = {
   basketRead: { read: [user] },
   basketChange: { read: [user], write: [user] },
   basketCreate: { read: [user, idempotency], write: [user, idempotency] },
   linePricing: { read: [user, project], write: [user] },
   lineAdd: { read: [user, project, idempotency], write: [user, idempotency] },
-  basketCheckout: { read: [user, project, idempotency], write: [user, checkout, idempotency] },
+  basketCheckout: { read: [user, project, idempotency], write: [user, checkout, idempotency, outbox] },
   projectRead: { read: [project] },
   projectWrite: { read: [project], write: [project] },
   checkoutRead: { read: [checkout, user] },
-  checkoutComplete: { read: [checkout, user], write: [user, order] },
+  checkoutComplete: { read: [checkout, user], write: [checkout, user, order, outbox] },
   orderRead: { read: [user] },
-  orderStatus: { read: [order, user], write: [user] },
+  orderStatus: { read: [order, user], write: [user, outbox] },
   library: { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  /** A push, pull or completed upload: its commit records the LibraryItemsAdded event in the outbox. */
+  libraryIngest: { read: LIBRARY_KEYS, write: [...LIBRARY_KEYS, KEYS.outbox] },
   libraryRead: { read: LIBRARY_KEYS },
 } satisfies Record<string, TableGrant>;
 
 /** The API-key authorizer: a GetItem of the key's hash. */
 export const authorizerTableGrant: TableGrant = { read: [apiKey] };
-/** The library sweeper: reads an intent's owner, deletes its item records and builder link (DeleteItem only). */
-export const sweeperTableGrant: TableGrant = { read: [KEYS.anonymousUser], write: [KEYS.libraryItem, KEYS.builder] };
+/** The library sweeper: reads an intent's owner (whether the request committed); it writes no record. */
+export const sweeperTableGrant: TableGrant = { read: [KEYS.anonymousUser] };
 
 export interface Route {
   method: HttpMethod;
@@ -95,31 +98,31 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/basket/{basketGuid}/line', handler: 'add-basket-line', credential: 'user', summary: 'Add a line (or add to the line of that project)', grants: { table: tables.lineAdd } },
   { method: 'PUT', path: '/basket/{basketGuid}/line/{lineId}', handler: 'update-basket-line', credential: 'user', summary: "Change a line's quantity", grants: { table: tables.linePricing } },
   { method: 'DELETE', path: '/basket/{basketGuid}/line/{lineId}', handler: 'delete-basket-line', credential: 'user', summary: 'Delete a line', grants: { table: tables.basketChange } },
-  { method: 'POST', path: '/basket/{basketGuid}/checkout', handler: 'checkout-basket', credential: 'user', summary: 'Get a checkout URL for the basket', grants: { table: tables.basketCheckout, events: true } },
+  { method: 'POST', path: '/basket/{basketGuid}/checkout', handler: 'checkout-basket', credential: 'user', summary: 'Get a checkout URL for the basket', grants: { table: tables.basketCheckout } },
 
   { method: 'PUT', path: '/project/{projectGuid}', handler: 'put-project', credential: 'catalog', summary: 'Register or update a project price', grants: { table: tables.projectWrite } },
   { method: 'GET', path: '/project/{projectGuid}', handler: 'get-project', credential: 'catalog', summary: 'Read a project price', grants: { table: tables.projectRead } },
 
   { method: 'GET', path: '/checkout/{checkoutId}', handler: 'get-checkout', credential: 'site', summary: 'Read the basket snapshot a checkout charges for', grants: { table: tables.checkoutRead } },
-  { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'site', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: tables.checkoutComplete, events: true } },
+  { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'site', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: tables.checkoutComplete } },
   { method: 'GET', path: '/orders', handler: 'list-orders', credential: 'user', summary: "List the user's orders, optionally only those with a project", grants: { table: tables.orderRead } },
   { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: tables.orderRead } },
-  { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'fulfilment', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus, events: true } },
+  { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'fulfilment', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus } },
 
-  { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: tables.library, bucket: 'write' } },
-  { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL', grants: { table: tables.library, bucket: 'write' } },
-  { method: 'POST', path: '/library/multi/push', handler: 'push-library-items', credential: 'library', summary: 'Upload several images (multipart)', grants: { table: tables.library, bucket: 'write' } },
-  { method: 'POST', path: '/library/multi/pull', handler: 'pull-library-items', credential: 'library', summary: 'Fetch several images from URLs', grants: { table: tables.library, bucket: 'write' } },
+  { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: tables.libraryIngest, bucket: 'write' } },
+  { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL', grants: { table: tables.libraryIngest, bucket: 'write' } },
+  { method: 'POST', path: '/library/multi/push', handler: 'push-library-items', credential: 'library', summary: 'Upload several images (multipart)', grants: { table: tables.libraryIngest, bucket: 'write' } },
+  { method: 'POST', path: '/library/multi/pull', handler: 'pull-library-items', credential: 'library', summary: 'Fetch several images from URLs', grants: { table: tables.libraryIngest, bucket: 'write' } },
   { method: 'POST', path: '/library/{itemGuid}/builder', handler: 'get-item-builder-url', credential: 'library', summary: 'Product builder URL for one library item', grants: { table: tables.library } },
   { method: 'POST', path: '/library/builder', handler: 'get-items-builder-url', credential: 'library', summary: 'Product builder URL for several library items', grants: { table: tables.library } },
   { method: 'POST', path: '/library/upload', handler: 'create-library-upload', credential: 'library', summary: 'Presigned S3 upload for an image above the push cap', grants: { table: tables.library, bucket: 'put' } },
   { method: 'GET', path: '/library/{itemGuid}', handler: 'get-library-item', credential: 'library', summary: 'Read one library item: image metadata, a download URL, optionally its print quality', grants: { table: tables.libraryRead, bucket: 'read' } },
   { method: 'GET', path: '/builder/{token}', handler: 'get-builder', credential: 'site', summary: 'Resolve a product builder URL token to its library items', grants: { table: tables.libraryRead, bucket: 'read' } },
-  { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library', grants: { table: tables.library, bucket: 'readwrite' } },
+  { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library', grants: { table: tables.libraryIngest, bucket: 'readwrite' } },
   { method: 'POST', path: '/library/uploads', handler: 'start-multipart-upload', credential: 'library', summary: 'Start a resumable upload in parts (S3 multipart)', grants: { table: tables.library, bucket: 'multipart' } },
   { method: 'POST', path: '/library/uploads/{itemGuid}/parts', handler: 'sign-multipart-parts', credential: 'library', summary: 'Presigned PUT URLs for parts of a resumable upload', grants: { table: tables.library, bucket: 'multipart' } },
   { method: 'GET', path: '/library/uploads/{itemGuid}', handler: 'get-multipart-upload', credential: 'library', summary: 'A resumable upload and the parts stored so far (to resume)', grants: { table: tables.library, bucket: 'multipart' } },
-  { method: 'POST', path: '/library/uploads/{itemGuid}/complete', handler: 'complete-multipart-upload', credential: 'library', summary: 'Assemble a resumable upload, check it and add it to the library', grants: { table: tables.library, bucket: 'multipart' } },
+  { method: 'POST', path: '/library/uploads/{itemGuid}/complete', handler: 'complete-multipart-upload', credential: 'library', summary: 'Assemble a resumable upload, check it and add it to the library', grants: { table: tables.libraryIngest, bucket: 'multipart' } },
   { method: 'DELETE', path: '/library/uploads/{itemGuid}', handler: 'abort-multipart-upload', credential: 'library', summary: 'Abort a resumable upload and remove its parts', grants: { table: tables.library, bucket: 'multipart' } },
   { method: 'POST', path: '/library/claim', handler: 'claim-library-items', credential: 'user', summary: "Move the items of a product builder URL into the user's library", grants: { table: tables.library, bucket: 'read' } },
   { method: 'GET', path: '/library', handler: 'list-library', credential: 'user', summary: "List the user's library items, newest first, a page at a time", grants: { table: tables.libraryRead, bucket: 'read' } },

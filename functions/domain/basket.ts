@@ -6,7 +6,11 @@ import { badRequest, conflict, notFound } from '../shared/errors.ts';
 import type { ProjectPrice } from './project.ts';
 
 export const MAX_QUANTITY = 999;
-export const MAX_LINES = 100;
+/**
+ * Lines (each a project of its own) per basket: the completion of its checkout is one transaction of at most
+ * 100 actions, 6 of them besides the order's copy per project (services/order-service.ts).
+ */
+export const MAX_LINES = 94;
 
 export interface BasketLine {
   id: number;

@@ -14,6 +14,15 @@ export interface Checkout {
   totalMinor: number;
   createdAt: number;
   expiresAt: number;
+  /** Set by the completion, in its transaction: the order this checkout became. */
+  order?: CheckoutClaim;
+}
+
+/** What a completion records on its checkout: it fixes the order's identity, payment and time. */
+export interface CheckoutClaim {
+  orderGuid: string;
+  paymentReference: string;
+  createdAt: number;
 }
 
 /** Where a checkout stands: `Open` can be completed; `BasketChanged` would be refused; `Completed` has its order. */
@@ -39,15 +48,8 @@ export const isCheckoutExpired = (checkout: Pick<Checkout, 'expiresAt'>, now: nu
 export const isBasketAsCheckedOut = (basket: Pick<Basket, 'version'> | undefined, checkout: Checkout): boolean =>
   basket !== undefined && basket.version === checkout.basketVersion;
 
-/** The checkout's state from the basket's claim (which checkout's order took the basket, if any) and the basket as stored now. */
-export function checkoutState(
-  checkout: Checkout,
-  claim: { checkoutId: string; orderGuid: string } | undefined,
-  basket: Pick<Basket, 'version'> | undefined,
-): CheckoutState {
-  if (claim)
-    return claim.checkoutId === checkout.checkoutId
-      ? { status: 'Completed', orderGuid: claim.orderGuid }
-      : { status: 'BasketChanged' };
+/** The checkout's state from its claim and the basket as stored now. */
+export function checkoutState(checkout: Checkout, basket: Pick<Basket, 'version'> | undefined): CheckoutState {
+  if (checkout.order) return { status: 'Completed', orderGuid: checkout.order.orderGuid };
   return isBasketAsCheckedOut(basket, checkout) ? { status: 'Open' } : { status: 'BasketChanged' };
 }

@@ -98,18 +98,20 @@ export function failedItemsError(failures: readonly ItemFailure[], itemCount: nu
  */
 export const SWEEP_AFTER_MS = 60 * 60 * 1000;
 
-/** Items one product builder URL may name (one BatchGetItem). */
-export const MAX_BUILDER_ITEMS = 100;
+/**
+ * Items one product builder URL may name: its creation checks each item in the link's own transaction
+ * (100 actions: the link and 99 checks), and a claim of it writes its entries and one check in one.
+ */
+export const MAX_BUILDER_ITEMS = 99;
 
 export const tooManyItems = (max: number) => badRequest('TooManyItems', `A request may carry at most ${max} images.`);
 
-/** What a push, pull or upload that never committed may have left behind, named by its expired intent. */
-export interface Leftover {
-  anonymousUserId: string;
-  /** The builder link token, when the request had chosen one. */
-  token?: string;
-  /** A large-file upload's staging object. */
-  stagingKey?: string;
-  /** A resumable upload's S3 multipart upload, aborted with its parts if it was never completed. */
-  multipartUpload?: { objectKey: string; uploadId: string };
-}
+/**
+ * What an expired record names for the sweeper: the objects of a push, pull or upload (under its anonymous
+ * user's prefix, plus a large-file upload's staging object, or a resumable upload's S3 multipart upload,
+ * aborted with its parts), removed unless the request committed; or the object of an erased item, removed
+ * in any case.
+ */
+export type Leftover =
+  | { anonymousUserId: string; stagingKey?: string; multipartUpload?: { objectKey: string; uploadId: string } }
+  | { erasedObjectKey: string };

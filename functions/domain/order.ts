@@ -4,7 +4,7 @@
  */
 import { conflict } from '../shared/errors.ts';
 import type { BasketLine } from './basket.ts';
-import type { Checkout } from './checkout.ts';
+import type { Checkout, CheckoutClaim } from './checkout.ts';
 import { timeOrderedGuid } from '../shared/ids.ts';
 
 export const ORDER_STATUSES = ['OrderReceived', 'Processing', 'Shipped', 'Completed', 'Cancelled'] as const;
@@ -38,17 +38,6 @@ export interface Order {
   lastSavedAt: number;
   /** When the order reached `Completed`; unset before (written as the .NET minimum date). */
   completedAt?: number;
-  /** Outbox markers: set once the OrderCreated event / the status event of that revision was published. */
-  createdEventPublished: boolean;
-  publishedRevision: number;
-}
-
-/** What a checkout completion records before it writes anything else: it fixes the order's identity and time. */
-export interface OrderClaim {
-  orderGuid: string;
-  checkoutId: string;
-  paymentReference: string;
-  createdAt: number;
 }
 
 /** The checkout snapshot fields an order is made from. */
@@ -57,7 +46,7 @@ export type PaidSnapshot = Pick<Checkout, 'userId' | 'basketGuid' | 'lines' | 't
 /** Order guids are time-ordered, so a user's orders read newest first straight from the key. */
 export const orderGuidAt = timeOrderedGuid;
 
-export function orderFromCheckout(snapshot: PaidSnapshot, claim: OrderClaim): Order {
+export function orderFromCheckout(snapshot: PaidSnapshot, claim: CheckoutClaim): Order {
   return {
     orderGuid: claim.orderGuid,
     userId: snapshot.userId,
@@ -69,8 +58,6 @@ export function orderFromCheckout(snapshot: PaidSnapshot, claim: OrderClaim): Or
     revision: 1,
     createdAt: claim.createdAt,
     lastSavedAt: claim.createdAt,
-    createdEventPublished: false,
-    publishedRevision: 1,
   };
 }
 

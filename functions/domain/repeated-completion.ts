@@ -4,12 +4,12 @@
  * checkout that was already paid: it must not pass as a success (a refund is due), so it is refused, naming
  * the order the first payment made.
  */
-import type { OrderClaim } from './order.ts';
+import type { CheckoutClaim } from './checkout.ts';
 
 export type RepeatedCompletion =
   { kind: 'SameOrder' } | { kind: 'OtherPayment'; orderGuid: string; firstPaymentReference: string };
 
-export function repeatedCompletion(claim: OrderClaim, paymentReference: string): RepeatedCompletion {
+export function repeatedCompletion(claim: CheckoutClaim, paymentReference: string): RepeatedCompletion {
   return claim.paymentReference === paymentReference
     ? { kind: 'SameOrder' }
     : { kind: 'OtherPayment', orderGuid: claim.orderGuid, firstPaymentReference: claim.paymentReference };

@@ -1,6 +1,6 @@
 /**
- * Table stream consumer: when DynamoDB's TTL deletes an expired ingest intent or pending upload, removes
- * what that request left uncommitted (services/library-sweep-service.ts). Records are handled in stream
+ * Table stream consumer: when DynamoDB's TTL deletes an expired ingest intent, pending upload or erasure
+ * intent, removes the objects it names that nothing refers to (services/library-sweep-service.ts). Records are handled in stream
  * order; the first failure is reported (ReportBatchItemFailures), so Lambda retries from it and nothing
  * after it is skipped. In AWS the event source mapping passes only TTL deletions of those record types;
  * the same checks run here, so any other record is ignored.
@@ -31,7 +31,7 @@ export async function handler(event: DynamoDBStreamEvent, context: Context): Pro
       );
       if (!parsed.success) {
         // Only the filter's record types arrive in AWS; one that does not parse is a bug to see, not to retry.
-        logger.warn('expired record is not an ingest intent or pending upload; ignored', {
+        logger.warn('expired record is not an ingest intent, pending upload or erasure intent; ignored', {
           keys: record.dynamodb?.Keys,
           issues: parsed.error.issues.length,
         });
@@ -39,19 +39,21 @@ export async function handler(event: DynamoDBStreamEvent, context: Context): Pro
       }
       try {
         const outcome = await sweepLeftover(toLeftover(parsed.data));
-        if (!outcome.committed) {
+        if (outcome.kind === 'erased')
+          logger.info('deleted the object of an erased item', { keys: record.dynamodb?.Keys });
+        if (outcome.kind === 'uncommitted') {
           logger.info('swept an uncommitted library request', {
             type: parsed.data.Type,
-            anonymousUserId: parsed.data.anonymousUserId,
-            itemsRemoved: outcome.itemsRemoved,
+            keys: record.dynamodb?.Keys,
+            objectsRemoved: outcome.objectsRemoved,
           });
           metrics.addMetric(METRIC.LibraryLeftoversSwept, 'Count', 1);
-          metrics.addMetric(METRIC.LibraryItemsSwept, 'Count', outcome.itemsRemoved);
+          metrics.addMetric(METRIC.LibraryItemsSwept, 'Count', outcome.objectsRemoved);
         }
       } catch (error) {
         logger.error('library sweep failed; the stream retries from this record', {
           type: parsed.data.Type,
-          anonymousUserId: parsed.data.anonymousUserId,
+          keys: record.dynamodb?.Keys,
           error: error as Error,
         });
         return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };

@@ -19,10 +19,13 @@ import { randomBytes } from 'node:crypto';
 import { newGuid, newSecretId, timeOrderedGuid } from '../shared/ids.ts';
 import { config } from '../shared/config.ts';
 import { retryOnConflict } from '../shared/retry.ts';
-import { publishEvent } from '../shared/events.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import * as baskets from '../store/basket-store.ts';
-import { insertCheckout } from '../store/checkout-store.ts';
+import { createCheckoutAction } from '../store/checkout-store.ts';
+import * as quotas from '../store/basket-quota-store.ts';
+import { recordEvent } from '../store/outbox-store.ts';
+import { transact, TransactionConflictError } from '../store/transaction.ts';
+import { decideCreation } from '../domain/basket-quota.ts';
 import type { PageRequest } from '../store/query.ts';
 import { getProjectPrices } from '../store/project-store.ts';
 import type { ProjectPrice } from '../domain/project.ts';
@@ -33,26 +36,48 @@ export const saveTime = (): SaveTime => ({ now: Date.now(), ttlMs: config.basket
 
 const basketNotFound = (guid: string) => notFound('BasketNotFound', `No basket ${guid}.`);
 const isStale = (error: unknown) => error instanceof baskets.StaleBasketError;
+const isStaleOrConflict = (error: unknown) => isStale(error) || error instanceof TransactionConflictError;
+
+const quotaExceeded = (quota: number) =>
+  conflict('BasketQuotaExceeded', `A user may have at most ${quota} open baskets; check out or delete one first.`);
 
 /**
- * A new empty basket, unless the user has `MAX_OPEN_BASKETS_PER_USER` open already. The count and the
- * insert are not atomic: concurrent creates may pass the quota by a few, which a per-user limit against
- * runaway clients tolerates (the throttle bounds the concurrency), in exchange for no counter to keep.
+ * A new empty basket, unless the user has `MAX_OPEN_BASKETS_PER_USER` open already: one transaction puts
+ * the basket and enters it in the user's quota record, under the record's condition (fewer than the quota
+ * listed, after reclaiming lapsed ones: domain/basket-quota.ts). A lost race re-decides on the record the
+ * failed condition returned; a reclaim that found the basket extended learns its later expiry.
  */
 export async function createBasket(userId: string): Promise<Basket> {
-  const now = saveTime();
   const quota = config.maxOpenBasketsPerUser;
-  if ((await baskets.countOpenBaskets(userId, now.now, quota)) >= quota) {
-    throw conflict(
-      'BasketQuotaExceeded',
-      `A user may have at most ${quota} open baskets; check out or delete one first.`,
-    );
-  }
-  // Time-ordered guids: the user's baskets list newest first straight from the key.
-  const basket = newBasket(timeOrderedGuid(now.now, randomBytes(10)), userId, now);
-  await baskets.insertBasket(basket);
-  return basket;
+  let seen = await quotas.readOpenBaskets(userId);
+  let corrected: Record<string, number> = {};
+  return retryOnConflict(async () => {
+    const now = saveTime();
+    // Corrections only of baskets still listed: one deleted meanwhile is not put back.
+    corrected = Object.fromEntries(Object.entries(corrected).filter(([guid]) => seen?.[guid] !== undefined));
+    const decision = decideCreation({ ...seen, ...corrected }, quota, now.now);
+    if (!decision.admit) throw quotaExceeded(quota);
+    // Time-ordered guids: the user's baskets list newest first straight from the key.
+    const basket = newBasket(timeOrderedGuid(now.now, randomBytes(10)), userId, now);
+    const admission = { userId, basketGuid: basket.guid, expiresAt: basket.expiresAt, seen, corrected, quota };
+    const outcome = await transact([
+      baskets.createBasketAction(basket),
+      ...quotas.admissionActions({ ...admission, reclaim: decision.reclaim, now: now.now }),
+    ]);
+    if (outcome.committed) return basket;
+    for (const failed of outcome.failed) {
+      if (failed.index === 1) seen = quotas.openBasketsOf(failed.item);
+      // A reclaimed basket that is still open: its expiry moved on since the record last heard of it.
+      else if (failed.index > 1)
+        corrected = { ...corrected, [decision.reclaim[failed.index - 2] as string]: failed.item?.expiresAt as number };
+    }
+    throw new QuotaRaceLost();
+  }, isQuotaRace);
 }
+
+/** Another creation, deletion or completion changed the quota record first: decide again on what it holds now. */
+class QuotaRaceLost extends Error {}
+const isQuotaRace = (error: unknown) => error instanceof QuotaRaceLost || error instanceof TransactionConflictError;
 
 export async function readBasket(userId: string, guid: string): Promise<Basket> {
   const basket = await baskets.getBasket(userId, guid, Date.now());
@@ -63,8 +88,13 @@ export async function readBasket(userId: string, guid: string): Promise<Basket> 
 export const listBaskets = (userId: string, page: PageRequest): Promise<baskets.BasketPage> =>
   baskets.listBaskets(userId, Date.now(), page);
 
+/** Deletes the basket and frees its place in the quota, in one transaction. */
 export async function deleteBasket(userId: string, guid: string): Promise<void> {
-  if (!(await baskets.deleteBasket(userId, guid))) throw basketNotFound(guid);
+  const outcome = await retryOnConflict(
+    () => quotas.transactReleasing([baskets.removeBasketAction(userId, guid)], userId, guid),
+    (error) => error instanceof TransactionConflictError,
+  );
+  if (!outcome.committed) throw basketNotFound(guid);
 }
 
 /** Loads the basket and the line's project in one round trip, for a change that prices a line. */
@@ -127,9 +157,10 @@ export function deleteBasketLine(userId: string, guid: string, lineId: number): 
 /**
  * Takes a snapshot of the basket at the projects' current prices; the checkout site charges for exactly
  * that. A line's stored price is the one it had when last written, possibly long ago, so every line is
- * repriced first (one BatchGetItem of the basket's projects). When a price moved, the repriced basket is
- * saved as the next version and the checkout binds to that version; the save and the snapshot go side by
- * side: a snapshot whose save lost the race is never handed out (the retry takes a new one) and expires.
+ * repriced first (one BatchGetItem of the basket's projects). One transaction then writes the snapshot,
+ * the BasketCheckedOut event and, when a price moved, the repriced basket as its next version (the
+ * snapshot binds to that version; its version condition decides, a lost race starts over). A snapshot of
+ * a version that changes meanwhile is harmless: completion refuses it (BasketChanged).
  */
 export function checkOutBasket(userId: string, guid: string): Promise<Checkout> {
   return retryOnConflict(async () => {
@@ -139,21 +170,25 @@ export function checkOutBasket(userId: string, guid: string): Promise<Checkout> 
     const basket = repriceLines(stored, await getProjectPrices(stored.lines.map((line) => line.projectGuid)), now);
     const repriced = basket !== stored;
     const checkout = takeCheckout(newSecretId(), basket, repriced ? stored.version + 1 : stored.version, now);
-    await Promise.all([repriced ? baskets.saveBasket(basket, stored.version) : undefined, insertCheckout(checkout)]);
-    await publishEvent({
-      type: 'BasketCheckedOut',
-      id: `BasketCheckedOut-${newGuid()}`,
-      time: checkout.createdAt,
-      detail: {
-        UserId: userId,
-        BasketGuid: basket.guid,
-        BasketVersion: checkout.basketVersion,
-        OrderTotal: fromMinorUnits(checkout.totalMinor),
-        LineCount: basket.lines.length,
-      },
-    });
+    const outcome = await transact([
+      createCheckoutAction(checkout),
+      recordEvent({
+        type: 'BasketCheckedOut',
+        id: `BasketCheckedOut-${newGuid()}`,
+        time: checkout.createdAt,
+        detail: {
+          UserId: userId,
+          BasketGuid: basket.guid,
+          BasketVersion: checkout.basketVersion,
+          OrderTotal: fromMinorUnits(checkout.totalMinor),
+          LineCount: basket.lines.length,
+        },
+      }),
+      ...(repriced ? [baskets.saveBasketAction(basket, stored.version)] : []),
+    ]);
+    if (!outcome.committed) throw new baskets.StaleBasketError();
     return checkout;
-  }, isStale);
+  }, isStaleOrConflict);
 }
 
 export const checkoutUrl = (checkoutId: string): string => `${config.checkoutUrl}/checkout/${checkoutId}`;

@@ -11,18 +11,30 @@ import type { StoredItem } from '../domain/library-read.ts';
 
 export const builderUrl = (token: string): string => `${config.checkoutUrl}/builder/${token}`;
 
-/** A new builder URL for exactly these items, which must all be committed items of this API key. */
+const itemsNotFound = (itemGuids: string[]) =>
+  notFound('LibraryItemNotFound', `No library item ${itemGuids.join(', ')}.`);
+
+/**
+ * A new builder URL for exactly these items, which must all be items of this API key: one BatchGetItem
+ * (their owners), then the link's creation in one transaction that checks each item still exists.
+ */
 export async function builderUrlForItems(apiKeyId: string, itemGuids: string[]): Promise<string> {
   const wanted = [...new Set(itemGuids)];
   const found = new Map(
-    (await library.getCommittedItems(wanted))
-      .filter((item) => item.apiKeyId === apiKeyId)
-      .map((item) => [item.itemGuid, item]),
+    (await library.getItems(wanted)).filter((item) => item.apiKeyId === apiKeyId).map((item) => [item.itemGuid, item]),
   );
   const missing = wanted.filter((guid) => !found.has(guid));
-  if (missing.length > 0) throw notFound('LibraryItemNotFound', `No library item ${missing.join(', ')}.`);
+  if (missing.length > 0) throw itemsNotFound(missing);
   const token = newSecretId();
   const owners = [...new Set(wanted.map((guid) => (found.get(guid) as StoredItem).ownerId))];
-  await library.putBuilderLink({ token, apiKeyId, itemGuids: wanted, anonymousUserIds: owners, createdAt: Date.now() });
+  const erased = await library.createBuilderLink({
+    token,
+    apiKeyId,
+    itemGuids: wanted,
+    anonymousUserIds: owners,
+    createdAt: Date.now(),
+  });
+  // An item erased between the read and the transaction: the link was not created.
+  if (erased.length > 0) throw itemsNotFound(erased);
   return builderUrl(token);
 }

@@ -1,15 +1,19 @@
 /**
- * Commit and roll back of one push, pull or completed upload. Without transactions, a request's records
- * are written in an order whose last write is the commit (store/library-store.ts): the ingest intent,
- * objects, the items and the builder link, then the anonymous user that owns them. What a request leaves
- * behind when it dies half way is swept once its intent expires (library-sweep-service.ts).
+ * Commit and roll back of one push, pull or completed upload. The ingest intent, then the objects, then
+ * the commit: one transaction of all its records (writeCommit). A request that fails before its commit
+ * deletes its objects (rollBackObjects); one that dies leaves them to the sweeper, which finds them by the
+ * intent once it expires (library-sweep-service.ts).
  */
 import { SWEEP_AFTER_MS, type LibraryItem } from '../domain/library.ts';
 import { newGuid, newSecretId } from '../shared/ids.ts';
 import { logger, metrics } from '../shared/powertools.ts';
 import { METRIC } from '../shared/metric-names.ts';
+import type { DomainEvent } from '../shared/events.ts';
 import * as library from '../store/library-store.ts';
 import * as objects from '../store/image-object-store.ts';
+import { recordEvent } from '../store/outbox-store.ts';
+import type { WriteAction } from '../store/transaction.ts';
+import type { CommitOutcome } from '../store/library-store.ts';
 import { builderUrl } from './builder-service.ts';
 
 export interface IngestResult {
@@ -41,7 +45,7 @@ export interface Ingest extends IngestIdentity {
    * anything writes none); no object may exist before it settles. Its failure is reported to whoever awaits it.
    */
   writeIntent(): Promise<void>;
-  /** Whether writeIntent was called: then rollback deletes the intent last. */
+  /** Whether writeIntent was called: then the rollback deletes the intent last. */
   intentStarted(): boolean;
   /** Every object key an upload was started for. */
   objectKeys: string[];
@@ -65,63 +69,70 @@ export function newIngest(apiKeyId: string): Ingest {
 }
 
 /**
- * Undoes a request stage by stage, each only after the one before fully succeeded: owner, then records,
- * then objects, then the intent. A failed delete stops it there, and what is left is what the sweeper
- * finds from the intent: an item record exists only while its object does, and objects are listed by the
- * request's prefix.
+ * Deletes what a request stored before it failed (it committed nothing): its objects, then its intent. A
+ * failed delete stops it there; the intent stays, and the sweeper finds what is left once it expires.
  */
-async function rollBack(...stages: (() => Promise<unknown>)[][]): Promise<void> {
-  for (const stage of stages) {
-    const results = await Promise.allSettled(stage.map((remove) => remove()));
-    const failed = results.filter((result) => result.status === 'rejected');
-    if (failed.length > 0) {
-      logger.error('library rollback stopped; the sweeper removes the rest once the intent expires', {
-        failed: failed.length,
-        reason: String((failed[0] as PromiseRejectedResult).reason),
-      });
-      return;
-    }
+export async function rollBackObjects(ingest: Ingest): Promise<void> {
+  try {
+    const deleted = await Promise.allSettled(
+      ingest.objectKeys.map((objectKey) => objects.deleteImageObject(objectKey)),
+    );
+    const failed = deleted.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (ingest.intentStarted()) await library.deleteIngestIntent(ingest.anonymousUserId);
+  } catch (error) {
+    logger.error('library rollback stopped; the sweeper removes the rest once the intent expires', {
+      reason: String(error),
+    });
   }
 }
 
-const objectsOf = (ingest: Ingest) => ingest.objectKeys.map((objectKey) => () => objects.deleteImageObject(objectKey));
-const intentOf = (ingest: Ingest) =>
-  ingest.intentStarted() ? [() => library.deleteIngestIntent(ingest.anonymousUserId)] : [];
+/**
+ * After writeCommit threw (the transaction's outcome unknown: it may have committed before the answer was
+ * lost): whether the request is known to have committed. False also when even that cannot be read.
+ */
+export const committedAfterFailure = (ingest: IngestIdentity): Promise<boolean> =>
+  library.anonymousUserExists(ingest.anonymousUserId).catch(() => false);
 
-/** Removes what a failed request stored before its commit: its objects, then its intent. */
-export const rollBackObjects = (ingest: Ingest): Promise<void> => rollBack(objectsOf(ingest), intentOf(ingest));
-
-/** Removes a request whose commit failed part way: owner first (the items are uncommitted even if a later delete fails), records, objects, intent. */
-export const rollBackCommit = (ingest: Ingest, images: StoredImage[]): Promise<void> =>
-  rollBack(
-    [() => library.deleteAnonymousUser(ingest.anonymousUserId)],
-    [
-      ...images.map((image) => () => library.deleteItem(image.item.itemGuid)),
-      () => library.deleteBuilderLink(ingest.token),
-    ],
-    objectsOf(ingest),
-    intentOf(ingest),
-  );
+/** `LibraryItemsAdded`: its id is the commit's own (its anonymous user), the same when a completion is repeated. */
+export const itemsAddedEvent = (ingest: IngestIdentity, itemGuids: string[]): DomainEvent => ({
+  type: 'LibraryItemsAdded',
+  id: `LibraryItemsAdded-${ingest.anonymousUserId}`,
+  time: ingest.createdAt,
+  detail: { ApiKeyId: ingest.apiKeyId, AnonymousUserId: ingest.anonymousUserId, ItemGuids: itemGuids },
+});
 
 /**
- * Items and the builder link in one round trip, then their owner: the commit point, after which the items
- * read as present. Every write is safe to repeat.
+ * The commit of a push, pull or completed upload (the images are in the bucket already): its items, its
+ * builder link (the token), its anonymous user and the `LibraryItemsAdded` event's outbox record, one
+ * TransactWriteItems, so they exist all or none. Safe to repeat with the same identity and images: a
+ * repeat writes nothing and answers `repeated` (store/library-store.ts commitRecords). `also`: actions
+ * that must commit with it, e.g. an upload's decision; `refused` when one of their conditions failed.
+ * At most 97 images (LIBRARY_MAX_ITEMS' ceiling), fewer by the length of `also`: a transaction holds 100 actions.
  */
-export async function writeCommit(ingest: IngestIdentity, images: StoredImage[]): Promise<void> {
+export async function writeCommit(
+  ingest: IngestIdentity,
+  images: StoredImage[],
+  also: WriteAction[] = [],
+): Promise<CommitOutcome> {
   const { apiKeyId, anonymousUserId, token, createdAt } = ingest;
   const itemGuids = images.map((image) => image.item.itemGuid);
-  await library.putItemsAndBuilderLink(
-    images.map((image) => ({
-      ...image.item,
-      apiKeyId,
-      ownerId: anonymousUserId,
-      objectKey: image.objectKey,
-      createdAt,
-      ...(image.fileName !== undefined ? { fileName: image.fileName } : {}),
-    })),
-    { token, apiKeyId, itemGuids, anonymousUserIds: [anonymousUserId], createdAt },
+  const items = images.map((image) => ({
+    ...image.item,
+    apiKeyId,
+    ownerId: anonymousUserId,
+    objectKey: image.objectKey,
+    createdAt,
+    ...(image.fileName !== undefined ? { fileName: image.fileName } : {}),
+  }));
+  return library.commitRecords(
+    {
+      items,
+      link: { token, apiKeyId, itemGuids, anonymousUserIds: [anonymousUserId], createdAt },
+      user: { anonymousUserId, apiKeyId, itemGuids, createdAt },
+    },
+    [recordEvent(itemsAddedEvent(ingest, itemGuids)), ...also],
   );
-  await library.putAnonymousUser({ anonymousUserId, apiKeyId, itemGuids, createdAt });
 }
 
 export function recordMetrics(items: LibraryItem[]): void {

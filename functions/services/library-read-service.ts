@@ -29,24 +29,18 @@ export async function readable(items: StoredItem[]): Promise<ReadableItem[]> {
 
 const itemNotFound = (itemGuid: string) => notFound('LibraryItemNotFound', `No library item ${itemGuid}.`);
 
-/** One committed item of this API key (another key's answers like a missing one), with its print quality at `print` if given. */
+/** One item of this API key (another key's answers like a missing one), with its print quality at `print` if given. */
 export async function readItem(apiKeyId: string, itemGuid: string, print?: PrintSize): Promise<ReadableItem> {
-  const [item] = await library.getCommittedItems([itemGuid]);
+  const item = await library.getItem(itemGuid);
   if (!item || item.apiKeyId !== apiKeyId) throw itemNotFound(itemGuid);
   const [read] = (await readable([item])) as [ReadableItem];
   return print ? { ...read, printQuality: printQuality(item, print, config.printThresholds) } : read;
 }
 
 /**
- * The items behind a builder token: one GetItem (the link) and one BatchGetItem (its items, 100 at most),
- * no owner lookup. Why no owner check (getCommittedItems) is needed here: a token only ever reaches a
- * client after everything it names is committed. A push, pull or completed upload answers its token only
- * after writeCommit wrote the owner (ingest-commit.ts); a request that fails before answers no token, and
- * its link is deleted by the rollback or by the sweeper, which removes only requests whose owner was never
- * written (library-sweep-service.ts), so it never touches a link that was handed out. A retried upload
- * completion answers its recorded token again only after finishing the same commit. POST /library/builder
- * mints a token only for items getCommittedItems found committed. So every item a handed-out link names
- * was committed, and an item record missing now was deleted since: it is left out.
+ * The items behind a builder token: one GetItem (the link) and one BatchGetItem (its items, 99 at most).
+ * Every item record is committed (a request's records are created in one transaction), so an item the
+ * link names that is missing now was erased since: it is left out.
  */
 export async function resolveBuilder(token: string): Promise<ResolvedBuilder> {
   const link = await library.getBuilderLink(token);

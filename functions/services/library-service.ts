@@ -17,10 +17,10 @@ import { settleBounded } from '../shared/settle-bounded.ts';
 import { ImageMeter, clientError, sniffStream } from '../library/image-stream.ts';
 import * as objects from '../store/image-object-store.ts';
 import {
+  committedAfterFailure,
   newIngest,
   recordMetrics,
   resultOf,
-  rollBackCommit,
   rollBackObjects,
   writeCommit,
   type Ingest,
@@ -115,8 +115,9 @@ export async function ingestImages(
   try {
     await writeCommit(ingest, images);
   } catch (error) {
-    await rollBackCommit(ingest, images);
-    throw error;
+    // The transaction's outcome is unknown (its answer may be lost after it committed): the objects stay
+    // for the sweeper, which keeps them if the request committed after all and deletes them otherwise.
+    if (!(await committedAfterFailure(ingest))) throw error;
   }
   // The intent stays until it expires: deleting it would cost every push a round trip, and the sweeper
   // finds this request committed.

@@ -1,8 +1,10 @@
 /**
- * Removes what a push, pull, large-file or resumable upload left behind when it never reached its commit
- * (the process died, a rollback delete failed, the client gave up): its item records, builder link,
- * objects and a resumable upload's parts. Called when the
- * request's intent (or pending upload) expires, an hour after it began, so the request is long over.
+ * Removes objects nothing refers to any more, when the record naming them expires: what a push, pull,
+ * large-file or resumable upload stored (a resumable one's parts too) when it never reached its commit (the
+ * process died, the commit failed, the client gave up), an
+ * hour after it began, so the request is long over; and the object of an erased item, should the erasure
+ * not have deleted it itself. Records need no sweeping: a request's records are created in its commit's
+ * one transaction, and an erasure deletes an item's records in one.
  */
 import * as library from '../store/library-store.ts';
 import * as objects from '../store/image-object-store.ts';
@@ -10,27 +12,25 @@ import { abortS3Upload } from '../store/multipart-object-store.ts';
 import type { Leftover } from '../domain/library.ts';
 
 export interface SweepOutcome {
-  /** The request committed: its images are in the library and nothing is removed. */
-  committed: boolean;
-  /** Library objects (and their item records) removed. */
-  itemsRemoved: number;
+  /** `committed`: the request's images are in the library and nothing is removed. */
+  kind: 'committed' | 'uncommitted' | 'erased';
+  /** Library objects removed. */
+  objectsRemoved: number;
 }
 
 export async function sweepLeftover(leftover: Leftover): Promise<SweepOutcome> {
-  const { anonymousUserId, token, stagingKey, multipartUpload } = leftover;
-  if (await library.anonymousUserExists(anonymousUserId)) return { committed: true, itemsRemoved: 0 };
+  if ('erasedObjectKey' in leftover) {
+    await objects.deleteImageObject(leftover.erasedObjectKey);
+    return { kind: 'erased', objectsRemoved: 1 };
+  }
+  const { anonymousUserId, stagingKey } = leftover;
+  if (await library.anonymousUserExists(anonymousUserId)) return { kind: 'committed', objectsRemoved: 0 };
   // Parts first: a completion racing the sweep cannot assemble an object after the listing below.
-  if (multipartUpload) await abortS3Upload(multipartUpload);
+  if (leftover.multipartUpload) await abortS3Upload(leftover.multipartUpload);
   const itemGuids = await objects.listLibraryObjects(anonymousUserId);
-  // Records before objects: an item record exists only while its object does, so a sweep that fails half
-  // way (and is retried from the stream) finds the rest by listing again.
-  await Promise.all([
-    ...itemGuids.map((itemGuid) => library.deleteItem(itemGuid)),
-    ...(token !== undefined ? [library.deleteBuilderLink(token)] : []),
-  ]);
   await Promise.all([
     ...itemGuids.map((itemGuid) => objects.deleteImageObject(objects.libraryObjectKey(anonymousUserId, itemGuid))),
     ...(stagingKey !== undefined ? [objects.deleteImageObject(stagingKey)] : []),
   ]);
-  return { committed: false, itemsRemoved: itemGuids.length };
+  return { kind: 'uncommitted', objectsRemoved: itemGuids.length };
 }

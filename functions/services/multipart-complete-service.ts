@@ -5,9 +5,10 @@
  * library commit (ingest-commit.ts) exactly as a push's. The answer is a push's, `{ LibraryItem,
  * ProductBuilderUrl }`.
  *
- * One complete call at a time holds the upload (a conditional claim on its record). Its outcome is recorded
- * on the record before the commit: a repeated call answers it (writing nothing once committed), a
- * refusal (no image: the object is deleted, nothing kept) is answered again as the same 415. A call that
+ * One complete call at a time holds the upload (a conditional claim on its record). Its outcome (the
+ * decision) commits in the same transaction as the item, its builder link, its anonymous user and its
+ * event (writeCommit's `also`): a repeated call answers it and writes nothing; a refusal (no image: the
+ * object is deleted, nothing kept) is answered again as the same 415. A call that
  * dies after S3 assembled the object leaves it for the next call, which finds the S3 upload gone and checks
  * the object instead; one that dies for good leaves it to the sweeper once the record expires.
  */
@@ -15,7 +16,6 @@ import { partsToComplete, uploadStep, type NamedPart, type StoredPart } from '..
 import { DomainError } from '../shared/errors.ts';
 import { newSecretId } from '../shared/ids.ts';
 import { logger } from '../shared/powertools.ts';
-import * as library from '../store/library-store.ts';
 import * as s3Uploads from '../store/multipart-object-store.ts';
 import * as records from '../store/multipart-upload-store.ts';
 import { recordMetrics, resultOf, writeCommit, type IngestResult } from './ingest-commit.ts';
@@ -32,19 +32,17 @@ const ingestOf = (upload: MultipartUpload, result: records.MultipartResult) => (
   images: [{ item: result.item, objectKey: upload.objectKey, fileName: upload.fileName }],
 });
 
-/** Commits a decided upload through the library's shared commit, and answers its result. */
-async function commit(upload: MultipartUpload, result: records.MultipartResult): Promise<IngestResult> {
+/** Answers an upload decided earlier: its decision committed with its item in one transaction, nothing is left to write. */
+async function finish(upload: MultipartUpload, result: records.MultipartResult): Promise<IngestResult> {
   const { ingest, images } = ingestOf(upload, result);
-  await writeCommit(ingest, images);
   return resultOf(ingest, images);
 }
 
-/** Answers an upload decided earlier, committing it first only if that call died before its commit. */
-async function finish(upload: MultipartUpload, result: records.MultipartResult): Promise<IngestResult> {
-  if (!(await library.anonymousUserExists(upload.anonymousUserId))) return commit(upload, result);
-  const { ingest, images } = ingestOf(upload, result);
-  return resultOf(ingest, images);
-}
+/** Gives this call's claim back, unless the upload was decided or taken over meanwhile. */
+const release = (itemGuid: string, claimedAt: number) =>
+  records
+    .releaseMultipartUpload(itemGuid, claimedAt)
+    .catch((error: unknown) => logger.warn('could not release upload claim', { itemGuid, reason: String(error) }));
 
 const refusalOf = (upload: MultipartUpload) =>
   new DomainError('UnsupportedMedia', upload.refusal?.code ?? 'UnsupportedMediaType', upload.refusal?.message ?? '');
@@ -99,13 +97,7 @@ export async function completeUpload(
     if (error instanceof DomainError && error.kind === 'UnsupportedMedia') {
       // The object is deleted already (stored-image-check.ts); the refusal is the upload's outcome.
       await records.refuseMultipartUpload(itemGuid, now, { code: error.code, message: error.message });
-    } else {
-      await records
-        .releaseMultipartUpload(itemGuid, now)
-        .catch((release: unknown) =>
-          logger.warn('could not release upload claim', { itemGuid, reason: String(release) }),
-        );
-    }
+    } else await release(itemGuid, now);
     throw error;
   }
   if (verified === undefined) {
@@ -117,9 +109,18 @@ export async function completeUpload(
     token: newSecretId(),
     createdAt: now,
   };
-  if (!(await records.recordMultipartResult(itemGuid, now, result))) throw uploadInProgress(itemGuid);
-  // Decided just now by this call: nothing has committed it yet.
-  const ingested = await commit(upload, result);
+  const { ingest, images } = ingestOf(upload, result);
+  let outcome: Awaited<ReturnType<typeof writeCommit>>;
+  try {
+    // The decision commits in the library commit's own transaction, only while this call's claim holds.
+    outcome = await writeCommit(ingest, images, [records.decideMultipartUpload(itemGuid, now, result)]);
+  } catch (error) {
+    // Outcome unknown: had it committed, the release fails its condition (a result is there).
+    await release(itemGuid, now);
+    throw error;
+  }
+  // Anything but this call's commit means another call holds the upload now (its result is the answer).
+  if (outcome !== 'committed') throw uploadInProgress(itemGuid);
   recordMetrics([result.item]);
-  return ingested;
+  return resultOf(ingest, images);
 }

@@ -39,25 +39,32 @@ export async function createUpload(apiKeyId: string): Promise<UploadTicket> {
 const uploadNotFound = (itemGuid: string) =>
   notFound('UploadNotFound', `No pending upload ${itemGuid} for this API key (it may have expired).`);
 
+/** The answer of a decided upload (its records committed with the decision); the staging object goes. */
 async function finishUpload(upload: library.PendingUpload, result: library.UploadResult): Promise<IngestResult> {
-  const ingest = {
-    apiKeyId: upload.apiKeyId,
-    anonymousUserId: upload.anonymousUserId,
-    token: result.token,
-    createdAt: result.createdAt,
-  };
-  const images: StoredImage[] = [
-    { item: result.item, objectKey: objects.libraryObjectKey(upload.anonymousUserId, result.item.itemGuid) },
-  ];
-  await writeCommit(ingest, images);
   await objects.deleteImageObject(upload.objectKey);
-  return resultOf(ingest, images);
+  return resultOf({ anonymousUserId: upload.anonymousUserId, token: result.token }, [imageOf(upload, result)]);
 }
 
+const imageOf = (upload: library.PendingUpload, result: library.UploadResult): StoredImage => ({
+  item: result.item,
+  objectKey: objects.libraryObjectKey(upload.anonymousUserId, result.item.itemGuid),
+});
+
+/** Gives this call's claim back, unless the upload was decided or taken over meanwhile. */
+const release = (itemGuid: string, claimedAt: number) =>
+  library
+    .releaseUpload(itemGuid, claimedAt)
+    .catch((error: unknown) => logger.warn('could not release upload claim', { itemGuid, reason: String(error) }));
+
+const takenOver = (itemGuid: string) =>
+  conflict('UploadInProgress', `Upload ${itemGuid} was taken over by another request; retry to read its outcome.`);
+
 /**
- * Verifies the uploaded object and adds it to the library as push would. Safe to repeat: once verified,
- * the outcome is recorded on the upload first, and a repeated call finishes the same writes and answers
- * the same. A refused object (not an image, too large) is deleted; the presigned upload may be used again.
+ * Verifies the uploaded object and adds it to the library as push would. The decision (the upload's
+ * result) commits in the same transaction as the item, its builder link, its anonymous user and its event,
+ * and only while this call's claim holds: a repeated call answers the recorded result and writes nothing,
+ * so it can neither undo a claim nor bring back an erased item (an erasure deletes the upload record too).
+ * A refused object (not an image, too large) is deleted; the presigned upload may be used again.
  */
 export async function completeUpload(apiKeyId: string, itemGuid: string, now = Date.now()): Promise<IngestResult> {
   const upload = await library.getUpload(itemGuid);
@@ -84,11 +91,7 @@ export async function completeUpload(apiKeyId: string, itemGuid: string, now = D
       verified.item.mimeType,
     );
   } catch (error) {
-    await library
-      .releaseUpload(itemGuid, now)
-      .catch((release: unknown) =>
-        logger.warn('could not release upload claim', { itemGuid, reason: String(release) }),
-      );
+    await release(itemGuid, now);
     throw error;
   }
   const result: library.UploadResult = {
@@ -96,12 +99,18 @@ export async function completeUpload(apiKeyId: string, itemGuid: string, now = D
     token: newSecretId(),
     createdAt: now,
   };
-  if (!(await library.recordUploadResult(itemGuid, now, result))) {
-    throw conflict(
-      'UploadInProgress',
-      `Upload ${itemGuid} was taken over by another request; retry to read its outcome.`,
-    );
+  const ingest = { apiKeyId, anonymousUserId: upload.anonymousUserId, token: result.token, createdAt: now };
+  let outcome: Awaited<ReturnType<typeof writeCommit>>;
+  try {
+    outcome = await writeCommit(ingest, [imageOf(upload, result)], [library.decideUpload(itemGuid, now, result)]);
+  } catch (error) {
+    // Unknown outcome: had it committed, the release fails its condition (a result is there); if not, a
+    // retry need not wait for the claim to go stale. A commit still in flight fails once the claim is gone.
+    await release(itemGuid, now);
+    throw error;
   }
+  // Anything but this call's commit means another call holds the upload now (its result is the answer).
+  if (outcome !== 'committed') throw takenOver(itemGuid);
   const ingested = await finishUpload(upload, result);
   recordMetrics([result.item]);
   return ingested;

@@ -1,20 +1,16 @@
 /**
  * The signed-in user's library: claiming the items of a product builder URL, listing them a page at a
- * time, and deleting one (the right to erasure). No transactions: every step is a conditional write that
- * decides, or a put or delete that is safe to repeat, ordered so that a retry by the same user finishes
- * what a request that died half way left (docs/security.md, "Erasure").
+ * time, and deleting one (the right to erasure). Each change is a few transactions whose conditions decide
+ * it; docs/design.md ("The signed-in user's library") tells how they look atomic to every reader.
  */
 import { badRequest, conflict, notFound } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
-import { settleBounded } from '../shared/settle-bounded.ts';
-import { deleteItem } from '../store/library-store.ts';
+import { getBuilderLink, getItem, getItems } from '../store/library-store.ts';
 import { deleteImageObject } from '../store/image-object-store.ts';
 import * as userLibrary from '../store/user-library-store.ts';
+import type { ClaimedItem, ClaimedLink, Holds } from '../store/user-library-store.ts';
 import { readable } from './library-read-service.ts';
 import type { LibraryPage, ReadableItem } from '../domain/library-read.ts';
-
-/** Items claimed side by side (a link names at most LIBRARY_MAX_ITEMS or MAX_BUILDER_ITEMS items). */
-const CLAIM_CONCURRENCY = 10;
 
 /** The token of `{CHECKOUT_URL}/builder/<token>`, exactly as the upload answered it; a 400 for any other text. */
 export function builderTokenOf(productBuilderUrl: string): string {
@@ -29,33 +25,72 @@ export function builderTokenOf(productBuilderUrl: string): string {
   return token.toLowerCase();
 }
 
+/** A settled claim: the claimant's items of the link, and the items refused with the record found. */
+interface SettledClaim {
+  items: ClaimedItem[];
+  refused: Holds['refused'];
+}
+
+/**
+ * Brings the claim of `link` to its end for its claimant, as often as asked (the claimant, a repeat,
+ * another user refused the link): the items become the claimant's in one transaction (while their records
+ * are read side by side), then their listing entries appear in one. Its items are the link's items that
+ * are the claimant's, in the link's order: held through this link, or through another link of theirs;
+ * items another user holds and items erased since are left out.
+ */
+async function settleClaim(link: ClaimedLink): Promise<SettledClaim> {
+  const userId = link.claimedBy;
+  const [holds, records] = await Promise.all([
+    userLibrary.holdItems(userId, link.token, link.itemGuids),
+    getItems(link.itemGuids),
+  ]);
+  const found = new Map(records.map((item) => [item.itemGuid, item]));
+  const claimed = (itemGuid: string): ClaimedItem[] => {
+    const item = found.get(itemGuid);
+    return item ? [{ ...item, userId, claimToken: link.token }] : [];
+  };
+  await userLibrary.addLibraryEntries(userId, link.token, holds.held.flatMap(claimed));
+  const theirs = new Set([
+    ...holds.held,
+    ...[...holds.refused].flatMap(([itemGuid, item]) => (item?.userId === userId ? [itemGuid] : [])),
+  ]);
+  return { items: link.itemGuids.filter((itemGuid) => theirs.has(itemGuid)).flatMap(claimed), refused: holds.refused };
+}
+
+/**
+ * The claims through other links that hold some of the refused items (another user's, or the claimant's
+ * own), settled when they do not show in their claimant's library yet (the claim died, or is under way):
+ * leaving the items out, or answering them as the claimant's, is then what the libraries show. One GetItem
+ * of an entry per such claim, side by side; claims that show already cost nothing more. One level deep:
+ * the claims these settle do not settle others in turn.
+ */
+async function settleHoldingClaims(refused: Holds['refused']): Promise<void> {
+  const holding = new Map<string, ClaimedItem>();
+  for (const item of refused.values()) if (item?.claimToken !== undefined) holding.set(item.claimToken, item);
+  await Promise.all(
+    [...holding].map(async ([token, item]) => {
+      if (await userLibrary.hasLibraryEntry(item.userId, item)) return;
+      const link = await getBuilderLink(token);
+      if (link) await settleClaim({ ...link, claimedBy: item.userId } as ClaimedLink);
+    }),
+  );
+}
+
 /**
  * Moves the items of a builder link into the user's library and answers them in the order the link was
- * minted. The link decides (one conditional write: nobody's, or this user's already), then each item
- * (a conditional write each: nobody's, or this user's already), then the references and the entries are
- * put. A retry by the same user passes every condition again and finishes a half-done claim; another
- * user gets 409. Items the link names that another user holds (claimed through another link, e.g. one
- * minted by POST /library/builder over several uploads) stay theirs and are left out, as are items
- * deleted since.
+ * minted: the link decides (one conditional write: nobody's, or this user's already), then settleClaim.
+ * At most three sequential round trips. A repeat by the same user passes every condition again and writes
+ * nothing new; another user gets 409, once the claim they were refused by is settled, so what they were
+ * told is what the claimant's library shows.
  */
 export async function claimLink(userId: string, productBuilderUrl: string): Promise<ReadableItem[]> {
   const token = builderTokenOf(productBuilderUrl);
   const link = await userLibrary.claimBuilderLink(token, userId, Date.now());
   if (link === 'missing') throw notFound('BuilderNotFound', 'No product builder link for this URL.');
-  if (link === 'taken') throw conflict('AlreadyClaimed', 'Another user has claimed this product builder link.');
-  const { settled } = await settleBounded(
-    link.itemGuids.map((itemGuid, index) => ({ itemGuid, index })),
-    { concurrency: CLAIM_CONCURRENCY, maxItems: link.itemGuids.length, tooMany: () => new Error('unreachable') },
-    ({ itemGuid }) => userLibrary.claimItem(itemGuid, userId),
-  );
-  const failed = settled.find((entry) => entry.outcome.status === 'rejected');
-  if (failed) throw (failed.outcome as PromiseRejectedResult).reason;
-  const items = settled.flatMap((entry) =>
-    entry.outcome.status === 'fulfilled' && entry.outcome.value ? [entry.outcome.value] : [],
-  );
-  // References first: an item listed is always deletable (DELETE finds it by its reference).
-  await userLibrary.putLibraryRefs(userId, items);
-  await userLibrary.putLibraryEntries(userId, items);
+  const { items, refused } = await settleClaim(link);
+  await settleHoldingClaims(refused);
+  if (link.claimedBy !== userId)
+    throw conflict('AlreadyClaimed', 'Another user has claimed this product builder link.');
   return readable(items);
 }
 
@@ -69,16 +104,16 @@ export async function listLibrary(
 }
 
 /**
- * Erases one of the user's items: the item record first (reads and builder links stop showing it, and no
- * claim can take it again), then the object, then the listing entry, and the reference last, so until
- * everything is gone the item stays findable and a repeated DELETE finishes the job. Once the reference is
- * gone the item is not the user's any more: 404, as for another user's item or one never claimed.
+ * Erases one of the user's items: reads its record (the user must hold it), erases its records in one
+ * transaction with an erasure intent naming the object (store/user-library-store.ts eraseItem), then
+ * deletes the object. Three round trips. Should the object delete fail, the answer is an error and the
+ * intent's expiry has the sweeper delete the object; the records are gone either way, so every later
+ * DELETE answers 404, as for another user's item or one never claimed (docs/security.md, "Erasure").
  */
 export async function deleteLibraryItem(userId: string, itemGuid: string): Promise<void> {
-  const ref = await userLibrary.getLibraryRef(userId, itemGuid);
-  if (!ref) throw notFound('LibraryItemNotFound', `No library item ${itemGuid}.`);
-  await deleteItem(itemGuid);
-  await deleteImageObject(ref.objectKey);
-  await userLibrary.deleteLibraryEntry(userId, ref.entrySortKey);
-  await userLibrary.deleteLibraryRef(userId, itemGuid);
+  const notYours = () => notFound('LibraryItemNotFound', `No library item ${itemGuid}.`);
+  const item = await getItem<ClaimedItem>(itemGuid);
+  if (item?.userId !== userId) throw notYours();
+  if (!(await userLibrary.eraseItem(userId, item, Date.now()))) throw notYours();
+  await deleteImageObject(item.objectKey);
 }

@@ -75,8 +75,15 @@ export const config = readOnAccess({
   /** Pull: URLs of one multi pull fetched at the same time. */
   pullConcurrency: () => intEnv('PULL_CONCURRENCY', 4),
   pullMaxRedirects: () => intEnv('PULL_MAX_REDIRECTS', 3),
-  /** Library: items (files or URLs) one push or pull request may carry. */
-  libraryMaxItems: () => intEnv('LIBRARY_MAX_ITEMS', 20),
+  /**
+   * Library: items (files or URLs) one push or pull request may carry. At most 97: a request commits in one
+   * transaction of 100 actions, its items with its builder link, anonymous user and event.
+   */
+  libraryMaxItems: () => {
+    const max = intEnv('LIBRARY_MAX_ITEMS', 20);
+    if (max > 97) throw new Error('environment variable LIBRARY_MAX_ITEMS must be at most 97');
+    return max;
+  },
   /** Push: the largest multipart body (all files together); 4 MiB is 5.6 MB in base64, under Lambda's 6 MB. */
   pushMaxBytes: () => intEnv('PUSH_MAX_BYTES', 4 * 1024 * 1024),
   /** Large-file upload: the largest image a presigned upload may store. */

@@ -1,20 +1,22 @@
 /**
- * The one place that reads and writes basket items. A basket and all its lines are one item, so every
- * change is a single conditional PutItem on the item's version: concurrent writers never overwrite each
- * other, the loser retries on fresh data (see services/basket-service.ts).
+ * The one place that reads and writes basket items. A basket and all its lines are one item, so a change
+ * of its lines is a single conditional PutItem on the item's version: concurrent writers never overwrite
+ * each other, the loser retries on fresh data (see services/basket-service.ts). Creating and removing a
+ * basket also change the user's quota record (basket-quota-store.ts): those are transaction actions here.
  */
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { newSecretId } from '../shared/ids.ts';
 import { isExpired, type Basket } from '../domain/basket.ts';
 import type { ProjectPrice } from '../domain/project.ts';
 import { fromItem, table, toItem } from './table.ts';
-import { queryEach, queryPage, type PageRequest } from './query.ts';
+import { queryPage, type PageRequest } from './query.ts';
 import { batchGetItems } from './batch.ts';
 import { BASKET_PREFIX, basketKey, projectKey, userPk } from './keys.ts';
 import { projectFromItem } from './project-store.ts';
 import { writeIf } from './writes.ts';
+import { create, put, remove, type Condition, type WriteAction } from './transaction.ts';
 
 /** Thrown when the version condition fails: another request saved the basket first. */
 export class StaleBasketError extends Error {}
@@ -46,20 +48,9 @@ async function landed(basket: Basket, writeId: string): Promise<boolean> {
   return result.Item?.WriteId === writeId;
 }
 
-export async function insertBasket(basket: Basket): Promise<void> {
-  const writeId = newSecretId();
-  if (
-    await writeIf(
-      new PutCommand({
-        TableName: config.tableName,
-        Item: basketItem(basket, writeId),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-  )
-    return;
-  if (!(await landed(basket, writeId))) throw new Error(`basket ${basket.guid} exists already`);
-}
+/** The action that creates the basket, in the transaction that enters it in the user's quota record. */
+export const createBasketAction = (basket: Basket): WriteAction =>
+  create(basketKey(basket.userId, basket.guid), 'Basket', basket, basket.expiresAt);
 
 /** One GetItem. An expired basket reads as missing even before DynamoDB's TTL deletes it. */
 export async function getBasket(userId: string, guid: string, now: number): Promise<Basket | undefined> {
@@ -115,58 +106,55 @@ export async function listBaskets(userId: string, now: number, page: PageRequest
 }
 
 /**
- * How many unexpired baskets the user has, counted up to `atMost` (the quota): a Query of the user's
- * baskets that stops as soon as `atMost` are found. Expired baskets TTL has not deleted yet are read but
- * not counted, so the cost is bounded by the quota plus those (DynamoDB deletes them within days).
+ * A save's condition: the stored basket is still at `expectedVersion` and not past its expiry (an
+ * expired basket is gone for readers, and its place in the quota may be reclaimed).
  */
-export async function countOpenBaskets(userId: string, now: number, atMost: number): Promise<number> {
-  let count = 0;
-  await queryEach(
-    {
-      TableName: config.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      FilterExpression: 'expiresAt > :now',
-      ExpressionAttributeValues: { ':pk': userPk(userId), ':prefix': BASKET_PREFIX, ':now': now },
-      Select: 'COUNT',
-      ConsistentRead: true,
-    },
-    (page) => {
-      count += page.Count ?? 0;
-      return count < atMost;
-    },
-  );
-  return count;
-}
+const saveCondition = (expectedVersion: number, now: number): Condition => ({
+  if: 'attribute_exists(PK) AND #version = :expected AND expiresAt > :now',
+  names: { '#version': 'version' },
+  values: { ':expected': expectedVersion, ':now': now },
+});
 
 /** Saves `basket` as version `expectedVersion + 1`, only if nobody saved since `expectedVersion` was read. */
 export async function saveBasket(basket: Basket, expectedVersion: number): Promise<Basket> {
   const saved = { ...basket, version: expectedVersion + 1 };
   const writeId = newSecretId();
+  const condition = saveCondition(expectedVersion, basket.lastSavedAt);
   const written = await writeIf(
     new PutCommand({
       TableName: config.tableName,
       Item: basketItem(saved, writeId),
-      ConditionExpression: 'attribute_exists(PK) AND #version = :expected',
-      ExpressionAttributeNames: { '#version': 'version' },
-      ExpressionAttributeValues: { ':expected': expectedVersion },
+      ConditionExpression: condition.if,
+      ExpressionAttributeNames: condition.names,
+      ExpressionAttributeValues: condition.values,
     }),
   );
   if (!written && !(await landed(saved, writeId))) throw new StaleBasketError();
   return saved;
 }
 
+/** saveBasket as a transaction action, with the same condition. */
+export const saveBasketAction = (basket: Basket, expectedVersion: number): WriteAction =>
+  put(
+    basketKey(basket.userId, basket.guid),
+    'Basket',
+    { ...basket, version: expectedVersion + 1 },
+    {
+      condition: saveCondition(expectedVersion, basket.lastSavedAt),
+      expiresAt: basket.expiresAt,
+    },
+  );
+
 /**
- * Deletes the basket; false when there was none. With `expectedVersion` only that version is deleted
- * (checkout completion: a basket changed after its checkout stays), and a changed basket answers false too.
+ * The action that removes the basket. With `expectedVersion` only that version (checkout completion: a
+ * basket changed after its checkout stays); its condition fails when the basket is gone or changed.
  */
-export async function deleteBasket(userId: string, guid: string, expectedVersion?: number): Promise<boolean> {
-  const versionCheck =
-    expectedVersion === undefined
-      ? { ConditionExpression: 'attribute_exists(PK)' }
-      : {
-          ConditionExpression: 'attribute_exists(PK) AND #version = :expected',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':expected': expectedVersion },
-        };
-  return writeIf(new DeleteCommand({ TableName: config.tableName, Key: basketKey(userId, guid), ...versionCheck }));
+export function removeBasketAction(userId: string, guid: string, expectedVersion?: number): WriteAction {
+  const key = basketKey(userId, guid);
+  if (expectedVersion === undefined) return remove(key, { if: 'attribute_exists(PK)' });
+  return remove(key, {
+    if: 'attribute_exists(PK) AND #version = :expected',
+    names: { '#version': 'version' },
+    values: { ':expected': expectedVersion },
+  });
 }

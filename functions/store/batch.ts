@@ -1,10 +1,10 @@
 /**
- * BatchGetItem and BatchWriteItem over any keys or items of the table, finishing what DynamoDB leaves
- * unprocessed. Unprocessed keys and items only appear under throttling; the SDK's own retries back off
+ * BatchGetItem over any keys of the table, finishing what DynamoDB leaves unprocessed (writes of several
+ * records are transactions: store/transaction.ts). Unprocessed keys only appear under throttling; the SDK's own retries back off
  * before each call, so these loops only finish the batch, and give up with the one throttling answer
  * (503 ServiceUnavailable, retryable) after a bounded number of rounds. Cost is bounded by what is asked.
  */
-import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { serviceUnavailable } from '../shared/errors.ts';
@@ -12,7 +12,6 @@ import type { TableKey } from './table.ts';
 
 /** DynamoDB's limits per call. */
 const KEYS_PER_GET = 100;
-const ITEMS_PER_WRITE = 25;
 /** Calls for one chunk before the request gives up. */
 const MAX_ROUNDS = 6;
 
@@ -41,20 +40,4 @@ export async function batchGetItems(keys: readonly TableKey[]): Promise<Record<s
     });
   }
   return found;
-}
-
-/** Plain puts of whole items, in chunks sent side by side. Only for items no other request writes (fresh keys). */
-export async function batchPutItems(items: readonly Record<string, unknown>[]): Promise<void> {
-  const tableName = config.tableName;
-  await Promise.all(
-    chunks(items, ITEMS_PER_WRITE).map((chunk) =>
-      untilProcessed(
-        chunk.map((Item) => ({ PutRequest: { Item } })),
-        async (pending) => {
-          const result = await dynamo.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-          return (result.UnprocessedItems?.[tableName] ?? []) as typeof pending;
-        },
-      ),
-    ),
-  );
 }

@@ -25,12 +25,13 @@ export const KEYS = {
   ingest: 'INGEST#',
   upload: 'UPLOAD#',
   libraryUser: 'LIBUSER#',
+  erasure: 'ERASE#',
   outbox: 'OUTBOX#',
 } as const;
 
 export type KeyPrefix = (typeof KEYS)[keyof typeof KEYS];
 
-/** The signed-in user's partition: baskets, orders and basket claims. */
+/** The signed-in user's partition: baskets, their quota record, orders. */
 export const userPk = (userId: string) => `${KEYS.user}${keyPart(userId)}`;
 
 export const basketKey = (userId: string, basketGuid: string): TableKey => ({
@@ -56,10 +57,8 @@ export const orderCopyKey = (userId: string, projectGuid: string, orderGuid: str
   SK: orderSk(orderGuid),
 });
 export const orderOwnerKey = (orderGuid: string): TableKey => ({ PK: `${KEYS.order}${orderGuid}`, SK: 'ORDER' });
-export const basketClaimKey = (userId: string, basketGuid: string): TableKey => ({
-  PK: userPk(userId),
-  SK: `BASKETORDER#${basketGuid}`,
-});
+/** The user's open baskets (the quota's record). */
+export const basketQuotaKey = (userId: string): TableKey => ({ PK: userPk(userId), SK: 'QUOTA#BASKETS' });
 
 export const apiKeyKey = (hash: string): TableKey => ({ PK: `${KEYS.apiKey}${hash}`, SK: 'APIKEY' });
 export const apiKeyNameKey = (name: string): TableKey => ({ PK: `APIKEYNAME#${keyPart(name)}`, SK: 'APIKEYNAME' });
@@ -85,8 +84,10 @@ export const multipartUploadKey = (itemGuid: string): TableKey => ({
   PK: `${KEYS.upload}${itemGuid}`,
   SK: 'MULTIPART',
 });
+/** An erased item's object, until it is surely deleted (its expiry hands it to the sweeper). */
+export const erasureIntentKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.erasure}${itemGuid}`, SK: 'ERASE' });
 
-// The signed-in user's library partition: an entry per item (sorted by upload time) and a reference per item.
+// The signed-in user's library partition: an entry per item, sorted by upload time.
 export const libraryUserPk = (userId: string) => `${KEYS.libraryUser}${keyPart(userId)}`;
 export const LIBRARY_ENTRY_PREFIX = 'ITEM#';
 export const libraryEntrySortKey = (item: { createdAt: number; itemGuid: string }) =>
@@ -94,8 +95,4 @@ export const libraryEntrySortKey = (item: { createdAt: number; itemGuid: string 
 export const libraryEntryKey = (userId: string, sortKey: string): TableKey => ({
   PK: libraryUserPk(userId),
   SK: sortKey,
-});
-export const libraryRefKey = (userId: string, itemGuid: string): TableKey => ({
-  PK: libraryUserPk(userId),
-  SK: `REF#${itemGuid}`,
 });

@@ -1,22 +1,22 @@
 /**
  * The one place that reads and writes the image library's records: item records, anonymous users, builder
  * links, ingest intents and pending large-file uploads in the single table. The image bytes are in the
- * bucket (image-object-store.ts).
+ * bucket (image-object-store.ts); the signed-in user's records are in user-library-store.ts.
  *
- * Without transactions, a request's records are written in an order whose last write is the commit:
- * the ingest intent, objects (under `library/<anonymousUserId>/`), then the items and the builder link
- * (one BatchWriteItem), then the anonymous user that owns them. An item whose owner record does not exist
- * is uncommitted and reads as missing (see getCommittedItems), so a request that dies half way never
- * exposes half its images; its builder link names only such items, and its token has not been handed out.
- * What such a request leaves behind is swept once its intent (or its pending upload) expires: the TTL
- * deletion reaches the sweeper through the table's stream (services/library-sweep-service.ts).
+ * A request's records are created together in one TransactWriteItems (commitRecords): its items, its
+ * builder link and its anonymous user exist all or none, so every record that exists is committed. The
+ * objects cannot join the transaction: they go up first, under `library/<anonymousUserId>/`, after an
+ * ingest intent (or the pending upload) that the sweeper finds them by if the commit never happens
+ * (services/library-sweep-service.ts).
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { batchGetItems, batchPutItems } from './batch.ts';
+import { retryOnConflict } from '../shared/retry.ts';
+import { batchGetItems } from './batch.ts';
 import { anonymousUserKey, builderLinkKey, ingestIntentKey, libraryItemKey, uploadKey } from './keys.ts';
 import { fromItem, toItem, type TableKey } from './table.ts';
+import { check, create, transact, TransactionConflictError, update, type WriteAction } from './transaction.ts';
 import { writeIf } from './writes.ts';
 import type { LibraryItem } from '../domain/library.ts';
 import type { StoredItem } from '../domain/library-read.ts';
@@ -39,7 +39,7 @@ export interface BuilderLink {
 
 /**
  * Written before a push or pull stores its first object; expires (TTL) when the request is long over. If
- * its anonymous user was never written by then, the sweeper removes what the request left behind.
+ * its anonymous user was never written by then, the sweeper removes the objects the request left behind.
  */
 export interface IngestIntent {
   anonymousUserId: string;
@@ -57,7 +57,7 @@ export interface PendingUpload {
   expiresAt: number;
   /** Set while one complete call verifies the object; a stale claim (the call died) may be taken over. */
   claimedAt?: number;
-  /** Set once verified: from then on the upload is decided, and a repeated complete finishes and answers the same. */
+  /** Set by the commit's own transaction: from then on a repeated complete answers it and writes nothing. */
   result?: UploadResult;
 }
 
@@ -67,84 +67,115 @@ export interface UploadResult {
   createdAt: number;
 }
 
-/**
- * Every key here holds a fresh random guid or token, so a plain PutItem never meets another request's
- * record, and repeating it (a replayed upload completion) writes the same thing again.
- */
-async function putRecord(key: TableKey, type: string, record: object, ttlAt?: number): Promise<void> {
-  await dynamo.send(new PutCommand({ TableName: config.tableName, Item: toItem(key, type, record, ttlAt) }));
+/** What one request commits: its items, its builder link and its anonymous user. */
+export interface IngestRecords {
+  items: StoredItem[];
+  link: BuilderLink;
+  user: AnonymousUser;
 }
 
-export const deleteRecord = (key: TableKey) =>
-  dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: key }));
+/**
+ * `committed`: this call created the records. `repeated`: they existed already (the request's anonymous
+ * user is there: an earlier call of the same request committed), nothing was written. `refused`: one of
+ * the caller's own `also` conditions failed, nothing was written.
+ */
+export type CommitOutcome = 'committed' | 'repeated' | 'refused';
 
-// ---- Item records, anonymous users, builder links ----
+/**
+ * One transaction, sent again while another transaction touching the same records at the same moment
+ * cancels it (nothing was written then; store/transaction.ts).
+ */
+export const transactRetrying = (actions: WriteAction[]) =>
+  retryOnConflict(
+    () => transact(actions),
+    (error) => error instanceof TransactionConflictError,
+  );
 
-/** A request's items and its builder link in one round trip, before their owner (the commit point) exists. */
-export const putItemsAndBuilderLink = (items: StoredItem[], link: BuilderLink) =>
-  batchPutItems([
-    ...items.map((item) => toItem(libraryItemKey(item.itemGuid), 'LibraryItem', item)),
-    toItem(builderLinkKey(link.token), 'BuilderLink', link),
+/**
+ * Creates a request's records in one TransactWriteItems, with `also` (the domain event's outbox record, a
+ * pending upload's decision) in the same transaction. Every record is created only if new: the keys are a
+ * fresh anonymous user id, a fresh token and fresh item guids, so a failed creation means this request
+ * committed before, and a repeat changes nothing (it cannot undo a claim or bring back an erased item).
+ */
+export async function commitRecords(records: IngestRecords, also: WriteAction[] = []): Promise<CommitOutcome> {
+  const { items, link, user } = records;
+  const actions = [
+    create(anonymousUserKey(user.anonymousUserId), 'AnonymousUser', user),
+    create(builderLinkKey(link.token), 'BuilderLink', link),
+    ...items.map((item) => create(libraryItemKey(item.itemGuid), 'LibraryItem', item)),
+    ...also,
+  ];
+  const outcome = await transactRetrying(actions);
+  if (outcome.committed) return 'committed';
+  if (outcome.failed.some((failure) => failure.index === 0)) return 'repeated';
+  const firstOwn = actions.length - also.length;
+  if (outcome.failed.every((failure) => failure.index >= firstOwn)) return 'refused';
+  throw new Error(`library commit of ${user.anonymousUserId} met records of another request`);
+}
+
+/**
+ * A new builder link over existing items, created only while each of them still exists and belongs to
+ * `apiKeyId` (a ConditionCheck each, in the same transaction). Answers the guids that failed their check
+ * (nothing was written then); none when the link was created.
+ */
+export async function createBuilderLink(link: BuilderLink): Promise<string[]> {
+  const outcome = await transactRetrying([
+    create(builderLinkKey(link.token), 'BuilderLink', link),
+    ...link.itemGuids.map((itemGuid) =>
+      check(libraryItemKey(itemGuid), { if: 'apiKeyId = :apiKeyId', values: { ':apiKeyId': link.apiKeyId } }),
+    ),
   ]);
-export const deleteItem = (itemGuid: string) => deleteRecord(libraryItemKey(itemGuid));
-export const putIngestIntent = (intent: IngestIntent, sweepAt: number) =>
-  putRecord(ingestIntentKey(intent.anonymousUserId), 'IngestIntent', intent, sweepAt);
-export const deleteIngestIntent = (anonymousUserId: string) => deleteRecord(ingestIntentKey(anonymousUserId));
-export const putAnonymousUser = (user: AnonymousUser) =>
-  putRecord(anonymousUserKey(user.anonymousUserId), 'AnonymousUser', user);
-export const deleteAnonymousUser = (id: string) => deleteRecord(anonymousUserKey(id));
-export const putBuilderLink = (link: BuilderLink) => putRecord(builderLinkKey(link.token), 'BuilderLink', link);
-export const deleteBuilderLink = (token: string) => deleteRecord(builderLinkKey(token));
+  return outcome.committed ? [] : outcome.failed.map((failure) => link.itemGuids[failure.index - 1] as string);
+}
 
-export async function anonymousUserExists(anonymousUserId: string): Promise<boolean> {
+export async function putIngestIntent(intent: IngestIntent, sweepAt: number): Promise<void> {
+  await dynamo.send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: toItem(ingestIntentKey(intent.anonymousUserId), 'IngestIntent', intent, sweepAt),
+    }),
+  );
+}
+
+export const deleteIngestIntent = (anonymousUserId: string) =>
+  dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: ingestIntentKey(anonymousUserId) }));
+
+async function getRecord<T>(key: TableKey, projection?: string): Promise<T | undefined> {
   const result = await dynamo.send(
     new GetCommand({
       TableName: config.tableName,
-      Key: anonymousUserKey(anonymousUserId),
+      Key: key,
       ConsistentRead: true,
-      ProjectionExpression: 'PK',
+      ...(projection ? { ProjectionExpression: projection } : {}),
     }),
   );
-  return result.Item !== undefined;
+  return result.Item ? fromItem<T>(result.Item) : undefined;
 }
 
-export async function getBuilderLink(token: string): Promise<BuilderLink | undefined> {
-  const result = await dynamo.send(
-    new GetCommand({ TableName: config.tableName, Key: builderLinkKey(token), ConsistentRead: true }),
-  );
-  return result.Item ? fromItem<BuilderLink>(result.Item) : undefined;
-}
+/** Whether the request of this anonymous user committed (its records exist). */
+export const anonymousUserExists = async (anonymousUserId: string): Promise<boolean> =>
+  (await getRecord(anonymousUserKey(anonymousUserId), 'PK')) !== undefined;
 
-/**
- * The item records among `itemGuids`, committed or not, in no particular order (one BatchGetItem per 100).
- * Only for guids that name committed items by construction (a builder link's, see services/library-read-service.ts).
- */
+export const getBuilderLink = (token: string) => getRecord<BuilderLink>(builderLinkKey(token));
+
+/** One item record (any committed item; an erased one is gone). */
+export const getItem = <T extends StoredItem = StoredItem>(itemGuid: string) => getRecord<T>(libraryItemKey(itemGuid));
+
+/** The item records among `itemGuids`, in no particular order (one BatchGetItem per 100); every one is committed. */
 export const getItems = async (itemGuids: string[]): Promise<StoredItem[]> =>
   (await batchGetItems(itemGuids.map(libraryItemKey))).map((record) => fromItem<StoredItem>(record));
-
-/** The committed items among `itemGuids` (two BatchGetItem rounds: the items, then their owners). */
-export async function getCommittedItems(itemGuids: string[]): Promise<StoredItem[]> {
-  const items = await getItems(itemGuids);
-  const ownerIds = [...new Set(items.map((item) => item.ownerId))];
-  const owners = new Set(
-    (await batchGetItems(ownerIds.map(anonymousUserKey))).map(
-      (record) => fromItem<AnonymousUser>(record).anonymousUserId,
-    ),
-  );
-  return items.filter((item) => owners.has(item.ownerId));
-}
 
 // ---- Pending large-file uploads ----
 
 export const putUpload = (upload: PendingUpload, sweepAt: number) =>
-  putRecord(uploadKey(upload.itemGuid), 'PendingUpload', upload, sweepAt);
-
-export async function getUpload(itemGuid: string): Promise<PendingUpload | undefined> {
-  const result = await dynamo.send(
-    new GetCommand({ TableName: config.tableName, Key: uploadKey(itemGuid), ConsistentRead: true }),
+  dynamo.send(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: toItem(uploadKey(upload.itemGuid), 'PendingUpload', upload, sweepAt),
+    }),
   );
-  return result.Item ? fromItem<PendingUpload>(result.Item) : undefined;
-}
+
+export const getUpload = (itemGuid: string) => getRecord<PendingUpload>(uploadKey(itemGuid));
 
 /** One conditional UpdateItem on the upload record; false when the condition does not hold. */
 function updateUploadIf(
@@ -183,9 +214,16 @@ export const releaseUpload = (itemGuid: string, claimedAt: number): Promise<bool
     ':claimedAt': claimedAt,
   });
 
-/** Decides the upload: records what it became, only while the claim is still this call's. False when it was taken over. */
-export const recordUploadResult = (itemGuid: string, claimedAt: number, result: UploadResult): Promise<boolean> =>
-  updateUploadIf(itemGuid, 'SET #result = :result', 'claimedAt = :claimedAt AND attribute_not_exists(#result)', {
-    ':result': result,
-    ':claimedAt': claimedAt,
+/**
+ * The upload's decision, as an action of its commit's transaction: records what it became, only while the
+ * claim is still this call's (commitRecords answers `refused` when another call took it over).
+ */
+export const decideUpload = (itemGuid: string, claimedAt: number, result: UploadResult): WriteAction =>
+  update(uploadKey(itemGuid), 'SET #result = :result', {
+    values: { ':result': result },
+    condition: {
+      if: 'claimedAt = :claimedAt AND attribute_not_exists(#result)',
+      values: { ':claimedAt': claimedAt },
+      names: { '#result': 'result' },
+    },
   });

@@ -1,7 +1,8 @@
 /**
  * The one place that reads and writes resumable uploads' records (PK=UPLOAD#<itemGuid> SK=MULTIPART).
- * Every write is one conditional write on the one record, so two calls racing on an upload (two complete
- * calls, a complete and an abort) cannot both win: the loser's condition fails and it writes nothing.
+ * Every write is one conditional write on the one record, or (the decision) a conditional action of the
+ * commit's transaction, so two calls racing on an upload (two complete calls, a complete and an abort)
+ * cannot both win: the loser's condition fails and it writes nothing.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
@@ -10,6 +11,7 @@ import type { LibraryItem } from '../domain/library.ts';
 import type { UploadState } from '../domain/multipart-upload.ts';
 import { multipartUploadKey } from './keys.ts';
 import { fromItem, toItem } from './table.ts';
+import { update, type WriteAction } from './transaction.ts';
 import { writeIf } from './writes.ts';
 
 export const MULTIPART_UPLOAD_TYPE = 'MultipartUpload';
@@ -95,9 +97,15 @@ export const claimMultipartUpload = (itemGuid: string, now: number, staleBefore:
 export const releaseMultipartUpload = (itemGuid: string, claimedAt: number): Promise<boolean> =>
   updateIf(itemGuid, 'REMOVE claimedAt', MINE, { ':claimedAt': claimedAt });
 
-/** Decides the upload, only while the claim is still this call's. */
-export const recordMultipartResult = (itemGuid: string, claimedAt: number, result: MultipartResult) =>
-  updateIf(itemGuid, 'SET #result = :result', MINE, { ':claimedAt': claimedAt, ':result': result });
+/**
+ * Decides the upload, only while the claim is still this call's: an action of the library commit's own
+ * transaction (services/ingest-commit.ts writeCommit), so the decision and the item exist both or neither.
+ */
+export const decideMultipartUpload = (itemGuid: string, claimedAt: number, result: MultipartResult): WriteAction =>
+  update(multipartUploadKey(itemGuid), 'SET #result = :result', {
+    values: { ':result': result },
+    condition: { if: MINE, values: { ':claimedAt': claimedAt }, names: { '#result': 'result' } },
+  });
 
 /** Refuses the upload (its bytes are no image), only while the claim is still this call's. */
 export const refuseMultipartUpload = (itemGuid: string, claimedAt: number, refusal: MultipartUpload['refusal']) =>

@@ -3,7 +3,7 @@
  * `queryPage` reads one page and hands out a cursor that can only continue the same listing: it holds
  * the last key read, and is refused (400 InvalidCursor) unless its partition is the caller's own and its
  * sort key lies in the listing's range, so a tampered or foreign cursor reads nothing it should not.
- * `queryEach` reads page after page for the few callers that need more than one (a count, the CLI).
+ * `queryEach` reads page after page for the few callers that need more than one (the CLI).
  */
 import { QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';

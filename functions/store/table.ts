@@ -5,30 +5,32 @@
  * Access patterns (one row per request; each reads the key named):
  * | request                          | key                                                      |
  * |----------------------------------|----------------------------------------------------------|
- * | read / change / delete a basket  | GetItem / conditional PutItem  PK=USER#<user> SK=BASKET#<guid> |
+ * | read / change a basket           | GetItem / conditional PutItem  PK=USER#<user> SK=BASKET#<guid> |
  * | list a user's baskets, newest 1st | Query PK=USER#<user>, SK begins_with BASKET#, descending, one page (guid is time-ordered) |
- * | count open baskets (quota)       | Query PK=USER#<user>, SK begins_with BASKET#, Select COUNT, stops at the quota |
+ * | create / delete a basket         | GetItem PK=USER#<user> SK=QUOTA#BASKETS, then TransactWriteItems: the basket + that quota record (+ ConditionChecks of reclaimed baskets) |
  * | price a line                     | BatchGetItem: the basket + PK=PROJECT#<guid> SK=PROJECT   |
  * | reprice at checkout              | BatchGetItem PK=PROJECT#<guid> SK=PROJECT of the basket's projects |
- * | checkout snapshot                | PutItem / GetItem PK=CHECKOUT#<id> SK=CHECKOUT            |
+ * | checkout snapshot                | TransactWriteItems (snapshot, OUTBOX#, repriced basket) / GetItem PK=CHECKOUT#<id> SK=CHECKOUT |
  * | API key lookup (authorizer)      | GetItem PK=APIKEY#<sha256> SK=APIKEY                      |
  * | read one order (user)            | GetItem PK=USER#<user> SK=ORDER#<orderGuid> (guid is time-ordered) |
  * | list a user's orders, newest 1st | Query PK=USER#<user>, SK begins_with ORDER#, descending, one page |
  * | orders with a project            | Query PK=USER#<user>#PROJECT#<project>, SK begins_with ORDER#, descending, one page (a full copy per project) |
  * | order owner (status change)      | GetItem PK=ORDER#<orderGuid> SK=ORDER                     |
- * | checkout completion claim        | conditional PutItem / GetItem PK=USER#<user> SK=BASKETORDER#<basketGuid> |
+ * | checkout completion              | TransactWriteItems: claim on CHECKOUT#<id>, basket, order, ORDER#<guid>, copies, quota record, OUTBOX# |
+ * | order status change              | TransactWriteItems: the order (revision condition), its copies, OUTBOX# |
  * | API keys by name (CLI)           | Query GSI1 GSI1PK=APIKEYS                                 |
- * | library item (builder URLs)      | BatchGetItem PK=LIBITEM#<itemGuid> SK=LIBITEM, then the owners PK=ANONUSER#<id> SK=ANONUSER (no owner = uncommitted) |
+ * | library item (read, builder URLs) | GetItem / BatchGetItem PK=LIBITEM#<itemGuid> SK=LIBITEM (every record is committed) |
  * | push / pull intent               | PutItem PK=INGEST#<anonymous user> SK=INGEST (TTL: its expiry feeds the sweeper) |
- * | push / pull / upload commit      | BatchWriteItem items + PK=BUILDER#<token> SK=BUILDER, then PutItem PK=ANONUSER#<id> (the commit point) |
- * | sweep of an expired intent       | GetItem PK=ANONUSER#<id>; if missing, DeleteItem of its items and builder link |
+ * | push / pull / upload commit      | TransactWriteItems: create the items, PK=BUILDER#<token>, PK=ANONUSER#<id> SK=ANONUSER, PK=OUTBOX#<event id> (and an upload's decision) |
+ * | sweep of an expired intent       | GetItem PK=ANONUSER#<id>; if missing, the request's objects are deleted (it has no records) |
  * | builder URL token (builder site) | GetItem PK=BUILDER#<token> SK=BUILDER                     |
+ * | mint a builder link              | TransactWriteItems: create PK=BUILDER#<token>, ConditionCheck each PK=LIBITEM#<guid> |
  * | pending large-file upload        | PutItem / conditional UpdateItem / GetItem PK=UPLOAD#<itemGuid> SK=UPLOAD (TTL, feeds the sweeper) |
  * | resumable (multipart) upload    | conditional PutItem / UpdateItem, GetItem PK=UPLOAD#<itemGuid> SK=MULTIPART (TTL, feeds the sweeper) |
  * | Idempotency-Key record (POSTs)   | conditional PutItem / GetItem PK=IDEMPOTENCY#<sha256> SK=IDEMPOTENCY |
- * | claim a builder link (user)      | conditional UpdateItem PK=BUILDER#<token> (claimedBy), then one per item PK=LIBITEM#<guid> (userId), then BatchWriteItem of the refs and entries below |
+ * | claim a builder link (user)      | conditional UpdateItem PK=BUILDER#<token> (claimedBy); TransactWriteItems of PK=LIBITEM#<guid> (userId); TransactWriteItems of the entries below |
  * | list the user's library (user)   | Query PK=LIBUSER#<user>, SK begins_with ITEM#, descending (entries copy the item; SK ITEM#<createdAt>#<itemGuid>) |
- * | delete a user's item (user)      | GetItem PK=LIBUSER#<user> SK=REF#<itemGuid>, then DeleteItem of the item, the entry, the ref (last) |
+ * | delete a user's item (user)      | GetItem PK=LIBITEM#<guid>; TransactWriteItems: delete it, its entry, PK=UPLOAD#<guid>; put PK=ERASE#<guid> (TTL, feeds the sweeper) |
  */
 export const table = {
   partitionKey: 'PK',

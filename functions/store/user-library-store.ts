@@ -1,33 +1,38 @@
 /**
- * The signed-in user's library. Which user holds an item is decided on the item record (`userId`, set once
- * by a conditional write, never changed), which user claimed a builder link on the link record
- * (`claimedBy`). The user's own partition `LIBUSER#<userId>` holds, per item:
- * - an entry, SK `ITEM#<item createdAt, 13 digits>#<itemGuid>`, a copy of the item record (item records
- *   never change once committed), so a page of the library is one Query, newest first, with no BatchGet;
- * - a reference, SK `REF#<itemGuid>`, naming the entry's sort key and the object key, so that DELETE finds
- *   both from the guid alone, also when a DELETE that died half way already removed the item record.
+ * The signed-in user's library. Which user claimed a builder link is decided on the link record
+ * (`claimedBy`); which user holds an item on the item record (`userId`, with `claimToken`, the link it was
+ * claimed through), set once by a claim's holds transaction and never changed. The user's own partition
+ * `LIBUSER#<userId>` holds an entry per item, SK `ITEM#<item createdAt, 13 digits>#<itemGuid>`, a copy of
+ * the item record, so a page of the library is one Query, newest first, with no BatchGet; the item record
+ * names the entry's key (its createdAt), so DELETE finds both from the guid alone.
+ *
+ * How the claim's three writes look atomic to every reader is told in docs/design.md ("a claim").
  */
+import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { fromItem, toItem, type TableKey } from './table.ts';
-import { batchPutItems } from './batch.ts';
+import { fromItem } from './table.ts';
 import {
   builderLinkKey,
+  erasureIntentKey,
   LIBRARY_ENTRY_PREFIX,
   libraryEntryKey,
   libraryEntrySortKey,
   libraryItemKey,
-  libraryRefKey,
   libraryUserPk,
+  uploadKey,
 } from './keys.ts';
-import { sendIfCondition } from './writes.ts';
 import { queryPage, type PageRange } from './query.ts';
-import { deleteRecord, type BuilderLink } from './library-store.ts';
+import { transactRetrying, type BuilderLink } from './library-store.ts';
+import { check, create, put, remove, update } from './transaction.ts';
 import type { StoredItem } from '../domain/library-read.ts';
 
 export interface ClaimedItem extends StoredItem {
   userId: string;
+  /** The builder link token the item was claimed through. */
+  claimToken?: string;
 }
 
 export interface ClaimedLink extends BuilderLink {
@@ -35,93 +40,121 @@ export interface ClaimedLink extends BuilderLink {
   claimedAt: number;
 }
 
-export interface LibraryRef {
-  itemGuid: string;
-  entrySortKey: string;
-  objectKey: string;
+/**
+ * The claim's decision, one conditional UpdateItem answering the link: it becomes this user's if nobody
+ * claimed it, or stays this user's (a repeated claim keeps its first claimedAt). Another user's claim
+ * answers the link as it is (ReturnValuesOnConditionCheckFailure), with `claimedBy` naming them.
+ */
+export async function claimBuilderLink(token: string, userId: string, now: number): Promise<ClaimedLink | 'missing'> {
+  try {
+    const result = await dynamo.send(
+      new UpdateCommand({
+        TableName: config.tableName,
+        Key: builderLinkKey(token),
+        UpdateExpression: 'SET claimedBy = :user, claimedAt = if_not_exists(claimedAt, :now)',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(claimedBy) OR claimedBy = :user)',
+        ExpressionAttributeValues: { ':user': userId, ':now': now },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return fromItem<ClaimedLink>(result.Attributes ?? {});
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    return error.Item ? fromItem<ClaimedLink>(unmarshall(error.Item as Record<string, AttributeValue>)) : 'missing';
+  }
 }
 
-/** One conditional UpdateItem answering the record as it is afterwards; undefined when the condition fails. */
-async function updateIf<T>(
-  key: TableKey,
-  update: string,
-  condition: string,
-  values: Record<string, unknown>,
-): Promise<T | undefined> {
-  const result = await sendIfCondition(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: key,
-      UpdateExpression: update,
-      ConditionExpression: condition,
-      ExpressionAttributeValues: values,
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  return result ? fromItem<T>(result.Attributes ?? {}) : undefined;
+export interface Holds {
+  /** Guids now held by the user through this link. */
+  held: string[];
+  /** The others, with the item record found when there was one (another user's, or the user's through another link). */
+  refused: Map<string, ClaimedItem | undefined>;
 }
 
 /**
- * The claim's decision: the link becomes this user's if nobody claimed it, or stays this user's (a repeated
- * claim keeps its first claimedAt). 'missing': no such link; 'taken': another user claimed it.
+ * The items become the user's through link `token`, all in one transaction: each only if it exists and
+ * nobody holds it, or this user holds it through this link already (a repeat). Items that fail are left
+ * out and the rest tried again, so a link naming items erased or held elsewhere takes one more round trip.
  */
-export async function claimBuilderLink(
-  token: string,
-  userId: string,
-  now: number,
-): Promise<ClaimedLink | 'missing' | 'taken'> {
-  const claimed = await updateIf<ClaimedLink>(
-    builderLinkKey(token),
-    'SET claimedBy = :user, claimedAt = if_not_exists(claimedAt, :now)',
-    'attribute_exists(PK) AND (attribute_not_exists(claimedBy) OR claimedBy = :user)',
-    { ':user': userId, ':now': now },
-  );
-  if (claimed) return claimed;
-  const existing = await dynamo.send(
+export async function holdItems(userId: string, token: string, itemGuids: string[]): Promise<Holds> {
+  const refused = new Map<string, ClaimedItem | undefined>();
+  let pending = itemGuids;
+  while (pending.length > 0) {
+    const trying = pending;
+    const outcome = await transactRetrying(
+      trying.map((itemGuid) =>
+        update(libraryItemKey(itemGuid), 'SET userId = :user, claimToken = :token', {
+          condition: {
+            if: 'attribute_exists(PK) AND (attribute_not_exists(userId) OR (userId = :user AND claimToken = :token))',
+            values: { ':user': userId, ':token': token },
+          },
+        }),
+      ),
+    );
+    if (outcome.committed) return { held: trying, refused };
+    for (const failure of outcome.failed)
+      refused.set(trying[failure.index] as string, failure.item ? fromItem<ClaimedItem>(failure.item) : undefined);
+    pending = trying.filter((itemGuid) => !refused.has(itemGuid));
+  }
+  return { held: [], refused };
+}
+
+/**
+ * The listing entries of the items held through link `token`, all in one transaction (the moment the claim
+ * shows in the user's library), each only if new, with a check that the first item is still held through
+ * this link. False when a condition failed: the claim's entries were written before (an erased item's entry
+ * is gone, but so is its record), so nothing is written again and no erased item comes back.
+ */
+export async function addLibraryEntries(userId: string, token: string, items: ClaimedItem[]): Promise<boolean> {
+  const [first] = items;
+  if (!first) return true;
+  const outcome = await transactRetrying([
+    ...items.map((item) => create(libraryEntryKey(userId, libraryEntrySortKey(item)), 'LibraryEntry', item)),
+    check(libraryItemKey(first.itemGuid), {
+      if: 'userId = :user AND claimToken = :token',
+      values: { ':user': userId, ':token': token },
+    }),
+  ]);
+  return outcome.committed;
+}
+
+/** Whether the item's entry is in the user's library (one GetItem). */
+export async function hasLibraryEntry(userId: string, item: ClaimedItem): Promise<boolean> {
+  const result = await dynamo.send(
     new GetCommand({
       TableName: config.tableName,
-      Key: builderLinkKey(token),
+      Key: libraryEntryKey(userId, libraryEntrySortKey(item)),
       ConsistentRead: true,
       ProjectionExpression: 'PK',
     }),
   );
-  return existing.Item ? 'taken' : 'missing';
+  return result.Item !== undefined;
 }
 
-/** The item becomes this user's unless another user holds it or it was deleted: then undefined. */
-export const claimItem = (itemGuid: string, userId: string): Promise<ClaimedItem | undefined> =>
-  updateIf<ClaimedItem>(
-    libraryItemKey(itemGuid),
-    'SET userId = :user',
-    'attribute_exists(PK) AND (attribute_not_exists(userId) OR userId = :user)',
-    { ':user': userId },
-  );
+/** How long an erased item's object may wait for the sweeper, should the erasure not delete it itself. */
+const ERASURE_SWEEP_AFTER_MS = 5 * 60 * 1000;
 
-/** The references of claimed items: plain puts of the same content on every retry. */
-export const putLibraryRefs = (userId: string, items: ClaimedItem[]) =>
-  batchPutItems(
-    items.map((item) =>
-      toItem(libraryRefKey(userId, item.itemGuid), 'LibraryRef', {
-        itemGuid: item.itemGuid,
-        entrySortKey: libraryEntrySortKey(item),
-        objectKey: item.objectKey,
-      } satisfies LibraryRef),
+/**
+ * Erases the item's records in one transaction: the item record (only while this user holds it), the
+ * user's entry (only if it is there: the item is in the library), a pending upload's record (it keeps a
+ * copy of the item's metadata), and an erasure intent naming the object, whose expiry has the sweeper
+ * delete the object should the caller not manage to. False when a condition failed: nothing was erased.
+ */
+export async function eraseItem(userId: string, item: ClaimedItem, now: number): Promise<boolean> {
+  const outcome = await transactRetrying([
+    remove(libraryItemKey(item.itemGuid), { if: 'userId = :user', values: { ':user': userId } }),
+    remove(libraryEntryKey(userId, libraryEntrySortKey(item)), { if: 'attribute_exists(PK)' }),
+    remove(uploadKey(item.itemGuid)),
+    put(
+      erasureIntentKey(item.itemGuid),
+      'ErasureIntent',
+      { itemGuid: item.itemGuid, objectKey: item.objectKey, erasedAt: now },
+      { expiresAt: now + ERASURE_SWEEP_AFTER_MS },
     ),
-  );
-
-/** The listing entries of claimed items (copies of their records): plain puts, safe to repeat. */
-export const putLibraryEntries = (userId: string, items: ClaimedItem[]) =>
-  batchPutItems(items.map((item) => toItem(libraryEntryKey(userId, libraryEntrySortKey(item)), 'LibraryEntry', item)));
-
-export async function getLibraryRef(userId: string, itemGuid: string): Promise<LibraryRef | undefined> {
-  const result = await dynamo.send(
-    new GetCommand({ TableName: config.tableName, Key: libraryRefKey(userId, itemGuid), ConsistentRead: true }),
-  );
-  return result.Item ? fromItem<LibraryRef>(result.Item) : undefined;
+  ]);
+  return outcome.committed;
 }
-
-export const deleteLibraryEntry = (userId: string, sortKey: string) => deleteRecord(libraryEntryKey(userId, sortKey));
-export const deleteLibraryRef = (userId: string, itemGuid: string) => deleteRecord(libraryRefKey(userId, itemGuid));
 
 const libraryRange = (userId: string): PageRange => ({
   partitionKey: 'PK',

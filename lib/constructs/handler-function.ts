@@ -214,10 +214,9 @@ export class HandlerFunction extends Construct {
 
   /**
    * Named actions only (never Scan), on the table and its indexes by name, each statement held by
-   * `dynamodb:LeadingKeys` to the grant's partition-key prefixes. `writeActions` narrows the writes
-   * (the sweeper only deletes).
+   * `dynamodb:LeadingKeys` to the grant's partition-key prefixes.
    */
-  grantTable(table: ITable, grant: TableGrant, writeActions: readonly string[] = TABLE_WRITE): void {
+  grantTable(table: ITable, grant: TableGrant): void {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
     const indexArns = tableSchema.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
     this.role.addToPrincipalPolicy(
@@ -230,7 +229,7 @@ export class HandlerFunction extends Construct {
     if (grant.write)
       this.role.addToPrincipalPolicy(
         new PolicyStatement({
-          actions: [...writeActions],
+          actions: TABLE_WRITE,
           resources: [table.tableArn],
           conditions: leadingKeys(grant.write),
         }),

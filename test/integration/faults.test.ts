@@ -82,9 +82,15 @@ function expectRetryable(response: TestResponse): void {
   expect(response.text).not.toMatch(/Exception|dynamo|s3rver|at .*\.ts|PK|USER#/i);
 }
 
+type WireItem = { SK?: { S?: string } } | undefined;
+const isBasketItem = (item: WireItem) => String(item?.SK?.S ?? '').startsWith('BASKET#');
+/** A write of a basket item: its own PutItem, or a transaction (creation, deletion) with a basket among its actions. */
 const isBasketWrite = (name: string, input: Record<string, unknown>) =>
-  name === 'PutItemCommand' &&
-  String((input.Item as { SK?: { S?: string } } | undefined)?.SK?.S ?? '').startsWith('BASKET#');
+  (name === 'PutItemCommand' && isBasketItem(input.Item as WireItem)) ||
+  (name === 'TransactWriteItemsCommand' &&
+    (input.TransactItems as { Put?: { Item: WireItem }; Delete?: { Key: WireItem } }[]).some((action) =>
+      isBasketItem(action.Put?.Item ?? action.Delete?.Key),
+    ));
 
 async function newBasket(): Promise<string> {
   const response = await service.request('POST', '/basket', { token: alice });
@@ -219,7 +225,13 @@ describe('timeouts and lost answers', () => {
 });
 
 const isWrite = (name: string) =>
-  ['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand'].includes(name);
+  [
+    'PutItemCommand',
+    'UpdateItemCommand',
+    'DeleteItemCommand',
+    'BatchWriteItemCommand',
+    'TransactWriteItemsCommand',
+  ].includes(name);
 
 /** A basket with a line and a checkout of it: the checkout id. */
 async function checkedOutBasket(): Promise<{ basketGuid: string; checkoutId: string }> {

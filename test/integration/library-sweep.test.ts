@@ -1,6 +1,7 @@
 /**
- * What a push, pull or large-file upload leaves behind when it never commits (its process died, or its
- * rollback failed as well) is swept once its intent expires: DynamoDB's TTL deletes the intent and the
+ * What a push, pull or large-file upload leaves behind when it never commits (its process died, its commit
+ * failed, or its rollback failed as well: objects only, as its records are created in one transaction) is
+ * swept once its intent expires: DynamoDB's TTL deletes the intent and the
  * table stream hands the deletion to the sweeper. Locally `service.expireTtl(now)` is that TTL process and
  * stream mapping (lib/local/ttl.ts), run at a chosen clock. Committed requests keep everything.
  */
@@ -38,9 +39,8 @@ const fault = (client: 'dynamo' | 's3', rule: FaultRule) => {
   installed.push(injectFault(client === 'dynamo' ? clients.dynamoDbClient : clients.s3, rule));
 };
 const removeFaults = () => installed.splice(0).forEach((handle) => handle.remove());
-/** The owner record is the commit point: failing its PutItem (every SDK attempt) fails the commit. */
-const ownerPut = (name: string, input: Record<string, unknown>) =>
-  name === 'PutItemCommand' && (input.Item as { Type?: { S?: string } } | undefined)?.Type?.S === 'AnonymousUser';
+/** The commit is one transaction: failing it (every SDK attempt) fails the commit, with nothing written. */
+const commit = 'TransactWriteItemsCommand';
 /** A clock past every intent written so far: SWEEP_AFTER_MS (an hour) and a margin. */
 const afterSweepDelay = (extraMs = 0) => Date.now() + sweepAfterMs + 60_000 + extraMs;
 /** Changes to library data only: API keys are created by the harness between snapshots. */
@@ -66,15 +66,14 @@ const push = (count: number) => {
     headers: { 'Content-Type': contentType },
   });
 };
-/** A push whose commit and then its rollback fail: it leaves what a push killed just before its commit leaves. */
+/** A push whose commit fails: its objects stay for the sweeper, as those of a push killed just before its commit. */
 async function abandonedPush(count: number): Promise<void> {
-  fault('dynamo', { command: ownerPut, kind: 'timeout' });
-  fault('dynamo', { command: 'DeleteItemCommand', kind: 'timeout' });
+  fault('dynamo', { command: commit, kind: 'timeout' });
   const response = await push(count);
   removeFaults();
   expect(response.status).toBe(503);
 }
-/** A large-file upload whose completion recorded its outcome, copied the object, then failed at the commit. */
+/** A large-file upload whose completion copied the object, then failed at the commit (its decision with it). */
 async function failedUpload(): Promise<{ ItemGuid: string }> {
   const ticket = (await service.request('POST', '/library/upload', { apiKey: libraryKey })).body as {
     ItemGuid: string;
@@ -84,7 +83,7 @@ async function failedUpload(): Promise<{ ItemGuid: string }> {
   for (const [name, value] of Object.entries(ticket.Upload.Fields)) form.append(name, value);
   form.append('file', new Blob([pngOfSize(300 * 1024)]), 'big.png');
   expect((await fetch(ticket.Upload.Url, { method: 'POST', body: form })).status).toBeLessThan(300);
-  fault('dynamo', { command: ownerPut, kind: 'timeout' });
+  fault('dynamo', { command: commit, kind: 'timeout' });
   const response = await service.request('POST', `/library/upload/${ticket.ItemGuid}/complete`, { apiKey: libraryKey });
   removeFaults();
   expect(response.status).toBe(503);
@@ -124,74 +123,56 @@ describe('committed requests', () => {
 });
 
 describe('requests that never committed', () => {
-  it('a multi push whose commit and rollback both failed: invisible at once, gone once its intent expires', async () => {
+  it('a multi push whose commit failed: no record of it at all, its objects gone once its intent expires', async () => {
     const before = await snapshotStore(service);
     await abandonedPush(3);
 
     const leftovers = await libraryChanges(before);
-    expect(kindsOf(leftovers)).toEqual([
-      'added BUILDER',
-      'added INGEST',
-      ...Array(3).fill('added LIBITEM'),
-      ...Array(3).fill('added library'),
-    ]);
-    const itemGuid = /LIBITEM#([0-9a-f]{32})/.exec(leftovers.join('\n'))?.[1] as string;
+    expect(kindsOf(leftovers)).toEqual(['added INGEST', ...Array(3).fill('added library')]);
+    const itemGuid = /library\/[0-9a-f]{32}\/([0-9a-f]{32})/.exec(leftovers.join('\n'))?.[1] as string;
     expect((await builderFor(itemGuid)).status).toBe(404);
 
     expect(await service.expireTtl(afterSweepDelay())).toEqual({ expired: 1, swept: 1, retrying: 0 });
     expect(await libraryChanges(before)).toEqual([]);
   });
 
-  it('a push whose object deletes failed in the rollback: the objects go once its intent expires', async () => {
-    const images = pngOfSize(64 * 1024);
+  it('a refused multi push whose object deletes failed in the rollback: the objects go once its intent expires', async () => {
     const before = await snapshotStore(service);
-    fault('dynamo', { command: ownerPut, kind: 'timeout' });
     fault('s3', { command: 'DeleteObjectCommand', kind: 's3-internal' });
     const { body, contentType } = multipartBody([
-      { name: 'image', filename: 'big.png', contentType: 'image/png', data: images },
+      { name: 'image0', filename: 'big.png', contentType: 'image/png', data: pngOfSize(64 * 1024) },
+      { name: 'image1', filename: 'notes.txt', contentType: 'image/png', data: Buffer.from('not an image') },
     ]);
     expect(
       (
-        await service.request('POST', '/library/push', {
+        await service.request('POST', '/library/multi/push', {
           apiKey: libraryKey,
           body,
           headers: { 'Content-Type': contentType },
         })
       ).status,
-    ).toBe(503);
+    ).toBe(415);
     removeFaults();
-    // The rollback removed the owner and the records, then stopped at the objects.
+    // The rollback stopped at the objects; the intent stays for the sweeper.
     expect(kindsOf(await libraryChanges(before))).toEqual(['added INGEST', 'added library']);
 
     await service.expireTtl(afterSweepDelay());
     expect(await libraryChanges(before)).toEqual([]);
   });
 
-  it('a large-file upload whose completion died after copying and recording: gone once its pending upload expires', async () => {
+  it('a large-file upload whose commit failed after copying: gone once its pending upload expires', async () => {
     const before = await snapshotStore(service);
     const ticket = await failedUpload();
-    // The outcome was recorded on the pending upload, so a retry would finish; none comes in time: half an
-    // hour after the presigned POST expired (900 s here) it is refused, so no commit can race the sweeper.
-    expect(kindsOf(await libraryChanges(before))).toEqual([
-      'added BUILDER',
-      'added LIBITEM',
-      'added UPLOAD',
-      'added library',
-      'added uploads',
-    ]);
+    // A retry would verify and commit again; none comes in time: once the presigned POST expired (900 s
+    // here) it is refused, so no commit can race the sweeper.
+    expect(kindsOf(await libraryChanges(before))).toEqual(['added UPLOAD', 'added library', 'added uploads']);
     const { completeUpload } = await import('../../functions/services/upload-service.ts');
     const { findApiKey } = await import('../../functions/store/api-key-store.ts');
     const keyId = (await findApiKey(libraryKey))!.keyId;
     expect(
       await refusalOf(completeUpload(keyId, ticket.ItemGuid, Date.now() + 900_000 + sweepAfterMs / 2 + 60_000)),
     ).toMatchObject({ status: 404, code: 'UploadNotFound' });
-    expect(kindsOf(await libraryChanges(before))).toEqual([
-      'added BUILDER',
-      'added LIBITEM',
-      'added UPLOAD',
-      'added library',
-      'added uploads',
-    ]);
+    expect(kindsOf(await libraryChanges(before))).toEqual(['added UPLOAD', 'added library', 'added uploads']);
 
     // The pending upload lives until its presigned POST expires (UPLOAD_EXPIRY_SECONDS), then SWEEP_AFTER_MS.
     expect(await service.expireTtl(afterSweepDelay())).toMatchObject({ expired: 0 });
@@ -207,7 +188,7 @@ describe('requests that never committed', () => {
     fault('s3', { command: 'ListObjectsV2Command', kind: 's3-internal' });
     expect(await service.expireTtl(afterSweepDelay())).toEqual({ expired: 1, swept: 0, retrying: 1 });
     expect(count(await libraryChanges(before), 'added INGEST')).toBe(0);
-    expect(count(await libraryChanges(before), 'added LIBITEM')).toBe(1);
+    expect(count(await libraryChanges(before), 'added library')).toBe(1);
     removeFaults();
     await service.drainStream();
     expect(await libraryChanges(before)).toEqual([]);
@@ -246,7 +227,7 @@ describe('the sweeper handler', () => {
     ).toEqual({
       batchItemFailures: [],
     });
-    expect(count(await libraryChanges(before), 'added LIBITEM')).toBe(1);
+    expect(count(await libraryChanges(before), 'added library')).toBe(1);
 
     // Once its TTL does delete it, the request's leftovers go.
     await service.expireTtl(afterSweepDelay());

@@ -19,6 +19,7 @@ const ORDERS = 450;
 async function seedOrders(user: string, count: number, projectOf: (index: number) => string): Promise<string[]> {
   const { orderFromCheckout, orderGuidAt } = await import('../../functions/domain/order.ts');
   const store = await import('../../functions/store/order-store.ts');
+  const { transact } = await import('../../functions/store/transaction.ts');
   const start = Date.now() - 10_000_000;
   const guids: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -27,13 +28,11 @@ async function seedOrders(user: string, count: number, projectOf: (index: number
       { userId: user, basketGuid: randomBytes(16).toString('hex'), lines, totalMinor: 100 },
       {
         orderGuid: orderGuidAt(start + i * 1000, randomBytes(10)),
-        checkoutId: randomBytes(16).toString('hex'),
         paymentReference: `seed-${i}`,
         createdAt: start + i * 1000,
       },
     );
-    await store.insertOrder(order);
-    await store.syncProjectCopies(order);
+    await transact(store.createOrderActions(order));
     guids.unshift(order.orderGuid);
   }
   return guids;

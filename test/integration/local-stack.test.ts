@@ -59,10 +59,11 @@ describe('local stack', () => {
   });
 
   it('treats an expired basket as missing before DynamoDB TTL removes it', async () => {
-    const { insertBasket, getBasket } = await import('../../functions/store/basket-store.ts');
+    const { createBasketAction, getBasket } = await import('../../functions/store/basket-store.ts');
+    const { transact } = await import('../../functions/store/transaction.ts');
     const { newBasket } = await import('../../functions/domain/basket.ts');
     const basket = newBasket('e'.repeat(32), 'erin', { now: Date.now() - 61 * 86_400_000, ttlMs: 60 * 86_400_000 });
-    await insertBasket(basket);
+    await transact([createBasketAction(basket)]);
     expect(await getBasket('erin', basket.guid, basket.expiresAt - 1)).toBeDefined();
     const token = await service.token('erin');
     expect((await service.request('GET', `/basket/${basket.guid}`, { token })).status).toBe(404);

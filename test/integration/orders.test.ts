@@ -67,27 +67,40 @@ interface EventLine {
   detail: Record<string, unknown>;
 }
 
-const events = (): EventLine[] =>
-  readFileSync(join(service.dataDir, 'events.jsonl'), 'utf8')
+/** The published events: what the table stream's publisher has appended to the events file, once it read the stream now. */
+async function events(): Promise<EventLine[]> {
+  await service.drainStream();
+  return readFileSync(join(service.dataDir, 'events.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as EventLine);
+}
+
+interface DynamoCall {
+  command: string;
+  /** The partition key a single-item call names. */
+  key: string;
+  scanned?: number;
+}
+
+/** The calls of the handler itself: without the API-key authorizer's lookup (which it may have cached). */
+const handlerCalls = (calls: DynamoCall[]) =>
+  calls.filter((call) => !call.key.startsWith('APIKEY#')).map((call) => call.command);
 
 /**
  * Records every DynamoDB call the in-process handlers make, with the number of items each one read
  * (`ScannedCount`: what a Query reads before any filter).
  */
-async function recordDynamoCalls<T>(
-  work: () => Promise<T>,
-): Promise<{ result: T; calls: { command: string; scanned?: number }[] }> {
+async function recordDynamoCalls<T>(work: () => Promise<T>): Promise<{ result: T; calls: DynamoCall[] }> {
   const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
-  const calls: { command: string; scanned?: number }[] = [];
+  const calls: DynamoCall[] = [];
   const name = 'record-dynamo-calls';
   dynamoDbClient.middlewareStack.add(
     (next, context) => async (args) => {
       const result = await next(args);
       calls.push({
         command: context.commandName as string,
+        key: String((args.input as { Key?: { PK?: unknown } }).Key?.PK ?? ''),
         scanned: (result.output as { ScannedCount?: number }).ScannedCount,
       });
       return result;
@@ -195,7 +208,9 @@ describe('checkout completion and orders', () => {
     expect(repeat.status).toBe(200);
     expect(repeat.body.Order.LastSavedDateUtc).toBe(done.LastSavedDateUtc);
 
-    const mine = events().filter((event) => event.detail.BasketGuid === basketGuid || event.detail.OrderGuid === guid);
+    const mine = (await events()).filter(
+      (event) => event.detail.BasketGuid === basketGuid || event.detail.OrderGuid === guid,
+    );
     expect(mine.map((event) => event['detail-type'])).toEqual([
       'BasketCheckedOut',
       'OrderCreated',
@@ -243,11 +258,11 @@ describe('checkout completion and orders', () => {
     expect(await orderGuids(bob, `?projectguid=${project}`)).toEqual([guid]);
     expect((await orderGuids(bob)).filter((g) => g === guid)).toHaveLength(1);
     // Published at least once, always under the same id, so consumers can drop repeats.
-    const created = events().filter(
+    const created = (await events()).filter(
       (event) => event['detail-type'] === 'OrderCreated' && event.detail.OrderGuid === guid,
     );
-    expect(created.length).toBeGreaterThanOrEqual(1);
-    expect(new Set(created.map((event) => event.id)).size).toBe(1);
+    // Recorded once, in the one transaction that made the order.
+    expect(created).toHaveLength(1);
     // A later repeat answers the same order.
     expect((await complete(checkoutId, 'psp-concurrent')).body.Order.OrderGuid).toBe(guid);
   });
@@ -341,91 +356,160 @@ describe('checkout completion and orders', () => {
   });
 });
 
-describe('crash safety of completion', () => {
-  /**
-   * Simulates a crash at each write of a completion: the k-th write either never happens (crash before it)
-   * or happens but the function dies right after. A plain retry must then finish with the same single order.
-   */
-  it('finishes the job on retry after a crash before or after any of its writes', async () => {
+describe('one transaction each', () => {
+  /** Installs a middleware that fails the handlers' TransactWriteItems, before or after it reached DynamoDB. */
+  async function crashAtCommit(when: 'before' | 'after'): Promise<() => void> {
     const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
-    const writes = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand']);
-    const project = await service.project(11);
-    for (const when of ['before', 'after'] as const) {
-      for (let k = 0; ; k++) {
-        const { basketGuid, checkoutId } = await checkedOutBasket([
-          [project, 1],
-          [canvas, 2],
-        ]);
-        let seen = 0;
-        let crashed = false;
-        const name = 'crash-at-write';
-        dynamoDbClient.middlewareStack.add(
-          (next, context) => async (args) => {
-            if (!writes.has(context.commandName as string) || seen++ !== k) return next(args);
-            crashed = true;
-            if (when === 'after') await next(args);
-            throw new Error(`simulated crash ${when} write ${k}`);
-          },
-          { step: 'initialize', name },
-        );
-        let first;
-        try {
-          first = await complete(checkoutId, 'psp-crash');
-        } finally {
-          dynamoDbClient.middlewareStack.remove(name);
-        }
-        if (!crashed) {
-          // k is past the last write: every crash point was covered.
-          expect(first.status).toBe(200);
-          expect(k).toBe(7);
-          break;
-        }
-        expect(first.status, `${when} write ${k}`).toBe(500);
-        const retry = await complete(checkoutId, 'psp-crash');
-        expect(retry.status, `${when} write ${k}`).toBe(200);
-        const guid = retry.body.Order.OrderGuid as string;
-        expect(await orderGuids(alice, `?projectguid=${project}`)).toContain(guid);
-        expect((await orderGuids(alice, `?projectguid=${canvas}`)).filter((g) => g === guid)).toHaveLength(1);
-        expect((await orderGuids(alice)).filter((g) => g === guid)).toHaveLength(1);
-        expect((await service.request('GET', `/order/${guid}`, { token: alice })).body.OrderTotal).toBe(110);
-        expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(404);
-        expect(
-          events().some((event) => event['detail-type'] === 'OrderCreated' && event.detail.OrderGuid === guid),
-        ).toBe(true);
-        expect((await complete(checkoutId, 'psp-crash')).body.Order.OrderGuid).toBe(guid);
-      }
-    }
-  }, 60_000);
-
-  it('brings the project copies up to date when a status change is repeated after a crash', async () => {
-    const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
-    const project = await service.project(2);
-    const guid = (await complete((await checkedOutBasket([[project, 1]])).checkoutId)).body.Order.OrderGuid as string;
-    const name = 'crash-before-copy';
+    const name = `crash-${when}-commit`;
     dynamoDbClient.middlewareStack.add(
       (next, context) => async (args) => {
-        if (context.commandName === 'PutItemCommand') throw new Error('simulated crash before the project copy');
-        return next(args);
+        if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+        if (when === 'after') await next(args);
+        throw new Error(`simulated crash ${when} the commit`);
       },
       { step: 'initialize', name },
     );
+    return () => dynamoDbClient.middlewareStack.remove(name);
+  }
+
+  it('completes all or nothing: a crash before or after the commit, then a retry, makes one order and one event', async () => {
+    const project = await service.project(11);
+    for (const when of ['before', 'after'] as const) {
+      const { basketGuid, checkoutId } = await checkedOutBasket([
+        [project, 1],
+        [canvas, 2],
+      ]);
+      const removeCrash = await crashAtCommit(when);
+      let first;
+      try {
+        first = await complete(checkoutId, 'psp-crash');
+      } finally {
+        removeCrash();
+      }
+      expect(first.status, when).toBe(500);
+      const before = await orderGuids(alice, `?projectguid=${project}`);
+      // Before the commit nothing was written; after it, everything.
+      expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(
+        when === 'before' ? 200 : 404,
+      );
+      const retry = await complete(checkoutId, 'psp-crash');
+      expect(retry.status, when).toBe(200);
+      const guid = retry.body.Order.OrderGuid as string;
+      expect(before.includes(guid), when).toBe(when === 'after');
+      expect((await orderGuids(alice, `?projectguid=${project}`)).filter((g) => g === guid)).toHaveLength(1);
+      expect((await orderGuids(alice, `?projectguid=${canvas}`)).filter((g) => g === guid)).toHaveLength(1);
+      expect((await orderGuids(alice)).filter((g) => g === guid)).toHaveLength(1);
+      expect((await service.request('GET', `/order/${guid}`, { token: alice })).body.OrderTotal).toBe(110);
+      expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(404);
+      const created = (await events()).filter(
+        (event) => event['detail-type'] === 'OrderCreated' && event.detail.OrderGuid === guid,
+      );
+      expect(created, when).toHaveLength(1);
+      expect((await complete(checkoutId, 'psp-crash')).body.Order.OrderGuid).toBe(guid);
+    }
+  });
+
+  it('changes a status with its copies and its event, all or nothing', async () => {
+    const project = await service.project(2);
+    const guid = (await complete((await checkedOutBasket([[project, 1]])).checkoutId)).body.Order.OrderGuid as string;
+    const removeCrash = await crashAtCommit('before');
     try {
       expect((await setStatus(guid, 'Processing')).status).toBe(500);
     } finally {
-      dynamoDbClient.middlewareStack.remove(name);
+      removeCrash();
     }
-    expect((await service.request('GET', `/order/${guid}`, { token: alice })).body.Status).toBe('Processing');
+    expect((await service.request('GET', `/order/${guid}`, { token: alice })).body.Status).toBe('OrderReceived');
+    expect(
+      (await service.request('GET', `/orders?projectguid=${project}`, { token: alice })).body.Orders,
+    ).toMatchObject([{ OrderGuid: guid, Status: 'OrderReceived' }]);
+    expect(
+      (await events()).filter(
+        (event) => event.detail.OrderGuid === guid && event['detail-type'] === 'OrderStatusChanged',
+      ),
+    ).toEqual([]);
     expect((await setStatus(guid, 'Processing')).status).toBe(200);
-    const filtered = (await service.request('GET', `/orders?projectguid=${project}`, { token: alice })).body.Orders;
-    expect(filtered).toMatchObject([{ OrderGuid: guid, Status: 'Processing' }]);
-    expect(events().filter((event) => event.id === `OrderStatusChanged-${guid}-2`).length).toBeGreaterThanOrEqual(1);
+    expect(
+      (await service.request('GET', `/orders?projectguid=${project}`, { token: alice })).body.Orders,
+    ).toMatchObject([{ OrderGuid: guid, Status: 'Processing' }]);
+    // A repeat writes nothing: no second event.
+    expect((await setStatus(guid, 'Processing')).status).toBe(200);
+    expect((await events()).filter((event) => event.id === `OrderStatusChanged-${guid}-2`)).toHaveLength(1);
   });
+
+  it('serializes concurrent status changes: each revision once, copies at the last, one event per revision', async () => {
+    const projects = [await service.project(1), await service.project(2)];
+    const guid = (
+      await complete(
+        (
+          await checkedOutBasket([
+            [projects[0]!, 1],
+            [projects[1]!, 1],
+          ])
+        ).checkoutId,
+      )
+    ).body.Order.OrderGuid as string;
+    // Processing and Cancelled race from OrderReceived; each request is sent 5 times at once.
+    const answers = await Promise.all(
+      ['Processing', 'Cancelled'].flatMap((status) => Array.from({ length: 5 }, () => setStatus(guid, status))),
+    );
+    expect(answers.every((answer) => answer.status === 200 || answer.status === 409)).toBe(true);
+    const final = (await service.request('GET', `/order/${guid}`, { token: alice })).body;
+    for (const project of projects) {
+      const [copy] = (await service.request('GET', `/orders?projectguid=${project}`, { token: alice })).body.Orders;
+      expect(copy).toMatchObject({ OrderGuid: guid, Status: final.Status, LastSavedDateUtc: final.LastSavedDateUtc });
+    }
+    const changes = (await events()).filter(
+      (event) => event['detail-type'] === 'OrderStatusChanged' && event.detail.OrderGuid === guid,
+    );
+    const ordered = [...changes].sort((a, b) => (a.detail.Revision as number) - (b.detail.Revision as number));
+    const path = ordered.map((event) => event.detail.To);
+    // Processing then Cancelled is allowed, Cancelled then Processing is not; each revision is published once.
+    expect([['Processing'], ['Cancelled'], ['Processing', 'Cancelled']]).toContainEqual(path);
+    expect(ordered.map((event) => event.detail.Revision)).toEqual(path.map((_, index) => index + 2));
+    expect(changes.at(-1)?.detail.To).toBe(final.Status);
+  });
+
+  it('completes the largest basket (MAX_LINES lines, as many projects) in one transaction', async () => {
+    const { MAX_LINES } = await import('../../functions/domain/basket.ts');
+    const projects = await Promise.all(Array.from({ length: MAX_LINES }, (_, i) => service.project(1 + i)));
+    const basketGuid = (await service.request('POST', '/basket', { token: bob })).body.Guid as string;
+    for (const project of projects) {
+      const added = await service.request('POST', `/basket/${basketGuid}/line`, {
+        token: bob,
+        json: { ProjectGuid: project, Quantity: 1 },
+      });
+      expect(added.status).toBe(200);
+    }
+    const extra = await service.request('POST', `/basket/${basketGuid}/line`, {
+      token: bob,
+      json: { ProjectGuid: await service.project(9), Quantity: 1 },
+    });
+    expect(extra.body.Error.Code).toBe('BasketFull');
+    const checkoutId = (
+      (await service.request('POST', `/basket/${basketGuid}/checkout`, { token: bob })).body.CheckoutUrl as string
+    )
+      .split('/')
+      .pop() as string;
+    const recorded = await recordDynamoCalls(() => complete(checkoutId, 'psp-largest'));
+    expect(recorded.result.status, recorded.result.text).toBe(200);
+    expect(handlerCalls(recorded.calls)).toEqual(['GetItemCommand', 'TransactWriteItemsCommand']);
+    const guid = recorded.result.body.Order.OrderGuid as string;
+    for (const project of [projects[0]!, projects.at(-1)!])
+      expect(await orderGuids(bob, `?projectguid=${project}`)).toEqual([guid]);
+    const changed = await recordDynamoCalls(() => setStatus(guid, 'Processing'));
+    expect(changed.result.status).toBe(200);
+    expect(handlerCalls(changed.calls)).toEqual(['GetItemCommand', 'GetItemCommand', 'TransactWriteItemsCommand']);
+    expect(
+      (await service.request('GET', `/orders?projectguid=${projects.at(-1)}`, { token: bob })).body.Orders[0].Status,
+    ).toBe('Processing');
+  }, 120_000);
 });
 
 describe('storage cost', () => {
   it('reads only the 3 matching orders of a user with 200 orders, in one Query', async () => {
     const { orderFromCheckout, orderGuidAt } = await import('../../functions/domain/order.ts');
     const store = await import('../../functions/store/order-store.ts');
+    const { transact } = await import('../../functions/store/transaction.ts');
     const user = 'heavy-buyer';
     const token = await service.token(user);
     const target = await service.project(9.99);
@@ -445,13 +529,11 @@ describe('storage cost', () => {
         { userId: user, basketGuid: randomBytes(16).toString('hex'), lines, totalMinor: 100 * lines.length },
         {
           orderGuid: orderGuidAt(start + i, randomBytes(10)),
-          checkoutId: randomBytes(16).toString('hex'),
           paymentReference: `seed-${i}`,
           createdAt: start + i,
         },
       );
-      await store.insertOrder(order);
-      await store.syncProjectCopies(order);
+      await transact(store.createOrderActions(order));
       if (projects.includes(target)) matching.unshift(order.orderGuid);
     }
     expect(matching).toHaveLength(3);

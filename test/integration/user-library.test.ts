@@ -1,7 +1,8 @@
 /**
  * The signed-in user's library over HTTP against the local stack: POST /library/claim, GET /library
  * (pagination, cursors) and DELETE /library/{itemGuid} (erasure: records and object), including a claim
- * and a delete that die half way and are finished by a retry.
+ * that dies half way (invisible until a repeat or another user's claim finishes it) and an erasure whose
+ * object delete fails (finished by the sweeper).
  */
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -153,21 +154,49 @@ describe('POST /library/claim', () => {
     }
   });
 
-  it('finishes a claim that died after the references, when the same user repeats it', async () => {
-    const user = await newUser();
-    const { itemGuids, url } = await push(2);
+  it('shows nothing of a claim that died after its holds; a repeat, or another user refused the link, finishes it', async () => {
     const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
+    const dieAfterHolds = () =>
+      installed.push(
+        injectFault(dynamoDbClient, { command: 'TransactWriteItemsCommand', kind: 'dynamo-throughput', skip: 1 }),
+      );
+    const [user, other] = [await newUser(), await newUser()];
+    for (const finisher of ['repeat', 'other user'] as const) {
+      const { itemGuids, url } = await push(2);
+      dieAfterHolds();
+      expect((await claim(user, url)).status).toBeGreaterThanOrEqual(500);
+      installed.splice(0).forEach((handle) => handle.remove());
+      // The link is decided and the items held, but the library shows none of them, and none is deletable.
+      expect(guidsOf((await list(user)).body)).not.toContain(itemGuids[0]);
+      expect((await remove(user, itemGuids[0]!)).status).toBe(404);
+      if (finisher === 'other user') expect((await claim(other, url)).status).toBe(409);
+      else expect(guidsOf((await claim(user, url)).body)).toEqual(itemGuids);
+      expect(guidsOf((await list(user)).body)).toEqual(expect.arrayContaining(itemGuids));
+      expect(guidsOf((await claim(user, url)).body)).toEqual(itemGuids);
+    }
+  });
+});
+
+describe('POST /library/claim over items of an unfinished claim', () => {
+  it("finishes the other claim before leaving its items out, so their holder's library shows them", async () => {
+    const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
+    const [holder, claimant] = [await newUser(), await newUser()];
+    const [held, mine] = [await push(2), await push(1)];
     installed.push(
-      injectFault(dynamoDbClient, { command: 'BatchWriteItemCommand', kind: 'dynamo-throughput', skip: 1 }),
+      injectFault(dynamoDbClient, { command: 'TransactWriteItemsCommand', kind: 'dynamo-throughput', skip: 1 }),
     );
-    expect((await claim(user, url)).status).toBeGreaterThanOrEqual(500);
+    expect((await claim(holder, held.url)).status).toBeGreaterThanOrEqual(500);
     installed.splice(0).forEach((handle) => handle.remove());
-    expect(guidsOf((await list(user)).body)).toEqual([]);
-    const retried = await claim(user, url);
-    expect(retried.status).toBe(200);
-    expect(guidsOf(retried.body)).toEqual(itemGuids);
-    expect(guidsOf((await list(user)).body).sort()).toEqual([...itemGuids].sort());
-    expect((await claim(await newUser(), url)).status).toBe(409);
+    expect(guidsOf((await list(holder)).body)).toEqual([]);
+
+    const minted = await service.request('POST', '/library/builder', {
+      apiKey,
+      json: { Guids: [...held.itemGuids, ...mine.itemGuids] },
+    });
+    const claimed = await claim(claimant, minted.body.ProductBuilderUrl);
+    expect(claimed.status).toBe(200);
+    expect(guidsOf(claimed.body)).toEqual(mine.itemGuids);
+    expect(guidsOf((await list(holder)).body).sort()).toEqual([...held.itemGuids].sort());
   });
 });
 
@@ -275,7 +304,7 @@ describe('DELETE /library/{itemGuid}', () => {
     expect(guidsOf((await list(owner)).body)).toEqual(owned.itemGuids);
   });
 
-  it('finishes an erasure that died half way (the object delete failed) when repeated', async () => {
+  it('erases the records at once even when the object delete fails; the erasure intent has the sweeper delete the object', async () => {
     const user = await newUser();
     const { itemGuids, url } = await push(1);
     const itemGuid = itemGuids[0]!;
@@ -284,13 +313,14 @@ describe('DELETE /library/{itemGuid}', () => {
     installed.push(injectFault(s3, { command: 'DeleteObjectCommand', kind: 's3-internal' }));
     expect((await remove(user, itemGuid)).status).toBeGreaterThanOrEqual(500);
     installed.splice(0).forEach((handle) => handle.remove());
-    // Half done: the record is gone, so reads no longer show it, but it is still listed and deletable.
+    // The records went in one transaction: nothing shows the item, and a repeated DELETE is 404.
     expect((await service.request('GET', `/library/${itemGuid}`, { apiKey })).status).toBe(404);
-    expect(guidsOf((await list(user)).body)).toEqual([itemGuid]);
+    expect(guidsOf((await list(user)).body)).toEqual([]);
+    expect((await remove(user, itemGuid)).status).toBe(404);
     expect(await libraryObjectKeyOf(service.storage, itemGuid)).toBeDefined();
 
-    expect((await remove(user, itemGuid)).status).toBe(200);
+    // The intent expires minutes later; the TTL deletion hands it to the sweeper.
+    expect(await service.expireTtl(Date.now() + 10 * 60_000)).toMatchObject({ retrying: 0 });
     expect(await libraryObjectKeyOf(service.storage, itemGuid)).toBeUndefined();
-    expect(guidsOf((await list(user)).body)).toEqual([]);
   });
 });

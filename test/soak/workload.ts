@@ -48,6 +48,8 @@ export async function startServer(dataDir: string, env: Record<string, string> =
       PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
+      // No local checkout site: its fixed port would make parallel servers refuse each other.
+      CHECKOUT_URL: 'https://checkout.example.test',
       POWERTOOLS_LOG_LEVEL: 'ERROR',
       POWERTOOLS_METRICS_DISABLED: 'true',
       ...env,

@@ -34,7 +34,6 @@ function newOrder(): Order {
   };
   return orderFromCheckout(snapshot, {
     orderGuid: orderGuidAt(T0, new Uint8Array(10)),
-    checkoutId: 'd'.repeat(32),
     paymentReference: 'pay-1',
     createdAt: T0,
   });
@@ -78,7 +77,6 @@ describe('orders from checkouts', () => {
       createdAt: T0,
       lastSavedAt: T0,
       paymentReference: 'pay-1',
-      createdEventPublished: false,
     });
     expect(order.completedAt).toBeUndefined();
     expect(orderProjects(order)).toEqual([P1, P2]);

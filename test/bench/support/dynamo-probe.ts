@@ -42,7 +42,41 @@ const CAPACITY_OPERATIONS = new Set([
   'TransactGetItems',
   'TransactWriteItems',
 ]);
-const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
+const WRITE_OPERATIONS = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+
+type TransactAction = {
+  Put?: { TableName: string; Item: Item };
+  Update?: { TableName: string; Key: Item };
+  Delete?: { TableName: string; Key: Item };
+  ConditionCheck?: { TableName: string; Key: Item };
+};
+
+/** An attribute value's size as DynamoDB bills it (UTF-8 names and strings, numbers by digits, 3 bytes per document). */
+function valueSize(value: AttributeValue): number {
+  if (value.S !== undefined) return Buffer.byteLength(value.S);
+  if (value.N !== undefined) return Math.ceil(value.N.replace(/^-|\./g, '').length / 2) + 1;
+  if (value.B !== undefined) return value.B.length;
+  if (value.M !== undefined) return 3 + itemSize(value.M) + Object.keys(value.M).length;
+  if (value.L !== undefined) return 3 + value.L.reduce((sum, element) => sum + valueSize(element) + 1, 0);
+  return 1;
+}
+const itemSize = (item: Item): number =>
+  Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueSize(value), 0);
+
+/**
+ * A TransactWriteItems' write capacity as DynamoDB bills it: every action (ConditionCheck included) costs
+ * twice a plain write of its item, i.e. 2 units per started KB. DynamoDB Local reports a flat 2 whatever
+ * the transaction holds, so the probe computes it: a put's size from its item, the others' from the item
+ * as it was before (the journal, when recording one), at least 1 KB.
+ */
+function transactionCapacity(input: Record<string, unknown>, journal: Journal): number {
+  return (input.TransactItems as TransactAction[]).reduce((sum, action) => {
+    const target = action.Update ?? action.Delete ?? action.ConditionCheck;
+    const before = target ? journal.get(keyId(target.TableName, target.Key))?.before : undefined;
+    const size = action.Put ? itemSize(action.Put.Item) : before ? itemSize(before) : 0;
+    return sum + 2 * Math.max(1, Math.ceil(size / 1024));
+  }, 0);
+}
 
 const operationOf = (commandName: string | undefined): string => (commandName ?? 'Unknown').replace(/Command$/, '');
 
@@ -61,6 +95,14 @@ function writtenKeys(operation: string, input: Record<string, unknown>): { table
   if (operation === 'PutItem') return [{ tableName: input.TableName as string, key: keyOf(input.Item as Item) }];
   if (operation === 'UpdateItem' || operation === 'DeleteItem')
     return [{ tableName: input.TableName as string, key: keyOf(input.Key as Item) }];
+  if (operation === 'TransactWriteItems') {
+    // A ConditionCheck is read here too: the capacity of the transaction depends on its item's size.
+    return (input.TransactItems as TransactAction[]).map((action) => {
+      if (action.Put) return { tableName: action.Put.TableName, key: keyOf(action.Put.Item) };
+      const target = (action.Update ?? action.Delete ?? action.ConditionCheck) as { TableName: string; Key: Item };
+      return { tableName: target.TableName, key: keyOf(target.Key) };
+    });
+  }
   if (operation === 'BatchWriteItem') {
     const requests = input.RequestItems as Record<
       string,
@@ -122,11 +164,13 @@ export class DynamoProbe {
         const operation = operationOf(context.commandName);
         // At the build step the DocumentClient has already marshalled its input to the wire form.
         const input = args.input as Record<string, unknown>;
+        // Started before the journal's own reads: a call sent side by side with another stays in its wave.
+        const start = performance.now();
         if (this.options.journal && WRITE_OPERATIONS.has(operation)) await this.remember(operation, input);
         const call: DynamoCall = {
           operation,
           input,
-          start: performance.now(),
+          start,
           end: 0,
           capacityUnits: 0,
           failed: false,
@@ -134,7 +178,10 @@ export class DynamoProbe {
         this.calls.push(call);
         try {
           const result = await next(args);
-          call.capacityUnits = capacityOf(result.output as unknown as Record<string, unknown>);
+          call.capacityUnits =
+            operation === 'TransactWriteItems' && this.options.capacity
+              ? transactionCapacity(input, this.journal)
+              : capacityOf(result.output as unknown as Record<string, unknown>);
           return result;
         } catch (error) {
           call.failed = true;

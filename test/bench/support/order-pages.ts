@@ -15,7 +15,8 @@ const PAGE = 200;
 /** Writes `count` orders of one line for `userId` straight through the order store, `parallel` at a time. */
 async function seedOrders(userId: string, count: number, parallel = 16): Promise<void> {
   const { orderFromCheckout, orderGuidAt } = await import('../../../functions/domain/order.ts');
-  const { insertOrder } = await import('../../../functions/store/order-store.ts');
+  const { createOrderActions } = await import('../../../functions/store/order-store.ts');
+  const { transact } = await import('../../../functions/store/transaction.ts');
   const start = Date.now() - count * 1000;
   let next = 0;
   const worker = async () => {
@@ -29,12 +30,11 @@ async function seedOrders(userId: string, count: number, parallel = 16): Promise
         { userId, basketGuid: randomBytes(16).toString('hex'), lines, totalMinor: 1999 },
         {
           orderGuid: orderGuidAt(createdAt, randomBytes(10)),
-          checkoutId: randomBytes(16).toString('hex'),
           paymentReference: `bench-${String(index).padStart(5, '0')}`,
           createdAt,
         },
       );
-      await insertOrder(order);
+      await transact(createOrderActions(order));
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));

@@ -10,6 +10,7 @@ import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import type { RequestOptions } from '../../support/service.ts';
 import { multipartBody, pngOfSize } from '../../support/multipart.ts';
 import { presentHandlers, type World } from './world.ts';
+import { MAX_BUILDER_ITEMS } from '../../../functions/domain/library.ts';
 
 export interface Scenario {
   /** Row label: the route, and what the request does when the route has several cases. */
@@ -92,7 +93,8 @@ async function downloadsOf(itemGuids: string[]): Promise<{ objectKey: string; mi
   return itemGuids.map((guid) => items.get(guid) as { objectKey: string; mimeType: string });
 }
 
-export const BUILDER_ITEMS = 100;
+/** The largest builder link (domain/library.ts). */
+export const BUILDER_ITEMS = MAX_BUILDER_ITEMS;
 
 /** Items the bench user claims (GET /library, a repeated claim) and one more claimed item to delete. */
 async function userLibraryOf(
@@ -399,7 +401,8 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
  * store, `parallel` writes at a time. Returns how many exist afterwards.
  */
 export async function seedOtherBaskets(total: number, already: number, parallel = 16): Promise<number> {
-  const { insertBasket } = await import('../../../functions/store/basket-store.ts');
+  const { createBasketAction } = await import('../../../functions/store/basket-store.ts');
+  const { transact } = await import('../../../functions/store/transaction.ts');
   const { newBasket, addLine } = await import('../../../functions/domain/basket.ts');
   const { newGuid } = await import('../../../functions/shared/ids.ts');
   const clock = { now: Date.now(), ttlMs: 60 * 24 * 3600 * 1000 };
@@ -410,7 +413,7 @@ export async function seedOtherBaskets(total: number, already: number, parallel 
       let basket = newBasket(newGuid(), `other-user-${index}`, clock);
       basket = addLine(basket, { projectGuid: newGuid(), unitPriceMinor: 1999, version: 1 }, 2, clock).basket;
       basket = addLine(basket, { projectGuid: newGuid(), unitPriceMinor: 4950, version: 1 }, 1, clock).basket;
-      await insertBasket(basket);
+      await transact([createBasketAction(basket)]);
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));
