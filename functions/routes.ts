@@ -72,6 +72,11 @@ const tables = {
 export const authorizerTableGrant: TableGrant = { read: [apiKey] };
 /** The library sweeper: reads an intent's owner (whether the request committed); it writes no record. */
 export const sweeperTableGrant: TableGrant = { read: [KEYS.anonymousUser] };
+/** The renditions function: reads item records, writes their renditions there and in the holder's library entry. */
+export const renditionsTableGrant: TableGrant = {
+  read: [KEYS.libraryItem],
+  write: [KEYS.libraryItem, KEYS.libraryUser],
+};
 
 export interface Route {
   method: HttpMethod;

@@ -11,6 +11,7 @@ import { Data } from './constructs/data.ts';
 import { EventPublisher } from './constructs/event-publisher.ts';
 import { LibrarySweeper } from './constructs/library-sweeper.ts';
 import { Monitoring } from './constructs/monitoring.ts';
+import { Renditions } from './constructs/renditions.ts';
 import { nagArnOf } from './constructs/dead-letters.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -22,6 +23,7 @@ export class ServiceStack extends Stack {
   readonly authorizers: Authorizers;
   readonly api: Api;
   readonly librarySweeper: LibrarySweeper;
+  readonly renditions: Renditions;
   readonly eventPublisher: EventPublisher;
   readonly monitoring: Monitoring;
 
@@ -67,6 +69,13 @@ export class ServiceStack extends Stack {
       bus: this.data.bus,
       logRetention: config.logRetentionDays,
     });
+    this.renditions = new Renditions(this, 'Renditions', {
+      namePrefix,
+      table: this.data.table,
+      bucket: this.data.bucket,
+      bus: this.data.bus,
+      logRetention: config.logRetentionDays,
+    });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       namePrefix,
       api: this.api.restApi,
@@ -74,6 +83,7 @@ export class ServiceStack extends Stack {
       endpoints: this.api.endpoints,
       authorizer: this.authorizers.handlerFunction,
       streamConsumers: [this.librarySweeper, this.eventPublisher],
+      renditions: this.renditions,
       table: this.data.table,
       bucket: this.data.bucket,
       alarmEmail: config.alarmEmail,

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { GuidOut, IntegerOut, nameSchemas, responseSchemas, WireDateOut } from './common.ts';
 import { LibraryItemOut, LibraryItemPath, toLibraryItemOut } from './library.ts';
 import { formatDate } from '../shared/dates.ts';
-import type { ReadableItem, ResolvedBuilder } from '../domain/library-read.ts';
+import type { ReadableItem, ReadableRendition, ReadableRenditions, ResolvedBuilder } from '../domain/library-read.ts';
 
 const Pixels = IntegerOut({
   minimum: 1,
@@ -35,6 +35,47 @@ export const PrintQualityOut = z.object({
     ),
 });
 
+const RenditionPixels = IntegerOut({
+  minimum: 1,
+  maximum: 1600,
+  example: 1200,
+  description: "The rendition's pixels, upright (orientation applied): at most 320 (Thumbnail) or 1600 (Preview)",
+});
+
+export const RenditionOut = z.object({
+  Url: z.url().check(
+    z.meta({
+      description: 'Presigned S3 GET of the rendition, answered with ContentType; valid as long as DownloadUrl',
+    }),
+  ),
+  Width: RenditionPixels,
+  Height: RenditionPixels,
+  ContentType: z.string().check(z.meta({ description: 'What Url answers: image/webp' })),
+});
+
+export const RenditionsOut = z
+  .object({
+    Status: z.enum(['Pending', 'Ready', 'Failed']).check(
+      z.meta({
+        description:
+          'Pending until the renditions are made (seconds after the upload), then Ready, or Failed when the image cannot be decoded or has more than RENDITION_MAX_PIXELS pixels',
+      }),
+    ),
+    Thumbnail: z.optional(
+      RenditionOut.check(z.meta({ description: 'Long side 320 px (never upscaled); when Status is Ready' })),
+    ),
+    Preview: z.optional(
+      RenditionOut.check(z.meta({ description: 'Long side 1600 px (never upscaled); when Status is Ready' })),
+    ),
+    Reason: z.optional(z.string().check(z.meta({ description: 'Why there are none; when Status is Failed' }))),
+  })
+  .check(
+    z.meta({
+      description:
+        'Display-ready copies of the image: upright, sRGB, without metadata (no EXIF, GPS, XMP or comments), WebP (transparency kept)',
+    }),
+  );
+
 export const LibraryItemReadOut = z.extend(LibraryItemOut, {
   Width: Pixels,
   Height: Pixels,
@@ -54,6 +95,7 @@ export const LibraryItemReadOut = z.extend(LibraryItemOut, {
     }),
   ),
   DownloadExpiresDateUtc: WireDateOut,
+  Renditions: RenditionsOut,
   PrintQuality: z.optional(PrintQualityOut),
 });
 
@@ -104,6 +146,28 @@ export const BuilderLinkOut = z.object({
 
 export const BuilderOut = z.object({ Builder: BuilderLinkOut });
 
+const toRenditionOut = (rendition: ReadableRendition): z.infer<typeof RenditionOut> => ({
+  Url: rendition.url,
+  Width: rendition.width,
+  Height: rendition.height,
+  ContentType: rendition.contentType,
+});
+
+const toRenditionsOut = (renditions: ReadableRenditions): z.infer<typeof RenditionsOut> => {
+  switch (renditions.status) {
+    case 'Ready':
+      return {
+        Status: 'Ready',
+        Thumbnail: toRenditionOut(renditions.thumbnail),
+        Preview: toRenditionOut(renditions.preview),
+      };
+    case 'Failed':
+      return { Status: 'Failed', Reason: renditions.reason };
+    default:
+      return { Status: 'Pending' };
+  }
+};
+
 export const toLibraryItemReadOut = (read: ReadableItem): z.infer<typeof LibraryItemReadOut> => {
   const { item } = read;
   return {
@@ -116,6 +180,7 @@ export const toLibraryItemReadOut = (read: ReadableItem): z.infer<typeof Library
     CreatedDateUtc: formatDate(item.createdAt),
     DownloadUrl: read.downloadUrl,
     DownloadExpiresDateUtc: formatDate(read.downloadExpiresAt),
+    Renditions: toRenditionsOut(read.renditions),
     ...(read.printQuality
       ? { PrintQuality: { EffectivePpi: read.printQuality.effectivePpi, Rating: read.printQuality.rating } }
       : {}),
@@ -141,6 +206,8 @@ nameSchemas(responseSchemas, {
   LibraryItemRead: LibraryItemReadOut,
   LibraryItemReadResult: LibraryItemReadResultOut,
   PrintQuality: PrintQualityOut,
+  Rendition: RenditionOut,
+  Renditions: RenditionsOut,
   Builder: BuilderLinkOut,
   BuilderResult: BuilderOut,
 });

@@ -5,6 +5,7 @@
  */
 import type { LibraryItem } from './library.ts';
 import type { PrintQuality } from './print-quality.ts';
+import type { Rendition, RenditionsState } from './renditions.ts';
 
 /** An item record: the image's metadata, who pushed it (API key, anonymous owner) and where its bytes are. */
 export interface StoredItem extends LibraryItem {
@@ -14,13 +15,25 @@ export interface StoredItem extends LibraryItem {
   objectKey: string;
   fileName?: string;
   createdAt: number;
+  /** Set by the renditions function once it has decided (Ready or Failed); absent while pending. */
+  renditions?: RenditionsState;
 }
+
+/** A rendition as the reads answer it: a presigned URL instead of the object key. */
+export type ReadableRendition = Omit<Rendition, 'objectKey'> & { url: string };
+
+/** The renditions' state as the reads answer it: Ready ones with their URLs. */
+export type ReadableRenditions =
+  | { status: 'Pending' }
+  | Exclude<RenditionsState, { status: 'Ready' }>
+  | { status: 'Ready'; thumbnail: ReadableRendition; preview: ReadableRendition };
 
 /** A stored item as the reads answer it. */
 export interface ReadableItem {
   item: StoredItem;
   downloadUrl: string;
   downloadExpiresAt: number;
+  renditions: ReadableRenditions;
   printQuality?: PrintQuality;
 }
 

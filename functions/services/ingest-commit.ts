@@ -8,13 +8,13 @@ import { SWEEP_AFTER_MS, type LibraryItem } from '../domain/library.ts';
 import { newGuid, newSecretId } from '../shared/ids.ts';
 import { logger, metrics } from '../shared/powertools.ts';
 import { METRIC } from '../shared/metric-names.ts';
-import type { DomainEvent } from '../shared/events.ts';
 import * as library from '../store/library-store.ts';
 import * as objects from '../store/image-object-store.ts';
 import { recordEvent } from '../store/outbox-store.ts';
 import type { WriteAction } from '../store/transaction.ts';
 import type { CommitOutcome } from '../store/library-store.ts';
 import { builderUrl } from './builder-service.ts';
+import { itemsAddedEvent } from '../contracts/library-events.ts';
 
 export interface IngestResult {
   /** In request order. */
@@ -93,14 +93,6 @@ export async function rollBackObjects(ingest: Ingest): Promise<void> {
  */
 export const committedAfterFailure = (ingest: IngestIdentity): Promise<boolean> =>
   library.anonymousUserExists(ingest.anonymousUserId).catch(() => false);
-
-/** `LibraryItemsAdded`: its id is the commit's own (its anonymous user), the same when a completion is repeated. */
-export const itemsAddedEvent = (ingest: IngestIdentity, itemGuids: string[]): DomainEvent => ({
-  type: 'LibraryItemsAdded',
-  id: `LibraryItemsAdded-${ingest.anonymousUserId}`,
-  time: ingest.createdAt,
-  detail: { ApiKeyId: ingest.apiKeyId, AnonymousUserId: ingest.anonymousUserId, ItemGuids: itemGuids },
-});
 
 /**
  * The commit of a push, pull or completed upload (the images are in the bucket already): its items, its

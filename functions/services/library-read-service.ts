@@ -6,25 +6,47 @@
 import { notFound } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
 import { printQuality } from '../domain/print-quality.ts';
-import type { ReadableItem, ResolvedBuilder, StoredItem } from '../domain/library-read.ts';
+import type { ReadableItem, ReadableRenditions, ResolvedBuilder, StoredItem } from '../domain/library-read.ts';
+import type { Rendition } from '../domain/renditions.ts';
 import * as library from '../store/library-store.ts';
 import { presignDownloads } from '../store/image-object-store.ts';
+import type { Download } from '../store/download-signer.ts';
 
 export interface PrintSize {
   widthMm: number;
   heightMm: number;
 }
 
-/** The items with their download URLs, signed together. */
+/** The objects an item's answer links to: the original, then its renditions when they are ready. */
+const linkedObjects = ({ objectKey, mimeType, renditions }: StoredItem): Download[] => [
+  { objectKey, contentType: mimeType },
+  ...(renditions?.status === 'Ready' ? [renditions.thumbnail, renditions.preview] : []),
+];
+
+/** The renditions as answered, given the URLs signed for their objects (in linkedObjects' order). */
+function readableRenditions({ renditions }: StoredItem, [thumbnail, preview]: string[]): ReadableRenditions {
+  if (renditions?.status === 'Failed') return renditions;
+  if (renditions?.status !== 'Ready' || thumbnail === undefined || preview === undefined) return { status: 'Pending' };
+  const answer = ({ width, height, contentType }: Rendition, url: string) => ({ url, width, height, contentType });
+  return {
+    status: 'Ready',
+    thumbnail: answer(renditions.thumbnail, thumbnail),
+    preview: answer(renditions.preview, preview),
+  };
+}
+
+/** The items with their download and rendition URLs, all signed in one pass, with the same lifetime. */
 export async function readable(items: StoredItem[]): Promise<ReadableItem[]> {
   const seconds = config.downloadUrlSeconds;
   // Taken before signing: the URLs' own clock starts a moment later, so none expires before this.
   const downloadExpiresAt = Date.now() + seconds * 1000;
-  const urls = await presignDownloads(
-    items.map((item) => ({ objectKey: item.objectKey, contentType: item.mimeType })),
-    seconds,
-  );
-  return items.map((item, index) => ({ item, downloadUrl: urls[index] as string, downloadExpiresAt }));
+  const linked = items.map(linkedObjects);
+  const urls = await presignDownloads(linked.flat(), seconds);
+  let next = 0;
+  return items.map((item, index) => {
+    const [downloadUrl, ...renditionUrls] = urls.slice(next, (next += linked[index]!.length));
+    return { item, downloadUrl: downloadUrl!, downloadExpiresAt, renditions: readableRenditions(item, renditionUrls) };
+  });
 }
 
 const itemNotFound = (itemGuid: string) => notFound('LibraryItemNotFound', `No library item ${itemGuid}.`);

@@ -9,6 +9,7 @@
 import * as library from '../store/library-store.ts';
 import * as objects from '../store/image-object-store.ts';
 import { abortS3Upload } from '../store/multipart-object-store.ts';
+import { imageObjectKeys } from '../domain/renditions.ts';
 import type { Leftover } from '../domain/library.ts';
 
 export interface SweepOutcome {
@@ -20,8 +21,9 @@ export interface SweepOutcome {
 
 export async function sweepLeftover(leftover: Leftover): Promise<SweepOutcome> {
   if ('erasedObjectKey' in leftover) {
-    await objects.deleteImageObject(leftover.erasedObjectKey);
-    return { kind: 'erased', objectsRemoved: 1 };
+    const keys = imageObjectKeys(leftover.erasedObjectKey);
+    await Promise.all(keys.map((key) => objects.deleteImageObject(key)));
+    return { kind: 'erased', objectsRemoved: keys.length };
   }
   const { anonymousUserId, stagingKey } = leftover;
   if (await library.anonymousUserExists(anonymousUserId)) return { kind: 'committed', objectsRemoved: 0 };

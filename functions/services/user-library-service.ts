@@ -11,6 +11,7 @@ import * as userLibrary from '../store/user-library-store.ts';
 import type { ClaimedItem, ClaimedLink, Holds } from '../store/user-library-store.ts';
 import { readable } from './library-read-service.ts';
 import type { LibraryPage, ReadableItem } from '../domain/library-read.ts';
+import { imageObjectKeys } from '../domain/renditions.ts';
 
 /** The token of `{CHECKOUT_URL}/builder/<token>`, exactly as the upload answered it; a 400 for any other text. */
 export function builderTokenOf(productBuilderUrl: string): string {
@@ -106,7 +107,7 @@ export async function listLibrary(
 /**
  * Erases one of the user's items: reads its record (the user must hold it), erases its records in one
  * transaction with an erasure intent naming the object (store/user-library-store.ts eraseItem), then
- * deletes the object. Three round trips. Should the object delete fail, the answer is an error and the
+ * deletes the object and its renditions. Three round trips. Should the object delete fail, the answer is an error and the
  * intent's expiry has the sweeper delete the object; the records are gone either way, so every later
  * DELETE answers 404, as for another user's item or one never claimed (docs/security.md, "Erasure").
  */
@@ -115,5 +116,5 @@ export async function deleteLibraryItem(userId: string, itemGuid: string): Promi
   const item = await getItem<ClaimedItem>(itemGuid);
   if (item?.userId !== userId) throw notYours();
   if (!(await userLibrary.eraseItem(userId, item, Date.now()))) throw notYours();
-  await deleteImageObject(item.objectKey);
+  await Promise.all(imageObjectKeys(item.objectKey).map(deleteImageObject));
 }

@@ -100,6 +100,12 @@ export const config = readOnAccess({
   downloadUrlSeconds: () => intEnv('DOWNLOAD_URL_SECONDS', 900),
   /** Print quality: the least effective pixels per inch rated Good, and Fair (below it: Poor). */
   printThresholds: () => ({ good: intEnv('PRINT_GOOD_PPI', 300), fair: intEnv('PRINT_FAIR_PPI', 150) }),
+  /** Renditions: images with more pixels than this get none (Status Failed): decompression bombs stop here. */
+  renditionMaxPixels: () => intEnv('RENDITION_MAX_PIXELS', 100_000_000),
+  /** Renditions: each image pipeline (decode and resize, each encode) stops after this many seconds. */
+  renditionTimeoutSeconds: () => intEnv('RENDITION_TIMEOUT_SECONDS', 60),
+  /** Renditions: deliveries of one commit's event before its items are marked Failed (the queue's maxReceiveCount). */
+  renditionMaxAttempts: () => intEnv('RENDITION_MAX_ATTEMPTS', 3),
   /** The EventBridge bus domain events go to (AWS). */
   eventBusName: () => env('EVENT_BUS_NAME'),
   /** Local: the file domain events are appended to, one JSON line each, when no bus is set. */

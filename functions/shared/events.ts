@@ -32,7 +32,16 @@ export interface DomainEvent {
 /** EventBridge `source` of every event this service publishes. */
 export const EVENT_SOURCE = serviceName;
 
-const envelope = (event: DomainEvent) => ({
+/** An event as an EventBridge rule target receives it. */
+export interface EventEnvelope {
+  id: string;
+  source: string;
+  'detail-type': DomainEventType;
+  time: string;
+  detail: Record<string, unknown>;
+}
+
+const envelope = (event: DomainEvent): EventEnvelope => ({
   id: event.id,
   source: EVENT_SOURCE,
   'detail-type': event.type,
@@ -79,6 +88,18 @@ async function appendEvent(path: string, line: string): Promise<void> {
   }
 }
 
+/**
+ * Who receives events in process: the local stack's stand-ins for the EventBridge rules of AWS
+ * (lib/local/event-delivery.ts). Empty in AWS. A subscriber takes the envelope and returns at once.
+ */
+const localSubscribers = new Set<(event: EventEnvelope) => void>();
+
+/** Subscribes to every event published in this process; answers the unsubscribe. */
+export function subscribeLocally(subscriber: (event: EventEnvelope) => void): () => void {
+  localSubscribers.add(subscriber);
+  return () => localSubscribers.delete(subscriber);
+}
+
 /** Publishes one event; throws when it could not be delivered, so the caller's request fails and is retried. */
 export async function publishEvent(event: DomainEvent): Promise<void> {
   const busName = config.eventBusName;
@@ -86,4 +107,5 @@ export async function publishEvent(event: DomainEvent): Promise<void> {
   if (busName) await putEvents(busName, event);
   else if (file) await appendEvent(file, `${JSON.stringify(envelope(event))}\n`);
   else logger.info('domain event', { event: envelope(event) });
+  for (const subscriber of localSubscribers) subscriber(envelope(event));
 }

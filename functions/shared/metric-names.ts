@@ -18,6 +18,8 @@ export const METRIC = {
   ImageBytesStored: 'ImageBytesStored',
   LibraryLeftoversSwept: 'LibraryLeftoversSwept',
   LibraryItemsSwept: 'LibraryItemsSwept',
+  RenditionsReady: 'RenditionsReady',
+  RenditionsFailed: 'RenditionsFailed',
   EventsPublished: 'EventsPublished',
 } as const;
 
@@ -34,5 +36,7 @@ export const BUSINESS_COUNTS = [
 export const BUSINESS_BYTES = [METRIC.ImageBytesStored] as const;
 /** What the library sweeper removed. */
 export const SWEEPER_COUNTS = [METRIC.LibraryLeftoversSwept, METRIC.LibraryItemsSwept] as const;
+/** What the renditions function decided. */
+export const RENDITION_COUNTS = [METRIC.RenditionsReady, METRIC.RenditionsFailed] as const;
 /** What the event publisher put on the bus. */
 export const PUBLISHER_COUNTS = [METRIC.EventsPublished] as const;

@@ -101,6 +101,8 @@ export interface HandlerFunctionProps {
   timeout: Duration;
   logRetention: RetentionDays;
   environment?: Record<string, string>;
+  /** What this function's bundling does beyond the shared options (e.g. native modules kept outside the bundle). */
+  bundling?: Partial<BundlingOptions>;
 }
 
 /** A function that serves no route: module, purpose and size. */
@@ -113,6 +115,17 @@ export const ROUTELESS_FUNCTIONS = {
     description: 'REQUEST authorizer: bearer JWT (issuer JWKS) or X-SERVICE-API-Key (hashed in the table)',
     memorySize: 512,
     timeout: Duration.seconds(5),
+  },
+  renditions: {
+    handler: 'make-renditions',
+    description:
+      'Renditions queue (LibraryItemsAdded): makes the Thumbnail and Preview of each committed image and records them',
+    // Measured (BENCHMARKS.md, figure 8b): a 50-megapixel image peaks at 0.3 GB as JPEG or PNG and at 0.73 GB
+    // as HEIC (decoded whole in WebAssembly). 1769 MB holds that with room, and is where Lambda gives one
+    // whole vCPU: the decoders are CPU-bound, so the time per image halves against 1024 MB at about the same
+    // price per image.
+    memorySize: 1769,
+    timeout: Duration.minutes(5),
   },
   sweeper: {
     handler: 'sweep-library-leftovers',
@@ -173,7 +186,7 @@ export class HandlerFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
       role: this.role,
-      bundling,
+      bundling: { ...bundling, ...props.bundling },
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -214,9 +227,9 @@ export class HandlerFunction extends Construct {
 
   /**
    * Named actions only (never Scan), on the table and its indexes by name, each statement held by
-   * `dynamodb:LeadingKeys` to the grant's partition-key prefixes.
+   * `dynamodb:LeadingKeys` to the grant's partition-key prefixes; `writeActions` narrows the writes.
    */
-  grantTable(table: ITable, grant: TableGrant): void {
+  grantTable(table: ITable, grant: TableGrant, writeActions: readonly string[] = TABLE_WRITE): void {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
     const indexArns = tableSchema.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
     this.role.addToPrincipalPolicy(
@@ -229,7 +242,7 @@ export class HandlerFunction extends Construct {
     if (grant.write)
       this.role.addToPrincipalPolicy(
         new PolicyStatement({
-          actions: TABLE_WRITE,
+          actions: [...writeActions],
           resources: [table.tableArn],
           conditions: leadingKeys(grant.write),
         }),

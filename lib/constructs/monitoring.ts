@@ -29,6 +29,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { Endpoint } from './api.ts';
+import type { Renditions } from './renditions.ts';
 import type { HandlerFunction } from './handler-function.ts';
 import type { StreamConsumer } from './stream-consumer.ts';
 import {
@@ -37,6 +38,7 @@ import {
   METRIC,
   METRICS_NAMESPACE,
   SERVICE_NAME,
+  RENDITION_COUNTS,
 } from '../../functions/shared/metric-names.ts';
 
 /** API Gateway refusals, counted from the access log (its `errorType` field). */
@@ -50,6 +52,7 @@ export interface MonitoringProps {
   authorizer: HandlerFunction;
   /** The table stream's consumers: each gets its failures, dead-letter (and lateness) alarms and a dashboard row. */
   streamConsumers: StreamConsumer[];
+  renditions: Renditions;
   table: Table;
   bucket: IBucket;
   alarmEmail: string;
@@ -90,6 +93,7 @@ export class Monitoring extends Construct {
       ...endpoints.map(({ endpoint }) => endpoint),
       props.authorizer,
       ...consumers.map((consumer) => consumer.handlerFunction),
+      props.renditions.handlerFunction,
     ];
 
     new MetricFilter(this, 'GatewayRefusals', {
@@ -168,7 +172,9 @@ export class Monitoring extends Construct {
           ? 'The authorizer was throttled: requests are failing with 500 before reaching any endpoint.'
           : consumer
             ? consumer.monitoring.onFailure
-            : `${handlerFunction.handlerName}: invocations that crashed, timed out or were throttled (answered 4xx/5xx are not counted here).`,
+            : handlerFunction === props.renditions.handlerFunction
+              ? 'The renditions function crashed, timed out or was throttled; the queue delivers the message again (see its log group).'
+              : `${handlerFunction.handlerName}: invocations that crashed, timed out or were throttled (answered 4xx/5xx are not counted here).`,
         1,
         1,
       );
@@ -193,6 +199,15 @@ export class Monitoring extends Construct {
           3,
         );
     }
+    const renditions = props.renditions;
+    alarm(
+      'renditions-dead-letters',
+      renditions.deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+      1,
+      `LibraryItemsAdded events whose renditions failed on every delivery, even the last (which records Failed): their items may still read Pending (queue ${renditions.deadLetters.queueName}). docs/operations.md, Alarms: npm run -s renditions -- --missing.`,
+      1,
+      1,
+    );
     alarm(
       'checkout-paid-twice',
       business(METRIC.CheckoutPaidTwice),
@@ -385,6 +400,38 @@ export class Monitoring extends Construct {
         }),
       );
     }
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Renditions: Ready and Failed; dead letters',
+        left: RENDITION_COUNTS.map(business),
+        right: [
+          renditions.deadLetters.metricApproximateNumberOfMessagesVisible({
+            period: FIVE_MINUTES,
+            statistic: 'Maximum',
+            label: 'dead letters',
+          }),
+        ],
+        ...wide,
+      }),
+      new GraphWidget({
+        title: 'Renditions: queue age (s), duration p99 (ms)',
+        left: [
+          renditions.queue.metricApproximateAgeOfOldestMessage({
+            period: FIVE_MINUTES,
+            statistic: 'Maximum',
+            label: 'oldest message',
+          }),
+        ],
+        right: [
+          renditions.handlerFunction.function.metricDuration({
+            period: FIVE_MINUTES,
+            statistic: 'p99',
+            label: 'p99 ms',
+          }),
+        ],
+        ...wide,
+      }),
+    );
     this.dashboard.addWidgets(
       new GraphWidget({ title: 'Business: counts per 5 minutes', left: BUSINESS_COUNTS.map(business), ...wide }),
       new SingleValueWidget({

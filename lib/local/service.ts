@@ -27,6 +27,7 @@ import { ttlStandIn, withTtlIdentity, type TtlRun } from './ttl.ts';
 import { tableStream } from './table-stream.ts';
 import { LIBRARY_SWEEPER, STREAM_CONSUMERS, streamCheckpointFile } from './stream-consumers.ts';
 import { apiDocs } from './api-docs.ts';
+import { startEventDelivery, type QueueHandler } from './event-delivery.ts';
 
 export interface LocalServiceOptions {
   /** 0 picks a free port. */
@@ -48,6 +49,11 @@ export interface LocalServiceOptions {
   beforeRoute?: ApiGatewayFrontOptions['beforeRoute'];
   /** How often the DynamoDB TTL stand-in runs (`expireTtl` on a timer); 0 or omitted: only when called. */
   ttlIntervalMs?: number;
+  /**
+   * false: no renditions in process. For the request path's benchmarks, which measure the handlers alone, as
+   * in AWS, where renditions run in a function of their own after the request has answered.
+   */
+  renditions?: boolean;
   /** How often the table stream is read for its consumers (the event publisher); 0: only by drainStream(). */
   streamPollMs?: number;
 }
@@ -64,6 +70,8 @@ export interface LocalService {
   expireTtl(nowMs?: number): Promise<TtlRun>;
   /** Reads the table stream now and hands its consumers what is new: e.g. publishes the events of committed changes. */
   drainStream(): Promise<void>;
+  /** Resolves once the events published so far (by the table stream's publisher, or right after a commit) are handled by their in-process consumers (renditions). */
+  drainEvents(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -125,6 +133,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     handler: RequestAuthorizer;
   };
 
+  // The renditions queue's stand-in: the same handler on the same event, in process.
+  const events =
+    options.renditions === false
+      ? { drain: async () => {}, close: async () => {} }
+      : startEventDelivery((name) => loadHandler(name) as unknown as Promise<QueueHandler>);
+
   // The table stream's consumers, as its event source mappings run them in AWS (event publisher, library sweeper).
   const stream = tableStream(storage, process.env.TABLE_NAME as string, STREAM_CONSUMERS, {
     ...(temporary ? {} : { checkpointFile: streamCheckpointFile(dataDir) }),
@@ -169,11 +183,16 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     drainStream: async () => {
       await stream.drain();
     },
+    drainEvents: async () => {
+      await stream.drain();
+      await events.drain();
+    },
     async close() {
       clearInterval(ttlTimer);
       await ttlRunning;
       ttl.close();
       await stream.close();
+      await events.close();
       await closeServer(server);
       await storage.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });

@@ -76,6 +76,8 @@ async function measureInThisProcess(options: PullMemoryOptions): Promise<PullMem
   const storage = await startStorageProcess();
   const service = await startTestService({
     externalStorage: storage,
+    // The pull's memory alone: in AWS the renditions of the pulled image are made by another function.
+    renditions: false,
     env: {
       PULL_ALLOW_LOOPBACK: 'true',
       PULL_MAX_BYTES: String(imageBytes + MB),

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -47,11 +47,12 @@ beforeAll(() => {
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('function bundles', () => {
-  it('builds one bundle per route and one per routeless function (authorizer, library sweeper, event publisher)', () => {
+  it('builds one bundle per route and one per routeless function (authorizer, library sweeper, event publisher, renditions)', () => {
     expect([...assets.keys()].sort()).toEqual(
       [...routes.map((route) => route.handler), ...Object.values(ROUTELESS_FUNCTIONS).map((fn) => fn.handler)].sort(),
     );
     expect(assets.has('publish-events')).toBe(true);
+    expect(assets.has('make-renditions')).toBe(true);
   });
 
   it('are minified ESM with the createRequire banner, the AWS SDK inside and a linked source map', () => {
@@ -69,7 +70,8 @@ describe('function bundles', () => {
       const external = imports.filter(
         (specifier) => !specifier.startsWith('node:') && !builtinModules.includes(specifier),
       );
-      expect(external, handler).toEqual([]);
+      // sharp is native: the renditions asset carries it beside the bundle (checked below).
+      expect(external, handler).toEqual(handler === 'make-renditions' ? ['sharp'] : []);
       expect(code).toContain('//# sourceMappingURL=index.mjs.map');
       expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
       // Minified: a few long lines, not one statement per line.
@@ -96,6 +98,32 @@ describe('function bundles', () => {
       const devOnly = packaged.filter((path) => !production.some((folder) => path.startsWith(folder + sep)));
       expect(devOnly, handler).toEqual([]);
     }
+  });
+
+  it("the renditions asset holds sharp with its linux-arm64 binaries (the function's platform), none for x64, no symlinks", () => {
+    const dir = assets.get('make-renditions')!;
+    const files = readdirSync(dir, { recursive: true, withFileTypes: true });
+    expect(files.filter((entry) => entry.isSymbolicLink()).map((entry) => entry.name)).toEqual([]);
+    const paths = files.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+    const native = paths.filter((path) => /\.node$|\.so(\.\d+)*$/.test(path));
+    expect(native.length).toBeGreaterThanOrEqual(2);
+    expect(native.some((path) => path.includes(join('@img', 'sharp-linux-arm64', 'lib', 'sharp-linux-arm64')))).toBe(
+      true,
+    );
+    expect(
+      native.some((path) => path.includes(join('@img', 'sharp-libvips-linux-arm64', 'lib', 'libvips-cpp.so'))),
+    ).toBe(true);
+    expect(paths.filter((path) => /x64|x86_64|darwin|win32|musl/.test(path.slice(dir.length)))).toEqual([]);
+    // Every native file is an ELF object for AArch64 (e_machine 183 at byte 18, little-endian).
+    for (const path of native) {
+      const header = readFileSync(path).subarray(0, 20);
+      expect([header.subarray(0, 4).toString('latin1'), header.readUInt16LE(18)], path).toEqual(['\x7fELF', 183]);
+    }
+    // The version the project is locked to, whose JavaScript the bundle was tested with.
+    const { version } = JSON.parse(readFileSync(join(dir, 'node_modules', 'sharp', 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(version).toBe(JSON.parse(readFileSync('node_modules/sharp/package.json', 'utf8')).version);
   });
 
   it('load and answer in Node.js 24 (the health bundle, invoked with an API Gateway event)', async () => {

@@ -621,7 +621,10 @@ describe('table stream', () => {
       StreamViewType: 'NEW_AND_OLD_IMAGES',
     });
     const consumers = [stack.librarySweeper, stack.eventPublisher];
-    expect(ofType('AWS::Lambda::EventSourceMapping')).toHaveLength(consumers.length);
+    const streamMappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+      ([, mapping]) => mapping.Properties.EventSourceArn?.['Fn::GetAtt']?.[1] === 'StreamArn',
+    );
+    expect(streamMappings).toHaveLength(consumers.length);
     // npm start runs the same handlers on the same filtered records (lib/local/stream-consumers.ts).
     expect(
       consumers
@@ -713,6 +716,65 @@ describe('library sweeper', () => {
       'ApproximateNumberOfMessagesVisible',
     ])
       expect(body).toContain(text);
+  });
+});
+
+describe('renditions', () => {
+  it('routes LibraryItemsAdded from the bus to a queue with a dead-letter queue after 3 deliveries', () => {
+    const [, rule] = ofType('AWS::Events::Rule').find(
+      ([, rule]) => rule.Properties.Name === 'photo-commerce-dev-renditions',
+    )!;
+    expect(rule.Properties.EventPattern).toEqual({ source: ['photo-commerce'], 'detail-type': ['LibraryItemsAdded'] });
+    expect(rule.Properties.EventBusName).toEqual(ref(stack.data.bus));
+    expect(rule.Properties.Targets).toEqual([
+      expect.objectContaining({
+        Arn: arnOf(stack.renditions.queue),
+        DeadLetterConfig: { Arn: arnOf(stack.renditions.deadLetters) },
+      }),
+    ]);
+    const queue = resources[logicalId(stack.renditions.queue)].Properties;
+    expect(queue.RedrivePolicy).toEqual({
+      deadLetterTargetArn: arnOf(stack.renditions.deadLetters),
+      maxReceiveCount: 3,
+    });
+    expect(queue.VisibilityTimeout).toBe(1800);
+    const mapping = ofType('AWS::Lambda::EventSourceMapping')
+      .map(([, mapping]) => mapping.Properties)
+      .find((mapping) => JSON.stringify(mapping.EventSourceArn) === JSON.stringify(arnOf(stack.renditions.queue)));
+    expect(mapping).toMatchObject({
+      FunctionName: ref(stack.renditions.handlerFunction.function),
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('runs on arm64 with the measured memory, told how many deliveries the queue makes', () => {
+    const fn = resources[logicalId(stack.renditions.handlerFunction.function)].Properties;
+    expect(fn).toMatchObject({ Architectures: ['arm64'], MemorySize: 1769, Timeout: 300 });
+    expect(fn.Environment.Variables.RENDITION_MAX_ATTEMPTS).toBe('3');
+  });
+
+  it('reads and updates library items and entries only, and reads, writes and deletes library objects only', () => {
+    expect(leadingKeysOf(stack.renditions.handlerFunction.role).read).toEqual(['LIBITEM#*']);
+    const statements = statementsOf(stack.renditions.handlerFunction.role);
+    const writes = statements.find((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'));
+    expect([writes?.Action].flat()).toEqual(['dynamodb:UpdateItem']);
+    expect(writes?.Condition[LEADING_KEYS]['dynamodb:LeadingKeys']).toEqual(['LIBITEM#*', 'LIBUSER#*']);
+    const objects = statements.find((statement) => [statement.Action].flat().includes('s3:GetObject'));
+    expect(objects?.Action).toEqual(['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
+    expect(objects?.Resource).toEqual({ 'Fn::Join': ['', [arnOf(stack.data.bucket), '/library/*']] });
+  });
+
+  it('alarms on dead letters and on its own failures, and shows what it made', () => {
+    const names = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties.AlarmName);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'photo-commerce-dev-renditions-dead-letters',
+        'photo-commerce-dev-make-renditions-failures',
+      ]),
+    );
+    for (const text of ['RenditionsReady', 'RenditionsFailed', 'ApproximateAgeOfOldestMessage'])
+      expect(dashboardBody()).toContain(text);
   });
 });
 

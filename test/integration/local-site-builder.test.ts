@@ -1,7 +1,9 @@
 /**
  * The product builder page in headless Chromium: three pushed images, opened through the ProductBuilderUrl
- * the push answered, load from their DownloadUrls with their pixel sizes and print ratings.
+ * the push answered, load from their renditions with their pixel sizes and print ratings; a HEIC and a
+ * TIFF, which no browser shows from the original, show as images.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageHeading as heading, startSiteStack, type SiteStack } from '../support/site.ts';
 import { png } from '../support/images.ts';
@@ -21,12 +23,12 @@ const SIZES: [number, number][] = [
   [100, 100],
 ];
 
-/** Pushes the images in one multi push, as a client app does, and answers the ProductBuilderUrl. */
-async function pushedBuilderUrl(): Promise<string> {
+/** Pushes the images in one multi push, as a client app does, and answers the ProductBuilderUrl once their renditions are made. */
+async function pushedBuilderUrl(
+  files = SIZES.map(([width, height], index) => ({ name: `photo${index}.png`, bytes: png(width, height, index) })),
+): Promise<string> {
   const form = new FormData();
-  SIZES.forEach(([width, height], index) =>
-    form.append(`photo${index}`, new Blob([png(width, height, index)], { type: 'image/png' }), `photo${index}.png`),
-  );
+  files.forEach(({ name, bytes }, index) => form.append(`photo${index}`, new Blob([bytes]), name));
   const response = await fetch(`${stack.service.url}/library/multi/push`, {
     method: 'POST',
     headers: { 'X-SERVICE-API-Key': libraryKey },
@@ -34,6 +36,7 @@ async function pushedBuilderUrl(): Promise<string> {
   });
   const body = (await response.json()) as { ProductBuilderUrl: string };
   expect(response.status).toBe(200);
+  await stack.service.drainEvents();
   return body.ProductBuilderUrl;
 }
 
@@ -47,7 +50,7 @@ describe('product builder page in a browser', { timeout: 120_000 }, () => {
 
     const images = page.getByRole('img');
     expect(await images.count()).toBe(3);
-    // Loaded means decoded: the browser fetched each DownloadUrl and got the image's own pixels.
+    // Loaded means decoded: the browser fetched each rendition and got the image's pixels (never upscaled).
     await page.waitForFunction('[...document.images].every((image) => image.complete && image.naturalWidth > 0)');
     expect(
       await page.evaluate('[...document.images].map((image) => [image.naturalWidth, image.naturalHeight])'),
@@ -75,5 +78,31 @@ describe('product builder page in a browser', { timeout: 120_000 }, () => {
     await stack.browser.screenshot(page, 'builder-poster');
     await page.close();
     expect(stack.browser.foreignRequests).toEqual([]);
+  });
+
+  it('shows a HEIC and a TIFF upload as images, from their WebP renditions', async () => {
+    const fixture = (name: string) => readFileSync(new URL(`../fixtures/images/${name}`, import.meta.url));
+    const builderUrl = await pushedBuilderUrl([
+      { name: 'iphone.heic', bytes: fixture('heic.heic') },
+      { name: 'scan.tif', bytes: fixture('tiff-be-orientation-6.tif') },
+    ]);
+    const page = await stack.browser.newPage();
+    const requested: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    expect((await page.goto(builderUrl))?.status()).toBe(200);
+    expect(await page.getByRole('img').count()).toBe(2);
+    await page.waitForFunction('[...document.images].every((image) => image.complete && image.naturalWidth > 0)');
+    expect(
+      await page.evaluate('[...document.images].map((image) => [image.naturalWidth, image.naturalHeight])'),
+    ).toEqual([
+      [30, 20],
+      [20, 30],
+    ]);
+    // Only renditions were fetched, never an original.
+    const images = requested.filter((url) => url.startsWith(stack.service.storage.s3Endpoint));
+    expect(images.length).toBeGreaterThan(0);
+    for (const url of images) expect(new URL(url).pathname).toMatch(/\.(thumbnail|preview)\.webp$/);
+    await stack.browser.screenshot(page, 'builder-heic-tiff');
+    await page.close();
   });
 });

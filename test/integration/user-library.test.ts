@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { png } from '../support/images.ts';
-import { libraryObjectKeyOf } from '../support/store-snapshot.ts';
+import { libraryObjectKeyOf, listObjectKeys } from '../support/store-snapshot.ts';
 import { injectFault, type FaultHandle } from '../support/faults.ts';
 
 let service: TestService;
@@ -73,6 +73,8 @@ describe('POST /library/claim', () => {
 
   it("moves the link's items into the user's library with the read shape, and answers the same when repeated", async () => {
     const { itemGuids, url, images } = await push(3);
+    // Renditions decided, so that the repeated claim finds the same state as the first.
+    await service.drainEvents();
     const first = await claim(alice, url);
     expect(first.status, first.text).toBe(200);
     expect(guidsOf(first.body)).toEqual(itemGuids);
@@ -270,11 +272,17 @@ describe('DELETE /library/{itemGuid}', () => {
     const [gone, kept] = itemGuids as [string, string];
     const objectKey = await libraryObjectKeyOf(service.storage, gone);
     expect(objectKey).toBeDefined();
+    await service.drainEvents();
+    const renditionKeys = [`${objectKey}.thumbnail.webp`, `${objectKey}.preview.webp`];
+    expect([...(await listObjectKeys(service.storage)).keys()]).toEqual(expect.arrayContaining(renditionKeys));
 
     const deleted = await remove(user, gone);
     expect(deleted.status, deleted.text).toBe(200);
     expect(deleted.body).toEqual({ ItemGuid: gone, Deleted: true });
     expect(await libraryObjectKeyOf(service.storage, gone)).toBeUndefined();
+    // Its renditions are erased with it.
+    const left = [...(await listObjectKeys(service.storage)).keys()];
+    expect(left.filter((key) => key.startsWith(objectKey!))).toEqual([]);
     expect(await libraryObjectKeyOf(service.storage, kept)).toBeDefined();
     expect(guidsOf((await list(user)).body)).toEqual([kept]);
     expect((await service.request('GET', `/library/${gone}`, { apiKey })).status).toBe(404);

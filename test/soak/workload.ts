@@ -710,8 +710,10 @@ export async function audit(models: ClientModel[], fixture: Fixture, target: Tar
     },
   });
   for (const key of stored.objects.keys()) {
-    figures.s3Objects++;
-    const [, owner, item] = /^library\/([0-9a-f]{32})\/([0-9a-f]{32})$/.exec(key) ?? [];
+    // Renditions sit beside their original (functions/domain/renditions.ts): they belong to what it belongs to.
+    const [, owner, item, rendition] =
+      /^library\/([0-9a-f]{32})\/([0-9a-f]{32})(\.(?:thumbnail|preview)\.webp)?$/.exec(key) ?? [];
+    if (!rendition) figures.s3Objects++;
     if (!owner || !stored.items.has(`ANONUSER#${owner}|ANONUSER`) || !stored.items.has(`LIBITEM#${item}|LIBITEM`)) {
       figures.strayObjects++;
       problems.push(`object ${key} belongs to no committed library request`);

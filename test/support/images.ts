@@ -121,3 +121,24 @@ export function photoOfSize(bytes: number, seed = 1): Buffer {
   }
   return Buffer.concat([base.subarray(0, at), ...segments, base.subarray(at)]);
 }
+
+/**
+ * A decompression bomb: a 1-bit greyscale PNG of `width` x `height` white pixels whose rows deflate to
+ * almost nothing (20000 x 20000, 400 megapixels, is about 50 KB). The header is honest; the pixels would
+ * take gigabytes once decoded.
+ */
+export function pngBomb(width = 20_000, height = 20_000): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([1, 0, 0, 0, 0], 8); // 1-bit greyscale, deflate, no filter method, no interlace
+  const rowBytes = 1 + Math.ceil(width / 8);
+  const rows = Buffer.alloc(rowBytes * height, 0xff);
+  for (let y = 0; y < height; y++) rows[y * rowBytes] = 0; // filter type None
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', deflateSync(rows, { level: 9 })),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}

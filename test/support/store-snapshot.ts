@@ -58,10 +58,15 @@ export async function libraryObjectKeyOf(
   return [...(await listObjectKeys(storage)).keys()].find((key) => pattern.test(key));
 }
 
+/**
+ * Everything stored, once the events published so far are handled (when the service can say): renditions
+ * are written after a request has answered, and are no change of the request that follows.
+ */
 export async function snapshotStore(
-  service: { storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'> },
+  service: { storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>; drainEvents?: () => Promise<void> },
   tableName = process.env.TABLE_NAME ?? 'photo-commerce',
 ): Promise<StoreSnapshot> {
+  await service.drainEvents?.();
   const { dynamo } = readersFor(service.storage);
   const items = new Map<string, Record<string, AttributeValue>>();
   let startKey: Record<string, AttributeValue> | undefined;

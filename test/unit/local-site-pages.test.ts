@@ -5,7 +5,7 @@ import { checkoutPage, confirmationPage } from '../../lib/local/site/checkout-pa
 import { html } from '../../lib/local/site/html.ts';
 import { PRODUCT_SIZES, printQualityAt, productSize } from '../../lib/local/site/product-sizes.ts';
 import { builderProblem, checkoutProblem, problemPage } from '../../lib/local/site/problems.ts';
-import type { BuilderView, CheckoutView, OrderView } from '../../lib/local/site/service-api.ts';
+import type { BuilderItemView, BuilderView, CheckoutView, OrderView } from '../../lib/local/site/service-api.ts';
 import { loopbackAddress } from '../../lib/local/site/stand-in.ts';
 import { serviceApi } from '../../lib/local/site/service-api.ts';
 
@@ -39,6 +39,17 @@ const order: OrderView = {
   LastSavedDateUtc: '/Date(1795000100000)/',
 };
 
+/** A rendition of an item of `w` x `h` pixels, long side at most `longSide`. */
+function rendition(index: number, name: string, w: number, h: number, longSide: number) {
+  const scale = Math.min(1, longSide / Math.max(w, h));
+  return {
+    Url: `http://127.0.0.1:4569/photo-commerce-images/item-${index}.${name}.webp?X-Amz-Signature=abc&x=1`,
+    Width: Math.round(w * scale),
+    Height: Math.round(h * scale),
+    ContentType: 'image/webp',
+  };
+}
+
 /** A sample `GET /builder/{token}` answer, shaped as issue 11 section 3 describes it. */
 const builder: BuilderView = {
   Token: 'f'.repeat(32),
@@ -60,6 +71,11 @@ const builder: BuilderView = {
     CreatedDateUtc: '/Date(1795000000000)/',
     DownloadUrl: `http://127.0.0.1:4569/photo-commerce-images/item-${index}?X-Amz-Signature=abc&x=1`,
     DownloadExpiresDateUtc: '/Date(1795000900000)/',
+    Renditions: {
+      Status: 'Ready' as const,
+      Thumbnail: rendition(index, 'thumbnail', w, h, 320),
+      Preview: rendition(index, 'preview', w, h, 1600),
+    },
   })),
 };
 
@@ -118,12 +134,15 @@ describe('checkout pages', () => {
 });
 
 describe('builder page', () => {
-  it('shows one image per item from its DownloadUrl, with pixel size and print quality for the chosen size', () => {
+  it('shows one image per item from its renditions (never the original), with pixel size and print quality for the chosen size', () => {
     const { body, csp } = builderPage(builder, productSize('10x15'));
     expect(body.match(/<img /g)).toHaveLength(3);
+    const base = 'http://127.0.0.1:4569/photo-commerce-images/item-0';
     expect(body).toContain(
-      `<img src="http://127.0.0.1:4569/photo-commerce-images/item-0?X-Amz-Signature=abc&amp;x=1" alt="Photo 1, 1200 × 800 pixels" width="1200" height="800">`,
+      `<a href="${base}.preview.webp?X-Amz-Signature=abc&amp;x=1"><img src="${base}.thumbnail.webp?X-Amz-Signature=abc&amp;x=1" srcset="${base}.thumbnail.webp?X-Amz-Signature=abc&amp;x=1 320w, ${base}.preview.webp?X-Amz-Signature=abc&amp;x=1 1200w" sizes="(min-width: 40rem) 16rem, 100vw" alt="Photo 1, 1200 × 800 pixels" width="320" height="213"></a>`,
     );
+    expect(body).not.toContain(`${base}?`);
+    expect(body).not.toContain('http-equiv="refresh"');
     expect(body).toContain('<dd data-pixel-size>1200 × 800</dd>');
     expect(body).toContain('data-rating="Fair">Fair (may look slightly soft), 203 pixels per inch');
     expect(body).toContain('<dd data-pixel-size>3000 × 4000</dd>');
@@ -133,13 +152,51 @@ describe('builder page', () => {
     expect(csp).toContain("img-src 'self' http://127.0.0.1:4569;");
   });
 
+  it('says a photo is being prepared (and reloads the page) while its renditions are Pending, and why when Failed', () => {
+    const [ready, pending, failed] = builder.Items as [BuilderItemView, BuilderItemView, BuilderItemView];
+    const { body } = builderPage(
+      {
+        ...builder,
+        Items: [
+          ready,
+          { ...pending, Renditions: { Status: 'Pending' } },
+          { ...failed, Renditions: { Status: 'Failed', Reason: 'The image could not be decoded.' } },
+        ],
+      },
+      productSize('10x15'),
+    );
+    expect(body.match(/<img /g)).toHaveLength(1);
+    expect(body).toContain('<p class="preparing" role="status" data-renditions="Pending">This photo is being prepared');
+    expect(body).toContain(
+      '<p data-renditions="Failed">This photo cannot be shown here: The image could not be decoded.</p>',
+    );
+    expect(body).toContain('<meta http-equiv="refresh" content="3">');
+  });
+
   it('loads nothing that is not an http(s) URL and escapes hostile values', () => {
-    const item = builder.Items[0] as BuilderView['Items'][number];
+    const item = builder.Items[0] as BuilderItemView;
+    const hostileRendition = (Url: string) => ({ ...item.Renditions.Thumbnail!, Url });
     const hostile: BuilderView = {
       ...builder,
       Items: [
-        { ...item, DownloadUrl: 'javascript:alert(1)', FileMimeType: HOSTILE },
-        { ...item, DownloadUrl: `http://127.0.0.1:1/${HOSTILE}` },
+        {
+          ...item,
+          FileMimeType: HOSTILE,
+          Renditions: {
+            Status: 'Ready',
+            Thumbnail: hostileRendition('javascript:alert(1)'),
+            Preview: hostileRendition('javascript:alert(1)'),
+          },
+        },
+        {
+          ...item,
+          Renditions: {
+            Status: 'Ready',
+            Thumbnail: hostileRendition(`http://127.0.0.1:1/${HOSTILE}`),
+            Preview: hostileRendition(`http://127.0.0.1:1/${HOSTILE}`),
+          },
+        },
+        { ...item, Renditions: { Status: 'Failed', Reason: HOSTILE } },
       ],
     };
     const { body, csp } = builderPage(hostile, productSize(HOSTILE));

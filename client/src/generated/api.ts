@@ -163,6 +163,7 @@ export interface Schemas {
     DownloadUrl: string;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     DownloadExpiresDateUtc: Date;
+    Renditions: Schemas['Renditions'];
     PrintQuality?: Schemas['PrintQuality'];
   };
   LibraryItemReadResult: {
@@ -288,6 +289,27 @@ export interface Schemas {
     /** Absolute http or https URL of an image on a public address */
     Url: string;
   };
+  Rendition: {
+    /** Presigned S3 GET of the rendition, answered with ContentType; valid as long as DownloadUrl */
+    Url: string;
+    /** The rendition's pixels, upright (orientation applied): at most 320 (Thumbnail) or 1600 (Preview) */
+    Width: number;
+    /** The rendition's pixels, upright (orientation applied): at most 320 (Thumbnail) or 1600 (Preview) */
+    Height: number;
+    /** What Url answers: image/webp */
+    ContentType: string;
+  };
+  /** Display-ready copies of the image: upright, sRGB, without metadata (no EXIF, GPS, XMP or comments), WebP (transparency kept) */
+  Renditions: {
+    /** Pending until the renditions are made (seconds after the upload), then Ready, or Failed when the image cannot be decoded or has more than RENDITION_MAX_PIXELS pixels */
+    Status: 'Pending' | 'Ready' | 'Failed';
+    /** Long side 320 px (never upscaled); when Status is Ready */
+    Thumbnail?: Schemas['Rendition'];
+    /** Long side 1600 px (never upscaled); when Status is Ready */
+    Preview?: Schemas['Rendition'];
+    /** Why there are none; when Status is Failed */
+    Reason?: string;
+  };
   ResumableUpload: {
     ItemGuid: string;
     /** Bytes of every part but the last (at least 5 MiB) */
@@ -391,6 +413,8 @@ export type PrintQuality = Schemas['PrintQuality'];
 export type Project = Schemas['Project'];
 export type ProjectInput = Schemas['ProjectInput'];
 export type PullInput = Schemas['PullInput'];
+export type Rendition = Schemas['Rendition'];
+export type Renditions = Schemas['Renditions'];
 export type ResumableUpload = Schemas['ResumableUpload'];
 export type ResumableUploadStatus = Schemas['ResumableUploadStatus'];
 export type SignedPart = Schemas['SignedPart'];

@@ -1,4 +1,10 @@
-/** The product builder page: the token's images, each with its pixel size and print quality for the chosen product size. */
+/**
+ * The product builder page: the token's images, each with its pixel size and print quality for the chosen
+ * product size. Images are shown from their renditions, never from the original (which may be a 50 MB
+ * TIFF or a HEIC no browser shows, and carries its EXIF and GPS): the grid shows the Thumbnail, or the
+ * Preview where the cell needs more pixels (srcset), and each links to its Preview. While renditions are
+ * being prepared the card says so and the page reloads itself.
+ */
 import { html, page, type RenderedPage } from './html.ts';
 import { pixelSize } from './format.ts';
 import { PRODUCT_SIZES, printQualityAt, type ProductSize } from './product-sizes.ts';
@@ -16,13 +22,38 @@ function httpOrigin(url: string): string | undefined {
 
 const ratingWords = { Good: 'Good', Fair: 'Fair (may look slightly soft)', Poor: 'Poor (will look blurry)' } as const;
 
+/** Seconds before a page with photos still being prepared reloads itself (renditions take a few seconds). */
+const PREPARING_REFRESH_SECONDS = 3;
+
+/** The rendition URLs an item's card loads (none unless Ready with http(s) URLs). */
+function renditionsOf(item: BuilderItemView) {
+  const { Status, Thumbnail, Preview } = item.Renditions;
+  return Status === 'Ready' && Thumbnail && Preview && httpOrigin(Thumbnail.Url) && httpOrigin(Preview.Url)
+    ? { thumbnail: Thumbnail, preview: Preview }
+    : undefined;
+}
+
+function picture(item: BuilderItemView, label: string) {
+  const ready = renditionsOf(item);
+  if (ready) {
+    const { thumbnail, preview } = ready;
+    const srcset =
+      preview.Width > thumbnail.Width
+        ? html` srcset="${thumbnail.Url} ${thumbnail.Width}w, ${preview.Url} ${preview.Width}w" sizes="(min-width: 40rem) 16rem, 100vw"`
+        : '';
+    return html`<a href="${preview.Url}"><img src="${thumbnail.Url}"${srcset} alt="${label}" width="${thumbnail.Width}" height="${thumbnail.Height}"></a>`;
+  }
+  if (item.Renditions.Status === 'Pending')
+    return html`<p class="preparing" role="status" data-renditions="Pending">This photo is being prepared for display; the page reloads in a moment.</p>`;
+  return html`<p data-renditions="Failed">This photo cannot be shown here: ${item.Renditions.Reason ?? 'it could not be read'}</p>`;
+}
+
 function itemCard(item: BuilderItemView, index: number, count: number, size: ProductSize) {
   const quality = printQualityAt(item, size);
   const dimensions = pixelSize(item.Width, item.Height);
-  const source = httpOrigin(item.DownloadUrl) ? item.DownloadUrl : undefined;
   return html`<li>
 <h3>Photo ${index + 1} of ${count}</h3>
-${source ? html`<img src="${source}" alt="Photo ${index + 1}, ${dimensions} pixels" width="${item.Width}" height="${item.Height}">` : html`<p>This photo cannot be shown.</p>`}
+${picture(item, `Photo ${index + 1}, ${dimensions} pixels`)}
 <dl class="facts">
 <dt>Pixel size</dt><dd data-pixel-size>${dimensions}</dd>
 <dt>Print quality</dt><dd class="rating-${quality.rating}" data-rating="${quality.rating}">${ratingWords[quality.rating]}, ${quality.effectivePpi} pixels per inch</dd>
@@ -34,16 +65,16 @@ ${source ? html`<img src="${source}" alt="Photo ${index + 1}, ${dimensions} pixe
 
 export function builderPage(builder: BuilderView, size: ProductSize): RenderedPage {
   const count = builder.Items.length;
-  const origins = [
-    ...new Set(
-      builder.Items.map((item) => httpOrigin(item.DownloadUrl)).filter(
-        (origin): origin is string => origin !== undefined,
-      ),
-    ),
-  ];
+  const shown = builder.Items.flatMap((item) => {
+    const ready = renditionsOf(item);
+    return ready ? [ready.thumbnail.Url, ready.preview.Url] : [];
+  });
+  const origins = [...new Set(shown.map((url) => httpOrigin(url)!))];
+  const preparing = builder.Items.some((item) => item.Renditions.Status === 'Pending');
   return page({
     title: 'Product builder',
     imageOrigins: origins,
+    ...(preparing ? { refreshSeconds: PREPARING_REFRESH_SECONDS } : {}),
     main: html`<h1>Product builder</h1>
 <p>${count === 1 ? 'Your photo' : `Your ${count} photos`}, with how well each would print.</p>
 <form method="get">

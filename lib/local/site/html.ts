@@ -44,6 +44,8 @@ export interface PageOptions {
    * origins it may send requests to besides this site (the storage its uploads go to).
    */
   script?: { src: string; stylesheet: string; connectOrigins: readonly string[] };
+  /** Reload the page after this many seconds (something on it is still being prepared); no script needed. */
+  refreshSeconds?: number;
 }
 
 export interface RenderedPage {
@@ -52,13 +54,18 @@ export interface RenderedPage {
   csp: string;
 }
 
-export function page({ title, main, imageOrigins = [], script }: PageOptions): RenderedPage {
+export function page({ title, main, imageOrigins = [], script, refreshSeconds }: PageOptions): RenderedPage {
   const body = html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Local checkout</title>
+${
+  refreshSeconds !== undefined
+    ? html`<meta http-equiv="refresh" content="${refreshSeconds}">
+`
+    : ''
+}<title>${title} · Local checkout</title>
 <link rel="stylesheet" href="/site.css">
 ${
   script

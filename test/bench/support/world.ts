@@ -36,7 +36,8 @@ export const presentHandlers = (): Set<string> =>
   new Set(routes.map((route) => route.handler).filter((name) => existsSync(handlerFile(name))));
 
 export async function startWorld(env: Record<string, string> = {}): Promise<World> {
-  const service = await startTestService({ env: { POWERTOOLS_LOG_LEVEL: 'ERROR', ...env } });
+  // The handlers alone, as in AWS: renditions run in a function of their own.
+  const service = await startTestService({ env: { POWERTOOLS_LOG_LEVEL: 'ERROR', ...env }, renditions: false });
   // Imported after the service set the environment: the handlers' clients read it once, at load.
   const { dynamoDbClient } = await import('../../../functions/shared/clients/dynamodb.ts');
   const probe = new DynamoProbe(dynamoDbClient, service.storage.dynamoEndpoint, process.env.AWS_REGION as string);

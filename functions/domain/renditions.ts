@@ -1,0 +1,71 @@
+/**
+ * Renditions of a library image: the two display-ready copies made after the item is committed (Thumbnail
+ * and Preview), their state on the item record, and the rules that need no image library: sizes, which
+ * formats carry their own orientation, the pixel limit. Plain types, no AWS, no sharp.
+ */
+
+/** The renditions made of every image, by the name the reads answer them under. */
+export type RenditionName = 'thumbnail' | 'preview';
+
+/** The renditions made of every image: the long side in pixels, never more than the original's. */
+export const RENDITION_SPECS: readonly { name: RenditionName; longSide: number }[] = [
+  { name: 'thumbnail', longSide: 320 },
+  { name: 'preview', longSide: 1600 },
+];
+
+/** What every rendition is encoded as (docs/design.md, "Renditions": why WebP). */
+export const RENDITION_CONTENT_TYPE = 'image/webp';
+
+/** One stored rendition: where its bytes are and what they are. */
+export interface Rendition {
+  objectKey: string;
+  width: number;
+  height: number;
+  contentType: string;
+}
+
+/**
+ * The renditions' decided state as the item record keeps it. No state at all (an item stored before
+ * renditions existed, or one whose renditions are being made) reads as Pending.
+ */
+export type RenditionsState =
+  { status: 'Ready'; thumbnail: Rendition; preview: Rendition } | { status: 'Failed'; reason: string };
+
+/** The rendition objects sit beside the original, so a DELETE that knows the original's key finds them too. */
+export const renditionObjectKey = (originalKey: string, name: RenditionName): string => `${originalKey}.${name}.webp`;
+
+/** Both rendition keys of an original. */
+export const renditionObjectKeys = (originalKey: string): string[] =>
+  RENDITION_SPECS.map((spec) => renditionObjectKey(originalKey, spec.name));
+
+/** Every object of an image: the original and its renditions (erasure deletes them all). */
+export const imageObjectKeys = (originalKey: string): string[] => [originalKey, ...renditionObjectKeys(originalKey)];
+
+/**
+ * Formats whose decoder applies the file's own transformations (HEIF `irot` and `imir`): their EXIF
+ * orientation is not applied again, as HEIF readers ignore it (the item's `orientation` for these files is
+ * read from `irot`/`imir`, which the decoder has turned already).
+ */
+const SELF_ORIENTING_TYPES = new Set([
+  'image/heic',
+  'image/heif',
+  'image/heic-sequence',
+  'image/heif-sequence',
+  'image/avif',
+]);
+
+/** The EXIF orientation (1-8) still to apply after decoding an image of this type. */
+export const orientationToApply = (mimeType: string, orientation: number): number =>
+  SELF_ORIENTING_TYPES.has(mimeType) || orientation < 1 || orientation > 8 ? 1 : orientation;
+
+/** HEIF images whose codec may be HEVC (sharp's prebuilt libvips decodes only the AV1 ones, AVIF). */
+export const mayBeHevc = (mimeType: string): boolean =>
+  mimeType.startsWith('image/heic') || mimeType.startsWith('image/heif');
+
+/** Why an image gets no renditions, for the pixel limit (a decompression bomb declares its size in its header). */
+export function pixelLimitReason(width: number, height: number, maxPixels: number): string | undefined {
+  const pixels = width * height;
+  if (pixels <= maxPixels) return undefined;
+  const megapixels = (count: number) => `${Number((count / 1_000_000).toFixed(2))} megapixels`;
+  return `The image has ${width} x ${height} pixels (${megapixels(pixels)}), more than the ${megapixels(maxPixels)} renditions are made of.`;
+}

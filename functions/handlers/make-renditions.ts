@@ -1,0 +1,50 @@
+/**
+ * Queue consumer: each message is a `LibraryItemsAdded` event (the EventBridge envelope an SQS target
+ * receives); the renditions of its items are made one after another (services/rendition-service.ts), so
+ * the function holds one image at a time. A message whose items could not all be handled is reported
+ * (ReportBatchItemFailures) and comes back after the visibility timeout; items decided meanwhile are
+ * skipped then. Its last delivery (ApproximateReceiveCount = RENDITION_MAX_ATTEMPTS, the queue's
+ * maxReceiveCount) records Failed instead of failing again; the dead-letter queue only receives messages
+ * that failed even then.
+ */
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import * as z from 'zod/mini';
+import { ItemsAddedEnvelope } from '../contracts/library-events.ts';
+import { makeRenditions } from '../services/rendition-service.ts';
+import { config } from '../shared/config.ts';
+import { logger, metrics } from '../shared/powertools.ts';
+import { METRIC } from '../shared/metric-names.ts';
+
+export async function handler(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
+  if (context) logger.addContext(context);
+  const failures: { itemIdentifier: string }[] = [];
+  try {
+    for (const record of event.Records) {
+      const parsed = z.safeParse(ItemsAddedEnvelope, JSON.parse(record.body));
+      if (!parsed.success) {
+        // Only this event type is routed here; one that does not parse is a bug to see, not to retry.
+        logger.warn('message is not a LibraryItemsAdded event; ignored', { messageId: record.messageId });
+        continue;
+      }
+      const finalAttempt = Number(record.attributes.ApproximateReceiveCount) >= config.renditionMaxAttempts;
+      try {
+        for (const itemGuid of parsed.data.detail.ItemGuids) {
+          const outcome = await makeRenditions(itemGuid, { finalAttempt });
+          if (outcome === 'Ready') metrics.addMetric(METRIC.RenditionsReady, 'Count', 1);
+          if (outcome === 'Failed') metrics.addMetric(METRIC.RenditionsFailed, 'Count', 1);
+          logger.info('renditions', { itemGuid, outcome });
+        }
+      } catch (error) {
+        logger.warn('renditions not made; the message comes back', {
+          messageId: record.messageId,
+          eventId: parsed.data.detail.EventId,
+          error: error as Error,
+        });
+        failures.push({ itemIdentifier: record.messageId });
+      }
+    }
+    return { batchItemFailures: failures };
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Makes the renditions of one image with sharp (libvips): decode once, shrinking on load where the format
+ * allows (JPEG by 2, 4 or 8, WebP and HEIF thumbnails), turn it upright, convert it to sRGB through its
+ * ICC profile, resize to the Preview's size, and make the Thumbnail from those pixels rather than decoding
+ * again. Outputs carry no metadata (sharp writes none unless asked): no EXIF, GPS, XMP, ICC or comments.
+ */
+import sharp, { type OutputInfo, type Sharp } from 'sharp';
+import {
+  mayBeHevc,
+  orientationToApply,
+  pixelLimitReason,
+  RENDITION_CONTENT_TYPE,
+  RENDITION_SPECS,
+  type RenditionName,
+} from '../domain/renditions.ts';
+
+// One image at a time in a function: libvips' operation cache would only hold on to decoded pixels.
+sharp.cache(false);
+
+export interface SourceImage {
+  bytes: Buffer;
+  /** The sniffed type of the item. */
+  mimeType: string;
+  /** EXIF orientation 1-8 as the item records it. */
+  orientation: number;
+  /** Displayed size as the item records it (read from the header). */
+  width: number;
+  height: number;
+}
+
+export interface EncodedRendition {
+  name: RenditionName;
+  bytes: Buffer;
+  width: number;
+  height: number;
+  contentType: string;
+}
+
+export interface RenderLimits {
+  /** Images with more pixels get no renditions (decompression bombs). */
+  maxPixels: number;
+  /** Each sharp pipeline stops after this many seconds. */
+  timeoutSeconds: number;
+}
+
+/** The image itself is the reason no renditions can be made: trying again would fail the same way. */
+export class UnrenderableImage extends Error {}
+
+/** WebP quality: 80 keeps photos free of visible artefacts at a third of JPEG 90's bytes. */
+const QUALITY = 80;
+
+/** sharp's rotations and mirrors for each EXIF orientation (sharp mirrors before it rotates). */
+const ORIENT: Record<number, (image: Sharp) => Sharp> = {
+  1: (image) => image,
+  2: (image) => image.flop(),
+  3: (image) => image.rotate(180),
+  4: (image) => image.flip(),
+  5: (image) => image.rotate(90).flip(),
+  6: (image) => image.rotate(90),
+  7: (image) => image.rotate(90).flop(),
+  8: (image) => image.rotate(270),
+};
+
+const fitInside = (longSide: number) =>
+  ({ width: longSide, height: longSide, fit: 'inside', withoutEnlargement: true }) as const;
+
+/** The first line of a decoder's message: libvips repeats itself over several. */
+const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+
+/** A sharp pipeline over the image's pixels: HEVC HEIF through libheif, everything else straight into libvips. */
+async function open(source: SourceImage, limits: RenderLimits): Promise<Sharp> {
+  const options = { limitInputPixels: limits.maxPixels, failOn: 'error', autoOrient: false } as const;
+  if (mayBeHevc(source.mimeType)) {
+    // Loaded on the first HEIC only: instantiating libheif's WebAssembly costs memory and start-up time.
+    const { decodeHeif } = await import('./heif-decoder.ts');
+    const heif = await decodeHeif(source.bytes).catch(async (error: unknown) => {
+      // An AV1-coded HEIF (brand mif1) is libvips' to decode; anything else keeps libheif's reason.
+      const header = await sharp(source.bytes)
+        .metadata()
+        .catch(() => undefined);
+      if (header?.compression === 'av1') return undefined;
+      throw new UnrenderableImage(`The image could not be decoded: ${firstLine(error)}.`);
+    });
+    if (heif) return sharp(heif.data, { ...options, raw: { width: heif.width, height: heif.height, channels: 4 } });
+  }
+  return sharp(source.bytes, options);
+}
+
+/** Both renditions of the image, largest first; UnrenderableImage when the image cannot give any. */
+export async function renderRenditions(source: SourceImage, limits: RenderLimits): Promise<EncodedRendition[]> {
+  const tooLarge = pixelLimitReason(source.width, source.height, limits.maxPixels);
+  if (tooLarge) throw new UnrenderableImage(tooLarge);
+  if (source.mimeType === 'image/bmp')
+    throw new UnrenderableImage('BMP images get no renditions: the image library (libvips) reads no BMP.');
+  const specs = [...RENDITION_SPECS].sort((a, b) => b.longSide - a.longSide);
+  const largest = specs[0]!;
+  let pixels: { data: Buffer; info: OutputInfo };
+  try {
+    const image = await open(source, limits);
+    pixels = await ORIENT[orientationToApply(source.mimeType, source.orientation)]!(image)
+      .resize(fitInside(largest.longSide))
+      .toColourspace('srgb')
+      .raw({ depth: 'uchar' })
+      .timeout({ seconds: limits.timeoutSeconds })
+      .toBuffer({ resolveWithObject: true });
+  } catch (error) {
+    if (error instanceof UnrenderableImage) throw error;
+    throw new UnrenderableImage(`The image could not be decoded: ${firstLine(error)}.`);
+  }
+  const { width, height, channels } = pixels.info;
+  return Promise.all(
+    specs.map(async (spec) => {
+      const encoded = await sharp(pixels.data, { raw: { width, height, channels } })
+        .resize(fitInside(spec.longSide))
+        .webp({ quality: QUALITY })
+        .timeout({ seconds: limits.timeoutSeconds })
+        .toBuffer({ resolveWithObject: true });
+      return {
+        name: spec.name,
+        bytes: encoded.data,
+        width: encoded.info.width,
+        height: encoded.info.height,
+        contentType: RENDITION_CONTENT_TYPE,
+      };
+    }),
+  );
+}

@@ -1,0 +1,76 @@
+/**
+ * Makes the renditions of one committed library item and records them: read the record and the original,
+ * render (renditions/render.ts), store both objects, then write the state where the item is read from. A
+ * delivery that finds the state decided already does nothing, so duplicates and retries are harmless. An
+ * image that cannot give renditions is Failed at once; any other failure (storage) is thrown for the queue
+ * to retry, and becomes Failed on the last attempt.
+ */
+import { config } from '../shared/config.ts';
+import { logger } from '../shared/powertools.ts';
+import { renditionObjectKey, type Rendition, type RenditionsState } from '../domain/renditions.ts';
+import { renderRenditions, UnrenderableImage } from '../renditions/render.ts';
+import * as store from '../store/rendition-store.ts';
+
+export type RenditionOutcome = 'Ready' | 'Failed' | 'AlreadyDecided' | 'ItemGone';
+
+/** Times the state is written again after the item changed hands (claimed) between reading and writing it. */
+const RECORD_ROUNDS = 5;
+/** How long to wait for a claim half way (item taken, library entry not written yet) before trying again. */
+const CLAIM_WAIT_MS = 500;
+
+async function render(item: store.RenderedItem): Promise<{ state: RenditionsState; objectKeys: string[] }> {
+  const rendered = await renderRenditions(
+    { ...item, bytes: await store.readOriginal(item.objectKey) },
+    { maxPixels: config.renditionMaxPixels, timeoutSeconds: config.renditionTimeoutSeconds },
+  );
+  const stored = await Promise.all(
+    rendered.map(async ({ name, bytes, width, height, contentType }) => {
+      const objectKey = renditionObjectKey(item.objectKey, name);
+      await store.putRenditionObject(objectKey, bytes, contentType);
+      return [name, { objectKey, width, height, contentType }] as [string, Rendition];
+    }),
+  );
+  const byName = Object.fromEntries(stored);
+  return {
+    state: { status: 'Ready', thumbnail: byName.thumbnail!, preview: byName.preview! },
+    objectKeys: stored.map(([, rendition]) => rendition.objectKey),
+  };
+}
+
+/**
+ * Makes and records the renditions of `itemGuid`. `finalAttempt`: a failure that is not the image's fault
+ * is recorded as Failed instead of thrown.
+ */
+export async function makeRenditions(itemGuid: string, options: { finalAttempt: boolean }): Promise<RenditionOutcome> {
+  let item = await store.getItemRecord(itemGuid);
+  if (!item) return 'ItemGone';
+  if (item.renditions) return 'AlreadyDecided';
+  let made: { state: RenditionsState; objectKeys: string[] };
+  try {
+    made = await render(item);
+  } catch (error) {
+    if (!(error instanceof UnrenderableImage) && !options.finalAttempt) throw error;
+    const reason =
+      error instanceof UnrenderableImage
+        ? error.message
+        : `The renditions could not be made after ${config.renditionMaxAttempts} attempts.`;
+    if (!(error instanceof UnrenderableImage))
+      logger.error('renditions failed for good', { itemGuid, error: error as Error });
+    made = { state: { status: 'Failed', reason }, objectKeys: [] };
+  }
+  for (let round = 0; round < RECORD_ROUNDS; round++) {
+    const recorded = await store.recordRenditions(item, made.state, { keepReady: made.state.status === 'Failed' });
+    if (recorded === 'written') return made.state.status === 'Ready' ? 'Ready' : 'Failed';
+    // A claim writes its library entries right after the items; a moment later the entry is there.
+    if (recorded === 'entryMissing') await new Promise((resolve) => setTimeout(resolve, CLAIM_WAIT_MS));
+    item = await store.getItemRecord(itemGuid);
+    if (!item) {
+      // Deleted while its renditions were made: what was stored for it goes too.
+      await store.deleteRenditionObjects(made.objectKeys);
+      return 'ItemGone';
+    }
+    if (item.renditions?.status === 'Ready' && made.state.status === 'Failed') return 'AlreadyDecided';
+  }
+  // A claim that died half way (no entry) or an item changing hands all along: the queue delivers again.
+  throw new Error(`item ${itemGuid} changed while its renditions were recorded; retried`);
+}

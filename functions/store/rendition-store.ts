@@ -1,0 +1,111 @@
+/**
+ * The one place that reads and writes renditions: their objects in the bucket (beside the original, see
+ * domain/renditions.ts) and their state on the item record, and on its copy in the user's library
+ * (`LIBUSER#<user>`, store/user-library-store.ts) once the item was claimed. Each state change is one
+ * conditional UpdateItem, or one TransactWriteItems when the item record and the library entry change
+ * together, so a reader never sees them disagree.
+ */
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../shared/clients/dynamodb.ts';
+import { s3 } from '../shared/clients/s3.ts';
+import { config } from '../shared/config.ts';
+import { KEYS, libraryEntryKey, libraryEntrySortKey, libraryItemKey } from './keys.ts';
+import { fromItem } from './table.ts';
+import { deleteImageObject } from './image-object-store.ts';
+import { writeIf } from './writes.ts';
+import { transact, update } from './transaction.ts';
+import type { StoredItem } from '../domain/library-read.ts';
+import type { RenditionsState } from '../domain/renditions.ts';
+
+/** An item record as the renditions function reads it: who holds it decides whether a library entry copies it. */
+export interface RenderedItem extends StoredItem {
+  userId?: string;
+}
+
+/** The item record (consistent read); undefined once it was deleted. */
+export async function getItemRecord(itemGuid: string): Promise<RenderedItem | undefined> {
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: libraryItemKey(itemGuid), ConsistentRead: true }),
+  );
+  return result.Item ? fromItem<RenderedItem>(result.Item) : undefined;
+}
+
+/** The original's bytes, whole: decoders want random access (a TIFF's directory may follow its pixels). */
+export async function readOriginal(objectKey: string): Promise<Buffer> {
+  const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey }));
+  return Buffer.from((await result.Body?.transformToByteArray()) ?? []);
+}
+
+export async function putRenditionObject(objectKey: string, bytes: Buffer, contentType: string): Promise<void> {
+  await s3.send(
+    new PutObjectCommand({ Bucket: config.bucketName, Key: objectKey, Body: bytes, ContentType: contentType }),
+  );
+}
+
+/** Deletes rendition objects (deleting one that is not there succeeds). */
+export async function deleteRenditionObjects(objectKeys: string[]): Promise<void> {
+  await Promise.all(objectKeys.map(deleteImageObject));
+}
+
+/**
+ * Writes the renditions' state where the item is read from. `keepReady`: only if the state is not Ready
+ * already (a late failure never undoes renditions a duplicate delivery made). The item must still be held
+ * by whom it was read with (nobody, or that user), so a claim racing this write is noticed. 'refused' when a
+ * condition of the item did not hold (it is gone, changed hands or is Ready): the caller reads it again.
+ * 'entryMissing': the item is held as read, but the claim that holds it has not written the library entry
+ * yet (it writes the item first).
+ */
+export async function recordRenditions(
+  item: RenderedItem,
+  state: RenditionsState,
+  options: { keepReady: boolean },
+): Promise<'written' | 'refused' | 'entryMissing'> {
+  const holder = item.userId === undefined ? 'attribute_not_exists(userId)' : 'userId = :user';
+  const notReady = options.keepReady ? ' AND (attribute_not_exists(renditions) OR renditions.#status <> :ready)' : '';
+  const itemUpdate = update(libraryItemKey(item.itemGuid), 'SET renditions = :renditions', {
+    values: { ':renditions': state },
+    condition: {
+      if: `attribute_exists(PK) AND ${holder}${notReady}`,
+      values: {
+        ...(item.userId !== undefined ? { ':user': item.userId } : {}),
+        ...(options.keepReady ? { ':ready': 'Ready' } : {}),
+      },
+      ...(options.keepReady ? { names: { '#status': 'status' } } : {}),
+    },
+  });
+  if (item.userId === undefined) return (await writeIf(new UpdateCommand(itemUpdate.Update!))) ? 'written' : 'refused';
+  // The user's library entry copies the record: both change in one transaction, or neither does.
+  const outcome = await transact([
+    itemUpdate,
+    update(libraryEntryKey(item.userId, libraryEntrySortKey(item)), 'SET renditions = :renditions', {
+      values: { ':renditions': state },
+      condition: { if: 'attribute_exists(PK)' },
+    }),
+  ]);
+  if (outcome.committed) return 'written';
+  return outcome.failed.every((failure) => failure.index === 1) ? 'entryMissing' : 'refused';
+}
+
+/**
+ * One page of item records that have no renditions state yet, for the backfill command (bin/renditions.ts):
+ * a Scan, which no request ever runs; `after` continues where the page before stopped.
+ */
+export async function scanItemsWithoutRenditions(
+  after?: Record<string, unknown>,
+): Promise<{ itemGuids: string[]; next?: Record<string, unknown> }> {
+  const result = await dynamo.send(
+    new ScanCommand({
+      TableName: config.tableName,
+      FilterExpression: 'begins_with(PK, :items) AND attribute_not_exists(renditions)',
+      ExpressionAttributeValues: { ':items': KEYS.libraryItem },
+      ProjectionExpression: 'itemGuid',
+      ConsistentRead: true,
+      ...(after ? { ExclusiveStartKey: after } : {}),
+    }),
+  );
+  return {
+    itemGuids: (result.Items ?? []).map((item) => String(item.itemGuid)),
+    ...(result.LastEvaluatedKey ? { next: result.LastEvaluatedKey } : {}),
+  };
+}
