@@ -26,11 +26,12 @@ export interface TableGrant {
  * checks each handler's real calls, and the keys they name, against it). Bucket (image objects): `read`
  * only signs presigned downloads of library objects (a presigned URL carries its signer's rights); `put`
  * only signs presigned uploads; `delete` only deletes library objects (erasure by their user); `write` streams objects in and deletes them when the request fails;
- * `readwrite` also reads them back.
+ * `readwrite` also reads them back. `multipart`: resumable uploads of library objects (create, sign part
+ * PUTs, list parts, complete, abort), reading the assembled object and deleting it when it is no image.
  */
 export interface Grants {
   table?: TableGrant;
-  bucket?: 'read' | 'put' | 'delete' | 'write' | 'readwrite';
+  bucket?: 'read' | 'put' | 'delete' | 'write' | 'readwrite' | 'multipart';
   /** events:PutEvents on the service's bus. */
   events?: true;
 }
@@ -123,6 +124,11 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/library/{itemGuid}', handler: 'get-library-item', credential: 'library', summary: 'Read one library item: image metadata, a download URL, optionally its print quality', grants: { table: tables.libraryRead, bucket: 'read' } },
   { method: 'GET', path: '/builder/{token}', handler: 'get-builder', credential: 'site', summary: 'Resolve a product builder URL token to its library items', grants: { table: tables.libraryRead, bucket: 'read' } },
   { method: 'POST', path: '/library/upload/{itemGuid}/complete', handler: 'complete-library-upload', credential: 'library', summary: 'Verify a presigned upload and add it to the library', grants: { table: tables.libraryIngest, bucket: 'readwrite' } },
+  { method: 'POST', path: '/library/uploads', handler: 'start-multipart-upload', credential: 'library', summary: 'Start a resumable upload in parts (S3 multipart)', grants: { table: tables.library, bucket: 'multipart' } },
+  { method: 'POST', path: '/library/uploads/{itemGuid}/parts', handler: 'sign-multipart-parts', credential: 'library', summary: 'Presigned PUT URLs for parts of a resumable upload', grants: { table: tables.library, bucket: 'multipart' } },
+  { method: 'GET', path: '/library/uploads/{itemGuid}', handler: 'get-multipart-upload', credential: 'library', summary: 'A resumable upload and the parts stored so far (to resume)', grants: { table: tables.library, bucket: 'multipart' } },
+  { method: 'POST', path: '/library/uploads/{itemGuid}/complete', handler: 'complete-multipart-upload', credential: 'library', summary: 'Assemble a resumable upload, check it and add it to the library', grants: { table: tables.libraryIngest, bucket: 'multipart' } },
+  { method: 'DELETE', path: '/library/uploads/{itemGuid}', handler: 'abort-multipart-upload', credential: 'library', summary: 'Abort a resumable upload and remove its parts', grants: { table: tables.library, bucket: 'multipart' } },
   { method: 'POST', path: '/library/claim', handler: 'claim-library-items', credential: 'user', summary: "Move the items of a product builder URL into the user's library", grants: { table: tables.library, bucket: 'read' } },
   { method: 'GET', path: '/library', handler: 'list-library', credential: 'user', summary: "List the user's library items, newest first, a page at a time", grants: { table: tables.libraryRead, bucket: 'read' } },
   { method: 'DELETE', path: '/library/{itemGuid}', handler: 'delete-library-item', credential: 'user', summary: "Erase one of the user's library items: its records and its image", grants: { table: tables.library, bucket: 'delete' } },

@@ -40,7 +40,11 @@ export class ServiceStack extends Stack {
       );
     }
 
-    this.data = new Data(this, 'Data', { namePrefix, corsAllowedOrigins: config.corsAllowedOrigins });
+    this.data = new Data(this, 'Data', {
+      namePrefix,
+      corsAllowedOrigins: config.corsAllowedOrigins,
+      siteOrigin: new URL(config.checkoutUrl).origin,
+    });
     this.authorizers = new Authorizers(this, 'Auth', {
       namePrefix,
       table: this.data.table,

@@ -173,6 +173,25 @@ export class PhotoCommerceClient {
       await this.#transport.postToStorage(ticket.Upload.Url, form, options);
       return this.library.completeUpload(ticket.ItemGuid, options);
     },
+    /** POST /library/uploads: starts a resumable upload in parts; answers its ItemGuid, PartSize and PartCount. */
+    startResumableUpload: (file: BodyOf<'startMultipartUpload'>, options?: CallOptions) =>
+      this.#transport.call('startMultipartUpload', { body: file }, options),
+    /** POST /library/uploads/{itemGuid}/parts: presigned PUT URLs for up to 100 parts. */
+    signUploadParts: (itemGuid: string, partNumbers: readonly number[], options?: CallOptions) =>
+      this.#transport.call(
+        'signMultipartParts',
+        { path: { itemGuid }, body: { PartNumbers: [...partNumbers] } },
+        options,
+      ),
+    /** GET /library/uploads/{itemGuid}: the upload and the parts stored so far, to resume. */
+    getResumableUpload: (itemGuid: string, options?: CallOptions) =>
+      this.#transport.call('getMultipartUpload', { path: { itemGuid } }, options),
+    /** POST /library/uploads/{itemGuid}/complete: every part's ETag; answers as a push does. Repeating it answers the same. */
+    completeResumableUpload: (itemGuid: string, body: BodyOf<'completeMultipartUpload'>, options?: CallOptions) =>
+      this.#transport.call('completeMultipartUpload', { path: { itemGuid }, body }, options),
+    /** DELETE /library/uploads/{itemGuid}: aborts the upload; its parts are removed. */
+    abortResumableUpload: (itemGuid: string, options?: CallOptions) =>
+      this.#transport.call('abortMultipartUpload', { path: { itemGuid } }, options),
     /** POST /library/claim: moves the items of a product builder URL into the user's library; repeating it answers the same. */
     claim: (productBuilderUrl: string, options?: CallOptions) =>
       this.#transport.call('claimLibraryItems', { body: { ProductBuilderUrl: productBuilderUrl } }, options),

@@ -1,4 +1,11 @@
 export { PhotoCommerceClient, type PrintSize } from './client.ts';
+export {
+  libraryUploads,
+  partSizeFor,
+  type LibraryUploadOptions,
+  type LibraryUploadSettings,
+  type UppyFileLike,
+} from './uppy.ts';
 export type { ClientOptions, CallOptions, RetryInfo } from './transport.ts';
 export { ApiError, ConnectionError, TimeoutError, PhotoCommerceError, type ItemFailure } from './errors.ts';
 export { Paginated } from './paginate.ts';

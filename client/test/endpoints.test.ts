@@ -9,9 +9,17 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../test/support/service.ts';
-import { gif, jpeg, png, pngOfSize } from '../../test/support/images.ts';
+import { gif, jpeg, photoOfSize, png, pngOfSize } from '../../test/support/images.ts';
 import { routes } from '../../functions/routes.ts';
-import { ApiError, PhotoCommerceClient, type Basket, type ClientOptions } from '../src/index.ts';
+import { partPlan } from '../../functions/domain/multipart-upload.ts';
+import {
+  ApiError,
+  libraryUploads,
+  partSizeFor,
+  PhotoCommerceClient,
+  type Basket,
+  type ClientOptions,
+} from '../src/index.ts';
 
 let service: TestService;
 let imageServer: Server;
@@ -324,6 +332,42 @@ describe('library', () => {
     expect(ticket.ExpiresDateUtc).toBeInstanceOf(Date);
     const notUploaded = await library.library.completeUpload(ticket.ItemGuid).catch((error: unknown) => error);
     expect(notUploaded).toBeInstanceOf(ApiError);
+  });
+});
+
+describe('resumable uploads', { timeout: 60_000 }, () => {
+  it('start, sign, PUT the parts, list, complete; and abort; the Uppy adapter cuts as the service does', async () => {
+    const photo = photoOfSize(6 * 1024 * 1024, 11);
+    const upload = await library.library.startResumableUpload({
+      FileName: 'photo.jpg',
+      ContentType: 'image/jpeg',
+      FileSize: photo.length,
+    });
+    expect(upload).toMatchObject({ PartSize: partSizeFor(photo.length), PartCount: 2 });
+    expect(upload.ExpiresDateUtc).toBeInstanceOf(Date);
+    const { Parts } = await library.library.signUploadParts(upload.ItemGuid, [1, 2]);
+    const etags = await Promise.all(
+      Parts.map(async (part) => {
+        const bytes = photo.subarray((part.PartNumber - 1) * upload.PartSize, part.PartNumber * upload.PartSize);
+        const answer = await fetch(part.Url, { method: 'PUT', body: bytes });
+        return { PartNumber: part.PartNumber, ETag: answer.headers.get('etag') ?? '' };
+      }),
+    );
+    expect((await library.library.getResumableUpload(upload.ItemGuid)).Parts).toHaveLength(2);
+    const done = await library.library.completeResumableUpload(upload.ItemGuid, { Parts: etags });
+    expect(done.LibraryItem).toMatchObject({ FileSize: photo.length, FileMd5: md5(photo) });
+
+    const other = await library.library.startResumableUpload({
+      FileName: 'x.jpg',
+      ContentType: 'image/jpeg',
+      FileSize: 10,
+    });
+    expect(await library.library.abortResumableUpload(other.ItemGuid)).toEqual({
+      ItemGuid: other.ItemGuid,
+      Aborted: true,
+    });
+    for (const size of [1, 5 * 1024 * 1024, 50 * 1024 * 1024 * 1024, 2 ** 31])
+      expect(libraryUploads(library).getChunkSize({ size })).toBe(partPlan(size).partSize);
   });
 });
 

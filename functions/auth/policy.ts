@@ -27,15 +27,31 @@ export function apiArnPrefix(methodArn: string): string {
 export function policyFor(principal: Principal, methodArn: string): PolicyDocument {
   const kinds = credentialsOf(principal);
   const prefix = apiArnPrefix(methodArn);
-  const resources = routes
-    .filter((route) => kinds.includes(route.credential))
-    .map((route) => `${prefix}/${resourcePattern(route)}`);
+  const patternOf = (route: (typeof routes)[number]) => `${prefix}/${resourcePattern(route)}`;
+  const resources = routes.filter((route) => kinds.includes(route.credential)).map(patternOf);
+  if (resources.length === 0)
+    return {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: [`${prefix}/*`] }],
+    };
+  // A `*` spans path segments: `DELETE /library/{itemGuid}` (a user's) would also allow
+  // `DELETE /library/uploads/{itemGuid}` (a library key's). Such routes of other credentials are denied
+  // outright; an explicit Deny wins over any Allow, and none of these patterns matches an allowed route.
+  const shadowed = routes
+    .filter((route) => route.credential !== 'none' && !kinds.includes(route.credential))
+    .map(patternOf)
+    .filter(
+      (other) =>
+        resources.some((allowed) => resourceMatches(allowed, other)) &&
+        !resources.some((allowed) => resourceMatches(other, allowed)),
+    );
   return {
     Version: '2012-10-17',
     Statement: [
-      resources.length > 0
-        ? { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resources }
-        : { Action: 'execute-api:Invoke', Effect: 'Deny', Resource: [`${prefix}/*`] },
+      { Action: 'execute-api:Invoke', Effect: 'Allow', Resource: resources },
+      ...(shadowed.length > 0
+        ? [{ Action: 'execute-api:Invoke' as const, Effect: 'Deny' as const, Resource: shadowed }]
+        : []),
     ],
   };
 }

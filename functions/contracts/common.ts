@@ -56,6 +56,16 @@ export const IntegerOut = (rule: { minimum: number; maximum?: number; example: n
       z.meta({ example: rule.example, ...(rule.description === undefined ? {} : { description: rule.description }) }),
     );
 
+/** A request's list of 1 to `max` items (the messages name the `noun`), with an optional description. */
+export const listOf = <T extends z.ZodMiniType>(item: T, max: number, noun: string, description?: string) =>
+  z
+    .array(item)
+    .check(
+      z.minLength(1, `must name at least one ${noun}`),
+      z.maxLength(max, `must name at most ${max} ${noun}s`),
+      ...(description !== undefined ? [z.meta({ description })] : []),
+    );
+
 /** A positive integer in a path segment such as `line/{lineId}`. */
 export const PathInteger = z
   .pipe(z.string().check(z.regex(/^[1-9]\d{0,8}$/, 'must be a positive integer')), z.transform(Number))

@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 import type { Leftover } from '../domain/library.ts';
 
 /** The record types whose expiry the sweeper acts on (library-store writes them). */
-export const SWEPT_RECORD_TYPES = ['IngestIntent', 'PendingUpload', 'ErasureIntent'] as const;
+export const SWEPT_RECORD_TYPES = ['IngestIntent', 'PendingUpload', 'MultipartUpload', 'ErasureIntent'] as const;
 
 /**
  * The stream records the sweeper is given, as a Lambda event filter pattern: DynamoDB's own TTL deletions
@@ -25,6 +25,12 @@ export const SweptRecord = z.discriminatedUnion('Type', [
   z.looseObject({ Type: z.literal('IngestIntent'), anonymousUserId: Id }),
   z.looseObject({ Type: z.literal('PendingUpload'), anonymousUserId: Id, objectKey: z.string() }),
   z.looseObject({ Type: z.literal('ErasureIntent'), objectKey: z.string() }),
+  z.looseObject({
+    Type: z.literal('MultipartUpload'),
+    anonymousUserId: Id,
+    objectKey: z.string(),
+    uploadId: z.string(),
+  }),
 ]);
 
 export type SweptRecord = z.infer<typeof SweptRecord>;
@@ -32,5 +38,10 @@ export type SweptRecord = z.infer<typeof SweptRecord>;
 export function toLeftover(record: SweptRecord): Leftover {
   if (record.Type === 'ErasureIntent') return { erasedObjectKey: record.objectKey };
   if (record.Type === 'PendingUpload') return { anonymousUserId: record.anonymousUserId, stagingKey: record.objectKey };
+  if (record.Type === 'MultipartUpload')
+    return {
+      anonymousUserId: record.anonymousUserId,
+      multipartUpload: { objectKey: record.objectKey, uploadId: record.uploadId },
+    };
   return { anonymousUserId: record.anonymousUserId };
 }

@@ -1,7 +1,16 @@
 /** Library and product builder request and response schemas (the wire contract) and the mapping to it. */
 import * as z from 'zod/mini';
 import { ACCEPTED_IMAGE_TYPES, MAX_BUILDER_ITEMS, type LibraryItem } from '../domain/library.ts';
-import { Guid, GuidOut, IntegerOut, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
+import {
+  Guid,
+  GuidOut,
+  IntegerOut,
+  listOf,
+  nameSchemas,
+  requestSchemas,
+  responseSchemas,
+  WireDateOut,
+} from './common.ts';
 import { formatDate } from '../shared/dates.ts';
 
 export const LibraryItemOut = z.object({
@@ -38,13 +47,7 @@ export const BuilderUrlOut = z.object({ ProductBuilderUrl });
 export const LibraryItemPath = z.object({ itemGuid: Guid });
 
 export const BuilderInput = z.object({
-  Guids: z
-    .array(Guid)
-    .check(
-      z.minLength(1, 'must name at least one item'),
-      z.maxLength(MAX_BUILDER_ITEMS, `must name at most ${MAX_BUILDER_ITEMS} items`),
-      z.meta({ description: 'Item guids, 36-character hyphenated (32 hexadecimal accepted too)' }),
-    ),
+  Guids: listOf(Guid, MAX_BUILDER_ITEMS, 'item', 'Item guids, 36-character hyphenated (32 hexadecimal accepted too)'),
 });
 
 export const PresignedUploadOut = z.object({

@@ -9,6 +9,7 @@ import { projectContracts } from './project.ts';
 import { libraryContracts } from './library.ts';
 import { libraryPullContracts } from './library-pull.ts';
 import { libraryReadContracts } from './library-read.ts';
+import { libraryMultipartContracts } from './library-multipart.ts';
 import { orderContracts } from './order.ts';
 import { nameSchemas, responseSchemas } from './common.ts';
 import { userLibraryContracts } from './user-library.ts';
@@ -69,4 +70,9 @@ export const contracts: Record<string, RouteContract> = {
   'claim-library-items': userLibraryContracts.claim,
   'list-library': userLibraryContracts.list,
   'delete-library-item': userLibraryContracts.delete,
+  'start-multipart-upload': libraryMultipartContracts.start,
+  'sign-multipart-parts': libraryMultipartContracts.signParts,
+  'get-multipart-upload': libraryMultipartContracts.status,
+  'complete-multipart-upload': libraryMultipartContracts.complete,
+  'abort-multipart-upload': libraryMultipartContracts.abort,
 };

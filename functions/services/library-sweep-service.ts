@@ -1,12 +1,14 @@
 /**
- * Removes objects nothing refers to any more, when the record naming them expires: what a push, pull or
- * large-file upload stored when it never reached its commit (the process died, or the commit failed), an
+ * Removes objects nothing refers to any more, when the record naming them expires: what a push, pull,
+ * large-file or resumable upload stored (a resumable one's parts too) when it never reached its commit (the
+ * process died, the commit failed, the client gave up), an
  * hour after it began, so the request is long over; and the object of an erased item, should the erasure
  * not have deleted it itself. Records need no sweeping: a request's records are created in its commit's
  * one transaction, and an erasure deletes an item's records in one.
  */
 import * as library from '../store/library-store.ts';
 import * as objects from '../store/image-object-store.ts';
+import { abortS3Upload } from '../store/multipart-object-store.ts';
 import { imageObjectKeys } from '../domain/renditions.ts';
 import type { Leftover } from '../domain/library.ts';
 
@@ -25,6 +27,8 @@ export async function sweepLeftover(leftover: Leftover): Promise<SweepOutcome> {
   }
   const { anonymousUserId, stagingKey } = leftover;
   if (await library.anonymousUserExists(anonymousUserId)) return { kind: 'committed', objectsRemoved: 0 };
+  // Parts first: a completion racing the sweep cannot assemble an object after the listing below.
+  if (leftover.multipartUpload) await abortS3Upload(leftover.multipartUpload);
   const itemGuids = await objects.listLibraryObjects(anonymousUserId);
   await Promise.all([
     ...itemGuids.map((itemGuid) => objects.deleteImageObject(objects.libraryObjectKey(anonymousUserId, itemGuid))),

@@ -3,19 +3,15 @@
  * complete call that verifies the object and adds it to the library as push would. The rules of the
  * upload's life are in domain/large-file-upload.ts.
  */
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { SNIFF_BYTES, sniffImageType, type LibraryItem } from '../domain/library.ts';
 import { claimStaleBefore, completionStep, uploadSweepAt } from '../domain/large-file-upload.ts';
-import { DomainError, conflict, notFound } from '../shared/errors.ts';
+import { conflict, notFound } from '../shared/errors.ts';
 import { newGuid, newSecretId } from '../shared/ids.ts';
 import { config } from '../shared/config.ts';
 import { logger } from '../shared/powertools.ts';
-import { ImageMeter } from '../library/image-stream.ts';
-import { imageTooLarge, notAnImage } from '../library/image-errors.ts';
 import * as library from '../store/library-store.ts';
 import * as objects from '../store/image-object-store.ts';
 import { recordMetrics, resultOf, writeCommit, type IngestResult, type StoredImage } from './ingest-commit.ts';
+import { verifyStoredImage, type VerifiedImage } from './stored-image-check.ts';
 
 export interface UploadTicket {
   itemGuid: string;
@@ -42,38 +38,6 @@ export async function createUpload(apiKeyId: string): Promise<UploadTicket> {
 
 const uploadNotFound = (itemGuid: string) =>
   notFound('UploadNotFound', `No pending upload ${itemGuid} for this API key (it may have expired).`);
-
-/** Type from a ranged GET of the first bytes, then size, MD5 and header metadata by streaming the same object version through the meter. */
-async function verifyUploadedObject(
-  objectKey: string,
-  maxBytes: number,
-): Promise<{ item: Omit<LibraryItem, 'itemGuid'>; etag: string }> {
-  const head = await objects.readObjectHead(objectKey, SNIFF_BYTES);
-  if (!head)
-    throw conflict(
-      'UploadMissing',
-      'Nothing has been uploaded for this item yet: POST the file to the presigned upload first.',
-    );
-  const mimeType = sniffImageType(head.head);
-  // S3 enforces the policy's size range; checking again keeps stand-ins without policy checks honest.
-  if (mimeType === undefined || head.size > maxBytes) {
-    await objects.deleteImageObject(objectKey);
-    throw mimeType === undefined ? notAnImage(head.size) : imageTooLarge(maxBytes);
-  }
-  const meter = new ImageMeter(maxBytes, mimeType);
-  try {
-    await pipeline(
-      await objects.openObject(objectKey, head.etag),
-      meter,
-      new Writable({ write: (_chunk, _encoding, done) => done() }),
-    );
-  } catch (error) {
-    // An unreadable header is refused like any other non-image: its bytes are not kept.
-    if (error instanceof DomainError && error.kind === 'UnsupportedMedia') await objects.deleteImageObject(objectKey);
-    throw error;
-  }
-  return { item: { mimeType, size: meter.byteCount, md5: meter.md5(), ...meter.imageMetadata() }, etag: head.etag };
-}
 
 /** The answer of a decided upload (its records committed with the decision); the staging object goes. */
 async function finishUpload(upload: library.PendingUpload, result: library.UploadResult): Promise<IngestResult> {
@@ -110,9 +74,15 @@ export async function completeUpload(apiKeyId: string, itemGuid: string, now = D
   if (!(await library.claimUpload(itemGuid, now, claimStaleBefore(now)))) {
     throw conflict('UploadInProgress', `Upload ${itemGuid} is being completed by another request; retry in a moment.`);
   }
-  let verified: Awaited<ReturnType<typeof verifyUploadedObject>>;
+  let verified: VerifiedImage;
   try {
-    verified = await verifyUploadedObject(upload.objectKey, config.uploadMaxBytes);
+    const checked = await verifyStoredImage(upload.objectKey, config.uploadMaxBytes);
+    if (!checked)
+      throw conflict(
+        'UploadMissing',
+        'Nothing has been uploaded for this item yet: POST the file to the presigned upload first.',
+      );
+    verified = checked;
     // The library copy is made before the decision; a call that dies here leaves the same key for the retry.
     await objects.copyObject(
       upload.objectKey,

@@ -90,6 +90,12 @@ export const config = readOnAccess({
   uploadMaxBytes: () => intEnv('UPLOAD_MAX_BYTES', 100 * 1024 * 1024),
   /** Large-file upload: how long the presigned upload (and its pending record) stays valid. */
   uploadExpirySeconds: () => intEnv('UPLOAD_EXPIRY_SECONDS', 900),
+  /** Resumable upload: the largest file (FileSize) one may announce; at most 10,000 parts of 5 MiB or more. */
+  multipartMaxBytes: () => intEnv('MULTIPART_MAX_BYTES', 2 * 1024 * 1024 * 1024),
+  /** Resumable upload: how long it stays open for parts and completion (ExpiresDateUtc); then it is swept. */
+  multipartExpirySeconds: () => intEnv('MULTIPART_EXPIRY_SECONDS', 24 * 60 * 60),
+  /** Resumable upload: how long one presigned part URL stays valid (never past the upload's expiry). */
+  multipartPartUrlSeconds: () => intEnv('MULTIPART_PART_URL_SECONDS', 60 * 60),
   /** Library reads: how long a presigned download URL (DownloadUrl) stays valid. */
   downloadUrlSeconds: () => intEnv('DOWNLOAD_URL_SECONDS', 900),
   /** Print quality: the least effective pixels per inch rated Good, and Fair (below it: Poor). */

@@ -1,13 +1,13 @@
 /**
  * Presigned GETs of many objects of one bucket at once (GET /builder/{token} signs up to 100 in its first
- * answer). The endpoint is resolved once per call by the SDK's own rules (path or virtual-hosted style,
+ * answer), and presigned UploadPart PUTs of a resumable upload's parts (up to 100 per call). The endpoint is resolved once per call by the SDK's own rules (path or virtual-hosted style,
  * region, signing name); each URL is then signed here with Signature Version 4 in query form.
  *
  * Why not the SDK's S3RequestPresigner: it is generic (any method, headers, hoisting rules, SigV4a), and per
  * URL it clones the request twice, re-derives a cache key for the signing key with an extra HMAC and walks
  * a dozen async steps. In a fresh process that code is not compiled yet, so 100 URLs cost 15-18 ms of CPU
- * of a cold start (figure 3 in BENCHMARKS.md). A presigned GET of one object has one shape: the signature
- * covers the path, the query and the host, the payload is UNSIGNED-PAYLOAD, and the signing key depends only
+ * of a cold start (figure 3 in BENCHMARKS.md). A presigned GET or part PUT has one shape: the signature
+ * covers the method, the path, the query and the host, the payload is UNSIGNED-PAYLOAD, and the signing key depends only
  * on the credentials, the day, the region and the service (SigV4), so it is derived once and kept.
  * test/unit/download-signer.test.ts checks the URLs are byte for byte those of the SDK's getSignedUrl.
  */
@@ -62,13 +62,24 @@ function signingDates(now: Date): { longDate: string; shortDate: string } {
   return { longDate, shortDate: longDate.slice(0, 8) };
 }
 
-export async function presignDownloads(
+/** One URL to sign: the method, the object, and the operation's own query parameters (sorted by name). */
+interface UrlToSign {
+  method: 'GET' | 'PUT';
+  objectKey: string;
+  query: readonly (readonly [string, string])[];
+}
+
+/**
+ * Presigned URLs of `requests` on one bucket, valid `expiresIn` seconds, each signed over its path, its
+ * query and the host, with UNSIGNED-PAYLOAD: the form of getSignedUrl for a request without signed headers.
+ */
+async function presign(
   s3: S3Client,
   bucket: string,
-  downloads: readonly Download[],
+  requests: readonly UrlToSign[],
   expiresIn: number,
 ): Promise<string[]> {
-  if (downloads.length === 0) return [];
+  if (requests.length === 0) return [];
   // The bucket decides the endpoint (path or virtual-hosted style, region); the key does not.
   const endpoint = await getEndpointFromInstructions({ Bucket: bucket, Key: 'key' }, GetObjectCommand, s3.config);
   const authScheme = endpoint.properties?.authSchemes?.[0] as
@@ -80,7 +91,7 @@ export async function presignDownloads(
   const scope = `${shortDate}/${region}/${authScheme?.signingName ?? 's3'}/aws4_request`;
   const key = signingKeyFor(credentials, scope);
   const base = pathname.replace(/\/+$/, '');
-  // Every URL carries the same signing parameters; only the path and the content type differ.
+  // Every URL carries the same signing parameters; only the method, the path and the operation's own differ.
   const common: [string, string][] = [
     ['X-Amz-Algorithm', 'AWS4-HMAC-SHA256'],
     ['X-Amz-Content-Sha256', 'UNSIGNED-PAYLOAD'],
@@ -91,11 +102,11 @@ export async function presignDownloads(
     ['X-Amz-SignedHeaders', 'host'],
   ];
   const signedPrefix = common.map(([name, value]) => `${name}=${encode(value)}`).join('&');
-  return downloads.map(({ objectKey, contentType }) => {
+  return requests.map(({ method, objectKey, query: own }) => {
     const path = `${base}/${objectKey.split('/').map(encode).join('/')}`;
-    // Sorted by name (code point order): the X-Amz- parameters, then these three.
-    const query = `${signedPrefix}&response-content-disposition=${DOWNLOAD_DISPOSITION}&response-content-type=${encode(contentType)}&x-id=GetObject`;
-    const canonicalRequest = `GET\n${path}\n${query}\nhost:${host}\n\nhost\nUNSIGNED-PAYLOAD`;
+    // Sorted by name (code point order): the X-Amz- parameters (upper-case X), then the operation's own.
+    const query = `${signedPrefix}&${own.map(([name, value]) => `${name}=${encode(value)}`).join('&')}`;
+    const canonicalRequest = `${method}\n${path}\n${query}\nhost:${host}\n\nhost\nUNSIGNED-PAYLOAD`;
     const stringToSign = `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
     const signature = createHmac('sha256', key).update(stringToSign).digest('hex');
     // X-Amz-Signature sorts between X-Amz-Security-Token and X-Amz-SignedHeaders, as the SDK writes it.
@@ -103,3 +114,47 @@ export async function presignDownloads(
     return `${protocol}//${host}${path}?${signed}`;
   });
 }
+
+export const presignDownloads = (
+  s3: S3Client,
+  bucket: string,
+  downloads: readonly Download[],
+  expiresIn: number,
+): Promise<string[]> =>
+  presign(
+    s3,
+    bucket,
+    downloads.map(({ objectKey, contentType }) => ({
+      method: 'GET',
+      objectKey,
+      query: [
+        ['response-content-disposition', DOWNLOAD_DISPOSITION],
+        ['response-content-type', contentType],
+        ['x-id', 'GetObject'],
+      ],
+    })),
+    expiresIn,
+  );
+
+/** Presigned UploadPart PUTs of parts of one multipart upload (a browser PUTs each part's bytes to its URL). */
+export const presignUploadParts = (
+  s3: S3Client,
+  bucket: string,
+  upload: { objectKey: string; uploadId: string },
+  partNumbers: readonly number[],
+  expiresIn: number,
+): Promise<string[]> =>
+  presign(
+    s3,
+    bucket,
+    partNumbers.map((partNumber) => ({
+      method: 'PUT',
+      objectKey: upload.objectKey,
+      query: [
+        ['partNumber', String(partNumber)],
+        ['uploadId', upload.uploadId],
+        ['x-id', 'UploadPart'],
+      ],
+    })),
+    expiresIn,
+  );

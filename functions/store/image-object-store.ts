@@ -77,31 +77,62 @@ export async function listLibraryObjects(anonymousUserId: string): Promise<strin
   return itemGuids;
 }
 
-export interface ObjectHead {
-  head: Buffer;
+export interface OpenedObject {
+  body: Readable;
   size: number;
+  /** The version being read, for reading more of exactly it (readObjectRanges). */
   etag: string;
 }
 
-/** The first `length` bytes, the total size and the version (ETag) of an object; undefined when it does not exist. */
-export async function readObjectHead(objectKey: string, length: number): Promise<ObjectHead | undefined> {
+/** The object's bytes as a stream, with its size and version; undefined when it does not exist. */
+export async function openObject(objectKey: string): Promise<OpenedObject | undefined> {
   try {
-    const result = await s3.send(
-      new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, Range: `bytes=0-${length - 1}` }),
-    );
-    const head = Buffer.from((await result.Body?.transformToByteArray()) ?? []);
-    const total = /\/(\d+)$/.exec(result.ContentRange ?? '')?.[1];
-    return { head, size: total !== undefined ? Number(total) : head.length, etag: result.ETag ?? '' };
+    const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey }));
+    return { body: result.Body as Readable, size: result.ContentLength ?? 0, etag: result.ETag ?? '' };
   } catch (error) {
-    if (error instanceof NoSuchKey || (error as { name?: string }).name === 'InvalidRange') return undefined;
+    if (error instanceof NoSuchKey) return undefined;
     throw error;
   }
 }
 
-/** The object's bytes as a stream, only if it is still the version `etag` names. */
-export async function openObject(objectKey: string, etag: string): Promise<Readable> {
-  const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey, IfMatch: etag }));
-  return result.Body as Readable;
+/** Ranges read at once by readObjectRanges, and their size: 32 MiB in memory at most. */
+const RANGE_BYTES = 8 * 1024 * 1024;
+const RANGES_IN_FLIGHT = 4;
+
+/**
+ * The object's bytes in order, fetched as ranged GETs of 8 MiB, four at a time, only while it is the
+ * version `etag` names. One GET stream from S3 runs at about 80-100 MB/s; four in flight let a 2 GiB file
+ * reach the speed of the hash that reads it (a whole-file MD5 cannot be split across parts).
+ */
+export async function* readObjectRanges(objectKey: string, etag: string, size: number): AsyncGenerator<Buffer> {
+  const read = (start: number) =>
+    s3
+      .send(
+        new GetObjectCommand({
+          Bucket: config.bucketName,
+          Key: objectKey,
+          IfMatch: etag,
+          Range: `bytes=${start}-${Math.min(size, start + RANGE_BYTES) - 1}`,
+        }),
+      )
+      .then(async (result) => Buffer.from((await result.Body?.transformToByteArray()) ?? []));
+  const pending: Promise<Buffer>[] = [];
+  let next = 0;
+  const fill = () => {
+    while (pending.length < RANGES_IN_FLIGHT && next < size) {
+      const range = read(next);
+      // Awaited in order below; a failure meanwhile is not an unhandled rejection.
+      range.catch(() => {});
+      pending.push(range);
+      next += RANGE_BYTES;
+    }
+  };
+  fill();
+  while (pending.length > 0) {
+    const bytes = await (pending.shift() as Promise<Buffer>);
+    fill();
+    yield bytes;
+  }
 }
 
 /**

@@ -79,6 +79,11 @@ export const ingestIntentKey = (anonymousUserId: string): TableKey => ({
   SK: 'INGEST',
 });
 export const uploadKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.upload}${itemGuid}`, SK: 'UPLOAD' });
+/** A resumable upload's record: the same partition prefix (and grants) as a presigned one, its own sort key. */
+export const multipartUploadKey = (itemGuid: string): TableKey => ({
+  PK: `${KEYS.upload}${itemGuid}`,
+  SK: 'MULTIPART',
+});
 /** An erased item's object, until it is surely deleted (its expiry hands it to the sweeper). */
 export const erasureIntentKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.erasure}${itemGuid}`, SK: 'ERASE' });
 

@@ -40,6 +40,9 @@ export interface Endpoint {
 
 /** Memory and timeout per route. Functions that move image bytes get more of both (memory buys CPU too). */
 function tuning(route: Route): { memorySize: number; timeout: Duration } {
+  // Streams the whole assembled file (up to MULTIPART_MAX_BYTES) through the MD5 meter: one full vCPU, and
+  // past API Gateway's 29 s it goes on to finish the commit (docs/performance.md, resumable uploads).
+  if (route.handler === 'complete-multipart-upload') return { memorySize: 1769, timeout: Duration.seconds(120) };
   if (route.grants.bucket === 'write' || route.grants.bucket === 'readwrite')
     return { memorySize: 1024, timeout: Duration.seconds(29) };
   return { memorySize: 512, timeout: Duration.seconds(10) };

@@ -15,8 +15,10 @@ export const UNCONFIRMED_UPLOAD_PREFIX = 'uploads/';
 
 export interface DataProps {
   namePrefix: string;
-  /** Browser origins that may POST presigned uploads straight to the bucket. */
+  /** Browser origins that may POST presigned uploads and PUT resumable upload parts straight to the bucket. */
   corsAllowedOrigins: string[];
+  /** The checkout and product builder site's origin (from CHECKOUT_URL): its upload page PUTs parts. */
+  siteOrigin: string;
 }
 
 export class Data extends Construct {
@@ -68,12 +70,14 @@ export class Data extends Construct {
       serverAccessLogsPrefix: 'images/',
       removalPolicy: RemovalPolicy.RETAIN,
       lifecycleRules: [
+        // After a day (S3 rounds up to the next midnight UTC): never before a resumable upload expires
+        // (MULTIPART_EXPIRY_SECONDS, 24 h by default; the sweeper aborts it an hour after that).
         { id: 'AbortIncompleteMultipartUploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
         // A presigned upload is valid for minutes; what was never confirmed is not in the library and goes.
         { id: 'ExpireUnconfirmedUploads', prefix: UNCONFIRMED_UPLOAD_PREFIX, expiration: Duration.days(1) },
       ],
-      cors:
-        props.corsAllowedOrigins.length > 0
+      cors: [
+        ...(props.corsAllowedOrigins.length > 0
           ? [
               {
                 allowedOrigins: props.corsAllowedOrigins,
@@ -82,7 +86,17 @@ export class Data extends Construct {
                 maxAge: 600,
               },
             ]
-          : undefined,
+          : []),
+        // A browser PUTs the parts of a resumable upload to presigned URLs and must read each answer's ETag,
+        // which S3 exposes to scripts only when the rule names it.
+        {
+          allowedOrigins: [...new Set([props.siteOrigin, ...props.corsAllowedOrigins])],
+          allowedMethods: [HttpMethods.PUT],
+          allowedHeaders: ['*'],
+          exposedHeaders: ['ETag'],
+          maxAge: 600,
+        },
+      ],
     });
 
     this.bus = new EventBus(this, 'Bus', {

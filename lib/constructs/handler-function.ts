@@ -53,6 +53,13 @@ const OBJECT_ACTIONS: Record<NonNullable<Grants['bucket']>, string[]> = {
   delete: ['s3:DeleteObject'],
   write: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject'],
   readwrite: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject'],
+  multipart: [
+    's3:PutObject',
+    's3:ListMultipartUploadParts',
+    's3:AbortMultipartUpload',
+    's3:GetObject',
+    's3:DeleteObject',
+  ],
 };
 
 /** The IAM condition that holds table calls to items whose partition key starts with one of `prefixes`. */
@@ -62,11 +69,11 @@ export const leadingKeys = (prefixes: readonly string[]) => ({
 
 /**
  * Which image objects `grants` reaches: a read handler only signs downloads of library objects, never of
- * large-file uploads not verified yet (`uploads/`), and an erasing one only deletes library objects; the
- * others work on both.
+ * large-file uploads not verified yet (`uploads/`), an erasing one only deletes library objects, and a
+ * resumable upload assembles its object at its library key; the others work on both.
  */
 export const grantedObjectKeys = (grants: Grants): string =>
-  grants.bucket === 'read' || grants.bucket === 'delete' ? 'library/*' : '*';
+  grants.bucket === 'read' || grants.bucket === 'delete' || grants.bucket === 'multipart' ? 'library/*' : '*';
 
 /** The IAM actions `grants` allows, by resource: the table (and its indexes), image objects, the bucket, the bus. */
 export function grantedActions(grants: Grants): {
@@ -79,7 +86,7 @@ export function grantedActions(grants: Grants): {
     table: grants.table ? [...TABLE_READ, ...(grants.table.write ? TABLE_WRITE : [])] : [],
     objects: grants.bucket ? OBJECT_ACTIONS[grants.bucket] : [],
     // A function that reads objects also lists, or S3 answers a read of a missing key with 403, not 404 (NoSuchKey).
-    bucket: grants.bucket === 'readwrite' ? ['s3:ListBucket'] : [],
+    bucket: grants.bucket === 'readwrite' || grants.bucket === 'multipart' ? ['s3:ListBucket'] : [],
     bus: grants.events ? ['events:PutEvents'] : [],
   };
 }
@@ -123,7 +130,7 @@ export const ROUTELESS_FUNCTIONS = {
   sweeper: {
     handler: 'sweep-library-leftovers',
     description:
-      'Table stream (TTL deletions of ingest intents and pending uploads): removes what uncommitted library requests left behind',
+      'Table stream (TTL deletions of ingest intents, pending and resumable uploads): removes what uncommitted library requests left behind',
     memorySize: 256,
     timeout: Duration.minutes(1),
   },

@@ -1,8 +1,9 @@
 /**
- * The library sweeper: the table's stream feeds DynamoDB's TTL deletions of ingest intents, pending
- * uploads and erasure intents to a function (functions/handlers/sweep-library-leftovers.ts) that removes
- * the objects an uncommitted push, pull or upload left behind, or an erasure did not delete itself. A
- * stream consumer (stream-consumer.ts) with the sweeper's grants.
+ * The library sweeper: the table's stream feeds DynamoDB's TTL deletions of ingest intents, pending and
+ * resumable uploads and erasure intents to a function (functions/handlers/sweep-library-leftovers.ts) that
+ * removes the objects an uncommitted push, pull or upload left behind (a resumable upload's parts
+ * included), or an erasure did not delete itself. A stream consumer (stream-consumer.ts) with the sweeper's
+ * grants.
  */
 import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -57,6 +58,13 @@ export class LibrarySweeper extends StreamConsumer {
       new PolicyStatement({
         actions: ['s3:DeleteObject'],
         resources: [props.bucket.arnForObjects('library/*'), props.bucket.arnForObjects('uploads/*')],
+      }),
+    );
+    // A resumable upload never completed: its parts go with its S3 multipart upload (under library/).
+    this.handlerFunction.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['s3:AbortMultipartUpload'],
+        resources: [props.bucket.arnForObjects('library/*')],
       }),
     );
     this.handlerFunction.role.addToPrincipalPolicy(

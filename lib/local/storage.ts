@@ -20,9 +20,17 @@ import {
   ResourceNotFoundException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, NotFound, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  HeadBucketCommand,
+  NotFound,
+  PutBucketCorsCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { table } from '../../functions/store/table.ts';
 import { isAlive, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
+import { installMultipart } from './s3-multipart.ts';
 
 export interface LocalStorage {
   dynamoEndpoint: string;
@@ -80,6 +88,11 @@ export async function startLocalStorage(options: {
     silent: true,
     configureBuckets: [],
   });
+  // s3rver lacks ListParts and AbortMultipartUpload and checks nothing on completion: lib/local/s3-multipart.ts.
+  const multipartDir = options.dataDir
+    ? join(options.dataDir, 's3-multipart')
+    : mkdtempSync(join(tmpdir(), 'photo-commerce-s3-multipart-'));
+  installMultipart(s3rver, multipartDir);
   const s3Address = await s3rver.run();
 
   return {
@@ -89,7 +102,7 @@ export async function startLocalStorage(options: {
     async close() {
       await s3rver.close();
       await engine?.close();
-      if (!options.dataDir) rmSync(s3Dir, { recursive: true, force: true });
+      if (!options.dataDir) for (const dir of [s3Dir, multipartDir]) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -187,6 +200,24 @@ export async function ensureTableAndBucket(
       },
     );
     if (missing) await s3.send(new CreateBucketCommand({ Bucket: bucketName })).catch(alreadyCreated);
+    // Browsers PUT resumable upload parts straight to the bucket and read the ETag (in AWS: lib/constructs/data.ts,
+    // for the site's origin). Locally any origin: every page that can reach this loopback port is a local one.
+    await s3.send(
+      new PutBucketCorsCommand({
+        Bucket: bucketName,
+        CORSConfiguration: {
+          CORSRules: [
+            {
+              AllowedOrigins: ['*'],
+              AllowedMethods: ['PUT', 'POST'],
+              AllowedHeaders: ['*'],
+              ExposeHeaders: ['ETag'],
+              MaxAgeSeconds: 600,
+            },
+          ],
+        },
+      }),
+    );
   } finally {
     s3.destroy();
   }

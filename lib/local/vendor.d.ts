@@ -13,5 +13,9 @@ declare module 's3rver' {
     constructor(options: S3rverOptions);
     run(): Promise<AddressInfo>;
     close(): Promise<void>;
+    /** Koa's middleware list, composed when the server starts (lib/local/s3-multipart.ts goes before the router). */
+    middleware: unknown[];
+    /** The FilesystemStore (lib/local/s3-multipart-objects.ts wraps some of its methods). */
+    store: unknown;
   }
 }

@@ -12,7 +12,15 @@ import { describeFailure, passes, renderFigure, type Figure } from './support/re
 import { progress } from './support/progress.ts';
 
 /** In the order they run; a suite's file under test/bench/ exports `run(): Promise<Figure[]>`. */
-const SUITES = ['in-process', 'cold-start', 'http-throughput', 'uploads', 'pull-memory-figure', 'renditions'];
+const SUITES = [
+  'in-process',
+  'cold-start',
+  'http-throughput',
+  'uploads',
+  'resumable-uploads',
+  'pull-memory-figure',
+  'renditions',
+];
 
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false }, only: { type: 'string' } } });
 const selected = values.only ? values.only.split(',') : SUITES;

@@ -3,6 +3,7 @@
  * a PNG (zlib-compressed scanlines, CRC32 chunks), a baseline JPEG (one 8x8 block, one-code Huffman
  * tables) and a GIF. Each decodes in ordinary viewers.
  */
+import { readFileSync } from 'node:fs';
 import { crc32, deflateSync } from 'node:zlib';
 
 function pngChunk(type: string, data: Buffer): Buffer {
@@ -86,6 +87,39 @@ export function pngOfSize(bytes: number): Buffer {
   if (filler < 0) throw new RangeError(`a PNG needs at least ${base.length + 12} bytes`);
   const iend = base.subarray(base.length - 12);
   return Buffer.concat([base.subarray(0, base.length - 12), pngChunk('fiLl', Buffer.alloc(filler, 0x5a)), iend]);
+}
+
+/**
+ * A real photo of `bytes` bytes that any viewer decodes: the 30 x 20 baseline JPEG fixture with COM
+ * segments (which decoders skip) of seeded pseudo-random bytes after its frame header, so the header
+ * reader finds the size at once and each `seed` gives other bytes (and other part ETags). No byte is `<`,
+ * so no stretch of it reads as markup.
+ */
+export function photoOfSize(bytes: number, seed = 1): Buffer {
+  const base = readFileSync(new URL('../fixtures/images/jpeg-baseline-jfif-72dpi.jpg', import.meta.url));
+  // Segments from after SOI: marker, two length bytes; the padding goes after the first SOFn.
+  let at = 2;
+  while (!(base[at + 1]! >= 0xc0 && base[at + 1]! <= 0xc3)) at += 2 + base.readUInt16BE(at + 2);
+  at += 2 + base.readUInt16BE(at + 2);
+  let state = seed >>> 0 || 1;
+  const fill = (payload: Buffer) => {
+    for (let i = 0; i < payload.length; i++) {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      payload[i] = (state & 0xff) === 0x3c ? 0x3d : state & 0xff;
+    }
+    return payload;
+  };
+  const segments: Buffer[] = [];
+  let missing = bytes - base.length;
+  while (missing > 0) {
+    const payload = Math.min(65_533, missing - 4);
+    if (payload < 0) throw new RangeError(`a padded photo cannot be exactly ${bytes} bytes`);
+    segments.push(Buffer.from([0xff, 0xfe, (payload + 2) >> 8, (payload + 2) & 0xff]), fill(Buffer.alloc(payload)));
+    missing -= payload + 4;
+  }
+  return Buffer.concat([base.subarray(0, at), ...segments, base.subarray(at)]);
 }
 
 /**

@@ -6,6 +6,10 @@ export const apiKeyHeader = 'X-SERVICE-API-Key';
 
 /** The named schemas of the document (`components/schemas`). */
 export interface Schemas {
+  AbortedUpload: {
+    ItemGuid: string;
+    Aborted: true;
+  };
   Basket: {
     Guid: string;
     Lines: Array<Schemas['BasketLine']>;
@@ -81,6 +85,16 @@ export interface Schemas {
   };
   CompleteCheckoutInput: {
     PaymentReference: string;
+  };
+  CompletedPart: {
+    /** 1 to the upload's PartCount */
+    PartNumber: number;
+    /** The ETag header of the part's PUT answer, quoted or not */
+    ETag: string;
+  };
+  CompleteUploadInput: {
+    /** Every part, 1 to PartCount, each once, in any order */
+    Parts: Array<Schemas['CompletedPart']>;
   };
   DeletedBasket: {
     BasketGuid: string;
@@ -296,8 +310,54 @@ export interface Schemas {
     /** Why there are none; when Status is Failed */
     Reason?: string;
   };
+  ResumableUpload: {
+    ItemGuid: string;
+    /** Bytes of every part but the last (at least 5 MiB) */
+    PartSize: number;
+    /** Parts of the file */
+    PartCount: number;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    ExpiresDateUtc: Date;
+  };
+  ResumableUploadStatus: {
+    ItemGuid: string;
+    /** Bytes of every part but the last (at least 5 MiB) */
+    PartSize: number;
+    /** Parts of the file */
+    PartCount: number;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    ExpiresDateUtc: Date;
+    /** The parts S3 holds, in part number order */
+    Parts: Array<Schemas['StoredPart']>;
+  };
+  SignedPart: {
+    PartNumber: number;
+    /** PUT the part's bytes here; keep the answer's ETag header */
+    Url: string;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    ExpiresDateUtc: Date;
+  };
+  SignedParts: {
+    Parts: Array<Schemas['SignedPart']>;
+  };
+  SignPartsInput: {
+    PartNumbers: Array<number>;
+  };
+  StartUploadInput: {
+    FileName: string;
+    /** As declared; the stored type is sniffed from the bytes at completion */
+    ContentType: string;
+    /** Bytes, 1 to MULTIPART_MAX_BYTES (default 2 GiB; more is 413) */
+    FileSize: number;
+  };
   StatusInput: {
     Status: Schemas['OrderStatus'];
+  };
+  StoredPart: {
+    PartNumber: number;
+    /** Bytes */
+    Size: number;
+    ETag: string;
   };
   UploadTicket: {
     ItemGuid: string;
@@ -309,6 +369,7 @@ export interface Schemas {
   };
 }
 
+export type AbortedUpload = Schemas['AbortedUpload'];
 export type Basket = Schemas['Basket'];
 export type BasketLine = Schemas['BasketLine'];
 export type BasketList = Schemas['BasketList'];
@@ -323,6 +384,8 @@ export type CheckoutUrl = Schemas['CheckoutUrl'];
 export type ClaimLibraryItemsRequest = Schemas['ClaimLibraryItemsRequest'];
 export type ClaimLibraryItemsResponse = Schemas['ClaimLibraryItemsResponse'];
 export type CompleteCheckoutInput = Schemas['CompleteCheckoutInput'];
+export type CompletedPart = Schemas['CompletedPart'];
+export type CompleteUploadInput = Schemas['CompleteUploadInput'];
 export type DeletedBasket = Schemas['DeletedBasket'];
 export type DeleteLibraryItemResponse = Schemas['DeleteLibraryItemResponse'];
 export type ErrorDetail = Schemas['ErrorDetail'];
@@ -352,11 +415,28 @@ export type ProjectInput = Schemas['ProjectInput'];
 export type PullInput = Schemas['PullInput'];
 export type Rendition = Schemas['Rendition'];
 export type Renditions = Schemas['Renditions'];
+export type ResumableUpload = Schemas['ResumableUpload'];
+export type ResumableUploadStatus = Schemas['ResumableUploadStatus'];
+export type SignedPart = Schemas['SignedPart'];
+export type SignedParts = Schemas['SignedParts'];
+export type SignPartsInput = Schemas['SignPartsInput'];
+export type StartUploadInput = Schemas['StartUploadInput'];
 export type StatusInput = Schemas['StatusInput'];
+export type StoredPart = Schemas['StoredPart'];
 export type UploadTicket = Schemas['UploadTicket'];
 
 /** Per operation: path and query parameters, JSON request body and the success response. */
 export interface Operations {
+  /** DELETE /library/uploads/{itemGuid}: Abort a resumable upload and remove its parts */
+  abortMultipartUpload: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      itemGuid: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: Schemas['AbortedUpload'];
+  };
   /** POST /basket/{basketGuid}/line: Add a line (or add to the line of that project) */
   addBasketLine: {
     path: {
@@ -402,6 +482,16 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
+    response: Schemas['LibraryItemResult'];
+  };
+  /** POST /library/uploads/{itemGuid}/complete: Assemble a resumable upload, check it and add it to the library */
+  completeMultipartUpload: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      itemGuid: string;
+    };
+    query: Record<string, never>;
+    body: Schemas['CompleteUploadInput'];
     response: Schemas['LibraryItemResult'];
   };
   /** POST /basket: Create an empty basket */
@@ -519,6 +609,16 @@ export interface Operations {
     body: undefined;
     response: Schemas['LibraryItemReadResult'];
   };
+  /** GET /library/uploads/{itemGuid}: A resumable upload and the parts stored so far (to resume) */
+  getMultipartUpload: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      itemGuid: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: Schemas['ResumableUploadStatus'];
+  };
   /** GET /openapi.json: OpenAPI 3.1 document */
   getOpenapi: {
     path: Record<string, never>;
@@ -622,6 +722,23 @@ export interface Operations {
     body: Schemas['ProjectInput'];
     response: Schemas['Project'];
   };
+  /** POST /library/uploads/{itemGuid}/parts: Presigned PUT URLs for parts of a resumable upload */
+  signMultipartParts: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      itemGuid: string;
+    };
+    query: Record<string, never>;
+    body: Schemas['SignPartsInput'];
+    response: Schemas['SignedParts'];
+  };
+  /** POST /library/uploads: Start a resumable upload in parts (S3 multipart) */
+  startMultipartUpload: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: Schemas['StartUploadInput'];
+    response: Schemas['ResumableUpload'];
+  };
   /** PUT /basket/{basketGuid}/line/{lineId}: Change a line's quantity */
   updateBasketLine: {
     path: {
@@ -660,6 +777,14 @@ export interface OperationInfo {
 }
 
 export const operations: { readonly [K in OperationId]: OperationInfo } = {
+  abortMultipartUpload: {
+    method: 'DELETE',
+    path: '/library/uploads/{itemGuid}',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [],
+  },
   addBasketLine: {
     method: 'POST',
     path: '/basket/{basketGuid}/line',
@@ -708,6 +833,14 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     credential: 'apiKey',
     idempotent: false,
     body: 'none',
+    dates: [],
+  },
+  completeMultipartUpload: {
+    method: 'POST',
+    path: '/library/uploads/{itemGuid}/complete',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'json',
     dates: [],
   },
   createBasket: {
@@ -812,6 +945,14 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
       ['LibraryItem', 'DownloadExpiresDateUtc'],
     ],
   },
+  getMultipartUpload: {
+    method: 'GET',
+    path: '/library/uploads/{itemGuid}',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [['ExpiresDateUtc']],
+  },
   getOpenapi: { method: 'GET', path: '/openapi.json', credential: 'none', idempotent: false, body: 'none', dates: [] },
   getOrder: {
     method: 'GET',
@@ -902,6 +1043,22 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     idempotent: false,
     body: 'json',
     dates: [['LastSavedDateUtc']],
+  },
+  signMultipartParts: {
+    method: 'POST',
+    path: '/library/uploads/{itemGuid}/parts',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'json',
+    dates: [['Parts', '*', 'ExpiresDateUtc']],
+  },
+  startMultipartUpload: {
+    method: 'POST',
+    path: '/library/uploads',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'json',
+    dates: [['ExpiresDateUtc']],
   },
   updateBasketLine: {
     method: 'PUT',

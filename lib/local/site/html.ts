@@ -39,17 +39,22 @@ export interface PageOptions {
   main: Html;
   /** Extra origins images may load from (the presigned download URLs' storage). */
   imageOrigins?: readonly string[];
+  /**
+   * A page that runs a script of this site's own (the upload page): its path and its stylesheet's, and the
+   * origins it may send requests to besides this site (the storage its uploads go to).
+   */
+  script?: { src: string; stylesheet: string; connectOrigins: readonly string[] };
   /** Reload the page after this many seconds (something on it is still being prepared); no script needed. */
   refreshSeconds?: number;
 }
 
 export interface RenderedPage {
   body: string;
-  /** Content-Security-Policy for this page: nothing runs, nothing loads from anywhere but here and the image storage. */
+  /** Content-Security-Policy for this page: nothing runs but the site's own script file, nothing loads from anywhere but here and the image storage. */
   csp: string;
 }
 
-export function page({ title, main, imageOrigins = [], refreshSeconds }: PageOptions): RenderedPage {
+export function page({ title, main, imageOrigins = [], script, refreshSeconds }: PageOptions): RenderedPage {
   const body = html`<!doctype html>
 <html lang="en">
 <head>
@@ -62,7 +67,13 @@ ${
     : ''
 }<title>${title} · Local checkout</title>
 <link rel="stylesheet" href="/site.css">
-</head>
+${
+  script
+    ? html`<link rel="stylesheet" href="${script.stylesheet}">
+<script type="module" src="${script.src}"></script>
+`
+    : ''
+}</head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header><p class="brand">Local checkout and product builder <span class="tag">(test stand-in, no real payments)</span></p></header>
@@ -76,7 +87,10 @@ ${main}
   const csp = [
     "default-src 'none'",
     "style-src 'self'",
-    `img-src 'self' ${imageOrigins.join(' ')}`.trim(),
+    // A script's page previews the chosen photos from blob: URLs of the files, before they are uploaded.
+    `img-src 'self' ${script ? 'blob: data: ' : ''}${imageOrigins.join(' ')}`.trim(),
+    // Only the site's own script file: nothing inline, nothing from elsewhere.
+    ...(script ? ["script-src 'self'", `connect-src 'self' ${script.connectOrigins.join(' ')}`.trim()] : []),
     "form-action 'self'",
     "base-uri 'none'",
     "frame-ancestors 'none'",

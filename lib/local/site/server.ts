@@ -19,12 +19,20 @@ import {
 } from './problems.ts';
 import { serviceApi, type ServiceApi } from './service-api.ts';
 import { SITE_CSS } from './style.ts';
+import { uploadBundle } from './upload/bundle.ts';
+import { UPLOAD_SCRIPT, UPLOAD_STYLESHEET, uploadPage } from './upload/page.ts';
+import { forwardUploadCall, UPLOAD_API_PREFIX } from './upload/proxy.ts';
 
 export interface LocalSiteOptions {
   /** Base URL of the service the site calls. */
   serviceUrl: string;
   /** The site's API key (scope `site`); stays on this server. */
   apiKey: string;
+  /**
+   * The upload page (`/upload`): the site's library API key (it too stays on this server: the page's calls
+   * go through ./upload/proxy.ts) and the origin of the storage the parts are PUT to (its CSP allows it).
+   */
+  uploads?: { libraryApiKey: string; storageOrigin: string };
   /** 0 picks a free port. */
   port?: number;
   host?: string;
@@ -114,9 +122,32 @@ function decodeSegment(segment: string): string | undefined {
   }
 }
 
-async function route(api: ServiceApi, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function serveUploads(
+  uploads: NonNullable<LocalSiteOptions['uploads']>,
+  path: string,
+  response: ServerResponse,
+): Promise<boolean> {
+  if (path === '/upload') {
+    sendPage(response, 200, uploadPage(uploads.storageOrigin));
+    return true;
+  }
+  const type = path === UPLOAD_SCRIPT ? 'text/javascript' : path === UPLOAD_STYLESHEET ? 'text/css' : undefined;
+  if (type === undefined) return false;
+  const bundle = await uploadBundle();
+  response.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': `${type}; charset=utf-8` });
+  response.end(type === 'text/css' ? bundle.css : bundle.js);
+  return true;
+}
+
+async function route(
+  api: ServiceApi,
+  uploads: LocalSiteOptions['uploads'],
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://site.invalid');
   const method = request.method ?? 'GET';
+  if (uploads && method === 'GET' && (await serveUploads(uploads, url.pathname, response))) return;
   const parts = url.pathname.split('/').slice(1);
   const id = parts[1] === undefined ? undefined : decodeSegment(parts[1]);
   if (method === 'GET' && url.pathname === '/site.css') {
@@ -136,10 +167,21 @@ async function route(api: ServiceApi, request: IncomingMessage, response: Server
 
 export async function startLocalSite(options: LocalSiteOptions): Promise<LocalSite> {
   const api = serviceApi(options.serviceUrl, options.apiKey);
+  const { uploads } = options;
   const server = createServer((request, response) => {
-    // The pay form's body carries nothing the site needs; read it to the end so the connection can be reused.
-    request.resume();
-    route(api, request, response).catch((error: unknown) => {
+    const path = (request.url ?? '/').split('?')[0] as string;
+    const handled =
+      uploads && path.startsWith(`${UPLOAD_API_PREFIX}/`)
+        ? forwardUploadCall(
+            options.serviceUrl,
+            uploads.libraryApiKey,
+            request,
+            response,
+            path.slice(UPLOAD_API_PREFIX.length),
+          )
+        : // The pay form's body carries nothing the site needs; read it to the end so the connection can be reused.
+          (request.resume(), route(api, uploads, request, response));
+    handled.catch((error: unknown) => {
       process.stderr.write(`local site: ${String(error)}\n`);
       if (!response.headersSent) sendProblem(response, temporaryProblem());
       else response.destroy();

@@ -1,7 +1,7 @@
 /**
  * `npm start`'s side of the stand-in: started only when CHECKOUT_URL names a loopback address (the URLs the
- * service hands out then point at it), with a `site` API key made through the same store as
- * `npm run api-key`, revoked again when the site closes.
+ * service hands out then point at it), with a `site` API key (checkout, builder) and a `library` API key
+ * (the upload page) made through the same store as `npm run api-key`, revoked again when the site closes.
  */
 import { isIP } from 'node:net';
 import { startLocalSite, type LocalSite } from './server.ts';
@@ -26,30 +26,47 @@ export function loopbackAddress(checkoutUrl: string): { host: string; port: numb
   return { host: url.hostname === '[::1]' ? '::1' : url.hostname, port: Number(url.port || 80) };
 }
 
+/** The library key the upload page's calls go out with (through the site, never to the browser). */
+export const SITE_LIBRARY_KEY_NAME = 'local-checkout-site-uploads';
+
 /** Needs the store modules configured (call after startLocalService). */
-async function issueSiteKey(): Promise<{ apiKey: string; revoke(): Promise<void> }> {
+async function issueSiteKey(
+  name: string,
+  scope: 'site' | 'library',
+): Promise<{ apiKey: string; revoke(): Promise<void> }> {
   const store = await import('../../../functions/store/api-key-store.ts');
-  await store.revokeApiKey(SITE_KEY_NAME);
-  const { apiKey } = await store.createApiKey(SITE_KEY_NAME, 'site', Date.now());
-  return { apiKey, revoke: async () => void (await store.revokeApiKey(SITE_KEY_NAME)) };
+  await store.revokeApiKey(name);
+  const { apiKey } = await store.createApiKey(name, scope, Date.now());
+  return { apiKey, revoke: async () => void (await store.revokeApiKey(name)) };
 }
 
 /** Starts the stand-in on CHECKOUT_URL's address when that is loopback (port 0: a free one); undefined otherwise. */
 export async function startCheckoutStandIn(serviceUrl: string, checkoutUrl: string): Promise<LocalSite | undefined> {
   const address = loopbackAddress(checkoutUrl);
   if (!address) return undefined;
-  const key = await issueSiteKey();
+  const key = await issueSiteKey(SITE_KEY_NAME, 'site');
+  const libraryKey = await issueSiteKey(SITE_LIBRARY_KEY_NAME, 'library');
+  const revoke = () => Promise.all([key.revoke(), libraryKey.revoke()]);
   try {
-    const site = await startLocalSite({ serviceUrl, apiKey: key.apiKey, host: address.host, port: address.port });
+    const site = await startLocalSite({
+      serviceUrl,
+      apiKey: key.apiKey,
+      host: address.host,
+      port: address.port,
+      // The local S3 the presigned part URLs point at (set by startLocalService).
+      ...(process.env.S3_ENDPOINT
+        ? { uploads: { libraryApiKey: libraryKey.apiKey, storageOrigin: new URL(process.env.S3_ENDPOINT).origin } }
+        : {}),
+    });
     return {
       url: site.url,
       async close() {
         await site.close();
-        await key.revoke();
+        await revoke();
       },
     };
   } catch (error) {
-    await key.revoke();
+    await revoke();
     throw error;
   }
 }

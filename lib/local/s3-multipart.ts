@@ -1,0 +1,265 @@
+/**
+ * S3 multipart uploads for the local stand-in, as S3 does them, in front of s3rver's own.
+ *
+ * s3rver 3.7 has CreateMultipartUpload, UploadPart and CompleteMultipartUpload, but not ListParts or
+ * AbortMultipartUpload (both answer 405), and its Complete checks nothing: it concatenates whatever part
+ * files exist for the upload id, ignores the ETags, the key and the 5 MiB minimum, and a part PUT for an
+ * unknown upload id creates it. Resumable uploads depend on exactly those checks (a wrong ETag, a part of
+ * another upload, a missing part must be refused; a listing must show what is stored; an abort must remove
+ * the parts), so this middleware, placed before s3rver's router, serves all five operations itself:
+ *
+ * - parts live in a directory of their own (`<dir>/uploads/<uploadId>/`), written to a temporary file and renamed,
+ *   with their MD5 (the ETag S3 gives a part) and size;
+ * - ListParts pages (`max-parts`, `part-number-marker`) like S3; AbortMultipartUpload removes the parts;
+ * - Complete answers S3's errors (NoSuchUpload, InvalidPart, InvalidPartOrder, EntityTooSmall), then makes
+ *   the parts the object where they lie, without copying (lib/local/s3-multipart-objects.ts), with S3's
+ *   multipart ETag: the MD5 of the parts' MD5s and `-<count>`, which is not the MD5 of the file.
+ *
+ * CORS: a part PUT from a browser gets the bucket's CORS headers through s3rver's own CORS middleware
+ * (preflights are s3rver's), so a page can read the ETag when the bucket's rule exposes it. Signatures are
+ * not checked, as s3rver does not check Signature Version 4 either. Only the local stack uses this; the
+ * functions speak to it through the same SDK calls as to S3.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
+import { assembledObjects, type FilesystemStore } from './s3-multipart-objects.ts';
+
+const require = createRequire(import.meta.url);
+// s3rver's own error (rendered as S3's XML error with its status) and CORS middleware.
+const S3Error = require('s3rver/lib/models/error') as new (code: string, message: string) => Error;
+const corsMiddleware = require('s3rver/lib/middleware/cors') as () => (
+  ctx: Ctx,
+  next: () => Promise<void>,
+) => Promise<void>;
+
+/** The part of Koa's context this middleware uses. */
+interface Ctx {
+  method: string;
+  path: string;
+  query: Record<string, string | string[] | undefined>;
+  headers: Record<string, string | string[] | undefined>;
+  req: IncomingMessage;
+  params?: Record<string, string>;
+  status: number;
+  body: unknown;
+  set(name: string, value: string): void;
+  store: { getBucket(bucket: string): Promise<unknown> };
+}
+
+interface UploadInfo {
+  bucket: string;
+  key: string;
+  metadata: Record<string, string>;
+  initiated: string;
+}
+
+interface PartInfo {
+  partNumber: number;
+  etag: string;
+  size: number;
+  lastModified: string;
+}
+
+const MIN_PART_SIZE = 5 * 1024 * 1024;
+const quoted = (md5: string) => `"${md5}"`;
+const unquoted = (etag: string) => etag.trim().replace(/^"|"$/g, '');
+const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+/** What a request's headers give the object (as S3 keeps them): its content headers and x-amz-meta-*. */
+function metadataOf(headers: Ctx['headers']): Record<string, string> {
+  const kept = [
+    'cache-control',
+    'content-disposition',
+    'content-encoding',
+    'content-language',
+    'content-type',
+    'expires',
+  ];
+  return Object.fromEntries(
+    Object.entries(headers)
+      .filter(([name]) => kept.includes(name) || name.startsWith('x-amz-meta-'))
+      .map(([name, value]) => [name, String(single(value))]),
+  );
+}
+
+/** Puts the multipart operations in front of s3rver's router, keeping uploads and assembled objects under `directory`. */
+export function installMultipart(s3rver: { store: unknown; middleware: unknown[] }, directory: string): void {
+  const objects = assembledObjects(directory, s3rver.store as FilesystemStore);
+  s3rver.middleware.splice(s3rver.middleware.length - 1, 0, multipartMiddleware(join(directory, 'uploads'), objects));
+}
+
+function multipartMiddleware(directory: string, objects: ReturnType<typeof assembledObjects>) {
+  const cors = corsMiddleware();
+  const uploadDir = (uploadId: string) => join(directory, uploadId.replace(/[^0-9a-f]/g, ''));
+
+  async function uploadOf(uploadId: string, bucket: string, key: string): Promise<UploadInfo> {
+    try {
+      const info = JSON.parse(await readFile(join(uploadDir(uploadId), 'upload.json'), 'utf8')) as UploadInfo;
+      if (info.bucket === bucket && info.key === key) return info;
+    } catch {
+      // No such upload id: the answer below.
+    }
+    throw new S3Error(
+      'NoSuchUpload',
+      'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
+    );
+  }
+
+  async function partsOf(uploadId: string): Promise<PartInfo[]> {
+    const names = await readdir(uploadDir(uploadId));
+    const parts = await Promise.all(
+      names
+        .filter((name) => /^\d+\.json$/.test(name))
+        .map(async (name) => JSON.parse(await readFile(join(uploadDir(uploadId), name), 'utf8')) as PartInfo),
+    );
+    return parts.sort((a, b) => a.partNumber - b.partNumber);
+  }
+
+  async function create(ctx: Ctx, bucket: string, key: string): Promise<void> {
+    if (!(await ctx.store.getBucket(bucket))) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist');
+    const uploadId = randomBytes(16).toString('hex');
+    await mkdir(uploadDir(uploadId), { recursive: true });
+    const info: UploadInfo = { bucket, key, metadata: metadataOf(ctx.headers), initiated: new Date().toISOString() };
+    await writeFile(join(uploadDir(uploadId), 'upload.json'), JSON.stringify(info));
+    ctx.body = { InitiateMultipartUploadResult: { Bucket: bucket, Key: key, UploadId: uploadId } };
+  }
+
+  async function uploadPart(ctx: Ctx, bucket: string, key: string, uploadId: string): Promise<void> {
+    await uploadOf(uploadId, bucket, key);
+    const partNumber = Number(single(ctx.query.partNumber));
+    if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10_000)
+      throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive');
+    const path = join(uploadDir(uploadId), String(partNumber));
+    const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+    const hash = createHash('md5');
+    let size = 0;
+    await pipeline(
+      ctx.req,
+      new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          hash.update(chunk);
+          size += chunk.length;
+          done(null, chunk);
+        },
+      }),
+      createWriteStream(temporary),
+    );
+    const part: PartInfo = { partNumber, etag: hash.digest('hex'), size, lastModified: new Date().toISOString() };
+    // The last PUT of a part number wins, as in S3: bytes and record are each replaced in one rename.
+    await rename(temporary, path);
+    await writeFile(`${path}.json.tmp`, JSON.stringify(part));
+    await rename(`${path}.json.tmp`, `${path}.json`);
+    ctx.set('ETag', quoted(part.etag));
+    ctx.body = '';
+  }
+
+  async function listParts(ctx: Ctx, bucket: string, key: string, uploadId: string): Promise<void> {
+    await uploadOf(uploadId, bucket, key);
+    const maxParts = Math.min(1000, Number(single(ctx.query['max-parts']) ?? 1000));
+    const marker = Number(single(ctx.query['part-number-marker']) ?? 0);
+    const after = (await partsOf(uploadId)).filter((part) => part.partNumber > marker);
+    const page = after.slice(0, maxParts);
+    const truncated = after.length > page.length;
+    ctx.body = {
+      ListPartsResult: {
+        Bucket: bucket,
+        Key: key,
+        UploadId: uploadId,
+        PartNumberMarker: marker,
+        ...(truncated ? { NextPartNumberMarker: page[page.length - 1]?.partNumber } : {}),
+        MaxParts: maxParts,
+        IsTruncated: truncated,
+        Part: page.map((part) => ({
+          PartNumber: part.partNumber,
+          LastModified: part.lastModified,
+          ETag: quoted(part.etag),
+          Size: part.size,
+        })),
+      },
+    };
+  }
+
+  async function complete(ctx: Ctx, bucket: string, key: string, uploadId: string): Promise<void> {
+    const info = await uploadOf(uploadId, bucket, key);
+    const xml = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      ctx.req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      ctx.req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      ctx.req.on('error', reject);
+    });
+    const named = [...xml.matchAll(/<Part>([\s\S]*?)<\/Part>/g)].map(([, part]) => ({
+      partNumber: Number(/<PartNumber>\s*(\d+)\s*<\/PartNumber>/.exec(part ?? '')?.[1]),
+      etag: unquoted((/<ETag>([\s\S]*?)<\/ETag>/.exec(part ?? '')?.[1] ?? '').replaceAll('&quot;', '"')),
+    }));
+    if (named.length === 0)
+      throw new S3Error(
+        'MalformedXML',
+        'The XML you provided was not well-formed or did not validate against our published schema.',
+      );
+    const stored = new Map((await partsOf(uploadId)).map((part) => [part.partNumber, part]));
+    const parts = named.map((part, index) => {
+      if (index > 0 && part.partNumber <= (named[index - 1]?.partNumber ?? 0))
+        throw new S3Error(
+          'InvalidPartOrder',
+          'The list of parts was not in ascending order. The parts list must be specified in order by part number.',
+        );
+      const held = stored.get(part.partNumber);
+      if (!held || held.etag !== part.etag)
+        throw new S3Error(
+          'InvalidPart',
+          "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
+        );
+      return held;
+    });
+    if (parts.slice(0, -1).some((part) => part.size < MIN_PART_SIZE))
+      throw new S3Error('EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed object size.');
+
+    const etag = `${createHash('md5')
+      .update(Buffer.concat(parts.map((part) => Buffer.from(part.etag, 'hex'))))
+      .digest('hex')}-${parts.length}`;
+    // The parts become the object where they lie (lib/local/s3-multipart-objects.ts): no bytes copied.
+    await objects.assemble(
+      bucket,
+      key,
+      uploadDir(uploadId),
+      parts.map((part) => ({ file: String(part.partNumber), size: part.size })),
+      etag,
+      info.metadata,
+    );
+    ctx.body = {
+      CompleteMultipartUploadResult: { Location: `/${bucket}/${key}`, Bucket: bucket, Key: key, ETag: quoted(etag) },
+    };
+  }
+
+  async function abort(ctx: Ctx, bucket: string, key: string, uploadId: string): Promise<void> {
+    await uploadOf(uploadId, bucket, key);
+    await rm(uploadDir(uploadId), { recursive: true, force: true });
+    ctx.status = 204;
+    ctx.body = '';
+  }
+
+  return async function s3Multipart(ctx: Ctx, next: () => Promise<void>): Promise<void> {
+    const match = /^\/([^/]+)\/(.+)$/.exec(ctx.path);
+    const uploadId = single(ctx.query.uploadId);
+    const starts = ctx.method === 'POST' && 'uploads' in ctx.query;
+    if (!match || (!starts && uploadId === undefined) || !['GET', 'PUT', 'POST', 'DELETE'].includes(ctx.method))
+      return next();
+    const bucket = decodeURIComponent(match[1] as string);
+    const key = decodeURIComponent(match[2] as string);
+    ctx.params = { bucket, key };
+    await cors(ctx, async () => {
+      if (starts) return create(ctx, bucket, key);
+      const id = uploadId as string;
+      if (ctx.method === 'PUT') return uploadPart(ctx, bucket, key, id);
+      if (ctx.method === 'GET') return listParts(ctx, bucket, key, id);
+      if (ctx.method === 'POST') return complete(ctx, bucket, key, id);
+      return abort(ctx, bucket, key, id);
+    });
+  };
+}

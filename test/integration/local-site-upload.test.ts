@@ -1,0 +1,116 @@
+/**
+ * The local site's upload page in headless Chromium: Uppy's Dashboard and `@uppy/aws-s3` (a client
+ * nobody here wrote) with the client package's adapter, against the real local service and the local S3.
+ * A 40 MB photo goes up in 5 MiB parts; part way the part PUTs are dropped for a while (the network is
+ * cut), then let through again: the upload finishes without sending a stored part twice, and the builder
+ * page it links to shows the photo.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Route } from 'playwright-core';
+import { startSiteStack, type SiteStack } from '../support/site.ts';
+import { photoOfSize } from '../support/images.ts';
+
+const MIB = 1024 * 1024;
+const PHOTO_BYTES = 40 * 1000 * 1000;
+/** Parts of 5 MiB: 40 MB is 8 of them (7 whole ones and 5,299,712 bytes). */
+const PART_COUNT = Math.ceil(PHOTO_BYTES / (5 * MIB));
+
+let stack: SiteStack;
+let dir: string;
+
+beforeAll(async () => {
+  stack = await startSiteStack();
+  dir = mkdtempSync(join(tmpdir(), 'upload-page-'));
+});
+afterAll(async () => {
+  await stack?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const partNumberOf = (url: string) => new URL(url).searchParams.get('partNumber');
+
+describe('the upload page in a browser', { timeout: 240_000 }, () => {
+  it('uploads a 40 MB photo in 5 MiB parts through a cut network, sends no stored part twice, and links to the builder page showing it', async () => {
+    const photo = photoOfSize(PHOTO_BYTES, 40);
+    const file = join(dir, 'holiday.jpg');
+    writeFileSync(file, photo);
+    const page = await stack.browser.newPage();
+    const consoleErrors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+
+    // Part PUTs go straight to the local S3 (its own origin); each is counted once it is stored.
+    const stored = new Map<string, number>();
+    let dropped = 0;
+    page.on('response', (response) => {
+      const part = partNumberOf(response.url());
+      if (response.request().method() === 'PUT' && part !== null && response.status() === 200)
+        stored.set(part, (stored.get(part) ?? 0) + 1);
+    });
+    // The cut: once two parts are stored, every part PUT fails as if the network were down, for 4 s.
+    let cutUntil: number | undefined;
+    await page.route(
+      (url) => url.searchParams.has('partNumber'),
+      async (route: Route) => {
+        if (stored.size >= 2 && cutUntil === undefined) cutUntil = Date.now() + 4_000;
+        if (cutUntil !== undefined && Date.now() < cutUntil) {
+          dropped++;
+          return route.abort('internetdisconnected');
+        }
+        return route.continue();
+      },
+    );
+
+    const answer = await page.goto(`${stack.site.url}/upload`);
+    expect(answer?.status()).toBe(200);
+    const csp = answer?.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(await page.title()).toBe('Upload photos · Local checkout');
+
+    await page.locator('.uppy-Dashboard-input').first().setInputFiles(file);
+    await page.getByRole('button', { name: /^Upload 1 file$/ }).click();
+    const link = page.getByRole('link', { name: 'Open your photo in the product builder' });
+    await link.waitFor({ state: 'visible', timeout: 180_000 });
+
+    expect(dropped).toBeGreaterThan(0);
+    expect([...stored.keys()].map(Number).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: PART_COUNT }, (_, index) => index + 1),
+    );
+    // Every part stored exactly once: the parts done before the cut were not sent again.
+    expect([...stored.values()].every((count) => count === 1)).toBe(true);
+    await stack.browser.screenshot(page, 'upload-done');
+
+    const href = (await link.getAttribute('href')) as string;
+    expect(href.startsWith(`${stack.site.url}/builder/`)).toBe(true);
+    await link.click();
+    await page.waitForURL(href);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Product builder');
+    const image = page.getByRole('img', { name: /Photo 1, 30 × 20 pixels/ });
+    await image.waitFor();
+    // Decoded by the browser: the photo itself, not a broken image.
+    expect(
+      await image.evaluate((img) => {
+        const element = img as unknown as { decode(): Promise<void>; naturalWidth: number };
+        return element.decode().then(() => element.naturalWidth);
+      }),
+    ).toBe(30);
+    await stack.browser.screenshot(page, 'upload-builder');
+
+    // What the library holds is the file, byte for byte.
+    const token = href.split('/').pop() as string;
+    const internal = await stack.service.apiKey('upload-check', 'site');
+    const builder = await stack.service.request('GET', `/builder/${token}`, { apiKey: internal });
+    expect(builder.body.Builder.Items[0]).toMatchObject({
+      FileSize: PHOTO_BYTES,
+      FileMd5: createHash('md5').update(photo).digest('hex').toUpperCase(),
+    });
+    expect(consoleErrors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
+    expect(stack.browser.foreignRequests).toEqual([]);
+  });
+});
