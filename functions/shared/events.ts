@@ -12,13 +12,9 @@ import { eventBridge } from './clients/eventbridge.ts';
 import { config } from './config.ts';
 import { logger, serviceName } from './powertools.ts';
 
-export const DOMAIN_EVENT_TYPES = [
-  'BasketCheckedOut',
-  'OrderCreated',
-  'OrderStatusChanged',
-  'LibraryItemsAdded',
-] as const;
-export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
+import type { DomainEventType } from './event-types.ts';
+
+export type { DomainEventType };
 
 export interface DomainEvent {
   type: DomainEventType;
