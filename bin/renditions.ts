@@ -33,7 +33,7 @@ if (args.table && args.bucket) {
 }
 const storage = args.table ? undefined : await useLocalStore();
 // Store modules read the environment when they load: imported only now.
-const { scanItemsWithoutRenditions } = await import('../functions/store/rendition-store.ts');
+const { scanItemsWithoutRenditions } = await import('./items-without-renditions.ts');
 const { makeRenditions } = await import('../functions/services/rendition-service.ts');
 
 const counts: Record<string, number> = {};

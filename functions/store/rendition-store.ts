@@ -6,11 +6,11 @@
  * together, so a reader never sees them disagree.
  */
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { s3 } from '../shared/clients/s3.ts';
 import { config } from '../shared/config.ts';
-import { KEYS, libraryEntryKey, libraryEntrySortKey, libraryItemKey } from './keys.ts';
+import { libraryEntryKey, libraryEntrySortKey, libraryItemKey } from './keys.ts';
 import { fromItem } from './table.ts';
 import { deleteImageObject } from './image-object-store.ts';
 import { writeIf } from './writes.ts';
@@ -85,27 +85,4 @@ export async function recordRenditions(
   ]);
   if (outcome.committed) return 'written';
   return outcome.failed.every((failure) => failure.index === 1) ? 'entryMissing' : 'refused';
-}
-
-/**
- * One page of item records that have no renditions state yet, for the backfill command (bin/renditions.ts):
- * a Scan, which no request ever runs; `after` continues where the page before stopped.
- */
-export async function scanItemsWithoutRenditions(
-  after?: Record<string, unknown>,
-): Promise<{ itemGuids: string[]; next?: Record<string, unknown> }> {
-  const result = await dynamo.send(
-    new ScanCommand({
-      TableName: config.tableName,
-      FilterExpression: 'begins_with(PK, :items) AND attribute_not_exists(renditions)',
-      ExpressionAttributeValues: { ':items': KEYS.libraryItem },
-      ProjectionExpression: 'itemGuid',
-      ConsistentRead: true,
-      ...(after ? { ExclusiveStartKey: after } : {}),
-    }),
-  );
-  return {
-    itemGuids: (result.Items ?? []).map((item) => String(item.itemGuid)),
-    ...(result.LastEvaluatedKey ? { next: result.LastEvaluatedKey } : {}),
-  };
 }
