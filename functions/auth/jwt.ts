@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { config } from '../shared/config.ts';
 import { audienceProblem, CLOCK_TOLERANCE_SECONDS } from './claims.ts';
+import { recallVerified, rememberVerified, type TokenRules } from './verified-tokens.ts';
 
 let keySet: JWTVerifyGetKey | undefined;
 
@@ -26,19 +27,27 @@ function jwks(): JWTVerifyGetKey {
 /** The token's subject when the token is valid; otherwise why not (logged by the caller, never answered). */
 export async function verifyBearerToken(token: string): Promise<{ userId: string } | { error: string }> {
   try {
-    const maxAge = config.jwtMaxAgeSeconds;
-    const { payload } = await jwtVerify(token, jwks(), {
+    const rules: TokenRules = {
       issuer: config.jwtIssuer,
+      audiences: config.jwtAudiences,
+      clientIds: config.jwtClientIds,
+      maxAgeSeconds: config.jwtMaxAgeSeconds,
+    };
+    const recalled = recallVerified(token, rules);
+    if (recalled !== undefined) return { userId: recalled };
+    const { payload } = await jwtVerify(token, jwks(), {
+      issuer: rules.issuer,
       algorithms: ['RS256', 'ES256'],
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
       requiredClaims: ['exp', 'sub'],
       // jose then requires `iat`, refuses it in the future and refuses a token older than this.
-      ...(maxAge > 0 ? { maxTokenAge: maxAge } : {}),
+      ...(rules.maxAgeSeconds > 0 ? { maxTokenAge: rules.maxAgeSeconds } : {}),
     });
-    const problem = audienceProblem(payload, { audiences: config.jwtAudiences, clientIds: config.jwtClientIds });
+    const problem = audienceProblem(payload, { audiences: rules.audiences, clientIds: rules.clientIds });
     if (problem) return { error: problem };
     if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 256)
       return { error: 'token has no usable subject' };
+    rememberVerified(token, rules, { userId: payload.sub, exp: payload.exp as number, iat: payload.iat });
     return { userId: payload.sub };
   } catch (error) {
     return { error: (error as { code?: string }).code ?? (error as Error).message ?? 'token verification failed' };

@@ -24,9 +24,22 @@ export function apiArnPrefix(methodArn: string): string {
   return `${arn}/${stage}`;
 }
 
+/**
+ * The policy depends only on the credential kinds and the API's ARN prefix, so each is built once per warm
+ * instance: building one compares every route's pattern with every other's.
+ */
+const policies = new Map<string, PolicyDocument>();
+
 export function policyFor(principal: Principal, methodArn: string): PolicyDocument {
   const kinds = credentialsOf(principal);
   const prefix = apiArnPrefix(methodArn);
+  const key = `${kinds.join(',')} ${prefix}`;
+  let policy = policies.get(key);
+  if (policy === undefined) policies.set(key, (policy = buildPolicy(kinds, prefix)));
+  return policy;
+}
+
+function buildPolicy(kinds: Credential[], prefix: string): PolicyDocument {
   const patternOf = (route: (typeof routes)[number]) => `${prefix}/${resourcePattern(route)}`;
   const resources = routes.filter((route) => kinds.includes(route.credential)).map(patternOf);
   if (resources.length === 0)
@@ -56,14 +69,21 @@ export function policyFor(principal: Principal, methodArn: string): PolicyDocume
   };
 }
 
+/** Patterns come from the route table and one API's ARN, so this map stays as small as the policies. */
+const compiled = new Map<string, RegExp>();
+
 /** IAM-style match of an execute-api resource pattern, where `*` matches any run of characters. */
 export function resourceMatches(pattern: string, arn: string): boolean {
-  const regex = new RegExp(
-    `^${pattern
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*')}$`,
-  );
+  let regex = compiled.get(pattern);
+  if (regex === undefined) {
+    regex = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
+    compiled.set(pattern, regex);
+  }
   return regex.test(arn);
 }
 

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { ensureSigningKeys, signLocalToken } from '../../lib/local/signing-keys.ts';
 import { LOCAL_AWS_ENV } from '../../lib/local/storage.ts';
+import { VERIFIED_TOKEN_SECONDS } from '../../functions/auth/verified-tokens.ts';
 import type { Check, Figure } from './support/report.ts';
 import { median, ms, pairedRatio, ratio, sideBySide } from './support/stats.ts';
 import { progress } from './support/progress.ts';
@@ -26,8 +27,8 @@ const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * Both servers run on one core and autocannon on another (Linux `taskset`, when there are two cores or
- * more). Dynalite lives inside `npm start`: unpinned, the bare server would get a core of its own while
- * its storage runs on the service's, so on an idle machine it had twice the CPU the service has.
+ * more). DynamoDB Local is a child of `npm start` and inherits its core: unpinned, the bare server would get
+ * a core of its own while its storage runs on the service's, twice the CPU the service has.
  */
 const SERVER_CORE = 1;
 const LOAD_CORE = 0;
@@ -262,13 +263,13 @@ export async function run(): Promise<Figure[]> {
       {
         title: '4. HTTP throughput of the local service',
         howToRead:
-          `autocannon sends ${CONNECTIONS} concurrent connections at \`npm start\` (bin/local.ts: the local API Gateway front with the real authorizer and handlers, DynamoDB Local and s3rver in one process) ` +
+          `autocannon sends ${CONNECTIONS} concurrent connections at \`npm start\` (bin/local.ts: the local API Gateway front with the real authorizer and handlers, s3rver, and DynamoDB Local in a child process) ` +
           'and, alternately, at a bare node:http server in its own process that makes the same DynamoDB calls on the same DynamoDB Local with nothing else (no authorizer, validation, middleware or logging). ' +
           (pinning
-            ? `Both servers run on CPU core ${SERVER_CORE} and autocannon on core ${LOAD_CORE} (taskset): the bare server's storage is the DynamoDB Local of \`npm start\`, so unpinned it would have a core of its own plus the service's, twice the CPU the service gets on an idle machine. `
-            : 'The processes are not pinned to cores (taskset unavailable): on an idle machine the bare server gets more CPU than the service, whose process also runs its storage. ') +
+            ? `Both servers run on CPU core ${SERVER_CORE} and autocannon on core ${LOAD_CORE} (taskset); DynamoDB Local, a child of \`npm start\`, runs on core ${SERVER_CORE} too and serves both: unpinned, the bare server would have a core of its own plus the service's, twice the CPU the service gets on an idle machine. `
+            : 'The processes are not pinned to cores (taskset unavailable): on an idle machine the bare server gets more CPU than the service, which shares its core with the storage. ') +
           `Each side gets ${ROUNDS} rounds of ${ROUND_SECONDS} s after a 1 s warm-up; the req/s and p99 columns are the medians over rounds of each side's average requests per second and p99 latency, and each ratio is the median of the per-round ratios (a round runs the two loads back to back, so a change in the machine's load between rounds cancels out of it). ` +
-          `Requests rotate over ${USERS} users with one basket each (bearer tokens verified by the authorizer on every request); adding a line adds 1 to the basket's line. ` +
+          `Requests rotate over ${USERS} users with one basket each; the authorizer runs on every request (the local front keeps no authorizer cache), and a token whose signature it verified in the last ${VERIFIED_TOKEN_SECONDS / 60} minutes is not verified again (functions/auth/verified-tokens.ts); adding a line adds 1 to the basket's line. ` +
           `Budgets: the service reaches at least ${BUDGET} of the bare server's requests per second, and its p99 is at most 1/${BUDGET} of the bare server's (bare p99 / service p99 ≥ ${BUDGET}); no request fails.`,
         columns: [
           'Request',

@@ -17,6 +17,7 @@ import {
   type LocalSigningKeys,
 } from '../../lib/local/signing-keys.ts';
 import { verifyBearerToken } from '../../functions/auth/jwt.ts';
+import { recallVerified, rememberVerified, VERIFIED_TOKEN_SECONDS } from '../../functions/auth/verified-tokens.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'bearer-token-'));
 let keys: LocalSigningKeys;
@@ -104,5 +105,39 @@ describe('bearer token rules', () => {
     expect(await verifyBearerToken(await signed(access))).toEqual({ userId: 'alice' });
     // A token for the audience no longer counts once only client ids are configured.
     expect(await verifyBearerToken(await signed(valid()))).toHaveProperty('error');
+  });
+});
+
+describe('verified tokens are remembered, never past a rule they passed', () => {
+  const rules = { issuer: LOCAL_ISSUER, audiences: [LOCAL_AUDIENCE], clientIds: [], maxAgeSeconds: 86_400 };
+
+  it('answers a token again without its signature check, and not under other rules', async () => {
+    const token = await signed(valid());
+    expect(await verifyBearerToken(token)).toEqual({ userId: 'alice' });
+    expect(recallVerified(token, rules)).toBe('alice');
+    expect(recallVerified(token, { ...rules, audiences: ['another-api'] })).toBeUndefined();
+    process.env.JWT_AUDIENCE = 'another-api';
+    expect(await verifyBearerToken(token)).toHaveProperty('error');
+  });
+
+  it('forgets a token at exp (plus the clock tolerance), at its maximum age, and after the memo time', () => {
+    const at = 1_000_000_000_000;
+    const seconds = at / 1000;
+    rememberVerified('expiring', rules, { userId: 'a', exp: seconds + 60, iat: seconds }, at);
+    expect(recallVerified('expiring', rules, at + 64_999)).toBe('a');
+    expect(recallVerified('expiring', rules, at + 65_000)).toBeUndefined();
+    const shortAge = { ...rules, maxAgeSeconds: 30 };
+    rememberVerified('ageing', shortAge, { userId: 'b', exp: seconds + 3600, iat: seconds - 10 }, at);
+    expect(recallVerified('ageing', shortAge, at + 24_999)).toBe('b');
+    expect(recallVerified('ageing', shortAge, at + 25_000)).toBeUndefined();
+    rememberVerified('long', rules, { userId: 'c', exp: seconds + 86_400, iat: seconds }, at);
+    expect(recallVerified('long', rules, at + VERIFIED_TOKEN_SECONDS * 1000 - 1)).toBe('c');
+    expect(recallVerified('long', rules, at + VERIFIED_TOKEN_SECONDS * 1000)).toBeUndefined();
+  });
+
+  it('never remembers a refused token', async () => {
+    const token = await signed({ ...valid(), aud: 'another-api' });
+    expect(await verifyBearerToken(token)).toHaveProperty('error');
+    expect(recallVerified(token, rules)).toBeUndefined();
   });
 });
