@@ -19,8 +19,14 @@ export interface PrintSize {
 
 /** The objects an item's answer links to: the original, then its renditions when they are ready. */
 const linkedObjects = ({ objectKey, mimeType, renditions }: StoredItem): Download[] => [
-  { objectKey, contentType: mimeType },
-  ...(renditions?.status === 'Ready' ? [renditions.thumbnail, renditions.preview] : []),
+  { objectKey, contentType: mimeType, disposition: 'attachment' },
+  ...(renditions?.status === 'Ready'
+    ? [renditions.thumbnail, renditions.preview].map(({ objectKey, contentType }): Download => ({
+        objectKey,
+        contentType,
+        disposition: 'inline',
+      }))
+    : []),
 ];
 
 /** The renditions as answered, given the URLs signed for their objects (in linkedObjects' order). */

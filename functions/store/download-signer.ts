@@ -16,17 +16,20 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getEndpointFromInstructions } from '@smithy/core/endpoints';
 
 /**
- * Every download is answered as an attachment: `<img>` and apps show it as usual, but a browser sent to the
- * URL saves the file rather than rendering it, so no byte after the image header is ever interpreted in the
- * bucket's origin (docs/security.md, Stored images). S3 lets a presigned GET set this header and the content
- * type, not X-Content-Type-Options or a CSP.
+ * An original is answered as an attachment: `<img>` and apps show it as usual, but a browser sent to the URL
+ * saves the file rather than rendering it, so no byte a client uploaded after the image header is ever
+ * interpreted in the bucket's origin (docs/security.md, Stored images). A rendition is answered inline: every
+ * byte of it was written by the service's encoder (renditions/render.ts), so a browser sent to it shows it.
+ * S3 lets a presigned GET set this header and the content type, not X-Content-Type-Options or a CSP.
  */
-export const DOWNLOAD_DISPOSITION = 'attachment';
+export type Disposition = 'attachment' | 'inline';
 
 export interface Download {
   objectKey: string;
   /** Answered as the object's Content-Type (`response-content-type`). */
   contentType: string;
+  /** Answered as its Content-Disposition (`response-content-disposition`). */
+  disposition: Disposition;
 }
 
 interface Credentials {
@@ -124,11 +127,11 @@ export const presignDownloads = (
   presign(
     s3,
     bucket,
-    downloads.map(({ objectKey, contentType }) => ({
+    downloads.map(({ objectKey, contentType, disposition }) => ({
       method: 'GET',
       objectKey,
       query: [
-        ['response-content-disposition', DOWNLOAD_DISPOSITION],
+        ['response-content-disposition', disposition],
         ['response-content-type', contentType],
         ['x-id', 'GetObject'],
       ],

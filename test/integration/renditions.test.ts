@@ -58,6 +58,8 @@ async function fetchRendition(rendition: { Url: string; ContentType: string }) {
   const response = await fetch(rendition.Url);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toBe(rendition.ContentType);
+  // Shown, not saved, when a browser is sent to it: the service's encoder wrote every byte.
+  expect(response.headers.get('content-disposition')).toBe('inline');
   const bytes = Buffer.from(await response.arrayBuffer());
   return { bytes, metadata: await sharp(bytes).metadata() };
 }

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { DOWNLOAD_DISPOSITION, presignDownloads } from '../../functions/store/download-signer.ts';
+import { presignDownloads, type Download } from '../../functions/store/download-signer.ts';
 
 const keys = [
   'library/0123456789abcdef0123456789abcdef/fedcba9876543210fedcba9876543210',
@@ -56,20 +56,21 @@ describe('presigned downloads', () => {
       for (const at of ['2026-11-23T19:48:38.123Z', '2026-11-24T00:00:00.000Z']) {
         vi.useFakeTimers({ toFake: ['Date'] });
         vi.setSystemTime(new Date(at));
-        const downloads = keys.map((objectKey, index) => ({
+        const downloads = keys.map((objectKey, index): Download => ({
           objectKey,
-          contentType: index === 1 ? 'image/heic' : 'image/jpeg',
+          contentType: index === 1 ? 'image/heic' : index === 2 ? 'image/webp' : 'image/jpeg',
+          disposition: index === 2 ? 'inline' : 'attachment',
         }));
         const ours = await presignDownloads(s3, 'photo-bucket', downloads, 900);
         const sdk = await Promise.all(
-          downloads.map(({ objectKey, contentType }) =>
+          downloads.map(({ objectKey, contentType, disposition }) =>
             getSignedUrl(
               s3,
               new GetObjectCommand({
                 Bucket: 'photo-bucket',
                 Key: objectKey,
                 ResponseContentType: contentType,
-                ResponseContentDisposition: DOWNLOAD_DISPOSITION,
+                ResponseContentDisposition: disposition,
               }),
               { expiresIn: 900 },
             ),

@@ -50,7 +50,8 @@ function signDownloads(items: { objectKey: string; mimeType: string }[]): (s3: S
     return presignDownloads(
       s3,
       config.bucketName,
-      items.map((item) => ({ objectKey: item.objectKey, contentType: item.mimeType })),
+      // The originals: the bench world makes no renditions.
+      items.map((item) => ({ objectKey: item.objectKey, contentType: item.mimeType, disposition: 'attachment' })),
       config.downloadUrlSeconds,
     );
   };
