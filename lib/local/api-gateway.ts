@@ -25,7 +25,10 @@ import { preflightHeaders, withCors } from '../../functions/http/cors.ts';
 import { errorAnswer, errorResponse } from '../../functions/http/errors.ts';
 import { gatewayAnswer } from '../../functions/http/gateway-answers.ts';
 import { JSON_CONTENT_TYPE } from '../../functions/http/json.ts';
-import { DomainError, payloadTooLarge } from '../../functions/shared/errors.ts';
+import { DomainError } from '../../functions/shared/errors.ts';
+import { ACCOUNT, headersOf, isBinary, lambdaContext, queryOf, REGION } from './lambda-event.ts';
+import { discardBody, readBody } from './request-body.ts';
+import { loggedPath, matchRoute } from './route-matching.ts';
 import { callersOf, Throttle, throttleSettingsFromEnv, type ThrottleSettings } from './throttle.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -48,186 +51,14 @@ export interface ApiGatewayFrontOptions {
 const API_ID = 'local';
 /** What the front reads and throws away of a body it answers without (API Gateway's payload limit). */
 const DISCARD_LIMIT_BYTES = 10 * 1024 * 1024;
-const ACCOUNT = '000000000000';
-const REGION = 'local';
-
-interface RouteMatch {
-  route: Route;
-  pathParameters: Record<string, string> | null;
-}
-
-/** The path parameters of `path` under `template`, or undefined when it does not match. */
-function matchTemplate(template: string, segments: string[]): Record<string, string> | undefined {
-  const parts = template.split('/').slice(1);
-  if (parts.length !== segments.length) return undefined;
-  const params: Record<string, string> = {};
-  for (const [index, part] of parts.entries()) {
-    const segment = segments[index] ?? '';
-    if (!(part.startsWith('{') && part.endsWith('}'))) {
-      if (part !== segment) return undefined;
-      continue;
-    }
-    if (segment === '') return undefined;
-    try {
-      params[part.slice(1, -1)] = decodeURIComponent(segment);
-    } catch {
-      params[part.slice(1, -1)] = segment;
-    }
-  }
-  return params;
-}
-
-/** Orders templates of one length: a static segment beats a `{param}` one, the leftmost difference deciding. */
-const specificity = (template: string): string =>
-  template
-    .split('/')
-    .map((part) => (part.startsWith('{') ? '0' : '1'))
-    .join('');
-
-/**
- * API Gateway's rule: the resource is chosen first (a static segment wins over a `{param}` segment), then
- * the method. `GET /library/push` is the resource /library/push without a GET, not GET /library/{itemGuid}.
- */
-export function matchRoute(
-  routes: readonly Route[],
-  method: string,
-  path: string,
-): RouteMatch | 'method-not-allowed' | undefined {
-  const segments = path.split('/').slice(1);
-  let best: { template: string; params: Record<string, string>; rank: string } | undefined;
-  for (const template of new Set(routes.map((route) => route.path))) {
-    const params = matchTemplate(template, segments);
-    if (!params) continue;
-    const rank = specificity(template);
-    if (!best || rank > best.rank) best = { template, params, rank };
-  }
-  if (!best) return undefined;
-  const { template, params } = best;
-  const route = routes.find((candidate) => candidate.path === template && candidate.method === method);
-  if (!route) return 'method-not-allowed';
-  return { route, pathParameters: Object.keys(params).length > 0 ? params : null };
-}
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
-
-/**
- * A request's path as the front logs it: the route's resource path (`/builder/{token}`), as API Gateway's
- * access log has it, never the path itself (checkout ids and builder tokens in it work as secrets) nor the
- * query (cursors). A path no route takes is logged as `(no route)`.
- */
-export function loggedPath(routes: readonly Route[], request: Pick<IncomingMessage, 'method' | 'url'>): string {
-  const { pathname } = new URL(request.url ?? '/', 'http://127.0.0.1');
-  const match = matchRoute(routes, (request.method ?? 'GET').toUpperCase(), pathname);
-  return typeof match === 'object' ? match.route.path : '(no route)';
-}
 
 /** CORS preflight: the methods the path takes, or 404 for a path no route has. */
 function preflight(routes: readonly Route[], path: string, origin: string | undefined): APIGatewayProxyResult {
   const methods = HTTP_METHODS.filter((method) => typeof matchRoute(routes, method, path) === 'object');
   if (methods.length === 0) return gatewayAnswer('RouteNotFound', `No route OPTIONS ${path}.`);
   return { statusCode: 204, headers: preflightHeaders(origin, methods), body: '' };
-}
-
-/**
- * Single- and multi-value maps as API Gateway builds them (the last value wins in the single map). Built
- * as own properties: a client's `__proto__` or `constructor` is an ordinary name in API Gateway's JSON event.
- */
-function collect(pairs: Iterable<[string, string]>) {
-  const multi = new Map<string, string[]>();
-  for (const [name, value] of pairs) multi.set(name, [...(multi.get(name) ?? []), value]);
-  return {
-    single: Object.fromEntries(
-      [...multi].map(([name, values]) => [name, values[values.length - 1] as string]),
-    ) as Record<string, string>,
-    multi: Object.fromEntries(multi) as Record<string, string[]>,
-  };
-}
-
-function headersOf(request: IncomingMessage) {
-  const pairs: [string, string][] = [];
-  for (let i = 0; i < request.rawHeaders.length; i += 2)
-    pairs.push([request.rawHeaders[i] as string, request.rawHeaders[i + 1] as string]);
-  const { single, multi } = collect(pairs);
-  return { headers: single, multiValueHeaders: multi };
-}
-
-function queryOf(url: URL) {
-  const { single, multi } = collect(url.searchParams);
-  return Object.keys(single).length > 0 ? { single, multi } : { single: null, multi: null };
-}
-
-/** The body, or a 413 once it passes `limit` (the rest is left to `discardBody`, never cut off with a reset). */
-function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else {
-        request.off('data', onData);
-        reject(payloadTooLarge(`The request body is over ${limit} bytes, API Gateway's limit for this API.`));
-      }
-    };
-    request.on('data', onData);
-    request.once('end', () => resolve(Buffer.concat(chunks)));
-    request.once('error', reject);
-  });
-}
-
-/**
- * Reads and throws away what the client is still sending, up to `limit` bytes, before an answer given
- * without the body (401, 403, 404, 405, 413). Answering and closing while the client still writes makes
- * its TCP stack see a reset instead of the answer; API Gateway reads the body first too. False when the
- * body went past the limit (the connection is then closed after the answer).
- */
-function discardBody(request: IncomingMessage, limit: number): Promise<boolean> {
-  if (request.complete) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    let discarded = 0;
-    const finish = (whole: boolean) => {
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.off('close', onClose);
-      resolve(whole);
-    };
-    const onData = (chunk: Buffer) => {
-      discarded += chunk.length;
-      if (discarded > limit) finish(false);
-    };
-    const onEnd = () => finish(true);
-    const onClose = () => finish(request.complete);
-    request.on('data', onData);
-    request.once('end', onEnd);
-    request.once('close', onClose);
-    request.resume();
-  });
-}
-
-function isBinary(contentType: string | undefined, binaryMediaTypes: readonly string[]): boolean {
-  if (!contentType) return false;
-  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  return binaryMediaTypes.some((pattern) =>
-    pattern.endsWith('/*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern,
-  );
-}
-
-export function lambdaContext(functionName: string, timeoutMs = 29_000): Context {
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  };
 }
 
 function send(response: ServerResponse, result: APIGatewayProxyResult, requestId: string): void {

@@ -18,7 +18,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { lambdaContext } from './api-gateway.ts';
+import { lambdaContext } from './lambda-event.ts';
 import { matchesFilter } from './event-filter.ts';
 import { LOCAL_AWS_ENV, localDynamoClient, type LocalStorage } from './storage.ts';
 

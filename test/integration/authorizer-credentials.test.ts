@@ -12,12 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { keyScopeOf, routes, type Route } from '../../functions/routes.ts';
 import { API_KEY_SCOPES } from '../../functions/auth/principal.ts';
-import {
-  createApiGatewayFront,
-  lambdaContext,
-  type ProxyHandler,
-  type RequestAuthorizer,
-} from '../../lib/local/api-gateway.ts';
+import { createApiGatewayFront, type ProxyHandler, type RequestAuthorizer } from '../../lib/local/api-gateway.ts';
+import { lambdaContext } from '../../lib/local/lambda-event.ts';
 import { isAllowed, type PolicyDocument } from '../../functions/auth/policy.ts';
 import { contracts } from '../../functions/contracts/registry.ts';
 

@@ -9,7 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { endpoint } from '../../functions/http/endpoint.ts';
 import { badRequest } from '../../functions/shared/errors.ts';
-import { createApiGatewayFront, lambdaContext } from '../../lib/local/api-gateway.ts';
+import { createApiGatewayFront } from '../../lib/local/api-gateway.ts';
+import { lambdaContext } from '../../lib/local/lambda-event.ts';
 import { closeServer, listenLocally } from '../../lib/local/listen.ts';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 

@@ -204,7 +204,7 @@ describe('the sweeper handler', () => {
     );
     expect(intent).toBeDefined();
     const { handler } = await import('../../functions/handlers/sweep-library-leftovers.ts');
-    const { lambdaContext } = await import('../../lib/local/api-gateway.ts');
+    const { lambdaContext } = await import('../../lib/local/lambda-event.ts');
     const removedByPerson: DynamoDBRecord = {
       eventName: 'REMOVE',
       userIdentity: undefined,

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSmoke, SMOKE_PNG } from '../../lib/smoke.ts';
 import { authorizerTableGrant, routes, type TableGrant } from '../../functions/routes.ts';
 import type { ApiKeyScope } from '../../functions/auth/principal.ts';
-import { matchRoute } from '../../lib/local/api-gateway.ts';
+import { matchRoute } from '../../lib/local/route-matching.ts';
 import { grantedActions } from '../../lib/constructs/handler-function.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 

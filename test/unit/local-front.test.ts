@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
-import { createApiGatewayFront, loggedPath, matchRoute } from '../../lib/local/api-gateway.ts';
+import { createApiGatewayFront } from '../../lib/local/api-gateway.ts';
+import { loggedPath, matchRoute } from '../../lib/local/route-matching.ts';
 import { isAllowed, policyFor, resourceMatches } from '../../functions/auth/policy.ts';
 import { routes } from '../../functions/routes.ts';
 

@@ -8,7 +8,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { handler } from '../../functions/handlers/get-openapi.ts';
 import { routes } from '../../functions/routes.ts';
 import { contracts } from '../../functions/contracts/registry.ts';
-import { lambdaContext } from '../../lib/local/api-gateway.ts';
+import { lambdaContext } from '../../lib/local/lambda-event.ts';
 import { lintOpenApi } from '../support/openapi-lint.ts';
 
 type Json = Record<string, any>;

@@ -8,12 +8,8 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { startTestService, type RequestOptions, type TestService } from '../../support/service.ts';
-import {
-  createApiGatewayFront,
-  lambdaContext,
-  type ProxyHandler,
-  type RequestAuthorizer,
-} from '../../../lib/local/api-gateway.ts';
+import { createApiGatewayFront, type ProxyHandler, type RequestAuthorizer } from '../../../lib/local/api-gateway.ts';
+import { lambdaContext } from '../../../lib/local/lambda-event.ts';
 import { MAX_REQUEST_BYTES } from '../../../lib/local/service.ts';
 import { binaryMediaTypes, routes } from '../../../functions/routes.ts';
 import { DynamoProbe } from './dynamo-probe.ts';

@@ -1,0 +1,73 @@
+/**
+ * The metrics that the alarms and the dashboard share: the service's own (EMF, namespace from
+ * functions/shared/metric-names.ts), API Gateway's refusals counted from the access log, and the list of
+ * every function the stack runs.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import type { Endpoint } from '../api.ts';
+import type { HandlerFunction } from '../handler-function.ts';
+import type { Renditions } from '../renditions.ts';
+import type { StreamConsumer } from '../stream-consumer.ts';
+import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../functions/shared/metric-names.ts';
+
+export const FIVE_MINUTES = Duration.minutes(5);
+
+/** API Gateway refusals, counted from the access log (its `errorType` field). */
+export const GATEWAY_REFUSALS_METRIC = 'GatewayRefusals';
+
+/** The access log's `errorType` values that mean API Gateway answered without reaching an endpoint. */
+export const GATEWAY_REFUSALS = [
+  'UNAUTHORIZED',
+  'ACCESS_DENIED',
+  'AUTHORIZER_FAILURE',
+  'AUTHORIZER_CONFIGURATION_ERROR',
+  'THROTTLED',
+] as const;
+
+/** What the alarms and the dashboard are drawn from. */
+export interface Watched {
+  endpoints: Endpoint[];
+  authorizer: HandlerFunction;
+  streamConsumers: StreamConsumer[];
+  renditions: Renditions;
+}
+
+export const allFunctionsOf = (watched: Watched): HandlerFunction[] => [
+  ...watched.endpoints.map(({ endpoint }) => endpoint),
+  watched.authorizer,
+  ...watched.streamConsumers.map((consumer) => consumer.handlerFunction),
+  watched.renditions.handlerFunction,
+];
+
+/** A five-minute sum of one of the service's own metrics. */
+export const serviceSum = (metricName: string, dimensionsMap: Record<string, string>, label: string) =>
+  new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap,
+    statistic: 'Sum',
+    period: FIVE_MINUTES,
+    label,
+  });
+
+/** One business figure (functions/shared/metric-names.ts), summed over five minutes. */
+export const business = (name: string) => serviceSum(name, { service: SERVICE_NAME }, name);
+
+/** One kind of gateway refusal, from the metric filter `countGatewayRefusals` creates. */
+export const refusals = (type: string) => serviceSum(GATEWAY_REFUSALS_METRIC, { ErrorType: type }, type);
+
+export function countGatewayRefusals(scope: Construct, accessLogs: ILogGroup): void {
+  new MetricFilter(scope, 'GatewayRefusals', {
+    logGroup: accessLogs,
+    metricNamespace: METRICS_NAMESPACE,
+    metricName: GATEWAY_REFUSALS_METRIC,
+    filterPattern: FilterPattern.any(
+      ...GATEWAY_REFUSALS.map((type) => FilterPattern.stringValue('$.errorType', '=', type)),
+    ),
+    metricValue: '1',
+    dimensions: { ErrorType: '$.errorType' },
+  });
+}
