@@ -3,9 +3,9 @@
  * server (support/bare-server.ts, in another) making the same DynamoDB calls on the same DynamoDB Local (the
  * one inside `npm start`). autocannon drives both from this process over loopback.
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -16,6 +16,7 @@ import { VERIFIED_TOKEN_SECONDS } from '../../functions/auth/verified-tokens.ts'
 import type { Check, Figure } from './support/report.ts';
 import { median, ms, pairedRatio, ratio, sideBySide } from './support/stats.ts';
 import { progress } from './support/progress.ts';
+import { pinToCore } from './support/cores.ts';
 
 const CONNECTIONS = 32;
 const ROUND_SECONDS = 5;
@@ -32,15 +33,7 @@ const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
  */
 const SERVER_CORE = 1;
 const LOAD_CORE = 0;
-const pinning = (() => {
-  if (process.platform !== 'linux' || availableParallelism() < 2) return false;
-  try {
-    execFileSync('taskset', ['-pc', String(LOAD_CORE), String(process.pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const pinning = pinToCore(LOAD_CORE);
 
 /** Starts a Node process (on the server core) and resolves once its stdout prints a line matching `ready`. */
 function startProcess(

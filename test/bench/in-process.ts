@@ -11,6 +11,7 @@ import { startWorld, type World } from './support/world.ts';
 import { BUILDER_ITEMS, buildScenarios, seedOtherBaskets, type Scenario } from './support/scenarios.ts';
 import { DynamoProbe, waves, replay, type DynamoCall } from './support/dynamo-probe.ts';
 import { progress } from './support/progress.ts';
+import { pinToCore } from './support/cores.ts';
 import { MANY_ORDERS, orderPagesFigure } from './support/order-pages.ts';
 import { libraryPageFigure } from './support/library-page.ts';
 
@@ -171,7 +172,7 @@ function storageFigure(
   };
 }
 
-async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figure> {
+async function overheadFigure(world: World, scenarios: Scenario[], pinned: boolean): Promise<Figure> {
   const bare = new DynamoDBClient({
     endpoint: world.service.storage.dynamoEndpoint,
     region: process.env.AWS_REGION as string,
@@ -276,6 +277,9 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
       'POST /library/upload signs a presigned POST, so its bare side signs the same POST on a plain S3Client; the library reads sign presigned GETs (one per item), so their bare side signs the same GETs there. ' +
       `The two run alternately, ${OVERHEAD_ROUNDS} times each after ${WARM_UP_ROUNDS} warm-up runs, every run starting from the same table state; times are medians, and each ratio is the median of the ${OVERHEAD_ROUNDS} per-round ratios (a round runs the two back to back, so a change in the machine's load between rounds cancels out of it). ` +
       "DynamoDB Local runs in a process of its own, so neither side's CPU time holds the engine's work, and the ratio is what the service adds on top of the calls it cannot avoid " +
+      (pinned
+        ? `(this process and the engine share CPU core ${ENGINE_CORE}, so the kernel's cost of waking an idle engine on another core, which lands in this process's CPU time, does not vary with how long each side let it idle) `
+        : '(unpinned: taskset unavailable, so this process also pays for waking the engine on another core, more the longer it idled) ') +
       `(middy, Powertools, zod validation, marshalling, domain rules, JSON): budget ≤ ${OVERHEAD_BUDGET}. ` +
       'The budget is checked on CPU time (this process, all threads, from call to answer): on the shared 2-core machine the wall clock also counts time spent waiting for a core ' +
       'behind other processes, which grows with load, not with the code; the wall-clock medians are shown beside it and match the CPU time on an idle machine. ' +
@@ -295,7 +299,20 @@ async function overheadFigure(world: World, scenarios: Scenario[]): Promise<Figu
   };
 }
 
+/**
+ * This process and DynamoDB Local (started by startWorld, so a child that inherits the core) share one core.
+ * Each request to the engine is a write to a loopback socket, inside which the kernel delivers the request and
+ * wakes the engine's thread, and that time is charged to this process's CPU time. In a profile of the POST
+ * /basket rounds those writes were about half of this process's busy time. Waking an engine that idles on the
+ * other core costs more the longer it idled, and the handler lets it idle longer between its calls (its own
+ * work comes between them) than the bare side replaying them back to back: unpinned, the write endpoints'
+ * ratios moved between 1.20 and 1.37 from one run to the next on an idle machine, against 1.16-1.23 pinned.
+ * Both sides' calls are sequential, so sharing a core takes neither side any parallelism.
+ */
+const ENGINE_CORE = 1;
+
 export async function run(): Promise<Figure[]> {
+  const pinned = pinToCore(ENGINE_CORE);
   const world = await startWorld();
   try {
     progress('  seeding the fixed data set');
@@ -310,7 +327,7 @@ export async function run(): Promise<Figure[]> {
     const storage = storageFigure(scenarios, few, many);
     progress(`  seeding ${MANY_ORDERS} orders of one user`);
     const orderPages = await orderPagesFigure(world);
-    const overhead = await overheadFigure(world, scenarios);
+    const overhead = await overheadFigure(world, scenarios, pinned);
     const libraryPage = await libraryPageFigure(world);
     return [storage, orderPages, libraryPage, overhead];
   } finally {
