@@ -14,14 +14,8 @@ import {
   type ProxyHandler,
   type RequestAuthorizer,
 } from './api-gateway.ts';
-import {
-  ensureTableAndBucket,
-  LOCAL_AWS_ENV,
-  publishEndpoints,
-  startLocalStorage,
-  withdrawEndpoints,
-  type LocalStorage,
-} from './storage.ts';
+import { ensureTableAndBucket, LOCAL_AWS_ENV, startLocalStorage, type LocalStorage } from './storage.ts';
+import { publishEndpoints, withdrawEndpoints } from './shared-storage.ts';
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
 import { ttlStandIn, withTtlIdentity, type TtlRun } from './ttl.ts';
 import { tableStream } from './table-stream.ts';

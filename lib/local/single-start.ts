@@ -62,13 +62,13 @@ export function lockDataDir(dataDir: string): () => void {
     const holder = lockHolder(path);
     if (holder !== undefined && holder !== process.pid && isAlive(holder))
       throw new StartRefused(
-        `DATA_DIR ${dataDir} is in use by another npm start (pid ${holder}): stop it, or set DATA_DIR to another folder.`,
+        `DATA_DIR ${dataDir} is in use by pid ${holder} (another npm start, or a command such as npm run api-key): stop it or let it finish, or set DATA_DIR to another folder.`,
       );
     // Left by a process that is gone (SIGKILL, a crash): take it over.
     rmSync(path, { force: true });
     if (!createLock(path))
       throw new StartRefused(
-        `DATA_DIR ${dataDir} is being taken by another npm start: set DATA_DIR to another folder.`,
+        `DATA_DIR ${dataDir} is being taken by another process (npm start, or a command such as npm run api-key): set DATA_DIR to another folder.`,
       );
   }
   let held = true;

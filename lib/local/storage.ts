@@ -8,7 +8,7 @@
  * storage started then uses it with a table of its own instead of starting another.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
@@ -29,7 +29,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { table } from '../../functions/store/table.ts';
-import { isAlive, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
+import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { installMultipart } from './s3-multipart.ts';
 
 export interface LocalStorage {
@@ -231,34 +231,4 @@ function alreadyCreated(error: unknown): void {
   )
     return;
   throw error;
-}
-
-/** Where a running `npm start` tells the CLIs its storage endpoints, so they share its data. */
-const endpointsFile = (dataDir: string) => join(dataDir, 'local-endpoints.json');
-
-type PublishedStorage = Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint' | 'tableName'>;
-
-export function publishEndpoints(dataDir: string, storage: PublishedStorage): void {
-  const { dynamoEndpoint, s3Endpoint, tableName } = storage;
-  writeFileSync(endpointsFile(dataDir), JSON.stringify({ pid: process.pid, dynamoEndpoint, s3Endpoint, tableName }));
-}
-
-export function withdrawEndpoints(dataDir: string): void {
-  rmSync(endpointsFile(dataDir), { force: true });
-}
-
-/**
- * For the CLIs: the storage of the running `npm start` on the same DATA_DIR if there is one (its engine
- * holds the data files), else one started on DATA_DIR for the duration of the command.
- */
-export async function connectOrStartStorage(dataDir: string): Promise<LocalStorage> {
-  try {
-    const { pid, ...published } = JSON.parse(readFileSync(endpointsFile(dataDir), 'utf8')) as PublishedStorage & {
-      pid: number;
-    };
-    if (isAlive(pid)) return { ...published, serverPid: pid, close: async () => {} };
-  } catch {
-    // No server running on this DATA_DIR.
-  }
-  return startLocalStorage({ dataDir });
 }
