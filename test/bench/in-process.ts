@@ -306,7 +306,7 @@ async function overheadFigure(world: World, scenarios: Scenario[], pinned: boole
  * /basket rounds those writes were about half of this process's busy time. Waking an engine that idles on the
  * other core costs more the longer it idled, and the handler lets it idle longer between its calls (its own
  * work comes between them) than the bare side replaying them back to back: unpinned, the write endpoints'
- * ratios moved between 1.20 and 1.37 from one run to the next on an idle machine, against 1.16-1.23 pinned.
+ * ratios moved between 1.20 and 1.37 from one run to the next on an idle machine, against 1.16-1.27 pinned.
  * Both sides' calls are sequential, so sharing a core takes neither side any parallelism.
  */
 const ENGINE_CORE = 1;
