@@ -22,7 +22,7 @@ import { getEndpointFromInstructions } from '@smithy/core/endpoints';
  * byte of it was written by the service's encoder (renditions/render.ts), so a browser sent to it shows it.
  * S3 lets a presigned GET set this header and the content type, not X-Content-Type-Options or a CSP.
  */
-export type Disposition = 'attachment' | 'inline';
+type Disposition = 'attachment' | 'inline';
 
 export interface Download {
   objectKey: string;
