@@ -41,7 +41,7 @@ export interface IngestIdentity {
 /** One push or pull under way. */
 export interface Ingest extends IngestIdentity {
   /**
-   * Writes the ingest intent once, when the first image starts going up (a request refused before storing
+   * Writes the ingest intent once, when the first bytes of an image have gone up (a request refused before storing
    * anything writes none); no object may exist before it settles. Its failure is reported to whoever awaits it.
    */
   writeIntent(): Promise<void>;

@@ -60,21 +60,20 @@ async function storeImage(source: ImageSource, maxBytes: number, ingest: Ingest)
   // A source may fail after the upload gave up reading: the cause stays readable as `errored`, and must not crash the process.
   meter.on('error', () => {});
   let md5FromS3: string | undefined;
-  // The intent is written while the bytes go up, not before: the upload holds back what makes the object
-  // exist (its last byte, or the multipart completion) until the intent is durable, so an object never
-  // exists without the intent the sweeper finds it by, and the push does not wait a round trip for it.
-  const intent = ingest.writeIntent();
   // Even a failed upload may have stored its object (an answer lost after S3 took it): the rollback deletes every key tried.
   ingest.objectKeys.push(objectKey);
   try {
+    // The intent is written while the bytes go up, once the first have gone out: the upload holds back what
+    // makes the object exist (its last byte, or the multipart completion) until the intent is durable, so an
+    // object never exists without the intent the sweeper finds it by, and the push waits for neither.
     md5FromS3 = await objects.putImageObject(objectKey, metered, mimeType, {
       contentMd5: meter.contentMd5,
-      mayStore: intent,
+      mayStore: ingest.writeIntent,
     });
   } catch (error) {
     body.destroy();
     // A failed intent fails the upload it gates: that failure is the cause, not the aborted upload.
-    await intent;
+    if (ingest.intentStarted()) await ingest.writeIntent();
     throw clientError(error, meter, body);
   }
   const item = { itemGuid, mimeType, size: meter.byteCount, md5: md5FromS3 ?? meter.md5(), ...meter.imageMetadata() };

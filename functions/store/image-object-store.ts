@@ -46,7 +46,7 @@ export async function putImageObject(
   objectKey: string,
   body: Readable,
   contentType: string,
-  options: { contentMd5?: () => string | undefined; mayStore?: Promise<void> } = {},
+  options: { contentMd5?: () => string | undefined; mayStore?: () => Promise<void> } = {},
 ): Promise<string | undefined> {
   const stored = await uploadStream(s3, body, {
     bucket: config.bucketName,

@@ -33,12 +33,13 @@ export interface StreamUpload {
    */
   contentMd5?: () => string | undefined;
   /**
-   * Settles once the object may exist (the caller's crash-recovery record is durable). The upload runs
-   * meanwhile; only what makes the object exist waits for it: the last byte of a single PutObject (S3
-   * stores nothing until every byte of its Content-Length has arrived) or CompleteMultipartUpload. When it
-   * rejects, the upload fails with its error and no object is stored.
+   * Makes the object allowed to exist (e.g. writes the caller's crash-recovery record) and settles when it
+   * is. Called once, when the first bytes have gone out, so that its work does not delay the upload's start;
+   * only what makes the object exist waits for it: the last byte of a single PutObject (S3 stores nothing
+   * until every byte of its Content-Length has arrived) or CompleteMultipartUpload. When it rejects, the
+   * upload fails with its error and no object is stored.
    */
-  mayStore?: Promise<void>;
+  mayStore?: () => Promise<void>;
 }
 
 /** What S3 answered for an object stored by one PutObject; a multipart upload answers nothing (its ETag is no digest). */
@@ -63,16 +64,17 @@ function withUnsignedPayload<C extends PutObjectCommand>(command: C): C {
 }
 
 /**
- * `bytes` as a stream whose last byte waits for `gate`. A rejected gate withholds it (the caller aborts the
- * request then): the stream itself never fails, as nobody may be listening to it any more.
+ * `bytes` as a stream whose last byte waits for `gate`, which is called once the rest has been taken. A
+ * rejected gate withholds it (the caller aborts the request then): the stream itself never fails, as nobody
+ * may be listening to it any more.
  */
-function lastByteAfter(bytes: Buffer, gate: Promise<void>): Readable {
+function lastByteAfter(bytes: Buffer, gate: () => Promise<void>): Readable {
   const cut = Math.max(0, bytes.length - 1);
   return Readable.from(
     (async function* () {
       if (cut > 0) yield bytes.subarray(0, cut);
       if (
-        await gate.then(
+        await gate().then(
           () => true,
           () => false,
         )
@@ -111,6 +113,17 @@ export async function uploadStream(
   target: StreamUpload,
 ): Promise<SinglePutResult | undefined> {
   const concurrency = Math.max(1, target.concurrency ?? 2);
+  // A failed body stream does not end the HTTP request by itself (S3 would wait for the missing byte): a
+  // refused `mayStore` aborts the request under way.
+  const abort = new AbortController();
+  let allowed: Promise<void> | undefined;
+  const mayStore = (): Promise<void> => {
+    if (allowed === undefined) {
+      allowed = target.mayStore?.() ?? Promise.resolve();
+      allowed.catch((error: unknown) => abort.abort(error));
+    }
+    return allowed;
+  };
   const object = { Bucket: target.bucket, Key: target.key };
   let uploadId: string | undefined;
   const parts: { PartNumber: number; ETag: string | undefined }[] = [];
@@ -126,6 +139,7 @@ export async function uploadStream(
   const sendPart = async (part: Buffer, length: number): Promise<void> => {
     uploadId ??= (await s3.send(new CreateMultipartUploadCommand({ ...object, ContentType: target.contentType })))
       .UploadId;
+    void mayStore();
     const partNumber = parts.length + 1;
     const slot = { PartNumber: partNumber, ETag: undefined as string | undefined };
     parts.push(slot);
@@ -185,7 +199,7 @@ export async function uploadStream(
     if (uploadId === undefined) {
       // The whole body fit in one part: a plain PutObject.
       const single = whole ?? (buffer ?? Buffer.alloc(0)).subarray(0, filled);
-      const body = target.mayStore ? lastByteAfter(single, target.mayStore) : single;
+      const body = target.mayStore ? lastByteAfter(single, mayStore) : single;
       const put = new PutObjectCommand({
         ...object,
         ContentType: target.contentType,
@@ -193,9 +207,6 @@ export async function uploadStream(
         ContentLength: single.length,
         ...singlePutChecksums(single, target.contentMd5?.()),
       });
-      // A failed body stream does not end the HTTP request by itself: S3 would wait for the missing byte.
-      const abort = new AbortController();
-      target.mayStore?.catch((error: unknown) => abort.abort(error));
       const output = await s3.send(withUnsignedPayload(put), { abortSignal: abort.signal });
       return { etag: output.ETag, serverSideEncryption: output.ServerSideEncryption };
     }
@@ -203,7 +214,7 @@ export async function uploadStream(
     else if (buffer) returnBuffer(buffer);
     await Promise.all(inFlight);
     if (failure) throw failure;
-    await target.mayStore;
+    await mayStore();
     await s3.send(
       new CompleteMultipartUploadCommand({ ...object, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
     );
