@@ -4,7 +4,8 @@
  * the transport.
  */
 import type { OperationId, Operations } from './generated/api.ts';
-import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
+import { Transport } from './transport.ts';
+import type { CallOptions, ClientOptions } from './options.ts';
 import { Paginated } from './paginate.ts';
 import { fieldPart, imagePart, multipartBody, type Image } from './upload-body.ts';
 

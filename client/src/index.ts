@@ -6,7 +6,7 @@ export {
   type LibraryUploadSettings,
   type UppyFileLike,
 } from './uppy.ts';
-export type { ClientOptions, CallOptions, RetryInfo } from './transport.ts';
+export type { ClientOptions, CallOptions, RetryInfo } from './options.ts';
 export { ApiError, ConnectionError, TimeoutError, PhotoCommerceError, type ItemFailure } from './errors.ts';
 export { Paginated } from './paginate.ts';
 export type { Image, ImageData, ImageInput } from './upload-body.ts';

@@ -5,43 +5,10 @@
 import { apiKeyHeader, operations, type OperationId, type Operations } from './generated/api.ts';
 import { ApiError, ConnectionError, TimeoutError } from './errors.ts';
 import { reviveDates, toWireJson } from './dates.ts';
-
-export interface ClientOptions {
-  /** The service's base URL, e.g. `https://api.example.com/prod` or `http://127.0.0.1:3000`. */
-  baseUrl: string;
-  /** Bearer token for the user endpoints, or a function giving one (called before every attempt, so it may refresh). */
-  token?: string | (() => string | Promise<string>);
-  /** API key (`X-SERVICE-API-Key`) for the key endpoints; a key opens the endpoints of its scope only (library, site, catalog or fulfilment), so a caller holding two scopes makes a client per key. */
-  apiKey?: string;
-  /** A `fetch` to use instead of the global one. */
-  fetch?: typeof fetch;
-  /** Milliseconds one attempt may take, answer body included (default 30 000). */
-  timeoutMs?: number;
-  /** Retries after the first attempt (default 2). */
-  maxRetries?: number;
-  /** Longest `Retry-After` the client waits; a longer one ends the call with the error (default 60 000). */
-  maxRetryAfterMs?: number;
-  /** Told before each retry (for logging). */
-  onRetry?: (retry: RetryInfo) => void;
-}
-
-export interface RetryInfo {
-  operation: OperationId;
-  /** The attempt about to be made: 2 for the first retry. */
-  attempt: number;
-  delayMs: number;
-  /** Why: the error answer or the connection failure. */
-  error: ApiError | ConnectionError;
-}
-
-/** Per call. */
-export interface CallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-  maxRetries?: number;
-  /** Your own key for a creating call (default: a new UUID per call, reused by its retries). */
-  idempotencyKey?: string;
-}
+import type { CallOptions, ClientOptions } from './options.ts';
+import { abortReason, attemptSignal, sleep } from './abort.ts';
+import { backoffMs, isRetryableAnswer, retryAfterOf } from './retry.ts';
+import { randomUuid } from './uuid.ts';
 
 export interface CallInput {
   path?: Record<string, string | number>;
@@ -49,80 +16,6 @@ export interface CallInput {
   /** A JSON body, or a prebuilt multipart body. */
   body?: unknown;
   multipart?: { body: Uint8Array; contentType: string };
-}
-
-const BASE_DELAY_MS = 500;
-const MAX_DELAY_MS = 8_000;
-
-/** A fresh UUID: `crypto.randomUUID` where present (browsers, Node), else v4 from `getRandomValues` or, last, Math.random. */
-export function randomUuid(): string {
-  const platform = (
-    globalThis as { crypto?: { randomUUID?: () => string; getRandomValues?: (bytes: Uint8Array) => Uint8Array } }
-  ).crypto;
-  if (typeof platform?.randomUUID === 'function') return platform.randomUUID();
-  const bytes = new Uint8Array(16);
-  if (typeof platform?.getRandomValues === 'function') platform.getRandomValues(bytes);
-  else for (let i = 0; i < 16; i++) bytes[i] = Math.floor(Math.random() * 256);
-  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
-  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-/** `Retry-After` in milliseconds: delta-seconds or an HTTP date. */
-function retryAfterOf(headers: Headers): number | undefined {
-  const value = headers.get('retry-after');
-  if (value === null || value.trim() === '') return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
-}
-
-/** Exponential backoff with jitter: half the doubled step fixed, half random, so retries of many clients spread. */
-const backoffMs = (retry: number) => {
-  const step = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** retry);
-  return step / 2 + Math.random() * (step / 2);
-};
-
-/** Throttled, briefly unavailable, or the service says the same request may succeed later. */
-const isRetryableAnswer = (error: ApiError) => error.status === 429 || error.status === 503 || error.retryable;
-
-const abortReason = (signal: AbortSignal): unknown =>
-  signal.reason ?? Object.assign(new Error('The operation was aborted.'), { name: 'AbortError' });
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortReason(signal));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortReason(signal as AbortSignal));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** An attempt's signal: aborted by the caller's signal or by the timeout (no AbortSignal.any: React Native lacks it). */
-function attemptSignal(caller: AbortSignal | undefined, timeoutMs: number) {
-  const controller = new AbortController();
-  let timedOut = false;
-  const onAbort = () => controller.abort(abortReason(caller as AbortSignal));
-  caller?.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new TimeoutError(`no answer within ${timeoutMs} ms`));
-  }, timeoutMs);
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    done: () => {
-      clearTimeout(timer);
-      caller?.removeEventListener('abort', onAbort);
-    },
-  };
 }
 
 function errorOf(response: Response, text: string): ApiError {

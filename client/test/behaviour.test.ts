@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { startTestService, type TestService } from '../../test/support/service.ts';
 import { ApiError, ConnectionError, PhotoCommerceClient, TimeoutError, type RetryInfo } from '../src/index.ts';
 import { fromWireDate, toWireJson } from '../src/dates.ts';
-import { randomUuid } from '../src/transport.ts';
+import { randomUuid } from '../src/uuid.ts';
 
 interface Seen {
   method: string;
