@@ -8,31 +8,29 @@
  * another upload, a missing part must be refused; a listing must show what is stored; an abort must remove
  * the parts), so this middleware, placed before s3rver's router, serves all five operations itself:
  *
- * - parts live in a directory of their own (`<dir>/uploads/<uploadId>/`), written to a temporary file and renamed,
- *   with their MD5 (the ETag S3 gives a part) and size;
+ * - parts live in a directory of their own (`<dir>/uploads/<uploadId>/`, lib/local/s3-multipart-uploads.ts),
+ *   written to a temporary file and renamed, with their MD5 (the ETag S3 gives a part) and size;
  * - ListParts pages (`max-parts`, `part-number-marker`) like S3; AbortMultipartUpload removes the parts;
- * - Complete answers S3's errors (NoSuchUpload, InvalidPart, InvalidPartOrder, EntityTooSmall), then makes
- *   the parts the object where they lie, without copying (lib/local/s3-multipart-objects.ts), with S3's
- *   multipart ETag: the MD5 of the parts' MD5s and `-<count>`, which is not the MD5 of the file.
+ * - Complete answers S3's errors (NoSuchUpload here; InvalidPart, InvalidPartOrder, EntityTooSmall in
+ *   lib/local/s3-multipart-completion.ts), then makes the parts the object where they lie, without copying
+ *   (lib/local/s3-multipart-objects.ts), with S3's multipart ETag: the MD5 of the parts' MD5s and `-<count>`,
+ *   which is not the MD5 of the file.
  *
  * CORS: a part PUT from a browser gets the bucket's CORS headers through s3rver's own CORS middleware
  * (preflights are s3rver's), so a page can read the ETag when the bucket's rule exposes it. Signatures are
  * not checked, as s3rver does not check Signature Version 4 either. Only the local stack uses this; the
  * functions speak to it through the same SDK calls as to S3.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { S3Error } from './s3-error.ts';
+import { checkedParts, multipartEtag, namedParts } from './s3-multipart-completion.ts';
 import { assembledObjects, type FilesystemStore } from './s3-multipart-objects.ts';
+import { multipartUploads, type UploadInfo } from './s3-multipart-uploads.ts';
 
 const require = createRequire(import.meta.url);
-// s3rver's own error (rendered as S3's XML error with its status) and CORS middleware.
-const S3Error = require('s3rver/lib/models/error') as new (code: string, message: string) => Error;
+// s3rver's own CORS middleware.
 const corsMiddleware = require('s3rver/lib/middleware/cors') as () => (
   ctx: Ctx,
   next: () => Promise<void>,
@@ -52,23 +50,7 @@ interface Ctx {
   store: { getBucket(bucket: string): Promise<unknown> };
 }
 
-interface UploadInfo {
-  bucket: string;
-  key: string;
-  metadata: Record<string, string>;
-  initiated: string;
-}
-
-interface PartInfo {
-  partNumber: number;
-  etag: string;
-  size: number;
-  lastModified: string;
-}
-
-const MIN_PART_SIZE = 5 * 1024 * 1024;
 const quoted = (md5: string) => `"${md5}"`;
-const unquoted = (etag: string) => etag.trim().replace(/^"|"$/g, '');
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 /** What a request's headers give the object (as S3 keeps them): its content headers and x-amz-meta-*. */
@@ -96,37 +78,20 @@ export function installMultipart(s3rver: { store: unknown; middleware: unknown[]
 
 function multipartMiddleware(directory: string, objects: ReturnType<typeof assembledObjects>) {
   const cors = corsMiddleware();
-  const uploadDir = (uploadId: string) => join(directory, uploadId.replace(/[^0-9a-f]/g, ''));
+  const uploads = multipartUploads(directory);
 
   async function uploadOf(uploadId: string, bucket: string, key: string): Promise<UploadInfo> {
-    try {
-      const info = JSON.parse(await readFile(join(uploadDir(uploadId), 'upload.json'), 'utf8')) as UploadInfo;
-      if (info.bucket === bucket && info.key === key) return info;
-    } catch {
-      // No such upload id: the answer below.
-    }
+    const info = await uploads.find(uploadId);
+    if (info?.bucket === bucket && info.key === key) return info;
     throw new S3Error(
       'NoSuchUpload',
       'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
     );
   }
 
-  async function partsOf(uploadId: string): Promise<PartInfo[]> {
-    const names = await readdir(uploadDir(uploadId));
-    const parts = await Promise.all(
-      names
-        .filter((name) => /^\d+\.json$/.test(name))
-        .map(async (name) => JSON.parse(await readFile(join(uploadDir(uploadId), name), 'utf8')) as PartInfo),
-    );
-    return parts.sort((a, b) => a.partNumber - b.partNumber);
-  }
-
   async function create(ctx: Ctx, bucket: string, key: string): Promise<void> {
     if (!(await ctx.store.getBucket(bucket))) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist');
-    const uploadId = randomBytes(16).toString('hex');
-    await mkdir(uploadDir(uploadId), { recursive: true });
-    const info: UploadInfo = { bucket, key, metadata: metadataOf(ctx.headers), initiated: new Date().toISOString() };
-    await writeFile(join(uploadDir(uploadId), 'upload.json'), JSON.stringify(info));
+    const uploadId = await uploads.create(bucket, key, metadataOf(ctx.headers));
     ctx.body = { InitiateMultipartUploadResult: { Bucket: bucket, Key: key, UploadId: uploadId } };
   }
 
@@ -135,26 +100,7 @@ function multipartMiddleware(directory: string, objects: ReturnType<typeof assem
     const partNumber = Number(single(ctx.query.partNumber));
     if (!Number.isInteger(partNumber) || partNumber < 1 || partNumber > 10_000)
       throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive');
-    const path = join(uploadDir(uploadId), String(partNumber));
-    const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    const hash = createHash('md5');
-    let size = 0;
-    await pipeline(
-      ctx.req,
-      new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          hash.update(chunk);
-          size += chunk.length;
-          done(null, chunk);
-        },
-      }),
-      createWriteStream(temporary),
-    );
-    const part: PartInfo = { partNumber, etag: hash.digest('hex'), size, lastModified: new Date().toISOString() };
-    // The last PUT of a part number wins, as in S3: bytes and record are each replaced in one rename.
-    await rename(temporary, path);
-    await writeFile(`${path}.json.tmp`, JSON.stringify(part));
-    await rename(`${path}.json.tmp`, `${path}.json`);
+    const part = await uploads.putPart(uploadId, partNumber, ctx.req);
     ctx.set('ETag', quoted(part.etag));
     ctx.body = '';
   }
@@ -163,7 +109,7 @@ function multipartMiddleware(directory: string, objects: ReturnType<typeof assem
     await uploadOf(uploadId, bucket, key);
     const maxParts = Math.min(1000, Number(single(ctx.query['max-parts']) ?? 1000));
     const marker = Number(single(ctx.query['part-number-marker']) ?? 0);
-    const after = (await partsOf(uploadId)).filter((part) => part.partNumber > marker);
+    const after = (await uploads.parts(uploadId)).filter((part) => part.partNumber > marker);
     const page = after.slice(0, maxParts);
     const truncated = after.length > page.length;
     ctx.body = {
@@ -193,41 +139,14 @@ function multipartMiddleware(directory: string, objects: ReturnType<typeof assem
       ctx.req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
       ctx.req.on('error', reject);
     });
-    const named = [...xml.matchAll(/<Part>([\s\S]*?)<\/Part>/g)].map(([, part]) => ({
-      partNumber: Number(/<PartNumber>\s*(\d+)\s*<\/PartNumber>/.exec(part ?? '')?.[1]),
-      etag: unquoted((/<ETag>([\s\S]*?)<\/ETag>/.exec(part ?? '')?.[1] ?? '').replaceAll('&quot;', '"')),
-    }));
-    if (named.length === 0)
-      throw new S3Error(
-        'MalformedXML',
-        'The XML you provided was not well-formed or did not validate against our published schema.',
-      );
-    const stored = new Map((await partsOf(uploadId)).map((part) => [part.partNumber, part]));
-    const parts = named.map((part, index) => {
-      if (index > 0 && part.partNumber <= (named[index - 1]?.partNumber ?? 0))
-        throw new S3Error(
-          'InvalidPartOrder',
-          'The list of parts was not in ascending order. The parts list must be specified in order by part number.',
-        );
-      const held = stored.get(part.partNumber);
-      if (!held || held.etag !== part.etag)
-        throw new S3Error(
-          'InvalidPart',
-          "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
-        );
-      return held;
-    });
-    if (parts.slice(0, -1).some((part) => part.size < MIN_PART_SIZE))
-      throw new S3Error('EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed object size.');
-
-    const etag = `${createHash('md5')
-      .update(Buffer.concat(parts.map((part) => Buffer.from(part.etag, 'hex'))))
-      .digest('hex')}-${parts.length}`;
+    const named = namedParts(xml);
+    const parts = checkedParts(named, await uploads.parts(uploadId));
+    const etag = multipartEtag(parts);
     // The parts become the object where they lie (lib/local/s3-multipart-objects.ts): no bytes copied.
     await objects.assemble(
       bucket,
       key,
-      uploadDir(uploadId),
+      uploads.uploadDir(uploadId),
       parts.map((part) => ({ file: String(part.partNumber), size: part.size })),
       etag,
       info.metadata,
@@ -239,7 +158,7 @@ function multipartMiddleware(directory: string, objects: ReturnType<typeof assem
 
   async function abort(ctx: Ctx, bucket: string, key: string, uploadId: string): Promise<void> {
     await uploadOf(uploadId, bucket, key);
-    await rm(uploadDir(uploadId), { recursive: true, force: true });
+    await uploads.remove(uploadId);
     ctx.status = 204;
     ctx.body = '';
   }
