@@ -10,6 +10,7 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { jpeg, png } from '../support/images.ts';
+import { pushFiles } from '../support/library-push.ts';
 
 let service: TestService;
 let apiKey: string;
@@ -23,21 +24,13 @@ const hyphenate = (guid: string) =>
   `${guid.slice(0, 8)}-${guid.slice(8, 12)}-${guid.slice(12, 16)}-${guid.slice(16, 20)}-${guid.slice(20)}`;
 const tokenOf = (productBuilderUrl: string) => new URL(productBuilderUrl).pathname.split('/').pop() as string;
 
-async function push(files: Buffer[], key = apiKey): Promise<{ itemGuids: string[]; token: string }> {
-  const form = new FormData();
-  files.forEach((file, index) =>
-    form.append(files.length === 1 ? 'image' : `image${index}`, new Blob([file]), `photo${index}`),
+async function push(files: Buffer[]): Promise<{ itemGuids: string[]; token: string }> {
+  const { itemGuids, productBuilderUrl } = await pushFiles(
+    service.url,
+    apiKey,
+    files.map((bytes) => ({ bytes })),
   );
-  const path = files.length === 1 ? '/library/push' : '/library/multi/push';
-  const response = await fetch(`${service.url}${path}`, {
-    method: 'POST',
-    headers: { 'X-SERVICE-API-Key': key },
-    body: form,
-  });
-  const body = (await response.json()) as any;
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  const items = (body.LibraryItems ?? [body.LibraryItem]) as { ItemGuid: string }[];
-  return { itemGuids: items.map((item) => item.ItemGuid), token: tokenOf(body.ProductBuilderUrl) };
+  return { itemGuids, token: tokenOf(productBuilderUrl) };
 }
 
 const readItem = (itemGuid: string, query = '', key = apiKey) =>

@@ -13,6 +13,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { png } from '../support/images.ts';
 import { pngOfSize } from '../support/multipart.ts';
 import { snapshotStore, storeDiff, type StoreSnapshot } from '../support/store-snapshot.ts';
+import { pushFiles } from '../support/library-push.ts';
 
 let service: TestService;
 let apiKey: string;
@@ -41,17 +42,9 @@ const changesSince = async (before: StoreSnapshot) =>
   storeDiff(before, await snapshotStore(service), (key) => key.startsWith('APIKEY'));
 
 async function push(count: number): Promise<{ itemGuids: string[]; url: string }> {
-  const form = new FormData();
-  for (let index = 0; index < count; index++)
-    form.append(`image${index}`, new Blob([png(2, 2, ++seed)]), `photo${index}.png`);
-  const response = await fetch(`${service.url}/library/multi/push`, {
-    method: 'POST',
-    headers: { 'X-SERVICE-API-Key': apiKey },
-    body: form,
-  });
-  const body = (await response.json()) as any;
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return { itemGuids: guidsOf(body), url: body.ProductBuilderUrl };
+  const files = Array.from({ length: count }, () => ({ bytes: png(2, 2, ++seed) }));
+  const { itemGuids, productBuilderUrl } = await pushFiles(service.url, apiKey, files, { multi: true });
+  return { itemGuids, url: productBuilderUrl };
 }
 
 /** A large file through the presigned POST, then its completion: the answer and the bytes. */

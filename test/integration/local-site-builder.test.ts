@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageHeading as heading, startSiteStack, type SiteStack } from '../support/site.ts';
 import { png } from '../support/images.ts';
+import { pushFiles } from '../support/library-push.ts';
 
 let stack: SiteStack;
 let libraryKey: string;
@@ -27,17 +28,9 @@ const SIZES: [number, number][] = [
 async function pushedBuilderUrl(
   files = SIZES.map(([width, height], index) => ({ name: `photo${index}.png`, bytes: png(width, height, index) })),
 ): Promise<string> {
-  const form = new FormData();
-  files.forEach(({ name, bytes }, index) => form.append(`photo${index}`, new Blob([bytes]), name));
-  const response = await fetch(`${stack.service.url}/library/multi/push`, {
-    method: 'POST',
-    headers: { 'X-SERVICE-API-Key': libraryKey },
-    body: form,
-  });
-  const body = (await response.json()) as { ProductBuilderUrl: string };
-  expect(response.status).toBe(200);
+  const { productBuilderUrl } = await pushFiles(stack.service.url, libraryKey, files, { multi: true });
   await stack.service.drainEvents();
-  return body.ProductBuilderUrl;
+  return productBuilderUrl;
 }
 
 describe('product builder page in a browser', { timeout: 120_000 }, () => {

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { pngBomb } from '../support/images.ts';
 import { listObjectKeys } from '../support/store-snapshot.ts';
+import { pushFiles } from '../support/library-push.ts';
 import { LOCAL_AWS_ENV } from '../../lib/local/storage.ts';
 import { publishEvent } from '../../functions/shared/events.ts';
 import { itemsAddedEvent } from '../../functions/contracts/library-events.ts';
@@ -31,20 +32,7 @@ let bucket: S3Client;
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/images/${name}`, import.meta.url));
 const tokenOf = (url: string) => url.split('/').pop() as string;
 
-async function push(files: { name: string; bytes: Buffer }[]): Promise<{ body: any; itemGuids: string[] }> {
-  const form = new FormData();
-  for (const [index, file] of files.entries())
-    form.append(files.length === 1 ? 'image' : `image${index}`, new Blob([file.bytes]), file.name);
-  const response = await fetch(`${service.url}${files.length === 1 ? '/library/push' : '/library/multi/push'}`, {
-    method: 'POST',
-    headers: { 'X-SERVICE-API-Key': apiKey },
-    body: form,
-  });
-  const body = (await response.json()) as any;
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  const items = (body.LibraryItems ?? [body.LibraryItem]) as { ItemGuid: string }[];
-  return { body, itemGuids: items.map((item) => item.ItemGuid) };
-}
+const push = (files: { name: string; bytes: Buffer }[]) => pushFiles(service.url, apiKey, files);
 
 /** The item once its renditions are decided (the in-process queue has handled the commit's event). */
 async function decided(itemGuid: string): Promise<any> {

@@ -9,6 +9,7 @@ import type { ClientRequest } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 import { pngOfSize } from '../support/images.ts';
+import { pushFiles } from '../support/library-push.ts';
 
 let service: TestService;
 let apiKey: string;
@@ -21,18 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.close();
 });
-
-async function push(image: Buffer): Promise<number> {
-  const form = new FormData();
-  form.append('image', new Blob([image], { type: 'image/png' }), 'large.png');
-  const response = await fetch(`${service.url}/library/push`, {
-    method: 'POST',
-    headers: { 'X-SERVICE-API-Key': apiKey, Accept: 'application/json' },
-    body: form,
-  });
-  await response.arrayBuffer();
-  return response.status;
-}
 
 it("sends 3 MB images to S3 without Expect: 100-continue, the second over the first one's connection", async () => {
   const s3Port = new URL(service.storage.s3Endpoint).port;
@@ -48,8 +37,8 @@ it("sends 3 MB images to S3 without Expect: 100-continue, the second over the fi
   };
   subscribe('http.client.response.finish', onResponse);
   try {
-    expect(await push(pngOfSize(3_000_000))).toBe(200);
-    expect(await push(pngOfSize(3_000_001))).toBe(200);
+    await pushFiles(service.url, apiKey, [{ bytes: pngOfSize(3_000_000) }]);
+    await pushFiles(service.url, apiKey, [{ bytes: pngOfSize(3_000_001) }]);
   } finally {
     unsubscribe('http.client.response.finish', onResponse);
   }

@@ -10,6 +10,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { png } from '../support/images.ts';
 import { libraryObjectKeyOf, listObjectKeys } from '../support/store-snapshot.ts';
 import { injectFault, type FaultHandle } from '../support/faults.ts';
+import { pushFiles } from '../support/library-push.ts';
 
 let service: TestService;
 let apiKey: string;
@@ -25,20 +26,12 @@ let seed = 0;
 /** Pushes `count` distinct PNGs in one request (multi push when more than one); answers the guids and the builder URL. */
 async function push(count: number): Promise<{ itemGuids: string[]; url: string; images: Buffer[] }> {
   const images = Array.from({ length: count }, () => png(3, 2, ++seed));
-  const form = new FormData();
-  images.forEach((image, index) =>
-    form.append(count === 1 ? 'image' : `image${index}`, new Blob([image]), `photo${index}.png`),
+  const { itemGuids, productBuilderUrl } = await pushFiles(
+    service.url,
+    apiKey,
+    images.map((bytes) => ({ bytes })),
   );
-  const path = count === 1 ? '/library/push' : '/library/multi/push';
-  const response = await fetch(`${service.url}${path}`, {
-    method: 'POST',
-    headers: { 'X-SERVICE-API-Key': apiKey },
-    body: form,
-  });
-  const body = (await response.json()) as any;
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  const items = (body.LibraryItems ?? [body.LibraryItem]) as { ItemGuid: string }[];
-  return { itemGuids: items.map((item) => item.ItemGuid), url: body.ProductBuilderUrl, images };
+  return { itemGuids, url: productBuilderUrl, images };
 }
 
 const claim = (token: string, url: string) =>

@@ -1,0 +1,42 @@
+/**
+ * A push as a client app sends it (fetch's FormData and an API key), for tests that need images in the
+ * library: one file goes to POST /library/push as the part `image`, several to POST /library/multi/push.
+ * The push itself, refusals included, is tested in test/integration/library-push.test.ts.
+ */
+import { expect } from 'vitest';
+
+export interface PushFile {
+  bytes: Buffer;
+  /** The form's file name; default `photo<index>.png`. */
+  name?: string;
+}
+
+export interface Pushed {
+  body: any;
+  /** In request order. */
+  itemGuids: string[];
+  productBuilderUrl: string;
+}
+
+/** Pushes `files` and expects 200. `multi`: a multi push even for one file. */
+export async function pushFiles(
+  baseUrl: string,
+  apiKey: string,
+  files: PushFile[],
+  options: { multi?: boolean } = {},
+): Promise<Pushed> {
+  const multi = options.multi ?? files.length !== 1;
+  const form = new FormData();
+  files.forEach(({ bytes, name }, index) =>
+    form.append(multi ? `image${index}` : 'image', new Blob([bytes]), name ?? `photo${index}.png`),
+  );
+  const response = await fetch(`${baseUrl}${multi ? '/library/multi/push' : '/library/push'}`, {
+    method: 'POST',
+    headers: { 'X-SERVICE-API-Key': apiKey },
+    body: form,
+  });
+  const body = (await response.json()) as any;
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  const items = (body.LibraryItems ?? [body.LibraryItem]) as { ItemGuid: string }[];
+  return { body, itemGuids: items.map((item) => item.ItemGuid), productBuilderUrl: body.ProductBuilderUrl };
+}
