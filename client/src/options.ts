@@ -5,6 +5,9 @@
 import type { OperationId } from './generated/api.ts';
 import type { ApiError, ConnectionError } from './errors.ts';
 
+/** What a client does where its options say nothing (documented on each option below). */
+export const DEFAULT_OPTIONS = { timeoutMs: 30_000, maxRetries: 2, maxRetryAfterMs: 60_000 } as const;
+
 export interface ClientOptions {
   /** The service's base URL, e.g. `https://api.example.com/prod` or `http://127.0.0.1:3000`. */
   baseUrl: string;

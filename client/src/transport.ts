@@ -5,7 +5,7 @@
 import { apiKeyHeader, operations, type OperationId, type Operations } from './generated/api.ts';
 import { ApiError, ConnectionError, TimeoutError } from './errors.ts';
 import { reviveDates, toWireJson } from './dates.ts';
-import type { CallOptions, ClientOptions } from './options.ts';
+import { DEFAULT_OPTIONS, type CallOptions, type ClientOptions } from './options.ts';
 import { abortReason, attemptSignal, sleep } from './abort.ts';
 import { backoffMs, isRetryableAnswer, retryAfterOf } from './retry.ts';
 import { randomUuid } from './uuid.ts';
@@ -41,6 +41,11 @@ export class Transport {
     if (!options.baseUrl) throw new TypeError('baseUrl is required');
     this.#options = options;
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  /** One attempt's time limit: the call's, else the client's, else the default. */
+  #timeoutMs(options: CallOptions): number {
+    return options.timeoutMs ?? this.#options.timeoutMs ?? DEFAULT_OPTIONS.timeoutMs;
   }
 
   #url(template: string, input: CallInput): string {
@@ -96,7 +101,7 @@ export class Transport {
     form: { body: Uint8Array; contentType: string },
     options: CallOptions = {},
   ): Promise<void> {
-    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs ?? 30_000;
+    const timeoutMs = this.#timeoutMs(options);
     const timing = attemptSignal(options.signal, timeoutMs);
     try {
       const response = await (this.#options.fetch ?? globalThis.fetch)(url, {
@@ -130,8 +135,8 @@ export class Transport {
     const url = this.#url(info.path, input);
     const body = input.multipart ? input.multipart.body : input.body !== undefined ? toWireJson(input.body) : undefined;
     const idempotencyKey = info.idempotent ? (options.idempotencyKey ?? randomUuid()) : undefined;
-    const maxRetries = options.maxRetries ?? this.#options.maxRetries ?? 2;
-    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs ?? 30_000;
+    const maxRetries = options.maxRetries ?? this.#options.maxRetries ?? DEFAULT_OPTIONS.maxRetries;
+    const timeoutMs = this.#timeoutMs(options);
     const fetchImpl = this.#options.fetch ?? globalThis.fetch;
 
     for (let attempt = 1; ; attempt++) {
@@ -162,7 +167,11 @@ export class Transport {
       if (failure === undefined) return this.#answer(operation, (answer as { text: string }).text);
       if (failure instanceof ApiError && !isRetryableAnswer(failure)) throw failure;
       const retryAfterMs = failure instanceof ApiError ? failure.retryAfterMs : undefined;
-      if (attempt > maxRetries || (retryAfterMs ?? 0) > (this.#options.maxRetryAfterMs ?? 60_000)) throw failure;
+      if (
+        attempt > maxRetries ||
+        (retryAfterMs ?? 0) > (this.#options.maxRetryAfterMs ?? DEFAULT_OPTIONS.maxRetryAfterMs)
+      )
+        throw failure;
       const delayMs = retryAfterMs ?? backoffMs(attempt - 1);
       this.#options.onRetry?.({ operation, attempt: attempt + 1, delayMs, error: failure });
       await sleep(delayMs, options.signal);
