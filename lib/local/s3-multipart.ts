@@ -52,6 +52,8 @@ interface Ctx {
 
 const quoted = (md5: string) => `"${md5}"`;
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+/** The largest Complete request read: the XML naming S3's 10,000 parts is about 1.2 MB. */
+const MAX_COMPLETION_BYTES = 2 * 1024 * 1024;
 
 /** What a request's headers give the object (as S3 keeps them): its content headers and x-amz-meta-*. */
 function metadataOf(headers: Ctx['headers']): Record<string, string> {
@@ -107,8 +109,8 @@ function multipartMiddleware(directory: string, objects: ReturnType<typeof assem
 
   async function listParts(ctx: Ctx, bucket: string, key: string, uploadId: string): Promise<void> {
     await uploadOf(uploadId, bucket, key);
-    const maxParts = Math.min(1000, Number(single(ctx.query['max-parts']) ?? 1000));
-    const marker = Number(single(ctx.query['part-number-marker']) ?? 0);
+    const maxParts = Math.min(1000, countArgument(ctx, 'max-parts') ?? 1000);
+    const marker = countArgument(ctx, 'part-number-marker') ?? 0;
     const after = (await uploads.parts(uploadId)).filter((part) => part.partNumber > marker);
     const page = after.slice(0, maxParts);
     const truncated = after.length > page.length;
@@ -133,12 +135,7 @@ function multipartMiddleware(directory: string, objects: ReturnType<typeof assem
 
   async function complete(ctx: Ctx, bucket: string, key: string, uploadId: string): Promise<void> {
     const info = await uploadOf(uploadId, bucket, key);
-    const xml = await new Promise<string>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      ctx.req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      ctx.req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      ctx.req.on('error', reject);
-    });
+    const xml = await completionBody(ctx);
     const named = namedParts(xml);
     const parts = checkedParts(named, await uploads.parts(uploadId));
     const etag = multipartEtag(parts);
@@ -154,6 +151,27 @@ function multipartMiddleware(directory: string, objects: ReturnType<typeof assem
     ctx.body = {
       CompleteMultipartUploadResult: { Location: `/${bucket}/${key}`, Bucket: bucket, Key: key, ETag: quoted(etag) },
     };
+  }
+
+  /** A query argument that S3 takes as a whole number from 0 (absent: undefined), else InvalidArgument as S3 answers it. */
+  function countArgument(ctx: Ctx, name: string): number | undefined {
+    const given = single(ctx.query[name]);
+    if (given === undefined) return undefined;
+    if (!/^\d{1,10}$/.test(given) || Number(given) > 2_147_483_647)
+      throw new S3Error('InvalidArgument', `Argument ${name} must be an integer between 0 and 2147483647`);
+    return Number(given);
+  }
+
+  /** The Complete request's XML, refused past MAX_COMPLETION_BYTES (as S3 refuses a request body too big for its kind). */
+  async function completionBody(ctx: Ctx): Promise<string> {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      length += chunk.length;
+      if (length > MAX_COMPLETION_BYTES) throw new S3Error('MaxMessageLengthExceeded', 'Your request was too big.');
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
   }
 
   async function abort(ctx: Ctx, bucket: string, key: string, uploadId: string): Promise<void> {
