@@ -41,8 +41,8 @@ export async function startWorld(env: Record<string, string> = {}): Promise<Worl
     streamPollMs: 0,
   });
   // Imported after the service set the environment: the handlers' clients read it once, at load.
-  const { dynamoDbClient, dynamo } = await import('../../../functions/shared/clients/dynamodb.ts');
-  await warmEngine(dynamo, process.env.TABLE_NAME as string);
+  const { dynamoDbClient } = await import('../../../functions/shared/clients/dynamodb.ts');
+  await warmEngine(dynamoDbClient, process.env.TABLE_NAME as string);
   const probe = new DynamoProbe(dynamoDbClient, service.storage.dynamoEndpoint, process.env.AWS_REGION as string);
   const { handler: authorizer } = (await import('../../../functions/handlers/authorizer.ts')) as {
     handler: RequestAuthorizer;
