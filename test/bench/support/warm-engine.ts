@@ -13,8 +13,9 @@
  * commit (four creates of records with lists, maps and nulls) at a median of 5 ms in the measured rounds,
  * against 2.5-3 ms once the engine had run transactions of that shape (docs/performance.md).
  *
- * The calls go out on the plain client with their attribute values written out, so the warm-up trains the
- * engine and not the measured process's document layer, which only the handlers' side of figure 2 uses.
+ * The calls go out on the handlers' low-level client with their attribute values written out, not through
+ * the document layer (lib-dynamodb), so the warm-up trains the engine and not the measured process's
+ * marshalling, which only the handlers' side of figure 2 runs.
  */
 import {
   BatchGetItemCommand,
