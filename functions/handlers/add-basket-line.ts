@@ -1,5 +1,5 @@
 import { idempotentEndpoint } from '../http/idempotency.ts';
-import { metrics } from '../shared/powertools.ts';
+import { emitMetrics } from '../shared/metrics.ts';
 import { METRIC } from '../shared/metric-names.ts';
 import { addBasketLine } from '../services/basket-service.ts';
 import { basketContracts, toBasketLineOut, toBasketOut } from '../contracts/basket.ts';
@@ -9,6 +9,6 @@ export const handler = idempotentEndpoint(basketContracts.addLine, async ({ prin
     projectGuid: body.ProjectGuid,
     quantity: body.Quantity,
   });
-  metrics.addMetric(METRIC.BasketLinesAdded, 'Count', 1);
+  emitMetrics({ [METRIC.BasketLinesAdded]: 1 });
   return { Line: toBasketLineOut(line), Basket: toBasketOut(basket) };
 });

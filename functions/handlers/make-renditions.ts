@@ -12,12 +12,14 @@ import * as z from 'zod/mini';
 import { ItemsAddedEnvelope } from '../contracts/library-events.ts';
 import { makeRenditions } from '../services/rendition-service.ts';
 import { config } from '../shared/config.ts';
-import { logger, metrics } from '../shared/powertools.ts';
+import { logger } from '../shared/powertools.ts';
+import { emitMetrics } from '../shared/metrics.ts';
 import { METRIC } from '../shared/metric-names.ts';
 
 export async function handler(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
   if (context) logger.addContext(context);
   const failures: { itemIdentifier: string }[] = [];
+  const outcomes = { [METRIC.RenditionsReady]: 0, [METRIC.RenditionsFailed]: 0 };
   try {
     for (const record of event.Records) {
       const parsed = z.safeParse(ItemsAddedEnvelope, JSON.parse(record.body));
@@ -30,8 +32,8 @@ export async function handler(event: SQSEvent, context?: Context): Promise<SQSBa
       try {
         for (const itemGuid of parsed.data.detail.ItemGuids) {
           const outcome = await makeRenditions(itemGuid, { finalAttempt });
-          if (outcome === 'Ready') metrics.addMetric(METRIC.RenditionsReady, 'Count', 1);
-          if (outcome === 'Failed') metrics.addMetric(METRIC.RenditionsFailed, 'Count', 1);
+          if (outcome === 'Ready') outcomes[METRIC.RenditionsReady]++;
+          if (outcome === 'Failed') outcomes[METRIC.RenditionsFailed]++;
           logger.info('renditions', { itemGuid, outcome });
         }
       } catch (error) {
@@ -45,6 +47,6 @@ export async function handler(event: SQSEvent, context?: Context): Promise<SQSBa
     }
     return { batchItemFailures: failures };
   } finally {
-    metrics.publishStoredMetrics();
+    emitMetrics(outcomes);
   }
 }

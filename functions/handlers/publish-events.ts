@@ -11,11 +11,13 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as z from 'zod/mini';
 import { OutboxRecord } from '../contracts/outbox-stream.ts';
 import { publishEvent } from '../shared/events.ts';
-import { logger, metrics } from '../shared/powertools.ts';
+import { logger } from '../shared/powertools.ts';
+import { emitMetrics } from '../shared/metrics.ts';
 import { METRIC } from '../shared/metric-names.ts';
 
 export async function handler(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
   logger.addContext(context);
+  let published = 0;
   try {
     for (const record of event.Records) {
       if (record.eventName !== 'INSERT') continue;
@@ -27,7 +29,7 @@ export async function handler(event: DynamoDBStreamEvent, context: Context): Pro
       if (!parsed.success) continue;
       try {
         await publishEvent(parsed.data.event);
-        metrics.addMetric(METRIC.EventsPublished, 'Count', 1);
+        published++;
       } catch (error) {
         logger.error('event publication failed; the stream retries from this record', {
           eventId: parsed.data.event.id,
@@ -39,6 +41,6 @@ export async function handler(event: DynamoDBStreamEvent, context: Context): Pro
     }
     return { batchItemFailures: [] };
   } finally {
-    metrics.publishStoredMetrics();
+    emitMetrics({ [METRIC.EventsPublished]: published });
   }
 }

@@ -11,7 +11,8 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as z from 'zod/mini';
 import { SweptRecord, toLeftover } from '../contracts/library-sweep.ts';
 import { sweepLeftover } from '../services/library-sweep-service.ts';
-import { logger, metrics } from '../shared/powertools.ts';
+import { logger } from '../shared/powertools.ts';
+import { emitMetrics } from '../shared/metrics.ts';
 import { METRIC } from '../shared/metric-names.ts';
 
 /** DynamoDB's own TTL deletions carry this identity; a delete by the service or a person does not. */
@@ -22,6 +23,7 @@ export const isTtlDeletion = (record: DynamoDBRecord): boolean =>
 
 export async function handler(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
   logger.addContext(context);
+  const swept = { [METRIC.LibraryLeftoversSwept]: 0, [METRIC.LibraryItemsSwept]: 0 };
   try {
     for (const record of event.Records) {
       if (!isTtlDeletion(record)) continue;
@@ -47,8 +49,8 @@ export async function handler(event: DynamoDBStreamEvent, context: Context): Pro
             keys: record.dynamodb?.Keys,
             objectsRemoved: outcome.objectsRemoved,
           });
-          metrics.addMetric(METRIC.LibraryLeftoversSwept, 'Count', 1);
-          metrics.addMetric(METRIC.LibraryItemsSwept, 'Count', outcome.objectsRemoved);
+          swept[METRIC.LibraryLeftoversSwept]++;
+          swept[METRIC.LibraryItemsSwept] += outcome.objectsRemoved;
         }
       } catch (error) {
         logger.error('library sweep failed; the stream retries from this record', {
@@ -61,6 +63,6 @@ export async function handler(event: DynamoDBStreamEvent, context: Context): Pro
     }
     return { batchItemFailures: [] };
   } finally {
-    metrics.publishStoredMetrics();
+    emitMetrics(swept);
   }
 }

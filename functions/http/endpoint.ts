@@ -3,19 +3,20 @@
  * path, query and JSON body against zod schemas (the one source of the request types), runs the
  * handler's domain call, and writes the JSON response. Every thrown error leaves as one JSON shape
  * (functions/http/errors.ts), with internals never exposed. Logs carry the Lambda context and the API
- * Gateway request id as correlation id; metrics a request added are flushed as it ends.
+ * Gateway request id as correlation id.
  *
  * The handler is a middy chain with one small middleware of our own rather than the stock header
  * normalizer and Powertools' injectLambdaContext/logMetrics: those cost about 0.2 ms of CPU per request
  * (logMetrics serializes an empty metric set on every read), a fifth of a DynamoDB round trip
- * (BENCHMARKS.md, figure 2). Early timeout is off: API Gateway's 29 s and the functions' timeouts bound
+ * (BENCHMARKS.md, figure 2). Metrics are written when a change commits (functions/shared/metrics.ts), so
+ * the adapter has none to flush. Early timeout is off: API Gateway's 29 s and the functions' timeouts bound
  * a request, and its per-request timer is not free.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { DomainError, forbidden } from '../shared/errors.ts';
-import { logger, metrics } from '../shared/powertools.ts';
+import { logger } from '../shared/powertools.ts';
 import { fromAuthorizerContext, type ApiKeyScope, type Principal } from '../auth/principal.ts';
 import { withCors } from './cors.ts';
 import { errorResponse } from './errors.ts';
@@ -119,14 +120,9 @@ export function endpoint<
     .handler((event, context) => core(event, context, lowerCaseHeaders(event.headers)));
 }
 
-const flushMetrics = (): void => {
-  if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
-};
-
 /**
  * Shared by every endpoint: the Lambda context and correlation id on the logger (the event itself is never
- * logged: it holds the caller's token or key), CORS headers, one error path, and a metrics flush only when
- * the request added metrics.
+ * logged: it holds the caller's token or key), CORS headers and one error path.
  */
 const httpMiddleware: MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> = {
   before: (request) => {
@@ -135,13 +131,11 @@ const httpMiddleware: MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult,
   },
   after: (request) => {
     request.response = withCors(request.response as APIGatewayProxyResult, request.event.headers);
-    flushMetrics();
   },
   onError: (request) => {
     const response = errorResponse(request.error);
     if (response.statusCode >= 500) logger.error('request failed', request.error as Error);
     else logger.info('request refused', { status: response.statusCode, code: (request.error as DomainError).code });
     request.response = withCors(response, request.event.headers);
-    flushMetrics();
   },
 };

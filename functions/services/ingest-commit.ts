@@ -6,7 +6,8 @@
  */
 import { SWEEP_AFTER_MS, type LibraryItem } from '../domain/library.ts';
 import { newGuid, newSecretId } from '../shared/ids.ts';
-import { logger, metrics } from '../shared/powertools.ts';
+import { logger } from '../shared/powertools.ts';
+import { emitMetrics } from '../shared/metrics.ts';
 import { METRIC } from '../shared/metric-names.ts';
 import * as library from '../store/library-store.ts';
 import * as objects from '../store/image-object-store.ts';
@@ -128,12 +129,10 @@ export async function writeCommit(
 }
 
 export function recordMetrics(items: LibraryItem[]): void {
-  metrics.addMetric(METRIC.ImagesStored, 'Count', items.length);
-  metrics.addMetric(
-    METRIC.ImageBytesStored,
-    'Bytes',
-    items.reduce((sum, item) => sum + item.size, 0),
-  );
+  emitMetrics({
+    [METRIC.ImagesStored]: items.length,
+    [METRIC.ImageBytesStored]: items.reduce((sum, item) => sum + item.size, 0),
+  });
 }
 
 export const resultOf = (ingest: { anonymousUserId: string; token: string }, images: StoredImage[]): IngestResult => ({

@@ -17,7 +17,8 @@ import { repeatedCompletion, type RepeatedCompletion } from '../domain/repeated-
 import { applyStatus, orderFromCheckout, orderGuidAt, type Order, type OrderStatus } from '../domain/order.ts';
 import { conflict, notFound } from '../shared/errors.ts';
 import type { DomainEvent } from '../shared/events.ts';
-import { logger, metrics } from '../shared/powertools.ts';
+import { logger } from '../shared/powertools.ts';
+import { emitMetrics } from '../shared/metrics.ts';
 import { METRIC } from '../shared/metric-names.ts';
 import { retryOnConflict } from '../shared/retry.ts';
 import { fromMinorUnits } from '../shared/money.ts';
@@ -106,7 +107,7 @@ function refusePaidTwice(
   repeat: Extract<RepeatedCompletion, { kind: 'OtherPayment' }>,
   paymentReference: string,
 ): never {
-  metrics.addMetric(METRIC.CheckoutPaidTwice, 'Count', 1);
+  emitMetrics({ [METRIC.CheckoutPaidTwice]: 1 });
   logger.error('checkout paid twice', {
     checkoutId,
     orderGuid: repeat.orderGuid,
@@ -145,7 +146,7 @@ export async function completeCheckout(checkoutId: string, paymentReference: str
       basketGuid,
     );
     if (outcome.committed) {
-      metrics.addMetric(METRIC.OrdersCreated, 'Count', 1);
+      emitMetrics({ [METRIC.OrdersCreated]: 1 });
       return order;
     }
     const claim = outcome.failed.find((failed) => failed.index === CLAIM);
@@ -193,7 +194,7 @@ export async function changeOrderStatus(orderGuid: string, to: OrderStatus): Pro
         current = orders.orderOf(found);
         throw new StaleOrder();
       }
-      metrics.addMetric(METRIC.OrderStatusChanges, 'Count', 1);
+      emitMetrics({ [METRIC.OrderStatusChanges]: 1 });
       return next;
     },
     (error) => error instanceof StaleOrder || isConflict(error),

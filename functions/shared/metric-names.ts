@@ -1,7 +1,7 @@
 /**
- * The business metrics the service emits (`metrics.addMetric`), one list for the code that emits them and
- * for the dashboard that shows them (lib/constructs/monitoring.ts), with the service name and namespace
- * they are published under in AWS (the Powertools defaults in functions/shared/powertools.ts).
+ * The metrics the service emits (`emitMetrics`, functions/shared/metrics.ts), one list for the code that
+ * emits them and for the dashboard that shows them (lib/constructs/monitoring/), with the service name and
+ * namespace they are published under in AWS.
  */
 export const SERVICE_NAME = 'photo-commerce';
 export const METRICS_NAMESPACE = 'PhotoCommerce';
@@ -22,6 +22,11 @@ export const METRIC = {
   RenditionsFailed: 'RenditionsFailed',
   EventsPublished: 'EventsPublished',
 } as const;
+
+export type MetricName = keyof typeof METRIC;
+
+/** Every metric is a count but the bytes stored. */
+export const unitOf = (name: MetricName): 'Count' | 'Bytes' => (name === METRIC.ImageBytesStored ? 'Bytes' : 'Count');
 
 /** Counts of business events, in the order the dashboard shows them. */
 export const BUSINESS_COUNTS = [
