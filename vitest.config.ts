@@ -6,6 +6,8 @@ export default defineConfig({
     reporters: ['default', './test/support/summary-reporter.ts'],
     // One DynamoDB Local for the run (each file's service makes a table of its own on it).
     globalSetup: ['test/support/engine.ts'],
+    // The service reads its configuration once; tests change the environment, which then re-reads it.
+    setupFiles: ['test/support/reload-config.ts'],
     // Each file starts its own local service; files run in separate processes so their module singletons
     // (SDK clients configured from the environment) never mix. Two workers: the machine has two cores.
     pool: 'forks',

@@ -45,5 +45,7 @@ export function preflightHeaders(origin: string | undefined, methods: readonly s
 
 /** `response` with the CORS headers for the request that carried `requestHeaders`. */
 export function withCors(response: APIGatewayProxyResult, requestHeaders: RequestHeaders): APIGatewayProxyResult {
+  // CORS off (the default): nothing to add, and no need to look for the Origin header.
+  if (config.corsAllowedOrigins.length === 0) return response;
   return { ...response, headers: { ...response.headers, ...corsHeaders(headerOf(requestHeaders, 'origin')) } };
 }

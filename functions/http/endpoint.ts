@@ -93,22 +93,22 @@ export function endpoint<
 ) {
   if (spec.idempotent && !respond)
     throw new Error('an idempotent contract is served by idempotentEndpoint (functions/http/idempotency.ts)');
-  const core = async (
-    event: APIGatewayProxyEvent,
-    context: Context,
-    headers: Record<string, string | undefined>,
-  ): Promise<APIGatewayProxyResult> => {
+  const core = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
     const principal = fromAuthorizerContext(event.requestContext?.authorizer);
     if (spec.principal === 'user' && principal.userId === undefined)
       throw forbidden('This endpoint takes a bearer token.');
     if (spec.principal !== undefined && spec.principal !== 'user' && principal.apiKey?.scope !== spec.principal)
       throw forbidden(`This endpoint takes an API key of scope ${spec.principal}.`);
+    let headers: Record<string, string | undefined> | undefined;
     const request = {
       path: (spec.path ? validate(spec.path, event.pathParameters ?? {}, 'path') : undefined) as Infer<P>,
       query: (spec.query ? validate(spec.query, event.queryStringParameters ?? {}, 'query') : undefined) as Infer<Q>,
       body: (spec.body ? validate(spec.body, parseJsonBody(event), 'body') : undefined) as Infer<B>,
       principal: principal as PrincipalOf<K>,
-      headers,
+      // Lower-cased on first use: most routes read no header.
+      get headers() {
+        return (headers ??= lowerCaseHeaders(event.headers));
+      },
       event,
     };
     const answer = async () => jsonResponse(200, await run(request));
@@ -117,7 +117,7 @@ export function endpoint<
 
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(httpMiddleware)
-    .handler((event, context) => core(event, context, lowerCaseHeaders(event.headers)));
+    .handler(core);
 }
 
 /**

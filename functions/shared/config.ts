@@ -1,6 +1,6 @@
 /**
- * Environment configuration, read once per cold start. Every variable is documented in
- * docs/configuration.md; defaults are the ones that make `npm start` work.
+ * Environment configuration, read once per cold start (each variable on its first use). Every variable is
+ * documented in docs/configuration.md; defaults are the ones that make `npm start` work.
  */
 function env(name: string): string | undefined {
   const value = process.env[name];
@@ -31,17 +31,38 @@ function listEnvText(text: string): string[] {
 
 const listEnv = (name: string): string[] => listEnvText(env(name) ?? '');
 
-/** An object whose properties are read afresh on every access (tests and the local server change the environment). */
-function readOnAccess<T extends Record<string, () => unknown>>(
-  readers: T,
-): { readonly [K in keyof T]: ReturnType<T[K]> } {
+/** Values read so far, by property: each is read on its first use and kept. */
+let read = new Map<string, unknown>();
+
+/**
+ * An object whose properties are read from the environment on first use and kept: Lambda's environment never
+ * changes, and a lookup in it costs a request more than the value (figure 2). A property that is never used
+ * is never read, so a function fails only on the variables it needs.
+ */
+function readOnce<T extends Record<string, () => unknown>>(readers: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
   return Object.defineProperties(
     {},
-    Object.fromEntries(Object.entries(readers).map(([name, read]) => [name, { get: read, enumerable: true }])),
+    Object.fromEntries(
+      Object.entries(readers).map(([name, reader]) => [
+        name,
+        {
+          get: () => {
+            if (!read.has(name)) read.set(name, reader());
+            return read.get(name);
+          },
+          enumerable: true,
+        },
+      ]),
+    ),
   ) as { readonly [K in keyof T]: ReturnType<T[K]> };
 }
 
-export const config = readOnAccess({
+/** Reads the environment again on next use: for the local stack and tests, which change it (Lambda never does). */
+export function reloadConfig(): void {
+  read = new Map();
+}
+
+export const config = readOnce({
   tableName: () => requiredEnv('TABLE_NAME'),
   bucketName: () => requiredEnv('BUCKET_NAME'),
   /** Base of the separate checkout and product builder site; returned URLs are absolute on it. */

@@ -5,4 +5,3 @@ import { SERVICE_NAME } from './metric-names.ts';
 export const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME;
 
 export const logger = new Logger({ serviceName });
-

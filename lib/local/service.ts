@@ -21,6 +21,7 @@ import { ttlStandIn, withTtlIdentity, type TtlRun } from './ttl.ts';
 import { tableStream } from './table-stream.ts';
 import { LIBRARY_SWEEPER, STREAM_CONSUMERS, streamCheckpointFile } from './stream-consumers.ts';
 import { apiDocs } from './api-docs.ts';
+import { reloadConfig } from '../../functions/shared/config.ts';
 import { startEventDelivery, type QueueHandler } from './event-delivery.ts';
 
 export interface LocalServiceOptions {
@@ -108,6 +109,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     S3_ENDPOINT: storage.s3Endpoint,
     JWT_JWKS_FILE: keys.jwksFile,
   });
+  // The handlers read the environment once; anything they read before this must be read again.
+  reloadConfig();
   await ensureTableAndBucket(storage, process.env.TABLE_NAME as string, process.env.BUCKET_NAME as string);
   if (!temporary) publishEndpoints(dataDir, storage);
 
