@@ -1,0 +1,34 @@
+/**
+ * Local AWS credentials: one pair per function, as each Lambda function has a role of its own in AWS, so the
+ * local stand-ins (S3, the DynamoDB recorder, EventBridge) can tell which function made a call and check its
+ * signature; plus the one pair of the local tools (CLIs, tests, the stand-ins' own clients). None is a secret:
+ * they are derived from the function's name and never leave loopback.
+ */
+export interface LocalCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** The local tools' pair (CLIs, tests, the TTL stand-in): no function's. */
+export const TOOL_CREDENTIALS: LocalCredentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+const FUNCTION_KEY_PREFIX = 'LOCALFN-';
+
+/** The credentials of the function whose handler module is `functionName` (e.g. `create-basket`). */
+export const functionCredentials = (functionName: string): LocalCredentials => ({
+  accessKeyId: `${FUNCTION_KEY_PREFIX}${functionName}`,
+  secretAccessKey: `local-secret-${functionName}`,
+});
+
+/** The function an access key id belongs to, or undefined for the tools' key or one that is no function's. */
+export const functionOfAccessKey = (accessKeyId: string): string | undefined =>
+  accessKeyId.startsWith(FUNCTION_KEY_PREFIX) ? accessKeyId.slice(FUNCTION_KEY_PREFIX.length) : undefined;
+
+/** The secret that signs with `accessKeyId`, or undefined for a key the local stand-ins do not know (S3's InvalidAccessKeyId). */
+export function secretAccessKeyOf(accessKeyId: string): string | undefined {
+  if (accessKeyId === TOOL_CREDENTIALS.accessKeyId) return TOOL_CREDENTIALS.secretAccessKey;
+  const functionName = functionOfAccessKey(accessKeyId);
+  return functionName && /^[a-z0-9-]+$/.test(functionName)
+    ? functionCredentials(functionName).secretAccessKey
+    : undefined;
+}
