@@ -9,7 +9,7 @@ import { cliArgs, dataDirFromEnv } from './cli-args.ts';
 import { useLocalStore } from './local-store.ts';
 import { ttlStandIn, withTtlIdentity } from '../lib/local/ttl.ts';
 import { tableStream } from '../lib/local/table-stream.ts';
-import { LIBRARY_SWEEPER, streamCheckpointFile } from '../lib/local/stream-consumers.ts';
+import { fromSource, LIBRARY_SWEEPER, streamCheckpointFile, streamConsumers } from '../lib/local/stream-consumers.ts';
 
 const args = cliArgs({ hours: { type: 'string' } });
 const hours = Number(args.hours ?? 0);
@@ -28,7 +28,7 @@ try {
       `swept\tby the running server (pid ${storage.serverPid}): its stream consumer hands the deletions over\n`,
     );
   } else {
-    const stream = tableStream(storage, tableName, [LIBRARY_SWEEPER], {
+    const stream = tableStream(storage, tableName, streamConsumers(fromSource, [LIBRARY_SWEEPER]), {
       checkpointFile: streamCheckpointFile(resolve(dataDirFromEnv())),
       prepare: withTtlIdentity,
     });

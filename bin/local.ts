@@ -23,6 +23,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+/** The local switches a shell may set for `npm start` that no template sets (docs/configuration.md). */
+function localSwitches(): Record<string, string> {
+  const names = ['PULL_ALLOW_LOOPBACK', 'POWERTOOLS_LOG_LEVEL'];
+  return Object.fromEntries(names.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
+}
+
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
@@ -42,8 +48,16 @@ const service = await startLocalService({
   s3Port: storagePorts.S3_PORT,
   // DynamoDB deletes expired items some time after they expire; once a minute stands in for that.
   ttlIntervalMs: 60_000,
+  // LOCAL_BUNDLES=1: the functions from their assets see only their template's environment, plus these local switches.
+  env: localSwitches(),
+  onSynthesize: (reason) => process.stdout.write(`synthesizing cdk.out first: ${reason} (about two minutes)\n`),
 });
 process.stdout.write(`photo-commerce service listening on ${service.url} (data in ${dataDir})\n`);
+process.stdout.write(
+  service.functionsFrom === 'source'
+    ? 'functions run from source (LOCAL_BUNDLES=1 runs the synthesized assets in cdk.out)\n'
+    : `functions run from their synthesized assets in ${service.functionsFrom} (logs in ${dataDir}/logs)\n`,
+);
 let standIn: LocalSite | undefined;
 if (!site) {
   process.stdout.write(`no local checkout site: CHECKOUT_URL ${checkoutUrl} is not a loopback http origin\n`);

@@ -65,8 +65,11 @@ export function reloadConfig(): void {
 export const config = readOnce({
   tableName: () => requiredEnv('TABLE_NAME'),
   bucketName: () => requiredEnv('BUCKET_NAME'),
-  /** Base of the separate checkout and product builder site; returned URLs are absolute on it. */
-  checkoutUrl: () => (env('CHECKOUT_URL') ?? 'http://127.0.0.1:3001').replace(/\/+$/, ''),
+  /**
+   * Base of the separate checkout and product builder site; returned URLs are absolute on it. Required: a
+   * local default would send AWS's users to loopback (the local stack sets its own site).
+   */
+  checkoutUrl: () => requiredEnv('CHECKOUT_URL').replace(/\/+$/, ''),
   basketTtlDays: () => intEnv('BASKET_TTL_DAYS', 60),
   /** Open (unexpired) baskets one user may have; creating one more answers 409 BasketQuotaExceeded. */
   maxOpenBasketsPerUser: () => intEnv('MAX_OPEN_BASKETS_PER_USER', 100),

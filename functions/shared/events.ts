@@ -1,7 +1,7 @@
 /**
  * The one domain-event publisher. In AWS (EVENT_BUS_NAME set) events go to that EventBridge bus; locally
  * (EVENTS_FILE set) each event is appended as one JSON line in the envelope an EventBridge rule target
- * receives; with neither set they are written to the structured log, so none disappears silently.
+ * receives. With neither set, publishing fails: a function whose template forgot its bus must not drop events.
  *
  * Delivery is at least once: a retried request may publish an event again with the same `EventId`
  * (deterministic per fact), which consumers use to drop duplicates.
@@ -10,7 +10,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { eventBridge } from './clients/eventbridge.ts';
 import { config } from './config.ts';
-import { logger, serviceName } from './powertools.ts';
+import { serviceName } from './powertools.ts';
 
 import type { DomainEventType } from './event-types.ts';
 
@@ -102,6 +102,6 @@ export async function publishEvent(event: DomainEvent): Promise<void> {
   const file = config.eventsFile;
   if (busName) await putEvents(busName, event);
   else if (file) await appendEvent(file, `${JSON.stringify(envelope(event))}\n`);
-  else logger.info('domain event', { event: envelope(event) });
+  else throw new Error('environment variable EVENT_BUS_NAME is not set: nowhere to publish domain events');
   for (const subscriber of localSubscribers) subscriber(envelope(event));
 }

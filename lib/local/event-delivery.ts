@@ -4,11 +4,10 @@
  * (an SQS event of one record whose body is the envelope, ApproximateReceiveCount counting deliveries),
  * delivered again after a short wait while the handler reports it failed, at most maxReceiveCount times
  * (after that AWS would move it to the dead-letter queue; here it is logged). Two messages are worked on at
- * a time, as a small reserved concurrency would. Until the table's outbox stream publishes events, this
- * subscribes to functions/shared/events.ts in process.
+ * a time, as a small reserved concurrency would.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { subscribeLocally, type EventEnvelope } from '../../functions/shared/events.ts';
+import type { EventEnvelope } from '../../functions/shared/events.ts';
 import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-events.ts';
 
 export type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
@@ -45,7 +44,14 @@ const sqsEvent = (envelope: EventEnvelope, receiveCount: number): SQSEvent => ({
   ],
 });
 
-export function startEventDelivery(loadHandler: (name: string) => Promise<QueueHandler>): EventDelivery {
+/**
+ * `subscribe` is where published events come from: the in-process publisher (functions/shared/events.ts)
+ * when the handlers run from source, the local EventBridge (lib/local/eventbridge.ts) when they run from their assets.
+ */
+export function startEventDelivery(
+  loadHandler: (name: string) => Promise<QueueHandler>,
+  subscribe: (subscriber: (event: EventEnvelope) => void) => () => void,
+): EventDelivery {
   const waiting: { envelope: EventEnvelope; receiveCount: number }[] = [];
   const inFlight = new Set<Promise<void>>();
   let running = 0;
@@ -81,7 +87,7 @@ export function startEventDelivery(loadHandler: (name: string) => Promise<QueueH
     }
   };
 
-  const unsubscribe = subscribeLocally((envelope) => {
+  const unsubscribe = subscribe((envelope) => {
     if (envelope['detail-type'] !== RENDITIONS_SUBSCRIPTION.detailType) return;
     waiting.push({ envelope, receiveCount: 1 });
     pump();

@@ -12,17 +12,29 @@ export interface LocalCredentials {
 /** The local tools' pair (CLIs, tests, the TTL stand-in): no function's. */
 export const TOOL_CREDENTIALS: LocalCredentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
-const FUNCTION_KEY_PREFIX = 'LOCALFN-';
+const FUNCTION_KEY_PREFIX = 'LOCALFN';
+/** Handler module names: lower-case words joined by hyphens. */
+const FUNCTION_NAME = /^[a-z][a-z0-9]*(-[a-z][a-z0-9]*)*$/;
 
-/** The credentials of the function whose handler module is `functionName` (e.g. `create-basket`). */
-export const functionCredentials = (functionName: string): LocalCredentials => ({
-  accessKeyId: `${FUNCTION_KEY_PREFIX}${functionName}`,
-  secretAccessKey: `local-secret-${functionName}`,
-});
+/**
+ * The credentials of the function whose handler module is `functionName` (e.g. `create-basket`). DynamoDB
+ * Local takes only letters and digits in an access key id, so the name is written in camel case after the
+ * prefix (`LOCALFNcreateBasket`).
+ */
+export function functionCredentials(functionName: string): LocalCredentials {
+  if (!FUNCTION_NAME.test(functionName)) throw new Error(`no local credentials for a function named ${functionName}`);
+  return {
+    accessKeyId: FUNCTION_KEY_PREFIX + functionName.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()),
+    secretAccessKey: `local-secret-${functionName}`,
+  };
+}
 
 /** The function an access key id belongs to, or undefined for the tools' key or one that is no function's. */
-export const functionOfAccessKey = (accessKeyId: string): string | undefined =>
-  accessKeyId.startsWith(FUNCTION_KEY_PREFIX) ? accessKeyId.slice(FUNCTION_KEY_PREFIX.length) : undefined;
+export function functionOfAccessKey(accessKeyId: string): string | undefined {
+  if (!accessKeyId.startsWith(FUNCTION_KEY_PREFIX)) return undefined;
+  const name = accessKeyId.slice(FUNCTION_KEY_PREFIX.length).replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  return FUNCTION_NAME.test(name) ? name : undefined;
+}
 
 /** The secret that signs with `accessKeyId`, or undefined for a key the local stand-ins do not know (S3's InvalidAccessKeyId). */
 export function secretAccessKeyOf(accessKeyId: string): string | undefined {

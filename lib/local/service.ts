@@ -19,10 +19,13 @@ import { publishEndpoints, withdrawEndpoints } from './shared-storage.ts';
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
 import { ttlStandIn, withTtlIdentity, type TtlRun } from './ttl.ts';
 import { tableStream } from './table-stream.ts';
-import { LIBRARY_SWEEPER, STREAM_CONSUMERS, streamCheckpointFile } from './stream-consumers.ts';
+import { fromSource, LIBRARY_SWEEPER, streamConsumers, streamCheckpointFile } from './stream-consumers.ts';
 import { apiDocs } from './api-docs.ts';
 import { reloadConfig } from '../../functions/shared/config.ts';
+import { subscribeLocally } from '../../functions/shared/events.ts';
 import { startEventDelivery, type QueueHandler } from './event-delivery.ts';
+import { startBundledFunctions } from './bundles/bundled-functions.ts';
+import { startLocalEventBus, type LocalEventBus } from './eventbridge.ts';
 
 export interface LocalServiceOptions {
   /** 0 picks a free port. */
@@ -51,6 +54,14 @@ export interface LocalServiceOptions {
   renditions?: boolean;
   /** How often the table stream is read for its consumers (the event publisher); 0: only by drainStream(). */
   streamPollMs?: number;
+  /**
+   * true: every function runs from its synthesized asset in cdk.out, in a process of its own with the
+   * template's environment (lib/local/bundles/); default: `LOCAL_BUNDLES=1` in the environment. Otherwise
+   * the handlers run from source in this process.
+   */
+  bundles?: boolean;
+  /** Told why cdk.out is synthesized first, when it is (bundles only). */
+  onSynthesize?: (reason: string) => void;
 }
 
 export interface LocalService {
@@ -58,6 +69,8 @@ export interface LocalService {
   storage: LocalStorage;
   keys: LocalSigningKeys;
   dataDir: string;
+  /** Where the functions run from: `source`, or the cdk.out folder whose assets run. */
+  functionsFrom: string;
   /**
    * DynamoDB's TTL process and the sweeper's stream mapping, run once: deletes the items expired at `nowMs`
    * (default: now) and hands their stream records, filtered as in AWS, to the library sweeper.
@@ -72,6 +85,11 @@ export interface LocalService {
 
 /** CHECKOUT_URL when the environment sets none: the local checkout and builder site of `npm start`. */
 export const LOCAL_CHECKOUT_URL = 'http://127.0.0.1:3001';
+
+/** The settings the local stack synthesizes its stack with (LOCAL_BUNDLES): those `npm start` runs with. */
+const LOCAL_STAGE = 'local';
+/** The bus the local stack's EventBridge stand-in holds (bundles only; in source mode events go to EVENTS_FILE). */
+const LOCAL_EVENT_BUS = 'photo-commerce-local-events';
 
 /** Lambda's synchronous invocation payload limit, the tighter of API Gateway's and Lambda's. */
 export const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
@@ -114,30 +132,19 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   await ensureTableAndBucket(storage, process.env.TABLE_NAME as string, process.env.BUCKET_NAME as string);
   if (!temporary) publishEndpoints(dataDir, storage);
 
-  // Handlers are imported after the environment is set: their clients read it once, at load, as in Lambda.
-  const handlers = new Map<string, Promise<ProxyHandler>>();
-  const loadHandler = (name: string): Promise<ProxyHandler> => {
-    let loaded = handlers.get(name);
-    if (!loaded) {
-      loaded = import(new URL(`../../functions/handlers/${name}.ts`, import.meta.url).href).then(
-        (module: { handler: ProxyHandler }) => module.handler,
-      );
-      handlers.set(name, loaded);
-    }
-    return loaded;
-  };
-  const { handler: authorizer } = (await import('../../functions/handlers/authorizer.ts')) as {
-    handler: RequestAuthorizer;
-  };
+  const bundles = options.bundles ?? process.env.LOCAL_BUNDLES === '1';
+  const functions = bundles ? await fromBundles(options, storage, keys, dataDir) : fromSourceFiles();
+  const { loadHandler } = functions;
+  const authorizer = (await loadHandler('authorizer')) as unknown as RequestAuthorizer;
 
-  // The renditions queue's stand-in: the same handler on the same event, in process.
+  // The renditions queue's stand-in: the same handler on the same event.
   const events =
     options.renditions === false
       ? { drain: async () => {}, close: async () => {} }
-      : startEventDelivery((name) => loadHandler(name) as unknown as Promise<QueueHandler>);
+      : startEventDelivery((name) => loadHandler(name) as unknown as Promise<QueueHandler>, functions.subscribe);
 
   // The table stream's consumers, as its event source mappings run them in AWS (event publisher, library sweeper).
-  const stream = tableStream(storage, process.env.TABLE_NAME as string, STREAM_CONSUMERS, {
+  const stream = tableStream(storage, process.env.TABLE_NAME as string, streamConsumers(loadHandler), {
     ...(temporary ? {} : { checkpointFile: streamCheckpointFile(dataDir) }),
     pollIntervalMs: options.streamPollMs ?? 200,
     prepare: withTtlIdentity,
@@ -176,6 +183,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     storage,
     keys,
     dataDir,
+    functionsFrom: functions.from,
     expireTtl,
     drainStream: async () => {
       await stream.drain();
@@ -191,9 +199,76 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       await stream.close();
       await events.close();
       await closeServer(server);
+      await functions.close();
       await storage.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });
       else withdrawEndpoints(dataDir);
+    },
+  };
+}
+
+/** Where the functions run from, and how the local stack reaches them. */
+interface LocalFunctions {
+  from: string;
+  /** A function's handler, by its module name under functions/handlers/. */
+  loadHandler(name: string): Promise<ProxyHandler>;
+  /** The local EventBridge rules' subscription to published events. */
+  subscribe: (subscriber: Parameters<typeof subscribeLocally>[0]) => () => void;
+  close(): Promise<void>;
+}
+
+/** The handlers from source, in this process; imported after the environment is set, as in a cold start. */
+function fromSourceFiles(): LocalFunctions {
+  const handlers = new Map<string, Promise<ProxyHandler>>();
+  return {
+    from: 'source',
+    loadHandler(name) {
+      let loaded = handlers.get(name);
+      if (!loaded) handlers.set(name, (loaded = fromSource(name) as Promise<ProxyHandler>));
+      return loaded;
+    },
+    subscribe: subscribeLocally,
+    close: async () => {},
+  };
+}
+
+/** The functions from their synthesized assets, each in a process of its own, publishing to a local EventBridge. */
+async function fromBundles(
+  options: LocalServiceOptions,
+  storage: LocalStorage,
+  keys: LocalSigningKeys,
+  dataDir: string,
+): Promise<LocalFunctions> {
+  const env = process.env as Record<string, string>;
+  const bus: LocalEventBus = await startLocalEventBus({ busName: LOCAL_EVENT_BUS, eventsFile: env.EVENTS_FILE! });
+  const bundled = startBundledFunctions({
+    context: {
+      stage: LOCAL_STAGE,
+      checkoutUrl: env.CHECKOUT_URL!,
+      jwtIssuer: env.JWT_ISSUER!,
+      jwtAudience: env.JWT_AUDIENCE ?? '',
+      corsAllowedOrigins: env.CORS_ALLOWED_ORIGINS ?? '',
+    },
+    resources: { tableName: env.TABLE_NAME!, bucketName: env.BUCKET_NAME!, eventBusName: LOCAL_EVENT_BUS },
+    endpoints: {
+      region: env.AWS_REGION!,
+      dynamoEndpoint: storage.dynamoEndpoint,
+      s3Endpoint: storage.s3Endpoint,
+      eventBridgeEndpoint: bus.endpoint,
+      jwksFile: keys.jwksFile,
+    },
+    logDir: join(dataDir, 'logs'),
+    ...(options.env ? { overrides: options.env } : {}),
+    ...(options.onSynthesize ? { onSynthesize: options.onSynthesize } : {}),
+  });
+  return {
+    from: bundled.outdir,
+    loadHandler: async (name) => (event, context) =>
+      bundled.invoke(name, event, context?.awsRequestId) as ReturnType<ProxyHandler>,
+    subscribe: bus.subscribe,
+    async close() {
+      await bundled.close();
+      await bus.close();
     },
   };
 }

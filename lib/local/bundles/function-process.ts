@@ -1,0 +1,138 @@
+/**
+ * One synthesized function as Lambda runs it, locally: a child process (lib/local/bundles/function-runtime.ts)
+ * started on its first invocation (a cold start) in the asset's folder, with exactly the environment the
+ * caller gives it, its output appended to a log file of its own (its log group's stand-in). An invocation
+ * that outlives the function's timeout ends the process, as Lambda ends the execution environment, and
+ * fails with Lambda's message; a process that dies fails what it was running, and the next invocation
+ * starts a new one.
+ *
+ * Unlike Lambda, one process takes concurrent invocations (Lambda would start more environments): the
+ * handlers keep no per-request state in module scope, and the source-mode stack shares one process too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { Invocation, InvocationAnswer } from './function-runtime.ts';
+
+const RUNTIME = fileURLToPath(new URL('./function-runtime.ts', import.meta.url));
+
+export interface FunctionProcessOptions {
+  /** The function's physical name (FunctionName in the template). */
+  functionName: string;
+  /** The asset folder (Lambda's /var/task). */
+  assetDir: string;
+  timeoutSeconds: number;
+  memorySize: number;
+  environment: Record<string, string>;
+  logFile: string;
+}
+
+/** An invocation's failure, as Lambda reports it (errorType, errorMessage). */
+export class InvocationError extends Error {
+  readonly errorType: string;
+  constructor(errorType: string, message: string) {
+    super(message);
+    this.name = errorType;
+    this.errorType = errorType;
+  }
+}
+
+export interface FunctionProcess {
+  invoke(event: unknown, awsRequestId?: string): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export function functionProcess(options: FunctionProcessOptions): FunctionProcess {
+  let child: ChildProcess | undefined;
+  let nextId = 0;
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+
+  const failAll = (error: Error) => {
+    for (const { reject } of pending.values()) reject(error);
+    pending.clear();
+  };
+
+  const start = (): ChildProcess => {
+    const log = openSync(options.logFile, 'a');
+    const started = spawn(process.execPath, [RUNTIME], {
+      cwd: options.assetDir,
+      env: options.environment,
+      stdio: ['ignore', log, log, 'ipc'],
+    });
+    closeSync(log);
+    started.on('message', (message: InvocationAnswer) => {
+      const waiting = pending.get(message.id);
+      if (!waiting) return;
+      pending.delete(message.id);
+      if ('result' in message) waiting.resolve(message.result);
+      else waiting.reject(new InvocationError(message.error.errorType, message.error.errorMessage));
+    });
+    started.on('exit', (code, signal) => {
+      if (child === started) child = undefined;
+      failAll(
+        new InvocationError(
+          'Runtime.ExitError',
+          `RequestId: ${options.functionName} Error: Runtime exited ${signal ? `with signal ${signal}` : `with error: exit status ${code}`} (log: ${options.logFile})`,
+        ),
+      );
+    });
+    return started;
+  };
+
+  return {
+    invoke(event, awsRequestId = randomUUID()) {
+      const running = (child ??= start());
+      const id = nextId++;
+      const deadlineMs = Date.now() + options.timeoutSeconds * 1000;
+      const message: Invocation = {
+        id,
+        event,
+        context: {
+          functionName: options.functionName,
+          functionVersion: '$LATEST',
+          invokedFunctionArn: `arn:aws:lambda:${options.environment.AWS_REGION}:000000000000:function:${options.functionName}`,
+          memoryLimitInMB: String(options.memorySize),
+          awsRequestId,
+          logGroupName: `/aws/lambda/${options.functionName}`,
+          logStreamName: 'local',
+          deadlineMs,
+        },
+      };
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          reject(
+            new InvocationError(
+              'Sandbox.Timedout',
+              `${awsRequestId} Task timed out after ${options.timeoutSeconds.toFixed(2)} seconds`,
+            ),
+          );
+          // Lambda ends the environment of a timed-out invocation; whatever else ran there fails with it.
+          running.kill('SIGKILL');
+        }, options.timeoutSeconds * 1000);
+        pending.set(id, {
+          resolve: (value) => {
+            clearTimeout(timer);
+            resolve(value);
+          },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        });
+        running.send(message);
+      });
+    },
+    async close() {
+      const running = child;
+      child = undefined;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      running.disconnect();
+      const killer = setTimeout(() => running.kill('SIGKILL'), 2000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * The functions of the synthesized stack, as CloudFormation would create them: for each
+ * `AWS::Lambda::Function` of the template (and of its nested stacks), its name, asset folder in cdk.out,
+ * handler, timeout, memory and environment, with the template's references to the table, bucket and bus
+ * resolved to the local ones. cdk.out is synthesized first (the CDK app run as `cdk synth` runs it, offline)
+ * when it is missing, older than the sources, or made with other local settings.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The repository's cdk.out, where `cdk synth` writes too. */
+export const CDK_OUT = join(projectRoot, 'cdk.out');
+/** What the local stack synthesized cdk.out with (its CDK context); another value synthesizes again. */
+const SETTINGS_FILE = 'local-settings.json';
+/** What the stack is made from: a file here newer than cdk.out makes it stale. */
+const SOURCES = ['functions', 'lib', 'bin/app.ts', 'package-lock.json', 'cdk.json'];
+
+export interface SynthesizedFunction {
+  /** The physical name (FunctionName), e.g. `photo-commerce-local-create-basket`. */
+  functionName: string;
+  /** The handler module the function was bundled from (functions/handlers/<module>.ts). */
+  module: string;
+  assetDir: string;
+  /** Lambda's `Handler`: `<file>.<export>` within the asset. */
+  handler: string;
+  timeoutSeconds: number;
+  memorySize: number;
+  /** Environment variables as the template sets them, references resolved. */
+  environment: Record<string, string>;
+}
+
+/** What the template's references resolve to locally. */
+export interface LocalResources {
+  tableName: string;
+  bucketName: string;
+  eventBusName: string;
+}
+
+interface Resource {
+  Type: string;
+  Properties?: Record<string, any>;
+  Metadata?: Record<string, unknown>;
+}
+interface Template {
+  Resources: Record<string, Resource>;
+}
+
+/** The newest modification time among the stack's sources. */
+function newestSource(): number {
+  let newest = 0;
+  const visit = (path: string) => {
+    const stat = statSync(path);
+    if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
+    else newest = Math.max(newest, stat.mtimeMs);
+  };
+  for (const source of SOURCES) visit(join(projectRoot, source));
+  return newest;
+}
+
+const settingsText = (context: Record<string, string>) => `${JSON.stringify(context, null, 2)}\n`;
+
+/** Whether cdk.out is missing, older than the sources, or made with other settings, and so why it is synthesized. */
+export function staleness(context: Record<string, string>, outdir = CDK_OUT): string | undefined {
+  const settings = join(outdir, SETTINGS_FILE);
+  if (!existsSync(settings)) return `${relative(projectRoot, outdir)} was not synthesized by the local stack`;
+  if (readFileSync(settings, 'utf8') !== settingsText(context))
+    return `${relative(projectRoot, outdir)} was synthesized with other local settings`;
+  if (statSync(settings).mtimeMs < newestSource()) return `${relative(projectRoot, outdir)} is older than the sources`;
+  return undefined;
+}
+
+/** Synthesizes the CDK app into `outdir` with `context`, as `cdk synth` runs it (no CLI, so no network). */
+export function synthesize(context: Record<string, string>, outdir = CDK_OUT): void {
+  rmSync(outdir, { recursive: true, force: true });
+  mkdirSync(outdir, { recursive: true });
+  const result = spawnSync(process.execPath, [join(projectRoot, 'bin/app.ts')], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      CDK_OUTDIR: outdir,
+      // The CLI's own context: asset metadata names each function's folder in cdk.out.
+      CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:enable-asset-metadata': true }),
+    },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0)
+    throw new Error(`cdk synth into ${outdir} failed (exit ${result.status}):\n${result.stderr}${result.stdout}`);
+  // Written last: a synthesis cut short leaves cdk.out stale.
+  writeFileSync(join(outdir, SETTINGS_FILE), settingsText(context));
+}
+
+/** The stack's template file and, through its `AWS::CloudFormation::Stack` resources, its nested ones. */
+function templatesOf(outdir: string): { template: Template; parent?: { template: Template; resource: Resource } }[] {
+  const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
+    artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
+  };
+  const stacks = Object.values(manifest.artifacts).filter((artifact) => artifact.type === 'aws:cloudformation:stack');
+  if (stacks.length !== 1) throw new Error(`expected one stack in ${outdir}, found ${stacks.length}`);
+  const found: ReturnType<typeof templatesOf> = [];
+  const visit = (file: string, parent?: { template: Template; resource: Resource }) => {
+    const template = JSON.parse(readFileSync(join(outdir, file), 'utf8')) as Template;
+    found.push({ template, ...(parent ? { parent } : {}) });
+    for (const resource of Object.values(template.Resources))
+      if (resource.Type === 'AWS::CloudFormation::Stack')
+        visit(String(resource.Metadata?.['aws:asset:path']), { template, resource });
+  };
+  visit(stacks[0]!.properties!.templateFile!);
+  return found;
+}
+
+/**
+ * A template value as CloudFormation would resolve it, for what function environments hold: strings, and
+ * `Ref`s to the table, bucket and bus (through nested stacks' parameters). Anything else fails: a function
+ * must not start with a value the local stack cannot give it.
+ */
+function resolver(local: LocalResources) {
+  const byType: Record<string, string> = {
+    'AWS::DynamoDB::Table': local.tableName,
+    'AWS::S3::Bucket': local.bucketName,
+    'AWS::Events::EventBus': local.eventBusName,
+  };
+  const resolve = (value: unknown, template: Template, parent?: { template: Template; resource: Resource }): string => {
+    if (typeof value === 'string') return value;
+    const ref = (value as { Ref?: string } | null)?.Ref;
+    if (ref !== undefined) {
+      const resource = template.Resources[ref];
+      if (resource && byType[resource.Type] !== undefined) return byType[resource.Type]!;
+      const passed = parent?.resource.Properties?.Parameters?.[ref] as unknown;
+      if (parent && passed !== undefined) return resolve(passed, parent.template);
+    }
+    throw new Error(`the local stack cannot resolve ${JSON.stringify(value)} in a function's environment`);
+  };
+  return resolve;
+}
+
+/** Every function of the stack synthesized in `outdir` for `stage` (their names are `photo-commerce-<stage>-<module>`). */
+export function synthesizedFunctions(local: LocalResources, stage: string, outdir = CDK_OUT): SynthesizedFunction[] {
+  const namePrefix = `photo-commerce-${stage}-`;
+  const resolve = resolver(local);
+  return templatesOf(outdir).flatMap(({ template, parent }) =>
+    Object.values(template.Resources)
+      .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+      .map((resource) => {
+        const properties = resource.Properties ?? {};
+        const functionName = String(properties.FunctionName);
+        const variables = (properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+        return {
+          functionName,
+          module: functionName.slice(namePrefix.length),
+          assetDir: join(outdir, String(resource.Metadata?.['aws:asset:path'])),
+          handler: String(properties.Handler),
+          timeoutSeconds: Number(properties.Timeout ?? 3),
+          memorySize: Number(properties.MemorySize ?? 128),
+          environment: Object.fromEntries(
+            Object.entries(variables).map(([name, value]) => [name, resolve(value, template, parent)]),
+          ),
+        };
+      }),
+  );
+}

@@ -1,0 +1,106 @@
+/**
+ * EventBridge's PutEvents, locally, for functions run from their synthesized assets (which publish to the
+ * bus their template names, through the SDK): each entry becomes the envelope a rule target receives,
+ * appended to the events file (as the source-mode publisher writes it) and handed to the local rules'
+ * subscribers (the renditions queue's stand-in). Entries for another bus fail as EventBridge fails them.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { appendFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import type { EventEnvelope } from '../../functions/shared/events.ts';
+import { ACCOUNT, REGION } from './lambda-event.ts';
+import { closeServer, listenLocally } from './listen.ts';
+
+export interface LocalEventBus {
+  /** The endpoint functions reach it at (AWS_ENDPOINT_URL_EVENTBRIDGE). */
+  endpoint: string;
+  /** Calls `subscriber` with each event put on the bus; answers the unsubscribe. */
+  subscribe(subscriber: (event: EventEnvelope) => void): () => void;
+  close(): Promise<void>;
+}
+
+export interface LocalEventBusOptions {
+  busName: string;
+  eventsFile: string;
+  /** Told of every PutEvents call, by the access key that signed it (the IAM check's record). */
+  onCall?: (call: { accessKeyId: string; action: string; resource: string }) => void;
+}
+
+interface PutEventsEntry {
+  EventBusName?: string;
+  Source?: string;
+  DetailType?: string;
+  Detail?: string;
+  Time?: number | string;
+}
+
+const accessKeyOf = (request: IncomingMessage) =>
+  /Credential=([^/]+)\//.exec(request.headers.authorization ?? '')?.[1] ?? '';
+
+async function bodyOf(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The SDK sends Time as epoch seconds (JSON protocol timestamps). */
+const isoTime = (time: PutEventsEntry['Time']) =>
+  new Date(typeof time === 'number' ? time * 1000 : time === undefined ? Date.now() : Date.parse(time)).toISOString();
+
+export async function startLocalEventBus(options: LocalEventBusOptions): Promise<LocalEventBus> {
+  const subscribers = new Set<(event: EventEnvelope) => void>();
+  const busArn = `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${options.busName}`;
+
+  const putEvents = async (entries: PutEventsEntry[]) => {
+    const answers: Record<string, string>[] = [];
+    const accepted: EventEnvelope[] = [];
+    for (const entry of entries) {
+      if (entry.EventBusName !== options.busName && entry.EventBusName !== busArn) {
+        answers.push({
+          ErrorCode: 'NotFoundException',
+          ErrorMessage: `Event bus ${entry.EventBusName} does not exist.`,
+        });
+        continue;
+      }
+      const id = randomUUID();
+      accepted.push({
+        id,
+        source: String(entry.Source),
+        'detail-type': entry.DetailType as EventEnvelope['detail-type'],
+        time: isoTime(entry.Time),
+        detail: JSON.parse(entry.Detail ?? '{}') as Record<string, unknown>,
+      });
+      answers.push({ EventId: id });
+    }
+    if (accepted.length > 0)
+      await appendFile(options.eventsFile, accepted.map((event) => `${JSON.stringify(event)}\n`).join(''));
+    for (const event of accepted) for (const subscriber of subscribers) subscriber(event);
+    return { FailedEntryCount: entries.length - accepted.length, Entries: answers };
+  };
+
+  const server: Server = createServer((request, response) => {
+    const answer = (status: number, body: unknown) => {
+      response.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.1' });
+      response.end(JSON.stringify(body));
+    };
+    void (async () => {
+      const target = String(request.headers['x-amz-target'] ?? '');
+      const body = await bodyOf(request);
+      if (target !== 'AWSEvents.PutEvents')
+        return answer(400, { __type: 'UnknownOperationException', message: `${target} is not served locally` });
+      options.onCall?.({ accessKeyId: accessKeyOf(request), action: 'events:PutEvents', resource: busArn });
+      const { Entries } = JSON.parse(body) as { Entries: PutEventsEntry[] };
+      answer(200, await putEvents(Entries));
+    })().catch((error: unknown) => answer(500, { __type: 'InternalException', message: String(error) }));
+  });
+  const url = await listenLocally(server, 0, '127.0.0.1');
+
+  return {
+    endpoint: url,
+    subscribe(subscriber) {
+      subscribers.add(subscriber);
+      return () => subscribers.delete(subscriber);
+    },
+    close: () => closeServer(server),
+  };
+}
