@@ -1,11 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The files that run a second time with every function from its synthesized asset in cdk.out
+ * (LOCAL_BUNDLES=1, lib/local/bundles/): the end-to-end flow, the interface's conformance (the client
+ * package over every endpoint, baskets, orders, the library), renditions of every accepted format and the
+ * resumable upload. Files that reach into the handlers' process (fault injection on their SDK clients, an
+ * event published in process) run from source only.
+ */
+const BUNDLE_FILES = [
+  'test/integration/smoke.test.ts',
+  'test/integration/baskets.test.ts',
+  'test/integration/orders.test.ts',
+  'test/integration/idempotency.test.ts',
+  'test/integration/checkout-repricing.test.ts',
+  'test/integration/authorization-matrix.test.ts',
+  'test/integration/library-read.test.ts',
+  'test/integration/library-multipart.test.ts',
+  'test/integration/renditions.test.ts',
+  'client/test/endpoints.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'client/test/**/*.test.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
-    // One DynamoDB Local for the run (each file's service makes a table of its own on it).
-    globalSetup: ['test/support/engine.ts'],
+    // One DynamoDB Local for the run (each file's service makes a table of its own on it), and cdk.out
+    // synthesized once for the files that run the assets.
+    globalSetup: ['test/support/engine.ts', 'test/support/synthesized.ts'],
     // The service reads its configuration once; tests change the environment, which then re-reads it.
     setupFiles: ['test/support/reload-config.ts'],
     // Each file starts its own local service; files run in separate processes so their module singletons
@@ -22,5 +42,9 @@ export default defineConfig({
       AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
       AWS_REGION: 'us-east-1',
     },
+    projects: [
+      { extends: true, test: { name: 'source', include: ['test/**/*.test.ts', 'client/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'bundles', include: BUNDLE_FILES, env: { LOCAL_BUNDLES: '1' } } },
+    ],
   },
 });

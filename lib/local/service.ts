@@ -26,6 +26,7 @@ import { subscribeLocally } from '../../functions/shared/events.ts';
 import { startEventDelivery, type QueueHandler } from './event-delivery.ts';
 import { startBundledFunctions } from './bundles/bundled-functions.ts';
 import { startLocalEventBus, type LocalEventBus } from './eventbridge.ts';
+import { asInvocationOf, signAsRunningFunction } from './source-invocations.ts';
 
 export interface LocalServiceOptions {
   /** 0 picks a free port. */
@@ -91,6 +92,18 @@ const LOCAL_STAGE = 'local';
 /** The bus the local stack's EventBridge stand-in holds (bundles only; in source mode events go to EVENTS_FILE). */
 const LOCAL_EVENT_BUS = 'photo-commerce-local-events';
 
+/**
+ * The CDK context the local stack synthesizes the stack with (LOCAL_BUNDLES): the settings `npm start` runs
+ * with, from the environment with the local stack's defaults. The test run's global setup synthesizes with it too.
+ */
+export const localSynthesisContext = (env: NodeJS.ProcessEnv) => ({
+  stage: LOCAL_STAGE,
+  checkoutUrl: env.CHECKOUT_URL ?? LOCAL_CHECKOUT_URL,
+  jwtIssuer: env.JWT_ISSUER ?? LOCAL_ISSUER,
+  jwtAudience: env.JWT_AUDIENCE ?? LOCAL_AUDIENCE,
+  corsAllowedOrigins: env.CORS_ALLOWED_ORIGINS ?? '',
+});
+
 /** Lambda's synchronous invocation payload limit, the tighter of API Gateway's and Lambda's. */
 export const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 
@@ -133,7 +146,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   if (!temporary) publishEndpoints(dataDir, storage);
 
   const bundles = options.bundles ?? process.env.LOCAL_BUNDLES === '1';
-  const functions = bundles ? await fromBundles(options, storage, keys, dataDir) : fromSourceFiles();
+  const functions = bundles ? await fromBundles(options, storage, keys, dataDir) : await fromSourceFiles();
   const { loadHandler } = functions;
   const authorizer = (await loadHandler('authorizer')) as unknown as RequestAuthorizer;
 
@@ -217,14 +230,29 @@ interface LocalFunctions {
   close(): Promise<void>;
 }
 
-/** The handlers from source, in this process; imported after the environment is set, as in a cold start. */
-function fromSourceFiles(): LocalFunctions {
+/**
+ * The handlers from source, in this process; imported after the environment is set, as in a cold start.
+ * Each invocation signs its AWS calls with its function's own credentials (source-invocations.ts).
+ */
+async function fromSourceFiles(): Promise<LocalFunctions> {
+  const [{ dynamoDbClient }, { s3 }] = await Promise.all([
+    import('../../functions/shared/clients/dynamodb.ts'),
+    import('../../functions/shared/clients/s3.ts'),
+  ]);
+  for (const client of [dynamoDbClient, s3]) signAsRunningFunction(client as never);
   const handlers = new Map<string, Promise<ProxyHandler>>();
   return {
     from: 'source',
     loadHandler(name) {
       let loaded = handlers.get(name);
-      if (!loaded) handlers.set(name, (loaded = fromSource(name) as Promise<ProxyHandler>));
+      if (!loaded) {
+        loaded = (fromSource(name) as Promise<ProxyHandler>).then(
+          (handler): ProxyHandler =>
+            (event, context) =>
+              asInvocationOf(name, () => handler(event, context)),
+        );
+        handlers.set(name, loaded);
+      }
       return loaded;
     },
     subscribe: subscribeLocally,
@@ -242,13 +270,7 @@ async function fromBundles(
   const env = process.env as Record<string, string>;
   const bus: LocalEventBus = await startLocalEventBus({ busName: LOCAL_EVENT_BUS, eventsFile: env.EVENTS_FILE! });
   const bundled = startBundledFunctions({
-    context: {
-      stage: LOCAL_STAGE,
-      checkoutUrl: env.CHECKOUT_URL!,
-      jwtIssuer: env.JWT_ISSUER!,
-      jwtAudience: env.JWT_AUDIENCE ?? '',
-      corsAllowedOrigins: env.CORS_ALLOWED_ORIGINS ?? '',
-    },
+    context: localSynthesisContext(env),
     resources: { tableName: env.TABLE_NAME!, bucketName: env.BUCKET_NAME!, eventBusName: LOCAL_EVENT_BUS },
     endpoints: {
       region: env.AWS_REGION!,

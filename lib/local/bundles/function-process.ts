@@ -43,17 +43,19 @@ export interface FunctionProcess {
   close(): Promise<void>;
 }
 
+type Pending = Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
+
+/** One execution environment: the process and the invocations it is running. */
+interface Environment {
+  process: ChildProcess;
+  pending: Pending;
+}
+
 export function functionProcess(options: FunctionProcessOptions): FunctionProcess {
-  let child: ChildProcess | undefined;
+  let current: Environment | undefined;
   let nextId = 0;
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
 
-  const failAll = (error: Error) => {
-    for (const { reject } of pending.values()) reject(error);
-    pending.clear();
-  };
-
-  const start = (): ChildProcess => {
+  const start = (): Environment => {
     const log = openSync(options.logFile, 'a');
     const started = spawn(process.execPath, [RUNTIME], {
       cwd: options.assetDir,
@@ -61,28 +63,35 @@ export function functionProcess(options: FunctionProcessOptions): FunctionProces
       stdio: ['ignore', log, log, 'ipc'],
     });
     closeSync(log);
+    const environment: Environment = { process: started, pending: new Map() };
     started.on('message', (message: InvocationAnswer) => {
-      const waiting = pending.get(message.id);
+      const waiting = environment.pending.get(message.id);
       if (!waiting) return;
-      pending.delete(message.id);
+      environment.pending.delete(message.id);
       if ('result' in message) waiting.resolve(message.result);
       else waiting.reject(new InvocationError(message.error.errorType, message.error.errorMessage));
     });
     started.on('exit', (code, signal) => {
-      if (child === started) child = undefined;
-      failAll(
-        new InvocationError(
-          'Runtime.ExitError',
-          `RequestId: ${options.functionName} Error: Runtime exited ${signal ? `with signal ${signal}` : `with error: exit status ${code}`} (log: ${options.logFile})`,
-        ),
+      if (current === environment) current = undefined;
+      const error = new InvocationError(
+        'Runtime.ExitError',
+        `RequestId: ${options.functionName} Error: Runtime exited ${signal ? `with signal ${signal}` : `with error: exit status ${code}`} (log: ${options.logFile})`,
       );
+      for (const { reject } of environment.pending.values()) reject(error);
+      environment.pending.clear();
     });
-    return started;
+    return environment;
+  };
+
+  /** Ends an environment at once (a timeout): the next invocation starts a new one. */
+  const end = (environment: Environment) => {
+    if (current === environment) current = undefined;
+    environment.process.kill('SIGKILL');
   };
 
   return {
     invoke(event, awsRequestId = randomUUID()) {
-      const running = (child ??= start());
+      const environment = (current ??= start());
       const id = nextId++;
       const deadlineMs = Date.now() + options.timeoutSeconds * 1000;
       const message: Invocation = {
@@ -101,7 +110,7 @@ export function functionProcess(options: FunctionProcessOptions): FunctionProces
       };
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
-          pending.delete(id);
+          environment.pending.delete(id);
           reject(
             new InvocationError(
               'Sandbox.Timedout',
@@ -109,9 +118,9 @@ export function functionProcess(options: FunctionProcessOptions): FunctionProces
             ),
           );
           // Lambda ends the environment of a timed-out invocation; whatever else ran there fails with it.
-          running.kill('SIGKILL');
+          end(environment);
         }, options.timeoutSeconds * 1000);
-        pending.set(id, {
+        environment.pending.set(id, {
           resolve: (value) => {
             clearTimeout(timer);
             resolve(value);
@@ -121,12 +130,12 @@ export function functionProcess(options: FunctionProcessOptions): FunctionProces
             reject(error);
           },
         });
-        running.send(message);
+        environment.process.send(message);
       });
     },
     async close() {
-      const running = child;
-      child = undefined;
+      const running = current?.process;
+      current = undefined;
       if (!running || running.exitCode !== null || running.signalCode !== null) return;
       const exited = new Promise((resolve) => running.once('exit', resolve));
       running.disconnect();

@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -16,8 +16,12 @@ const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const CDK_OUT = join(projectRoot, 'cdk.out');
 /** What the local stack synthesized cdk.out with (its CDK context); another value synthesizes again. */
 const SETTINGS_FILE = 'local-settings.json';
-/** What the stack is made from: a file here newer than cdk.out makes it stale. */
-const SOURCES = ['functions', 'lib', 'bin/app.ts', 'package-lock.json', 'cdk.json'];
+/**
+ * What the stack is made from, besides the CDK app's own modules (followed from bin/app.ts): a file here
+ * newer than cdk.out makes it stale. Every function's code is under functions/.
+ */
+const SOURCES = ['functions', 'package-lock.json', 'cdk.json'];
+const APP = 'bin/app.ts';
 
 export interface SynthesizedFunction {
   /** The physical name (FunctionName), e.g. `photo-commerce-local-create-basket`. */
@@ -49,6 +53,19 @@ interface Template {
   Resources: Record<string, Resource>;
 }
 
+/** The app's modules: bin/app.ts and the relative imports it reaches (lib/, not the local stack it never imports). */
+function appModules(): string[] {
+  const found = new Set<string>();
+  const visit = (file: string) => {
+    if (found.has(file)) return;
+    found.add(file);
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/from\s+'(\.{1,2}\/[^']+\.ts)'/g))
+      visit(join(dirname(file), specifier!));
+  };
+  visit(join(projectRoot, APP));
+  return [...found];
+}
+
 /** The newest modification time among the stack's sources. */
 function newestSource(): number {
   let newest = 0;
@@ -58,6 +75,7 @@ function newestSource(): number {
     else newest = Math.max(newest, stat.mtimeMs);
   };
   for (const source of SOURCES) visit(join(projectRoot, source));
+  for (const module of appModules()) visit(module);
   return newest;
 }
 
