@@ -18,14 +18,16 @@ export const handler = async (event, context) => {
   if (event.kind === 'env') return { env: { ...process.env }, cwd: process.cwd() };
   if (event.kind === 'throw') throw new TypeError('bad input');
   if (event.kind === 'hang') return new Promise(() => {});
+  if (event.kind === 'wait') await new Promise((resolve) => setTimeout(resolve, 300));
   if (event.kind === 'exit') process.exit(3);
   return { invocations, remaining: context.getRemainingTimeInMillis(), name: context.functionName };
 };`,
 );
 afterAll(() => rmSync(assetDir, { recursive: true, force: true }));
 
-const start = (timeoutSeconds = 5) =>
+const start = (timeoutSeconds = 5, maxEnvironments = 4) =>
   functionProcess({
+    maxEnvironments,
     functionName: 'photo-commerce-local-probe',
     assetDir,
     timeoutSeconds,
@@ -52,6 +54,24 @@ describe('a function run from its asset', () => {
     }
   });
 
+  it('runs one invocation at a time per environment, starting another while every one is busy', async () => {
+    const fn = start(5, 2);
+    try {
+      // Two at once: two environments, each on its first invocation.
+      const first = (await Promise.all([fn.invoke({ kind: 'wait' }), fn.invoke({ kind: 'wait' })])) as unknown[];
+      expect(first).toEqual([expect.objectContaining({ invocations: 1 }), expect.objectContaining({ invocations: 1 })]);
+      // Four at once with two environments: the last two wait for the first two, and reuse them.
+      const counts = (
+        (await Promise.all([1, 2, 3, 4].map(() => fn.invoke({ kind: 'wait' })))) as { invocations: number }[]
+      )
+        .map((answer) => answer.invocations)
+        .sort();
+      expect(counts).toEqual([2, 2, 3, 3]);
+    } finally {
+      await fn.close();
+    }
+  });
+
   it("answers a handler's error as Lambda reports it, and keeps the process", async () => {
     const fn = start();
     try {
@@ -66,15 +86,17 @@ describe('a function run from its asset', () => {
   });
 
   it('ends the process of an invocation past its timeout; the next one is a cold start', async () => {
-    const fn = start(1);
+    const fn = start(1, 1);
     try {
       const hung = fn.invoke({ kind: 'hang' });
+      // Waits for the only environment, then gets a new one when the hung one is ended.
+      const next = fn.invoke({});
       await expect(hung).rejects.toBeInstanceOf(InvocationError);
       await expect(hung).rejects.toMatchObject({
         errorType: 'Sandbox.Timedout',
         message: /Task timed out after 1.00 seconds/,
       });
-      expect(((await fn.invoke({})) as { invocations: number }).invocations).toBe(1);
+      expect(((await next) as { invocations: number }).invocations).toBe(1);
     } finally {
       await fn.close();
     }

@@ -1,13 +1,12 @@
 /**
- * One synthesized function as Lambda runs it, locally: a child process (lib/local/bundles/function-runtime.ts)
- * started on its first invocation (a cold start) in the asset's folder, with exactly the environment the
- * caller gives it, its output appended to a log file of its own (its log group's stand-in). An invocation
- * that outlives the function's timeout ends the process, as Lambda ends the execution environment, and
- * fails with Lambda's message; a process that dies fails what it was running, and the next invocation
- * starts a new one.
- *
- * Unlike Lambda, one process takes concurrent invocations (Lambda would start more environments): the
- * handlers keep no per-request state in module scope, and the source-mode stack shares one process too.
+ * One synthesized function as Lambda runs it, locally. Each execution environment is a child process
+ * (lib/local/bundles/function-runtime.ts) in the asset's folder, with exactly the environment the caller
+ * gives it, its output appended to a log file of its own (its log group's stand-in), and, as in Lambda, one
+ * invocation at a time. A new environment starts (a cold start) when every one is busy, up to
+ * `maxEnvironments`; beyond that an invocation waits for the first one free (where Lambda would start yet
+ * another: the machine running this has two cores, not a fleet), and its timeout runs from when it starts.
+ * An invocation that outlives the function's timeout ends its environment, as Lambda does, and fails with
+ * Lambda's message; an environment that dies fails its invocation, and later ones start new environments.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
@@ -26,6 +25,8 @@ export interface FunctionProcessOptions {
   memorySize: number;
   environment: Record<string, string>;
   logFile: string;
+  /** Environments at once (default 4). */
+  maxEnvironments?: number;
 }
 
 /** An invocation's failure, as Lambda reports it (errorType, errorMessage). */
@@ -43,17 +44,25 @@ export interface FunctionProcess {
   close(): Promise<void>;
 }
 
-type Pending = Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
-
-/** One execution environment: the process and the invocations it is running. */
+/** One execution environment: its process, whether its init phase is over, and the invocation it is running. */
 interface Environment {
   process: ChildProcess;
-  pending: Pending;
+  initialized: Promise<void>;
+  running?: { id: number; settle: (outcome: { result: unknown } | { error: Error }) => void };
 }
 
 export function functionProcess(options: FunctionProcessOptions): FunctionProcess {
-  let current: Environment | undefined;
+  const maxEnvironments = options.maxEnvironments ?? 4;
+  const environments = new Set<Environment>();
+  const idle: Environment[] = [];
+  const waiting: ((environment: Environment) => void)[] = [];
   let nextId = 0;
+
+  const exitError = (code: number | null, signal: NodeJS.Signals | null) =>
+    new InvocationError(
+      'Runtime.ExitError',
+      `RequestId: ${options.functionName} Error: Runtime exited ${signal ? `with signal ${signal}` : `with error: exit status ${code}`} (log: ${options.logFile})`,
+    );
 
   const start = (): Environment => {
     const log = openSync(options.logFile, 'a');
@@ -63,37 +72,73 @@ export function functionProcess(options: FunctionProcessOptions): FunctionProces
       stdio: ['ignore', log, log, 'ipc'],
     });
     closeSync(log);
-    const environment: Environment = { process: started, pending: new Map() };
+    let initialized = () => {};
+    const environment: Environment = { process: started, initialized: new Promise((done) => (initialized = done)) };
+    environments.add(environment);
+    // An environment that exits during init releases the invocation waiting for it, which then fails below.
+    started.once('exit', () => initialized());
     started.on('message', (message: InvocationAnswer) => {
-      const waiting = environment.pending.get(message.id);
-      if (!waiting) return;
-      environment.pending.delete(message.id);
-      if ('result' in message) waiting.resolve(message.result);
-      else waiting.reject(new InvocationError(message.error.errorType, message.error.errorMessage));
+      if ('ready' in message) return initialized();
+      if (environment.running?.id !== message.id) return;
+      environment.running.settle(
+        'result' in message
+          ? { result: message.result }
+          : { error: new InvocationError(message.error.errorType, message.error.errorMessage) },
+      );
     });
     started.on('exit', (code, signal) => {
-      if (current === environment) current = undefined;
-      const error = new InvocationError(
-        'Runtime.ExitError',
-        `RequestId: ${options.functionName} Error: Runtime exited ${signal ? `with signal ${signal}` : `with error: exit status ${code}`} (log: ${options.logFile})`,
-      );
-      for (const { reject } of environment.pending.values()) reject(error);
-      environment.pending.clear();
+      environments.delete(environment);
+      const at = idle.indexOf(environment);
+      if (at >= 0) idle.splice(at, 1);
+      environment.running?.settle({ error: exitError(code, signal) });
+      // An invocation waiting for an environment gets a new one in its place.
+      if (waiting.length > 0) waiting.shift()!(start());
     });
     return environment;
   };
 
-  /** Ends an environment at once (a timeout): the next invocation starts a new one. */
-  const end = (environment: Environment) => {
-    if (current === environment) current = undefined;
-    environment.process.kill('SIGKILL');
+  const acquire = (): Promise<Environment> => {
+    const free = idle.pop();
+    if (free) return Promise.resolve(free);
+    if (environments.size < maxEnvironments) return Promise.resolve(start());
+    return new Promise((resolve) => waiting.push(resolve));
   };
 
-  return {
-    invoke(event, awsRequestId = randomUUID()) {
-      const environment = (current ??= start());
+  const release = (environment: Environment) => {
+    if (!environments.has(environment)) return;
+    const next = waiting.shift();
+    if (next) next(environment);
+    else idle.push(environment);
+  };
+
+  /** The invocation's time limit runs from the end of init, as in Lambda, where init has a limit of its own. */
+  const run = async (environment: Environment, event: unknown, awsRequestId: string): Promise<unknown> => {
+    await environment.initialized;
+    if (!environments.has(environment)) throw exitError(environment.process.exitCode, environment.process.signalCode);
+    return new Promise((resolve, reject) => {
       const id = nextId++;
-      const deadlineMs = Date.now() + options.timeoutSeconds * 1000;
+      const timer = setTimeout(() => {
+        // Out of service before it is settled, so no other invocation is handed this environment.
+        environments.delete(environment);
+        environment.running?.settle({
+          error: new InvocationError(
+            'Sandbox.Timedout',
+            `${awsRequestId} Task timed out after ${options.timeoutSeconds.toFixed(2)} seconds`,
+          ),
+        });
+        // Lambda ends the environment of a timed-out invocation.
+        environment.process.kill('SIGKILL');
+      }, options.timeoutSeconds * 1000);
+      environment.running = {
+        id,
+        settle: (outcome) => {
+          clearTimeout(timer);
+          environment.running = undefined;
+          release(environment);
+          if ('result' in outcome) resolve(outcome.result);
+          else reject(outcome.error);
+        },
+      };
       const message: Invocation = {
         id,
         event,
@@ -105,43 +150,31 @@ export function functionProcess(options: FunctionProcessOptions): FunctionProces
           awsRequestId,
           logGroupName: `/aws/lambda/${options.functionName}`,
           logStreamName: 'local',
-          deadlineMs,
+          deadlineMs: Date.now() + options.timeoutSeconds * 1000,
         },
       };
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          environment.pending.delete(id);
-          reject(
-            new InvocationError(
-              'Sandbox.Timedout',
-              `${awsRequestId} Task timed out after ${options.timeoutSeconds.toFixed(2)} seconds`,
-            ),
-          );
-          // Lambda ends the environment of a timed-out invocation; whatever else ran there fails with it.
-          end(environment);
-        }, options.timeoutSeconds * 1000);
-        environment.pending.set(id, {
-          resolve: (value) => {
-            clearTimeout(timer);
-            resolve(value);
-          },
-          reject: (error) => {
-            clearTimeout(timer);
-            reject(error);
-          },
-        });
-        environment.process.send(message);
-      });
+      environment.process.send(message);
+    });
+  };
+
+  return {
+    async invoke(event, awsRequestId = randomUUID()) {
+      return run(await acquire(), event, awsRequestId);
     },
     async close() {
-      const running = current?.process;
-      current = undefined;
-      if (!running || running.exitCode !== null || running.signalCode !== null) return;
-      const exited = new Promise((resolve) => running.once('exit', resolve));
-      running.disconnect();
-      const killer = setTimeout(() => running.kill('SIGKILL'), 2000);
-      await exited;
-      clearTimeout(killer);
+      const all = [...environments];
+      environments.clear();
+      idle.length = 0;
+      await Promise.all(
+        all.map(async ({ process: running }) => {
+          if (running.exitCode !== null || running.signalCode !== null) return;
+          const exited = new Promise((resolve) => running.once('exit', resolve));
+          running.disconnect();
+          const killer = setTimeout(() => running.kill('SIGKILL'), 2000);
+          await exited;
+          clearTimeout(killer);
+        }),
+      );
     },
   };
 }

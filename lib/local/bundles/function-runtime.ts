@@ -26,7 +26,10 @@ export interface Invocation {
 }
 
 export type InvocationAnswer =
-  { id: number; result: unknown } | { id: number; error: { errorType: string; errorMessage: string; stack?: string } };
+  /** Sent once, when the init phase is over (the handler's module loaded, or failed to). */
+  | { ready: true }
+  | { id: number; result: unknown }
+  | { id: number; error: { errorType: string; errorMessage: string; stack?: string } };
 
 type Handler = (event: unknown, context: unknown) => Promise<unknown>;
 
@@ -53,7 +56,10 @@ const errorOf = (error: unknown) =>
 
 // Loaded at once, as Lambda's init phase does: a bundle that cannot load fails its first invocation.
 const handler = loadHandler();
-handler.catch(() => {});
+void handler.then(
+  () => answer({ ready: true }),
+  () => answer({ ready: true }),
+);
 
 process.on('message', (message: Invocation) => {
   const { deadlineMs, ...fields } = message.context;
