@@ -1,5 +1,5 @@
 /**
- * The synthesized template, checked against the route table and the issue's list: one method, function
+ * The synthesized templates (the root and its nested route groups, read as one), checked against the route table and the issue's list: one method, function
  * and authorizer per route; least-privilege roles; table, bucket, bus, API, dashboard and alarm
  * properties; and cdk-nag's AwsSolutions pack with nothing unacknowledged. One synth for the whole file.
  */
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CfnElement, Validations, type Stack } from 'aws-cdk-lib';
+import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { binaryMediaTypes, keyScopeOf, routes, type Route } from '../../functions/routes.ts';
@@ -33,13 +33,12 @@ let config: ReturnType<typeof synthServiceStack>['config'];
 let resources: Record<string, Json>;
 
 beforeAll(() => {
-  ({ stack, template, config } = synthServiceStack());
-  resources = template.toJSON().Resources;
+  ({ stack, template, config, resources } = synthServiceStack());
 }, 120_000);
 
 const logicalId = (construct: IConstruct): string => {
-  const element = construct instanceof CfnElement ? construct : construct.node.defaultChild;
-  return (stack as Stack).getLogicalId(element as CfnElement);
+  const element = (construct instanceof CfnElement ? construct : construct.node.defaultChild) as CfnElement;
+  return Stack.of(element).getLogicalId(element);
 };
 const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
 const ref = (construct: IConstruct) => ({ Ref: logicalId(construct) });

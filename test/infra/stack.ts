@@ -1,30 +1,75 @@
 /**
- * Builds the service stack for template tests. Bundling is skipped (`aws:cdk:bundling-stacks: []`: each
- * function gets a placeholder asset) because it is the slow part and is proven once, for every function,
- * in bundling.test.ts.
+ * Builds the service stack for template tests and reads back what it wrote: the root template and its
+ * nested route-group templates (lib/synthesized-templates.ts). Bundling is skipped
+ * (`aws:cdk:bundling-stacks: []`: each function gets a placeholder asset) because it is the slow part and is
+ * proven once, for every function, in bundling.test.ts.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import type { Route } from '../../functions/routes.ts';
 import { readServiceConfig } from '../../lib/service-config.ts';
 import { ServiceStack } from '../../lib/service-stack.ts';
+import {
+  readSynthesizedTemplates,
+  type CfnResource,
+  type SynthesizedTemplate,
+} from '../../lib/synthesized-templates.ts';
 
 export interface SynthOptions {
   context?: Record<string, unknown>;
   bundle?: boolean;
   outdir?: string;
+  /** Routes other than the route table's. */
+  routes?: readonly Route[];
 }
 
 export function synthServiceStack(options: SynthOptions = {}) {
+  const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'cdk-stack-'));
   const app = new App({
-    ...(options.outdir ? { outdir: options.outdir } : {}),
+    outdir,
     context: { ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }), ...options.context },
   });
   // The environment must not leak into tests (CHECKOUT_URL and JWT_* are also the local server's variables).
   const config = readServiceConfig(app.node, {});
-  const stack = new ServiceStack(app, `PhotoCommerce-${config.stage}`, { config });
-  const template = Template.fromStack(stack);
-  return { app, stack, config, template };
+  const stack = new ServiceStack(app, `PhotoCommerce-${config.stage}`, {
+    config,
+    ...(options.routes ? { routes: options.routes } : {}),
+  });
+  app.synth();
+  const templates = readSynthesizedTemplates(outdir, stack.stackName);
+  const template = Template.fromJSON(templates[0]!.template);
+  return { app, stack, config, outdir, templates, template, resources: resourcesOf(templates) };
+}
+
+/**
+ * The resources of every template in one map by logical id, each nested one written in the root's terms:
+ * a `Ref` to a parameter becomes what the parent passes to it, so a nested policy's table ARN reads
+ * `Fn::GetAtt [<table>, Arn]` as it would in the root.
+ */
+export function resourcesOf(templates: SynthesizedTemplate[]): Record<string, CfnResource> {
+  const all: Record<string, CfnResource> = {};
+  const parametersOf = new Map(templates.map((entry) => [entry.path.join('/'), entry.parameters]));
+  for (const { path, template } of templates) {
+    // Parameters of a nested stack may in turn name its parent's parameters: resolve up to the root.
+    const inRootTerms = (value: unknown, depth: number): unknown => {
+      if (Array.isArray(value)) return value.map((item) => inRootTerms(item, depth));
+      if (value === null || typeof value !== 'object') return value;
+      const ref = (value as { Ref?: unknown }).Ref;
+      const passed =
+        depth > 0 && typeof ref === 'string' ? parametersOf.get(path.slice(0, depth).join('/')) : undefined;
+      if (passed && typeof ref === 'string' && ref in passed) return inRootTerms(passed[ref], depth - 1);
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inRootTerms(item, depth)]));
+    };
+    for (const [logicalId, resource] of Object.entries(template.Resources)) {
+      if (logicalId in all) throw new Error(`logical id ${logicalId} in two templates`);
+      all[logicalId] = inRootTerms(resource, path.length) as CfnResource;
+    }
+  }
+  return all;
 }
 
 /** cdk-nag's AwsSolutions and Serverless findings that no acknowledgment (written reason) covers. */
