@@ -1,6 +1,8 @@
 /**
- * The whole service in one stack: data, authorizers, the API built from the route table, the table
- * stream's consumers (library sweeper, event publisher), and its monitoring. Environment-agnostic (no account or region), so `cdk synth` runs offline.
+ * The whole service in one stack: data, authorizers, the API built from the route table (its routes in a
+ * nested stack per route group, lib/constructs/route-groups.ts), the table stream's consumers (library
+ * sweeper, event publisher), and its monitoring. Environment-agnostic (no account or region), so `cdk synth`
+ * runs offline.
  */
 import { Annotations, CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
