@@ -2,7 +2,8 @@
  * Every CloudFormation template of a synthesized stack, read from the cloud assembly (`cdk.out`): the
  * stack's own and those of its nested stacks (the route groups, lib/constructs/route-groups.ts), nested ones
  * found through the asset manifest, which names the file behind each `AWS::CloudFormation::Stack` resource's
- * TemplateURL. Used by the template tests, and by whatever runs the stack from cdk.out.
+ * TemplateURL. `resourcesInRootTerms` reads them as one template. Used by the template tests, and by
+ * whatever runs the stack from cdk.out.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,4 +69,30 @@ export function readSynthesizedTemplates(cdkOutDir: string, stackName: string): 
     return [{ path, file, template, parameters }, ...nested];
   };
   return read(templateFile, [], {});
+}
+
+/**
+ * The resources of every template in one map by logical id, each nested one written in the root's terms:
+ * a `Ref` to a parameter becomes what the parent passes to it, so a nested policy's table ARN reads
+ * `Fn::GetAtt [<table>, Arn]` as it would in the root.
+ */
+export function resourcesInRootTerms(templates: SynthesizedTemplate[]): Record<string, CfnResource> {
+  const all: Record<string, CfnResource> = {};
+  const parametersOf = new Map(templates.map((entry) => [entry.path.join('/'), entry.parameters]));
+  for (const { path, template } of templates) {
+    // Parameters of a nested stack may in turn name its parent's parameters: resolve up to the root.
+    const inRootTerms = (value: unknown, depth: number): unknown => {
+      if (Array.isArray(value)) return value.map((item) => inRootTerms(item, depth));
+      if (value === null || typeof value !== 'object') return value;
+      const ref = (value as { Ref?: unknown }).Ref;
+      const passed = depth > 0 ? parametersOf.get(path.slice(0, depth).join('/')) : undefined;
+      if (typeof ref === 'string' && passed && ref in passed) return inRootTerms(passed[ref], depth - 1);
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inRootTerms(item, depth)]));
+    };
+    for (const [logicalId, resource] of Object.entries(template.Resources)) {
+      if (logicalId in all) throw new Error(`logical id ${logicalId} in two templates`);
+      all[logicalId] = inRootTerms(resource, path.length) as CfnResource;
+    }
+  }
+  return all;
 }

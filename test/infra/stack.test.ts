@@ -4,7 +4,7 @@
  * properties; and cdk-nag's AwsSolutions pack with nothing unacknowledged. One synth for the whole file.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,6 +23,8 @@ import type { ServiceStack } from '../../lib/service-stack.ts';
 import type { StreamConsumer } from '../../lib/constructs/stream-consumer.ts';
 import { STREAM_CONSUMERS } from '../../lib/local/stream-consumers.ts';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-runtime.ts';
+import { routeGroupOf } from '../../lib/constructs/route-groups.ts';
+import { readSynthesizedTemplates } from '../../lib/synthesized-templates.ts';
 import { nagViolations, synthServiceStack } from './stack.ts';
 
 type Json = any;
@@ -878,8 +880,14 @@ describe('the CDK app', () => {
           CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }),
         },
       });
-      const templateFile = readdirSync(outdir).find((name) => name.endsWith('.template.json'));
-      expect(templateFile).toBe('PhotoCommerce-dev.template.json');
+      // The root's template, then one per route group.
+      const groups = new Set(routes.map(routeGroupOf)).size;
+      expect(readSynthesizedTemplates(outdir, 'PhotoCommerce-dev').map(({ file }) => file)).toEqual([
+        'PhotoCommerce-dev.template.json',
+        ...Array.from({ length: groups }, () =>
+          expect.stringMatching(/^PhotoCommercedevApi\w+\.nested\.template\.json$/),
+        ),
+      ]);
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }

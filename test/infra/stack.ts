@@ -1,8 +1,8 @@
 /**
  * Builds the service stack for template tests and reads back what it wrote: the root template and its
- * nested route-group templates (lib/synthesized-templates.ts). Bundling is skipped
- * (`aws:cdk:bundling-stacks: []`: each function gets a placeholder asset) because it is the slow part and is
- * proven once, for every function, in bundling.test.ts.
+ * nested route-group templates, and all their resources in the root's terms (lib/synthesized-templates.ts).
+ * Bundling is skipped (`aws:cdk:bundling-stacks: []`: each function gets a placeholder asset) because it is
+ * the slow part and is proven once, for every function, in bundling.test.ts.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,11 +13,7 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { Route } from '../../functions/routes.ts';
 import { readServiceConfig } from '../../lib/service-config.ts';
 import { ServiceStack } from '../../lib/service-stack.ts';
-import {
-  readSynthesizedTemplates,
-  type CfnResource,
-  type SynthesizedTemplate,
-} from '../../lib/synthesized-templates.ts';
+import { readSynthesizedTemplates, resourcesInRootTerms } from '../../lib/synthesized-templates.ts';
 
 export interface SynthOptions {
   context?: Record<string, unknown>;
@@ -42,34 +38,7 @@ export function synthServiceStack(options: SynthOptions = {}) {
   app.synth();
   const templates = readSynthesizedTemplates(outdir, stack.stackName);
   const template = Template.fromJSON(templates[0]!.template);
-  return { app, stack, config, outdir, templates, template, resources: resourcesOf(templates) };
-}
-
-/**
- * The resources of every template in one map by logical id, each nested one written in the root's terms:
- * a `Ref` to a parameter becomes what the parent passes to it, so a nested policy's table ARN reads
- * `Fn::GetAtt [<table>, Arn]` as it would in the root.
- */
-export function resourcesOf(templates: SynthesizedTemplate[]): Record<string, CfnResource> {
-  const all: Record<string, CfnResource> = {};
-  const parametersOf = new Map(templates.map((entry) => [entry.path.join('/'), entry.parameters]));
-  for (const { path, template } of templates) {
-    // Parameters of a nested stack may in turn name its parent's parameters: resolve up to the root.
-    const inRootTerms = (value: unknown, depth: number): unknown => {
-      if (Array.isArray(value)) return value.map((item) => inRootTerms(item, depth));
-      if (value === null || typeof value !== 'object') return value;
-      const ref = (value as { Ref?: unknown }).Ref;
-      const passed =
-        depth > 0 && typeof ref === 'string' ? parametersOf.get(path.slice(0, depth).join('/')) : undefined;
-      if (passed && typeof ref === 'string' && ref in passed) return inRootTerms(passed[ref], depth - 1);
-      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inRootTerms(item, depth)]));
-    };
-    for (const [logicalId, resource] of Object.entries(template.Resources)) {
-      if (logicalId in all) throw new Error(`logical id ${logicalId} in two templates`);
-      all[logicalId] = inRootTerms(resource, path.length) as CfnResource;
-    }
-  }
-  return all;
+  return { app, stack, config, outdir, templates, template, resources: resourcesInRootTerms(templates) };
 }
 
 /** cdk-nag's AwsSolutions and Serverless findings that no acknowledgment (written reason) covers. */
