@@ -9,7 +9,7 @@
  * deployment and stage, the authorizers and the monitoring stay in the parent stack; what a group needs of
  * them (API and root resource ids, authorizer ids, table, bucket, bus) arrives as a few parameters.
  */
-import { Duration, NestedStack, ArnFormat } from 'aws-cdk-lib';
+import { ArnFormat, Duration, NestedStack } from 'aws-cdk-lib';
 import { Integration, IntegrationType, Resource, type IResource, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';

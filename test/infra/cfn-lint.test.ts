@@ -67,5 +67,5 @@ describe('cfn-lint over the synthesized templates', () => {
         (finding) => `${finding.Rule.Id} ${finding.Filename} ${finding.Location.Path.join('/')}: ${finding.Message}`,
       );
     expect(unexplained).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });
