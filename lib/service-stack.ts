@@ -1,9 +1,12 @@
 /**
- * The whole service in one stack: data, authorizers, the API built from the route table, the table
- * stream's consumers (library sweeper, event publisher), and its monitoring. Environment-agnostic (no account or region), so `cdk synth` runs offline.
+ * The whole service in one stack: data, authorizers, the API built from the route table (its routes in a
+ * nested stack per route group, lib/constructs/route-groups.ts), the table stream's consumers (library
+ * sweeper, event publisher), and its monitoring. Environment-agnostic (no account or region), so `cdk synth`
+ * runs offline.
  */
 import { Annotations, CfnOutput, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { routes, type Route } from '../functions/routes.ts';
 import type { ServiceConfig } from './service-config.ts';
 import { Api } from './constructs/api.ts';
 import { Authorizers } from './constructs/authorizers.ts';
@@ -16,6 +19,8 @@ import { nagArnOf } from './constructs/dead-letters.ts';
 
 export interface ServiceStackProps extends StackProps {
   config: ServiceConfig;
+  /** The routes to serve; the route table (functions/routes.ts) unless a test passes another. */
+  routes?: readonly Route[];
 }
 
 export class ServiceStack extends Stack {
@@ -56,7 +61,13 @@ export class ServiceStack extends Stack {
       cacheSeconds: config.authorizerCacheSeconds,
       logRetention: config.logRetentionDays,
     });
-    this.api = new Api(this, 'Api', { config, namePrefix, data: this.data, authorizers: this.authorizers });
+    this.api = new Api(this, 'Api', {
+      config,
+      namePrefix,
+      data: this.data,
+      authorizers: this.authorizers,
+      routes: props.routes ?? routes,
+    });
     this.librarySweeper = new LibrarySweeper(this, 'LibrarySweeper', {
       namePrefix,
       table: this.data.table,
@@ -113,8 +124,8 @@ export class ServiceStack extends Stack {
 
   /** cdk-nag findings that hold for every API function and its role; each names exactly what it allows. */
   private suppressFindings(): void {
-    const bucketArn = nagArnOf(this.data.bucket);
     for (const endpoint of [this.authorizers.handlerFunction, ...this.api.endpoints.map(({ endpoint }) => endpoint)]) {
+      const bucketArn = nagArnOf(this.data.bucket, endpoint.role);
       Validations.of(endpoint.function).acknowledge({
         id: 'Serverless-LambdaDLQ',
         reason:

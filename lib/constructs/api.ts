@@ -2,6 +2,8 @@
  * The REST API, built from the route table (functions/routes.ts) exactly as the local front is: each route
  * is one method, integrated (Lambda proxy) with its own function, behind the authorizer of its credential
  * kind, with the grants its row names. API Gateway's own refusals answer in the service's JSON error shape.
+ * The routes' methods and functions live in one nested stack per route group (route-groups.ts); the API,
+ * its deployment (which waits for those stacks), stage, usage plans and gateway responses live here.
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
@@ -9,7 +11,6 @@ import {
   ApiKeySourceType,
   Cors,
   EndpointType,
-  LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
   ResponseType,
@@ -18,34 +19,22 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { binaryMediaTypes, keyScopeOf, routes, type Route } from '../../functions/routes.ts';
+import { binaryMediaTypes, type Route } from '../../functions/routes.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../functions/auth/principal.ts';
 import { CORS_ALLOWED_HEADERS } from '../../functions/http/cors.ts';
 import { GATEWAY_ANSWERS, type GatewayAnswer } from '../../functions/http/gateway-answers.ts';
 import type { ServiceConfig } from '../service-config.ts';
 import type { Authorizers } from './authorizers.ts';
-import { HandlerFunction, type DataResources } from './handler-function.ts';
+import type { DataResources } from './handler-function.ts';
+import { routeGroupOf, RouteGroupStack, type Endpoint } from './route-groups.ts';
 
 export interface ApiProps {
   config: ServiceConfig;
   namePrefix: string;
   data: DataResources;
   authorizers: Authorizers;
-}
-
-export interface Endpoint {
-  route: Route;
-  endpoint: HandlerFunction;
-}
-
-/** Memory and timeout per route. Functions that move image bytes get more of both (memory buys CPU too). */
-function tuning(route: Route): { memorySize: number; timeout: Duration } {
-  // Streams the whole assembled file (up to MULTIPART_MAX_BYTES) through the MD5 meter: one full vCPU, and
-  // past API Gateway's 29 s it goes on to finish the commit (docs/performance.md, resumable uploads).
-  if (route.handler === 'complete-multipart-upload') return { memorySize: 1769, timeout: Duration.seconds(120) };
-  if (route.grants.bucket === 'write' || route.grants.bucket === 'readwrite')
-    return { memorySize: 1024, timeout: Duration.seconds(29) };
-  return { memorySize: 512, timeout: Duration.seconds(10) };
+  /** The routes to serve: the route table (functions/routes.ts); the quota test passes a larger one. */
+  routes: readonly Route[];
 }
 
 const JSON_CONTENT_TYPE = "'application/json; charset=utf-8'";
@@ -178,27 +167,13 @@ export class Api extends Construct {
       CHECKOUT_URL: config.checkoutUrl,
       ...(config.corsAllowedOrigins.length > 0 ? { CORS_ALLOWED_ORIGINS: config.corsAllowedOrigins.join(',') } : {}),
     };
-    this.endpoints = routes.map((route) => {
-      const endpoint = new HandlerFunction(this, `Endpoint-${route.handler}`, {
-        handler: route.handler,
-        namePrefix,
-        description: `${route.method} ${route.path}: ${route.summary}`,
-        logRetention: config.logRetentionDays,
-        environment: shared,
-        ...tuning(route),
-      });
-      endpoint.grant(route.grants, props.data);
-      const authorizer = props.authorizers.for(route.credential);
-      this.restApi.root
-        .resourceForPath(route.path)
-        .addMethod(route.method, new LambdaIntegration(endpoint.function, { allowTestInvoke: false }), {
-          operationName: route.handler,
-          ...(authorizer ? { authorizer } : {}),
-          // The usage plan's per-key throttle applies where API Gateway requires the key the authorizer names.
-          apiKeyRequired: keyScopeOf(route) !== undefined,
-        });
-      return { route, endpoint };
-    });
+    // Each group's routes in a nested stack of its own; the endpoints listed in route table order.
+    const grouped = [...Map.groupBy(props.routes, routeGroupOf)].flatMap(
+      ([group, groupRoutes]) =>
+        new RouteGroupStack(this, group, { ...props, routes: groupRoutes, restApi: this.restApi, environment: shared })
+          .endpoints,
+    );
+    this.endpoints = props.routes.map((route) => grouped.find((endpoint) => endpoint.route === route)!);
 
     this.suppressFindings();
   }

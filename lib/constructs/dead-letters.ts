@@ -3,7 +3,7 @@
  * long as SQS keeps a message) with cdk-nag's acknowledgment that it needs no dead-letter queue of its own,
  * and the token cdk-nag writes for a resource's ARN in the findings an acknowledgment names.
  */
-import { Duration, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct, IConstruct } from 'constructs';
 
@@ -21,6 +21,13 @@ export function deadLetterQueue(scope: Construct, queueName: string, whose: stri
   return queue;
 }
 
-/** `<LogicalId.Arn>`, as cdk-nag names a resource's ARN in an IAM5 finding. */
-export const nagArnOf = (resource: IConstruct): string =>
-  `<${Stack.of(resource).getLogicalId(resource.node.defaultChild as CfnElement)}.Arn>`;
+/**
+ * `<LogicalId.Arn>`, as cdk-nag names a resource's ARN in an IAM5 finding. Seen from a nested stack the ARN
+ * is the parameter CDK passes it in, `referenceto<unique id>Arn`.
+ */
+export function nagArnOf(resource: IConstruct, seenFrom: IConstruct = resource): string {
+  const element = resource.node.defaultChild as CfnElement;
+  return Stack.of(seenFrom) === Stack.of(resource)
+    ? `<${Stack.of(resource).getLogicalId(element)}.Arn>`
+    : `<referenceto${Names.uniqueId(element)}Arn>`;
+}

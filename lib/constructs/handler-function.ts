@@ -108,7 +108,7 @@ export interface HandlerFunctionProps {
 /** A function that serves no route: module, purpose and size. */
 export type RoutelessFunction = Pick<HandlerFunctionProps, 'handler' | 'description' | 'memorySize' | 'timeout'>;
 
-/** The functions that serve no route (routes are sized in lib/constructs/api.ts). */
+/** The functions that serve no route (routes are sized in lib/constructs/route-groups.ts). */
 export const ROUTELESS_FUNCTIONS = {
   authorizer: {
     handler: 'authorizer',

@@ -13,7 +13,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import type { Endpoint } from './api.ts';
+import type { Endpoint } from './route-groups.ts';
 import type { Renditions } from './renditions.ts';
 import type { HandlerFunction } from './handler-function.ts';
 import type { StreamConsumer } from './stream-consumer.ts';

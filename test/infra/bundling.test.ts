@@ -32,14 +32,11 @@ const outdir = mkdtempSync(join(tmpdir(), 'cdk-bundles-'));
 const assets = new Map<string, string>();
 
 beforeAll(() => {
-  const { template } = synthServiceStack({ bundle: true, outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
-  for (const fn of Object.values(template.toJSON().Resources) as {
-    Type: string;
-    Properties: Record<string, any>;
-    Metadata?: Record<string, string>;
-  }[]) {
+  const { templates } = synthServiceStack({ bundle: true, outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
+  // The route functions are in the nested route-group templates, the others in the root's.
+  for (const fn of templates.flatMap(({ template }) => Object.values(template.Resources))) {
     if (fn.Type !== 'AWS::Lambda::Function') continue;
-    const handler = String(fn.Properties.FunctionName).replace(/^photo-commerce-dev-/, '');
+    const handler = String(fn.Properties?.FunctionName).replace(/^photo-commerce-dev-/, '');
     assets.set(handler, join(outdir, fn.Metadata?.['aws:asset:path'] ?? ''));
   }
 }, 300_000);

@@ -1,10 +1,10 @@
 /**
- * cfn-lint (AWS's CloudFormation linter) over the synthesized template: no error, and no warning but the
- * ones listed below with their reason. cfn-lint is a Python tool (`pip install cfn-lint`; this machine
+ * cfn-lint (AWS's CloudFormation linter) over the synthesized templates, the root's and each nested one's:
+ * no error, and no warning but the ones listed below with their reason. cfn-lint is a Python tool (`pip install cfn-lint`; this machine
  * image ships it); where it is missing the test says how to install it, and under CI=true it fails.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,6 +20,7 @@ const ACCEPTED_WARNINGS: Record<string, string> = {
 };
 
 interface Finding {
+  Filename: string;
   Level: string;
   Rule: { Id: string };
   Message: string;
@@ -40,18 +41,19 @@ const installHint =
 const dir = mkdtempSync(join(tmpdir(), 'cfn-lint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('cfn-lint over the synthesized template', () => {
+describe('cfn-lint over the synthesized templates', () => {
   if (version === undefined) {
     if (process.env.CI === 'true') it('is installed (required under CI=true)', () => expect.fail(installHint));
     else it.skip(installHint, () => {});
     return;
   }
 
-  it(`reports no error and no unexplained warning (${version})`, async () => {
-    const file = join(dir, 'template.json');
-    writeFileSync(file, JSON.stringify(synthServiceStack().template.toJSON()));
+  it(`reports no error and no unexplained warning in the root or a nested template (${version})`, async () => {
+    const { outdir, templates } = synthServiceStack({ outdir: dir });
+    expect(templates.length).toBeGreaterThan(1);
+    const files = templates.map(({ file }) => join(outdir, file));
     // cfn-lint exits non-zero whenever it reports anything; the JSON report is what is judged.
-    const output = await run('cfn-lint', ['--format', 'json', file], { maxBuffer: 64 * 1024 * 1024 }).then(
+    const output = await run('cfn-lint', ['--format', 'json', ...files], { maxBuffer: 64 * 1024 * 1024 }).then(
       (result) => result.stdout,
       (error: { stdout?: string }) => error.stdout ?? '',
     );
@@ -61,7 +63,9 @@ describe('cfn-lint over the synthesized template', () => {
         (finding) =>
           finding.Level === 'Error' || (finding.Level === 'Warning' && !(finding.Rule.Id in ACCEPTED_WARNINGS)),
       )
-      .map((finding) => `${finding.Rule.Id} ${finding.Location.Path.join('/')}: ${finding.Message}`);
+      .map(
+        (finding) => `${finding.Rule.Id} ${finding.Filename} ${finding.Location.Path.join('/')}: ${finding.Message}`,
+      );
     expect(unexplained).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });

@@ -1,15 +1,15 @@
 /**
- * The synthesized template, checked against the route table and the issue's list: one method, function
+ * The synthesized templates (the root and its nested route groups, read as one), checked against the route table and the issue's list: one method, function
  * and authorizer per route; least-privilege roles; table, bucket, bus, API, dashboard and alarm
  * properties; and cdk-nag's AwsSolutions pack with nothing unacknowledged. One synth for the whole file.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CfnElement, Validations, type Stack } from 'aws-cdk-lib';
+import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { binaryMediaTypes, keyScopeOf, routes, type Route } from '../../functions/routes.ts';
@@ -23,6 +23,8 @@ import type { ServiceStack } from '../../lib/service-stack.ts';
 import type { StreamConsumer } from '../../lib/constructs/stream-consumer.ts';
 import { STREAM_CONSUMERS } from '../../lib/local/stream-consumers.ts';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-runtime.ts';
+import { routeGroupOf } from '../../lib/constructs/route-groups.ts';
+import { readSynthesizedTemplates } from '../../lib/synthesized-templates.ts';
 import { nagViolations, synthServiceStack } from './stack.ts';
 
 type Json = any;
@@ -33,13 +35,12 @@ let config: ReturnType<typeof synthServiceStack>['config'];
 let resources: Record<string, Json>;
 
 beforeAll(() => {
-  ({ stack, template, config } = synthServiceStack());
-  resources = template.toJSON().Resources;
+  ({ stack, template, config, resources } = synthServiceStack());
 }, 120_000);
 
 const logicalId = (construct: IConstruct): string => {
-  const element = construct instanceof CfnElement ? construct : construct.node.defaultChild;
-  return (stack as Stack).getLogicalId(element as CfnElement);
+  const element = (construct instanceof CfnElement ? construct : construct.node.defaultChild) as CfnElement;
+  return Stack.of(element).getLogicalId(element);
 };
 const ofType = (type: string) => Object.entries(resources).filter(([, resource]) => resource.Type === type);
 const ref = (construct: IConstruct) => ({ Ref: logicalId(construct) });
@@ -879,8 +880,14 @@ describe('the CDK app', () => {
           CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }),
         },
       });
-      const templateFile = readdirSync(outdir).find((name) => name.endsWith('.template.json'));
-      expect(templateFile).toBe('PhotoCommerce-dev.template.json');
+      // The root's template, then one per route group.
+      const groups = new Set(routes.map(routeGroupOf)).size;
+      expect(readSynthesizedTemplates(outdir, 'PhotoCommerce-dev').map(({ file }) => file)).toEqual([
+        'PhotoCommerce-dev.template.json',
+        ...Array.from({ length: groups }, () =>
+          expect.stringMatching(/^PhotoCommercedevApi\w+\.nested\.template\.json$/),
+        ),
+      ]);
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }

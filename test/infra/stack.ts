@@ -1,30 +1,44 @@
 /**
- * Builds the service stack for template tests. Bundling is skipped (`aws:cdk:bundling-stacks: []`: each
- * function gets a placeholder asset) because it is the slow part and is proven once, for every function,
- * in bundling.test.ts.
+ * Builds the service stack for template tests and reads back what it wrote: the root template and its
+ * nested route-group templates, and all their resources in the root's terms (lib/synthesized-templates.ts).
+ * Bundling is skipped (`aws:cdk:bundling-stacks: []`: each function gets a placeholder asset) because it is
+ * the slow part and is proven once, for every function, in bundling.test.ts.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import type { Route } from '../../functions/routes.ts';
 import { readServiceConfig } from '../../lib/service-config.ts';
 import { ServiceStack } from '../../lib/service-stack.ts';
+import { readSynthesizedTemplates, resourcesInRootTerms } from '../../lib/synthesized-templates.ts';
 
 export interface SynthOptions {
   context?: Record<string, unknown>;
   bundle?: boolean;
   outdir?: string;
+  /** Routes other than the route table's. */
+  routes?: readonly Route[];
 }
 
 export function synthServiceStack(options: SynthOptions = {}) {
+  const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'cdk-stack-'));
   const app = new App({
-    ...(options.outdir ? { outdir: options.outdir } : {}),
+    outdir,
     context: { ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }), ...options.context },
   });
   // The environment must not leak into tests (CHECKOUT_URL and JWT_* are also the local server's variables).
   const config = readServiceConfig(app.node, {});
-  const stack = new ServiceStack(app, `PhotoCommerce-${config.stage}`, { config });
-  const template = Template.fromStack(stack);
-  return { app, stack, config, template };
+  const stack = new ServiceStack(app, `PhotoCommerce-${config.stage}`, {
+    config,
+    ...(options.routes ? { routes: options.routes } : {}),
+  });
+  app.synth();
+  const templates = readSynthesizedTemplates(outdir, stack.stackName);
+  const template = Template.fromJSON(templates[0]!.template);
+  return { app, stack, config, outdir, templates, template, resources: resourcesInRootTerms(templates) };
 }
 
 /** cdk-nag's AwsSolutions and Serverless findings that no acknowledgment (written reason) covers. */

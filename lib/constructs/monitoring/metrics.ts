@@ -7,7 +7,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { Endpoint } from '../api.ts';
+import type { Endpoint } from '../route-groups.ts';
 import type { HandlerFunction } from '../handler-function.ts';
 import type { Renditions } from '../renditions.ts';
 import type { StreamConsumer } from '../stream-consumer.ts';
