@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inProcessIt } from '../support/bundles.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
@@ -202,35 +203,38 @@ describe('basket API', () => {
 });
 
 describe('storage cost', () => {
-  it('reads a basket with one GetItem, lists with one Query, changes a line with one BatchGet and one Put', async () => {
-    const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
-    const calls: string[] = [];
-    const name = 'count-calls';
-    dynamoDbClient.middlewareStack.add(
-      (next, context) => async (args) => {
-        calls.push(context.commandName as string);
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-    try {
-      const guid = await newBasket();
-      calls.length = 0;
-      await service.request('GET', `/basket/${guid}`, { token: alice });
-      expect(calls).toEqual(['GetItemCommand']);
-      calls.length = 0;
-      await service.request('GET', '/baskets', { token: alice });
-      expect(calls).toEqual(['QueryCommand']);
-      calls.length = 0;
-      await service.request('POST', `/basket/${guid}/line`, {
-        token: alice,
-        json: { ProjectGuid: canvas, Quantity: 1 },
-      });
-      expect(calls).toEqual(['BatchGetItemCommand', 'PutItemCommand']);
-    } finally {
-      dynamoDbClient.middlewareStack.remove(name);
-    }
-  });
+  inProcessIt(
+    'reads a basket with one GetItem, lists with one Query, changes a line with one BatchGet and one Put',
+    async () => {
+      const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
+      const calls: string[] = [];
+      const name = 'count-calls';
+      dynamoDbClient.middlewareStack.add(
+        (next, context) => async (args) => {
+          calls.push(context.commandName as string);
+          return next(args);
+        },
+        { step: 'initialize', name },
+      );
+      try {
+        const guid = await newBasket();
+        calls.length = 0;
+        await service.request('GET', `/basket/${guid}`, { token: alice });
+        expect(calls).toEqual(['GetItemCommand']);
+        calls.length = 0;
+        await service.request('GET', '/baskets', { token: alice });
+        expect(calls).toEqual(['QueryCommand']);
+        calls.length = 0;
+        await service.request('POST', `/basket/${guid}/line`, {
+          token: alice,
+          json: { ProjectGuid: canvas, Quantity: 1 },
+        });
+        expect(calls).toEqual(['BatchGetItemCommand', 'PutItemCommand']);
+      } finally {
+        dynamoDbClient.middlewareStack.remove(name);
+      }
+    },
+  );
 });
 
 describe('credentials', () => {

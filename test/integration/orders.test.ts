@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inProcessIt } from '../support/bundles.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
@@ -373,44 +374,47 @@ describe('one transaction each', () => {
     return () => dynamoDbClient.middlewareStack.remove(name);
   }
 
-  it('completes all or nothing: a crash before or after the commit, then a retry, makes one order and one event', async () => {
-    const project = await service.project(11);
-    for (const when of ['before', 'after'] as const) {
-      const { basketGuid, checkoutId } = await checkedOutBasket([
-        [project, 1],
-        [canvas, 2],
-      ]);
-      const removeCrash = await crashAtCommit(when);
-      let first;
-      try {
-        first = await complete(checkoutId, 'psp-crash');
-      } finally {
-        removeCrash();
+  inProcessIt(
+    'completes all or nothing: a crash before or after the commit, then a retry, makes one order and one event',
+    async () => {
+      const project = await service.project(11);
+      for (const when of ['before', 'after'] as const) {
+        const { basketGuid, checkoutId } = await checkedOutBasket([
+          [project, 1],
+          [canvas, 2],
+        ]);
+        const removeCrash = await crashAtCommit(when);
+        let first;
+        try {
+          first = await complete(checkoutId, 'psp-crash');
+        } finally {
+          removeCrash();
+        }
+        expect(first.status, when).toBe(500);
+        const before = await orderGuids(alice, `?projectguid=${project}`);
+        // Before the commit nothing was written; after it, everything.
+        expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(
+          when === 'before' ? 200 : 404,
+        );
+        const retry = await complete(checkoutId, 'psp-crash');
+        expect(retry.status, when).toBe(200);
+        const guid = retry.body.Order.OrderGuid as string;
+        expect(before.includes(guid), when).toBe(when === 'after');
+        expect((await orderGuids(alice, `?projectguid=${project}`)).filter((g) => g === guid)).toHaveLength(1);
+        expect((await orderGuids(alice, `?projectguid=${canvas}`)).filter((g) => g === guid)).toHaveLength(1);
+        expect((await orderGuids(alice)).filter((g) => g === guid)).toHaveLength(1);
+        expect((await service.request('GET', `/order/${guid}`, { token: alice })).body.OrderTotal).toBe(110);
+        expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(404);
+        const created = (await events()).filter(
+          (event) => event['detail-type'] === 'OrderCreated' && event.detail.OrderGuid === guid,
+        );
+        expect(created, when).toHaveLength(1);
+        expect((await complete(checkoutId, 'psp-crash')).body.Order.OrderGuid).toBe(guid);
       }
-      expect(first.status, when).toBe(500);
-      const before = await orderGuids(alice, `?projectguid=${project}`);
-      // Before the commit nothing was written; after it, everything.
-      expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(
-        when === 'before' ? 200 : 404,
-      );
-      const retry = await complete(checkoutId, 'psp-crash');
-      expect(retry.status, when).toBe(200);
-      const guid = retry.body.Order.OrderGuid as string;
-      expect(before.includes(guid), when).toBe(when === 'after');
-      expect((await orderGuids(alice, `?projectguid=${project}`)).filter((g) => g === guid)).toHaveLength(1);
-      expect((await orderGuids(alice, `?projectguid=${canvas}`)).filter((g) => g === guid)).toHaveLength(1);
-      expect((await orderGuids(alice)).filter((g) => g === guid)).toHaveLength(1);
-      expect((await service.request('GET', `/order/${guid}`, { token: alice })).body.OrderTotal).toBe(110);
-      expect((await service.request('GET', `/basket/${basketGuid}`, { token: alice })).status).toBe(404);
-      const created = (await events()).filter(
-        (event) => event['detail-type'] === 'OrderCreated' && event.detail.OrderGuid === guid,
-      );
-      expect(created, when).toHaveLength(1);
-      expect((await complete(checkoutId, 'psp-crash')).body.Order.OrderGuid).toBe(guid);
-    }
-  });
+    },
+  );
 
-  it('changes a status with its copies and its event, all or nothing', async () => {
+  inProcessIt('changes a status with its copies and its event, all or nothing', async () => {
     const project = await service.project(2);
     const guid = (await complete((await checkedOutBasket([[project, 1]])).checkoutId)).body.Order.OrderGuid as string;
     const removeCrash = await crashAtCommit('before');
@@ -470,85 +474,95 @@ describe('one transaction each', () => {
     expect(changes.at(-1)?.detail.To).toBe(final.Status);
   });
 
-  it('completes the largest basket (MAX_LINES lines, as many projects) in one transaction', async () => {
-    const { MAX_LINES } = await import('../../functions/domain/basket.ts');
-    const projects = await Promise.all(Array.from({ length: MAX_LINES }, (_, i) => service.project(1 + i)));
-    const basketGuid = (await service.request('POST', '/basket', { token: bob })).body.Guid as string;
-    for (const project of projects) {
-      const added = await service.request('POST', `/basket/${basketGuid}/line`, {
+  inProcessIt(
+    'completes the largest basket (MAX_LINES lines, as many projects) in one transaction',
+    async () => {
+      const { MAX_LINES } = await import('../../functions/domain/basket.ts');
+      const projects = await Promise.all(Array.from({ length: MAX_LINES }, (_, i) => service.project(1 + i)));
+      const basketGuid = (await service.request('POST', '/basket', { token: bob })).body.Guid as string;
+      for (const project of projects) {
+        const added = await service.request('POST', `/basket/${basketGuid}/line`, {
+          token: bob,
+          json: { ProjectGuid: project, Quantity: 1 },
+        });
+        expect(added.status).toBe(200);
+      }
+      const extra = await service.request('POST', `/basket/${basketGuid}/line`, {
         token: bob,
-        json: { ProjectGuid: project, Quantity: 1 },
+        json: { ProjectGuid: await service.project(9), Quantity: 1 },
       });
-      expect(added.status).toBe(200);
-    }
-    const extra = await service.request('POST', `/basket/${basketGuid}/line`, {
-      token: bob,
-      json: { ProjectGuid: await service.project(9), Quantity: 1 },
-    });
-    expect(extra.body.Error.Code).toBe('BasketFull');
-    const checkoutId = (
-      (await service.request('POST', `/basket/${basketGuid}/checkout`, { token: bob })).body.CheckoutUrl as string
-    )
-      .split('/')
-      .pop() as string;
-    const recorded = await recordDynamoCalls(() => complete(checkoutId, 'psp-largest'));
-    expect(recorded.result.status, recorded.result.text).toBe(200);
-    expect(handlerCalls(recorded.calls)).toEqual(['GetItemCommand', 'TransactWriteItemsCommand']);
-    const guid = recorded.result.body.Order.OrderGuid as string;
-    for (const project of [projects[0]!, projects.at(-1)!])
-      expect(await orderGuids(bob, `?projectguid=${project}`)).toEqual([guid]);
-    const changed = await recordDynamoCalls(() => setStatus(guid, 'Processing'));
-    expect(changed.result.status).toBe(200);
-    expect(handlerCalls(changed.calls)).toEqual(['GetItemCommand', 'GetItemCommand', 'TransactWriteItemsCommand']);
-    expect(
-      (await service.request('GET', `/orders?projectguid=${projects.at(-1)}`, { token: bob })).body.Orders[0].Status,
-    ).toBe('Processing');
-  }, 120_000);
+      expect(extra.body.Error.Code).toBe('BasketFull');
+      const checkoutId = (
+        (await service.request('POST', `/basket/${basketGuid}/checkout`, { token: bob })).body.CheckoutUrl as string
+      )
+        .split('/')
+        .pop() as string;
+      const recorded = await recordDynamoCalls(() => complete(checkoutId, 'psp-largest'));
+      expect(recorded.result.status, recorded.result.text).toBe(200);
+      expect(handlerCalls(recorded.calls)).toEqual(['GetItemCommand', 'TransactWriteItemsCommand']);
+      const guid = recorded.result.body.Order.OrderGuid as string;
+      for (const project of [projects[0]!, projects.at(-1)!])
+        expect(await orderGuids(bob, `?projectguid=${project}`)).toEqual([guid]);
+      const changed = await recordDynamoCalls(() => setStatus(guid, 'Processing'));
+      expect(changed.result.status).toBe(200);
+      expect(handlerCalls(changed.calls)).toEqual(['GetItemCommand', 'GetItemCommand', 'TransactWriteItemsCommand']);
+      expect(
+        (await service.request('GET', `/orders?projectguid=${projects.at(-1)}`, { token: bob })).body.Orders[0].Status,
+      ).toBe('Processing');
+    },
+    120_000,
+  );
 });
 
 describe('storage cost', () => {
-  it('reads only the 3 matching orders of a user with 200 orders, in one Query', async () => {
-    const { orderFromCheckout, orderGuidAt } = await import('../../functions/domain/order.ts');
-    const store = await import('../../functions/store/order-store.ts');
-    const { transact } = await import('../../functions/store/transaction.ts');
-    const user = 'heavy-buyer';
-    const token = await service.token(user);
-    const target = await service.project(9.99);
-    const others = [await service.project(1), await service.project(2)];
-    const start = Date.now() - 1_000_000;
-    const matching: string[] = [];
-    for (let i = 0; i < 200; i++) {
-      const projects = i % 70 === 5 ? [others[0]!, target] : [others[i % 2]!];
-      const lines = projects.map((projectGuid, index) => ({
-        id: index + 1,
-        projectGuid,
-        quantity: 1,
-        unitPriceMinor: 100,
-        projectVersion: 1,
-      }));
-      const order = orderFromCheckout(
-        { userId: user, basketGuid: randomBytes(16).toString('hex'), lines, totalMinor: 100 * lines.length },
-        {
-          orderGuid: orderGuidAt(start + i, randomBytes(10)),
-          paymentReference: `seed-${i}`,
-          createdAt: start + i,
-        },
+  inProcessIt(
+    'reads only the 3 matching orders of a user with 200 orders, in one Query',
+    async () => {
+      const { orderFromCheckout, orderGuidAt } = await import('../../functions/domain/order.ts');
+      const store = await import('../../functions/store/order-store.ts');
+      const { transact } = await import('../../functions/store/transaction.ts');
+      const user = 'heavy-buyer';
+      const token = await service.token(user);
+      const target = await service.project(9.99);
+      const others = [await service.project(1), await service.project(2)];
+      const start = Date.now() - 1_000_000;
+      const matching: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        const projects = i % 70 === 5 ? [others[0]!, target] : [others[i % 2]!];
+        const lines = projects.map((projectGuid, index) => ({
+          id: index + 1,
+          projectGuid,
+          quantity: 1,
+          unitPriceMinor: 100,
+          projectVersion: 1,
+        }));
+        const order = orderFromCheckout(
+          { userId: user, basketGuid: randomBytes(16).toString('hex'), lines, totalMinor: 100 * lines.length },
+          {
+            orderGuid: orderGuidAt(start + i, randomBytes(10)),
+            paymentReference: `seed-${i}`,
+            createdAt: start + i,
+          },
+        );
+        await transact(store.createOrderActions(order));
+        if (projects.includes(target)) matching.unshift(order.orderGuid);
+      }
+      expect(matching).toHaveLength(3);
+
+      const filtered = await recordDynamoCalls(() =>
+        service.request('GET', `/orders?projectguid=${target}`, { token }),
       );
-      await transact(store.createOrderActions(order));
-      if (projects.includes(target)) matching.unshift(order.orderGuid);
-    }
-    expect(matching).toHaveLength(3);
+      expect(filtered.result.status).toBe(200);
+      expect((filtered.result.body.Orders as { OrderGuid: string }[]).map((o) => o.OrderGuid)).toEqual(matching);
+      expect(filtered.calls).toMatchObject([{ command: 'QueryCommand', scanned: 3 }]);
 
-    const filtered = await recordDynamoCalls(() => service.request('GET', `/orders?projectguid=${target}`, { token }));
-    expect(filtered.result.status).toBe(200);
-    expect((filtered.result.body.Orders as { OrderGuid: string }[]).map((o) => o.OrderGuid)).toEqual(matching);
-    expect(filtered.calls).toMatchObject([{ command: 'QueryCommand', scanned: 3 }]);
+      const all = await recordDynamoCalls(() => service.request('GET', '/orders', { token }));
+      expect(all.result.body.Orders).toHaveLength(200);
+      expect(all.calls).toMatchObject([{ command: 'QueryCommand', scanned: 200 }]);
 
-    const all = await recordDynamoCalls(() => service.request('GET', '/orders', { token }));
-    expect(all.result.body.Orders).toHaveLength(200);
-    expect(all.calls).toMatchObject([{ command: 'QueryCommand', scanned: 200 }]);
-
-    const single = await recordDynamoCalls(() => service.request('GET', `/order/${matching[0]}`, { token }));
-    expect(single.calls).toMatchObject([{ command: 'GetItemCommand' }]);
-  }, 60_000);
+      const single = await recordDynamoCalls(() => service.request('GET', `/order/${matching[0]}`, { token }));
+      expect(single.calls).toMatchObject([{ command: 'GetItemCommand' }]);
+    },
+    60_000,
+  );
 });

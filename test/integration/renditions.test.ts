@@ -13,6 +13,7 @@ import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inProcessIt } from '../support/bundles.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { pngBomb } from '../support/images.ts';
 import { listObjectKeys } from '../support/store-snapshot.ts';
@@ -313,31 +314,40 @@ describe('every way in', () => {
 });
 
 describe('deliveries', () => {
-  it('a repeated or concurrent delivery changes nothing once decided; made again, the same renditions', async () => {
-    const { itemGuids } = await push([{ name: 'a.png', bytes: fixture('png-no-phys.png') }]);
-    const first = await decided(itemGuids[0]!);
-    const record = await itemRecord(itemGuids[0]!);
-    await Promise.all([redeliver(itemGuids[0]!), redeliver(itemGuids[0]!)]);
-    expect(await itemRecord(itemGuids[0]!)).toEqual(record);
-    await forgetRenditions(itemGuids[0]!);
-    await Promise.all([redeliver(itemGuids[0]!), redeliver(itemGuids[0]!)]);
-    expect((await itemRecord(itemGuids[0]!)).renditions).toEqual(record.renditions);
-    expect((await decided(itemGuids[0]!)).Renditions.Preview.Width).toBe(first.Renditions.Preview.Width);
-  });
+  inProcessIt(
+    'a repeated or concurrent delivery changes nothing once decided; made again, the same renditions',
+    async () => {
+      const { itemGuids } = await push([{ name: 'a.png', bytes: fixture('png-no-phys.png') }]);
+      const first = await decided(itemGuids[0]!);
+      const record = await itemRecord(itemGuids[0]!);
+      await Promise.all([redeliver(itemGuids[0]!), redeliver(itemGuids[0]!)]);
+      expect(await itemRecord(itemGuids[0]!)).toEqual(record);
+      await forgetRenditions(itemGuids[0]!);
+      await Promise.all([redeliver(itemGuids[0]!), redeliver(itemGuids[0]!)]);
+      expect((await itemRecord(itemGuids[0]!)).renditions).toEqual(record.renditions);
+      expect((await decided(itemGuids[0]!)).Renditions.Preview.Width).toBe(first.Renditions.Preview.Width);
+    },
+  );
 
-  it("a failure that is not the image's is retried; the last delivery records Failed, and the item stays readable", async () => {
-    const { itemGuids } = await push([{ name: 'a.gif', bytes: fixture('gif.gif') }]);
-    await service.drainEvents();
-    const { objectKey } = await itemRecord(itemGuids[0]!);
-    await forgetRenditions(itemGuids[0]!);
-    // The original is gone from the bucket: every delivery fails to read it.
-    await bucket.send(new DeleteObjectCommand({ Bucket: process.env.BUCKET_NAME, Key: objectKey }));
-    await redeliver(itemGuids[0]!);
-    const item = await decided(itemGuids[0]!);
-    expect(item.Renditions).toEqual({ Status: 'Failed', Reason: 'The renditions could not be made after 3 attempts.' });
-  });
+  inProcessIt(
+    "a failure that is not the image's is retried; the last delivery records Failed, and the item stays readable",
+    async () => {
+      const { itemGuids } = await push([{ name: 'a.gif', bytes: fixture('gif.gif') }]);
+      await service.drainEvents();
+      const { objectKey } = await itemRecord(itemGuids[0]!);
+      await forgetRenditions(itemGuids[0]!);
+      // The original is gone from the bucket: every delivery fails to read it.
+      await bucket.send(new DeleteObjectCommand({ Bucket: process.env.BUCKET_NAME, Key: objectKey }));
+      await redeliver(itemGuids[0]!);
+      const item = await decided(itemGuids[0]!);
+      expect(item.Renditions).toEqual({
+        Status: 'Failed',
+        Reason: 'The renditions could not be made after 3 attempts.',
+      });
+    },
+  );
 
-  it("renditions made after the claim reach the user's library entry in the same transaction", async () => {
+  inProcessIt("renditions made after the claim reach the user's library entry in the same transaction", async () => {
     const { body, itemGuids } = await push([{ name: 'a.webp', bytes: fixture('webp-lossy-vp8.webp') }]);
     await service.drainEvents();
     await forgetRenditions(itemGuids[0]!);
@@ -356,7 +366,7 @@ describe('deliveries', () => {
     expect((await decided(itemGuids[0]!)).Renditions.Status).toBe('Ready');
   });
 
-  it('an item deleted while its renditions are made leaves no rendition behind', async () => {
+  inProcessIt('an item deleted while its renditions are made leaves no rendition behind', async () => {
     const { body, itemGuids } = await push([{ name: 'a.tif', bytes: fixture('tiff-le-300dpi.tif') }]);
     await service.drainEvents();
     const { objectKey } = await itemRecord(itemGuids[0]!);

@@ -1,6 +1,6 @@
 /**
  * The functions of the synthesized stack, as CloudFormation would create them: for each
- * `AWS::Lambda::Function` of the template (and of its nested stacks), its name, asset folder in cdk.out,
+ * `AWS::Lambda::Function` of the template and its nested stacks (lib/synthesized-templates.ts), its name, asset folder in cdk.out,
  * handler, timeout, memory and environment, with the template's references to the table, bucket and bus
  * resolved to the local ones. cdk.out is synthesized first (the CDK app run as `cdk synth` runs it, offline)
  * when it is missing, older than the sources, or made with other local settings.
@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readSynthesizedTemplates, resourcesInRootTerms, type CfnResource } from '../../synthesized-templates.ts';
 
 const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -42,15 +43,6 @@ export interface LocalResources {
   tableName: string;
   bucketName: string;
   eventBusName: string;
-}
-
-interface Resource {
-  Type: string;
-  Properties?: Record<string, any>;
-  Metadata?: Record<string, unknown>;
-}
-interface Template {
-  Resources: Record<string, Resource>;
 }
 
 /** The app's modules: bin/app.ts and the relative imports it reaches (lib/, not the local stack it never imports). */
@@ -112,72 +104,46 @@ export function synthesize(context: Record<string, string>, outdir = CDK_OUT): v
   writeFileSync(join(outdir, SETTINGS_FILE), settingsText(context));
 }
 
-/** The stack's template file and, through its `AWS::CloudFormation::Stack` resources, its nested ones. */
-function templatesOf(outdir: string): { template: Template; parent?: { template: Template; resource: Resource } }[] {
-  const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
-    artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
-  };
-  const stacks = Object.values(manifest.artifacts).filter((artifact) => artifact.type === 'aws:cloudformation:stack');
-  if (stacks.length !== 1) throw new Error(`expected one stack in ${outdir}, found ${stacks.length}`);
-  const found: ReturnType<typeof templatesOf> = [];
-  const visit = (file: string, parent?: { template: Template; resource: Resource }) => {
-    const template = JSON.parse(readFileSync(join(outdir, file), 'utf8')) as Template;
-    found.push({ template, ...(parent ? { parent } : {}) });
-    for (const resource of Object.values(template.Resources))
-      if (resource.Type === 'AWS::CloudFormation::Stack')
-        visit(String(resource.Metadata?.['aws:asset:path']), { template, resource });
-  };
-  visit(stacks[0]!.properties!.templateFile!);
-  return found;
-}
-
 /**
  * A template value as CloudFormation would resolve it, for what function environments hold: strings, and
- * `Ref`s to the table, bucket and bus (through nested stacks' parameters). Anything else fails: a function
- * must not start with a value the local stack cannot give it.
+ * `Ref`s to the table, bucket and bus. Anything else fails: a function must not start with a value the
+ * local stack cannot give it.
  */
-function resolver(local: LocalResources) {
+function resolver(local: LocalResources, resources: Record<string, CfnResource>) {
   const byType: Record<string, string> = {
     'AWS::DynamoDB::Table': local.tableName,
     'AWS::S3::Bucket': local.bucketName,
     'AWS::Events::EventBus': local.eventBusName,
   };
-  const resolve = (value: unknown, template: Template, parent?: { template: Template; resource: Resource }): string => {
+  return (value: unknown): string => {
     if (typeof value === 'string') return value;
     const ref = (value as { Ref?: string } | null)?.Ref;
-    if (ref !== undefined) {
-      const resource = template.Resources[ref];
-      if (resource && byType[resource.Type] !== undefined) return byType[resource.Type]!;
-      const passed = parent?.resource.Properties?.Parameters?.[ref] as unknown;
-      if (parent && passed !== undefined) return resolve(passed, parent.template);
-    }
-    throw new Error(`the local stack cannot resolve ${JSON.stringify(value)} in a function's environment`);
+    const resolved = ref === undefined ? undefined : byType[resources[ref]?.Type ?? ''];
+    if (resolved === undefined)
+      throw new Error(`the local stack cannot resolve ${JSON.stringify(value)} in a function's environment`);
+    return resolved;
   };
-  return resolve;
 }
 
 /** Every function of the stack synthesized in `outdir` for `stage` (their names are `photo-commerce-<stage>-<module>`). */
 export function synthesizedFunctions(local: LocalResources, stage: string, outdir = CDK_OUT): SynthesizedFunction[] {
   const namePrefix = `photo-commerce-${stage}-`;
-  const resolve = resolver(local);
-  return templatesOf(outdir).flatMap(({ template, parent }) =>
-    Object.values(template.Resources)
-      .filter((resource) => resource.Type === 'AWS::Lambda::Function')
-      .map((resource) => {
-        const properties = resource.Properties ?? {};
-        const functionName = String(properties.FunctionName);
-        const variables = (properties.Environment?.Variables ?? {}) as Record<string, unknown>;
-        return {
-          functionName,
-          module: functionName.slice(namePrefix.length),
-          assetDir: join(outdir, String(resource.Metadata?.['aws:asset:path'])),
-          handler: String(properties.Handler),
-          timeoutSeconds: Number(properties.Timeout ?? 3),
-          memorySize: Number(properties.MemorySize ?? 128),
-          environment: Object.fromEntries(
-            Object.entries(variables).map(([name, value]) => [name, resolve(value, template, parent)]),
-          ),
-        };
-      }),
-  );
+  const resources = resourcesInRootTerms(readSynthesizedTemplates(outdir, `PhotoCommerce-${stage}`));
+  const resolve = resolver(local, resources);
+  return Object.values(resources)
+    .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+    .map((resource) => {
+      const properties = resource.Properties ?? {};
+      const functionName = String(properties.FunctionName);
+      const variables = (properties.Environment?.Variables ?? {}) as Record<string, unknown>;
+      return {
+        functionName,
+        module: functionName.slice(namePrefix.length),
+        assetDir: join(outdir, String(resource.Metadata?.['aws:asset:path'])),
+        handler: String(properties.Handler),
+        timeoutSeconds: Number(properties.Timeout ?? 3),
+        memorySize: Number(properties.MemorySize ?? 128),
+        environment: Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, resolve(value)])),
+      };
+    });
 }
