@@ -34,8 +34,9 @@ export const BUNDLE_BANNER = [
 /**
  * The esbuild options every function shares. ESM has no `require`, `__filename` or `__dirname`, which the
  * few CommonJS dependencies read (libheif-js, an Emscripten build, reads `__dirname` as it loads); the banner
- * defines them from the bundle's own URL, as CommonJS would. `mainFields` prefers the
- * ESM builds of the SDK so esbuild can drop what a handler does not import. Maps keep only the mappings (no sources): enough for stack traces.
+ * defines them from the bundle's own URL, as CommonJS would. `mainFields` prefers the ESM builds of the SDK
+ * so esbuild can drop what a handler does not import. Maps keep only the mappings (no sources): enough for
+ * stack traces.
  */
 export const bundling: BundlingOptions = {
   format: OutputFormat.ESM,

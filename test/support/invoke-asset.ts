@@ -21,7 +21,6 @@ const context = {
   functionName: 'invoke-asset',
   functionVersion: '$LATEST',
   awsRequestId: 'invoke-asset',
-  memoryLimitInMB: '1769',
   getRemainingTimeInMillis: () => deadline - Date.now(),
 };
 const answer = await handler(JSON.parse(readFileSync(eventFile, 'utf8')), context);
