@@ -21,10 +21,22 @@ import { LAMBDA_NODE_OPTIONS } from '../lambda-runtime.ts';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
+/** CommonJS's module-scope names, for an ESM bundle (its imports renamed so no bundled name can meet them). */
+export const BUNDLE_BANNER = [
+  "import { createRequire as __bannerCreateRequire } from 'node:module';",
+  "import { dirname as __bannerDirname } from 'node:path';",
+  "import { fileURLToPath as __bannerFileURLToPath } from 'node:url';",
+  'const require = __bannerCreateRequire(import.meta.url);',
+  'const __filename = __bannerFileURLToPath(import.meta.url);',
+  'const __dirname = __bannerDirname(__filename);',
+].join(' ');
+
 /**
- * The esbuild options every function shares. ESM needs `require` for the few CommonJS dependencies that
- * call it; the banner provides one. `mainFields` prefers the ESM builds of the SDK so esbuild can drop
- * what a handler does not import. Maps keep only the mappings (no sources): enough for stack traces.
+ * The esbuild options every function shares. ESM has no `require`, `__filename` or `__dirname`, which the
+ * few CommonJS dependencies read (libheif-js, an Emscripten build, reads `__dirname` as it loads); the banner
+ * defines them from the bundle's own URL, as CommonJS would. `mainFields` prefers the ESM builds of the SDK
+ * so esbuild can drop what a handler does not import. Maps keep only the mappings (no sources): enough for
+ * stack traces.
  */
 export const bundling: BundlingOptions = {
   format: OutputFormat.ESM,
@@ -34,7 +46,7 @@ export const bundling: BundlingOptions = {
   sourcesContent: false,
   bundleAwsSDK: true,
   mainFields: ['module', 'main'],
-  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  banner: BUNDLE_BANNER,
   logLevel: LogLevel.WARNING,
 };
 

@@ -4,14 +4,13 @@
  * Preview of each item. A message is delivered at most RENDITION_MAX_ATTEMPTS times (the last delivery
  * records Failed instead of failing again) and then moves to a dead-letter queue, which an alarm watches.
  *
- * sharp is a native module: it stays outside the esbuild bundle and is installed into the asset for the
- * function's platform (linux, arm64, glibc), whatever the build machine is, as sharp's install docs say:
- * `npm install --os=linux --cpu=arm64 --libc=glibc sharp`. No symlinks (`--no-bin-links`): Lambda assets
- * are zip files. test/infra/bundling.test.ts checks the binaries in the synthesized asset.
+ * sharp is a native module: it stays outside the esbuild bundle, and the asset gets it for the function's
+ * platform (linux, arm64, glibc), whatever the build machine is, copied from lambda-arm64/ (lib/lambda-arm64.ts),
+ * which `npm ci` installed from its lock file: synth needs no registry, and copies the same bytes every time.
+ * test/infra/bundling.test.ts checks the binaries in the synthesized asset, test/infra/renditions-arm64.test.ts
+ * runs it on arm64.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
@@ -27,20 +26,17 @@ import { renditionsTableGrant } from '../../functions/routes.ts';
 import { SERVICE_NAME } from '../../functions/shared/metric-names.ts';
 import { HandlerFunction, ROUTELESS_FUNCTIONS } from './handler-function.ts';
 import { deadLetterQueue, nagArnOf } from './dead-letters.ts';
+import { arm64SharpPackages, LAMBDA_ARM64_MODULES } from '../lambda-arm64.ts';
 
-/** The sharp release the project is locked to: the asset gets the same one, for the function's platform. */
-const SHARP_VERSION = (
-  JSON.parse(
-    readFileSync(join(dirname(createRequire(import.meta.url).resolve('sharp')), '..', 'package.json'), 'utf8'),
-  ) as { version: string }
-).version;
-
-/** The install sharp documents for another platform than the build machine's. */
-export const SHARP_INSTALL = [
-  'npm install --no-save --no-package-lock --no-audit --no-fund --ignore-scripts --no-bin-links --omit=dev',
-  '--os=linux --cpu=arm64 --libc=glibc',
-  `sharp@${SHARP_VERSION}`,
-].join(' ');
+/** The commands that copy the arm64 sharp beside the bundle: plain files, no symlinks (Lambda assets are zip files). */
+const copySharp = (outputDir: string): string[] => {
+  const packages = arm64SharpPackages();
+  const folders = new Set(packages.map((name) => dirname(`${outputDir}/node_modules/${name}`)));
+  return [
+    `mkdir -p ${[...folders].map((folder) => `"${folder}"`).join(' ')}`,
+    ...packages.map((name) => `cp -R "${LAMBDA_ARM64_MODULES}/${name}" "${outputDir}/node_modules/${name}"`),
+  ];
+};
 
 export interface RenditionsProps {
   namePrefix: string;
@@ -93,7 +89,7 @@ export class Renditions extends Construct {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (_inputDir: string, outputDir: string) => [`${SHARP_INSTALL} --prefix "${outputDir}"`],
+          afterBundling: (_inputDir: string, outputDir: string) => copySharp(outputDir),
         },
       },
     });

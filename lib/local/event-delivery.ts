@@ -23,7 +23,8 @@ const CONCURRENCY = 2;
 /** The visibility timeout's stand-in: how long a failed message waits before it is delivered again. */
 const RETRY_DELAY_MS = 500;
 
-const sqsEvent = (envelope: EventEnvelope, receiveCount: number): SQSEvent => ({
+/** The SQS event the renditions queue hands its function: one message whose body is the rule's envelope. */
+export const sqsEvent = (envelope: EventEnvelope, receiveCount: number): SQSEvent => ({
   Records: [
     {
       messageId: `${envelope.id}-${receiveCount}`,

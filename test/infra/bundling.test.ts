@@ -1,7 +1,7 @@
 /**
  * Real bundling, once, for every function of the stack: what `cdk synth` / `cdk deploy` would upload.
- * Each asset is an ESM bundle with the createRequire banner, the AWS SDK inside (no import left to the
- * runtime's copy) and a source map; and bundles actually load and answer in this Node.js 24 (an endpoint,
+ * Each asset is an ESM bundle with the banner that defines require, __filename and __dirname, the AWS SDK
+ * inside (no import left to the runtime's copy) and a source map; and bundles actually load and answer in this Node.js 24 (an endpoint,
  * and the event publisher turning a stream record's DynamoDB-JSON image into a published event).
  */
 import { execFileSync } from 'node:child_process';
@@ -24,7 +24,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { OUTBOX_TYPE } from '../../functions/contracts/outbox-stream.ts';
 import { outboxKey } from '../../functions/store/outbox-store.ts';
 import { routes } from '../../functions/routes.ts';
-import { ROUTELESS_FUNCTIONS } from '../../lib/constructs/handler-function.ts';
+import { BUNDLE_BANNER, ROUTELESS_FUNCTIONS } from '../../lib/constructs/handler-function.ts';
 import { synthServiceStack } from './stack.ts';
 
 const outdir = mkdtempSync(join(tmpdir(), 'cdk-bundles-'));
@@ -52,13 +52,10 @@ describe('function bundles', () => {
     expect(assets.has('make-renditions')).toBe(true);
   });
 
-  it('are minified ESM with the createRequire banner, the AWS SDK inside and a linked source map', () => {
+  it('are minified ESM with the CommonJS-names banner (require, __filename, __dirname), the AWS SDK inside and a linked source map', () => {
     for (const [handler, dir] of assets) {
       const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
-      expect(
-        code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"),
-        handler,
-      ).toBe(true);
+      expect(code.startsWith(BUNDLE_BANNER), handler).toBe(true);
       // Only Node.js built-ins may stay external.
       const imports = [...code.matchAll(/(?:^|[;\n}])\s*import\s*(?:[\w$*{},\s]+from\s*)?["']([^"']+)["']/g)].map(
         (m) => m[1]!,
