@@ -1,5 +1,6 @@
 /**
- * Real bundling, once, for every function of the stack: what `cdk synth` / `cdk deploy` would upload.
+ * Real bundling, once, for every function of the stack: what `cdk synth` / `cdk deploy` would upload (the
+ * cdk.out the run's global setup synthesizes, test/support/synthesized.ts, which the `bundles` project runs).
  * Each asset is an ESM bundle with the banner that defines require, __filename and __dirname, the AWS SDK
  * inside (no import left to the runtime's copy) and a source map; and bundles actually load and answer in this Node.js 24 (an endpoint,
  * and the event publisher turning a stream record's DynamoDB-JSON image into a published event).
@@ -10,7 +11,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type {
   APIGatewayProxyEvent,
   APIGatewayProxyResult,
@@ -25,21 +26,18 @@ import { OUTBOX_TYPE } from '../../functions/contracts/outbox-stream.ts';
 import { outboxKey } from '../../functions/store/outbox-store.ts';
 import { routes } from '../../functions/routes.ts';
 import { BUNDLE_BANNER, ROUTELESS_FUNCTIONS } from '../../lib/constructs/handler-function.ts';
-import { synthServiceStack } from './stack.ts';
+import { localSynthesisContext } from '../../lib/local/service.ts';
+import { synthesizedFunctions } from '../../lib/local/bundles/synthesized-stack.ts';
 
-const outdir = mkdtempSync(join(tmpdir(), 'cdk-bundles-'));
-/** Handler module name -> its staged asset directory. */
-const assets = new Map<string, string>();
-
-beforeAll(() => {
-  const { templates } = synthServiceStack({ bundle: true, outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
-  // The route functions are in the nested route-group templates, the others in the root's.
-  for (const fn of templates.flatMap(({ template }) => Object.values(template.Resources))) {
-    if (fn.Type !== 'AWS::Lambda::Function') continue;
-    const handler = String(fn.Properties?.FunctionName).replace(/^photo-commerce-dev-/, '');
-    assets.set(handler, join(outdir, fn.Metadata?.['aws:asset:path'] ?? ''));
-  }
-}, 300_000);
+/** Scratch space of the event publisher test. */
+const outdir = mkdtempSync(join(tmpdir(), 'bundle-test-'));
+/** Handler module name -> its staged asset directory (route functions are in the nested route-group templates). */
+const assets = new Map(
+  synthesizedFunctions(
+    { tableName: 'table', bucketName: 'bucket', eventBusName: 'bus' },
+    localSynthesisContext(process.env).stage,
+  ).map((fn) => [fn.module, fn.assetDir]),
+);
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
