@@ -20,6 +20,11 @@ export function serviceTemplateAccess(): TemplateAccess {
 
 export async function checkRecordedCalls(logDir: string, reportPath: string): Promise<boolean> {
   const calls = readAwsCallLog(logDir);
+  // Nothing to evaluate (no function ran with credentials of its own): no synthesis either.
+  if (calls.length === 0) {
+    process.stdout.write(`\niam: no function calls recorded in ${relative(process.cwd(), logDir)}\n`);
+    return true;
+  }
   const access = serviceTemplateAccess();
   const verdicts = await evaluateCalls(calls, access);
   const unexercised = unexercisedGrants(access, verdicts);
