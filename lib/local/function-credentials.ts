@@ -12,23 +12,33 @@ export interface LocalCredentials {
 /** The local tools' pair (CLIs, tests, the TTL stand-in): no function's. */
 export const TOOL_CREDENTIALS: LocalCredentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
-const FUNCTION_KEY_PREFIX = 'LOCALFN-';
+const FUNCTION_KEY_PREFIX = 'LOCALFN';
+/** A handler module name: lower-case words joined by hyphens, each starting with a letter (so camel case undoes). */
+const FUNCTION_NAME = /^[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*$/;
 
-/** The credentials of the function whose handler module is `functionName` (e.g. `create-basket`). */
-export const functionCredentials = (functionName: string): LocalCredentials => ({
-  accessKeyId: `${FUNCTION_KEY_PREFIX}${functionName}`,
-  secretAccessKey: `local-secret-${functionName}`,
-});
+/**
+ * The credentials of the function whose handler module is `functionName` (e.g. `create-basket`). The key id
+ * is the name in camel case (`LOCALFNcreateBasket`): DynamoDB Local refuses key ids with anything but letters
+ * and digits (UnrecognizedClientException).
+ */
+export function functionCredentials(functionName: string): LocalCredentials {
+  if (!FUNCTION_NAME.test(functionName)) throw new Error(`not a handler module name: ${functionName}`);
+  return {
+    accessKeyId: `${FUNCTION_KEY_PREFIX}${functionName.replace(/-([a-z])/g, (_hyphen, letter: string) => letter.toUpperCase())}`,
+    secretAccessKey: `local-secret-${functionName}`,
+  };
+}
 
 /** The function an access key id belongs to, or undefined for the tools' key or one that is no function's. */
-export const functionOfAccessKey = (accessKeyId: string): string | undefined =>
-  accessKeyId.startsWith(FUNCTION_KEY_PREFIX) ? accessKeyId.slice(FUNCTION_KEY_PREFIX.length) : undefined;
+export function functionOfAccessKey(accessKeyId: string): string | undefined {
+  const camelCase = accessKeyId.startsWith(FUNCTION_KEY_PREFIX) ? accessKeyId.slice(FUNCTION_KEY_PREFIX.length) : '';
+  const functionName = camelCase.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  return FUNCTION_NAME.test(functionName) ? functionName : undefined;
+}
 
 /** The secret that signs with `accessKeyId`, or undefined for a key the local stand-ins do not know (S3's InvalidAccessKeyId). */
 export function secretAccessKeyOf(accessKeyId: string): string | undefined {
   if (accessKeyId === TOOL_CREDENTIALS.accessKeyId) return TOOL_CREDENTIALS.secretAccessKey;
   const functionName = functionOfAccessKey(accessKeyId);
-  return functionName && /^[a-z0-9-]+$/.test(functionName)
-    ? functionCredentials(functionName).secretAccessKey
-    : undefined;
+  return functionName ? functionCredentials(functionName).secretAccessKey : undefined;
 }

@@ -14,8 +14,10 @@ import { startDynamoDbLocal } from '../../lib/local/dynamodb-local.ts';
 import { startDynamoDbRecorder } from '../../lib/local/dynamodb-recorder.ts';
 import { checkRecordedCalls } from './iam/check.ts';
 
-const CALL_LOG = resolve('test-results/aws-calls');
-const IAM_REPORT = resolve('test-results/iam-report.md');
+/** Where the call log and the IAM report go (a run started by a test sets its own). */
+const RESULTS = resolve(process.env.TEST_RESULTS_DIR ?? 'test-results');
+const CALL_LOG = resolve(RESULTS, 'aws-calls');
+const IAM_REPORT = resolve(RESULTS, 'iam-report.md');
 
 export default async function setup(): Promise<() => Promise<void>> {
   rmSync(CALL_LOG, { recursive: true, force: true });
