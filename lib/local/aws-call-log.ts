@@ -41,7 +41,8 @@ export interface S3RequestReport {
 /** The directory calls are recorded in, or undefined when recording is off. */
 export const awsCallLogDir = (): string | undefined => process.env[AWS_CALL_LOG_DIR] || undefined;
 
-const written = new Set<string>();
+/** The lines this process has written, by directory. */
+const written = new Map<string, Set<string>>();
 
 /**
  * Appends `call` to this process's log unless an identical call is there already. Calls signed by the
@@ -52,9 +53,13 @@ const written = new Set<string>();
 export function recordAwsCall(call: AwsCall, dir = awsCallLogDir()): void {
   if (dir === undefined || functionOfAccessKey(call.accessKeyId) === undefined) return;
   const line = JSON.stringify(call);
-  if (written.has(line)) return;
-  if (written.size === 0) mkdirSync(dir, { recursive: true });
-  written.add(line);
+  let lines = written.get(dir);
+  if (lines === undefined) {
+    mkdirSync(dir, { recursive: true });
+    written.set(dir, (lines = new Set()));
+  }
+  if (lines.has(line)) return;
+  lines.add(line);
   appendFileSync(join(dir, `calls-${process.pid}.jsonl`), `${line}\n`);
 }
 
