@@ -118,7 +118,9 @@ describe('the template denies, and says why', () => {
       }),
     );
     expect(verdict.allowed).toBe(false);
-    expect(verdict.reason).toBe('explicitly denied by statement #1 of the bucket policy');
+    expect(verdict.reason).toBe(
+      'explicitly denied by statement #1 of the bucket policy (Deny s3:* if {"Bool":{"aws:SecureTransport":"false"}})',
+    );
   });
 
   it('an S3 action the role lacks', async () => {

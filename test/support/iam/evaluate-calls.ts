@@ -9,7 +9,13 @@ import { getDenialReasons, getGrantReasons, runSimulation, type RequestGrant } f
 import type { AwsCall } from '../../../lib/local/aws-call-log.ts';
 import { functionOfAccessKey } from '../../../lib/local/function-credentials.ts';
 import { TEMPLATE_ACCOUNT, TEMPLATE_REGION } from './intrinsics.ts';
-import { statementsOf, type FunctionAccess, type PolicyDocument, type TemplateAccess } from './template-access.ts';
+import {
+  statementsOf,
+  type FunctionAccess,
+  type PolicyDocument,
+  type PolicyStatement,
+  type TemplateAccess,
+} from './template-access.ts';
 import { conditionKeysOf, matchesAny } from './wildcards.ts';
 
 export interface CallVerdict {
@@ -58,12 +64,26 @@ function missingConditionKeys(documents: PolicyDocument[], action: string, conte
   return [...new Set(keys)].filter((key) => !(key in context) && !(key.toLowerCase() in context));
 }
 
-function denialReason(analysis: Parameters<typeof getDenialReasons>[0], fn: FunctionAccess): string {
+/** A statement in a few words: `Deny s3:* if {"Bool":{"aws:SecureTransport":"false"}}`. */
+const describeStatement = (statement: PolicyStatement | undefined) =>
+  statement
+    ? `${statement.Effect} ${[statement.Action ?? []].flat().join(',')}${statement.Condition ? ` if ${JSON.stringify(statement.Condition)}` : ''}`
+    : 'unknown';
+
+function denialReason(
+  analysis: Parameters<typeof getDenialReasons>[0],
+  fn: FunctionAccess,
+  resourcePolicy: PolicyDocument | undefined,
+): string {
   const reasons = getDenialReasons(analysis).map((denial) => {
     if (denial.denialType === 'Explicit') {
-      const statement = denial.statementId ?? `#${denial.statementIndex}`;
+      const document =
+        denial.policyType === 'resource'
+          ? resourcePolicy
+          : fn.policies.find((policy) => policy.name === denial.policyIdentifier)?.document;
+      const statement = document ? statementsOf(document)[denial.statementIndex - 1] : undefined;
       const policy = denial.policyType === 'resource' ? 'the bucket policy' : `policy ${denial.policyIdentifier}`;
-      return `explicitly denied by statement ${statement} of ${policy}`;
+      return `explicitly denied by statement ${denial.statementId ?? `#${denial.statementIndex}`} of ${policy} (${describeStatement(statement)})`;
     }
     return denial.policyType === 'identity'
       ? `no Allow statement of the role's policies (${fn.policies.map((policy) => policy.name).join(', ') || 'none'}) matches`
@@ -128,7 +148,7 @@ export async function evaluateCalls(calls: AwsCall[], access: TemplateAccess): P
     verdicts.push(
       response.overallResult === 'Allowed'
         ? { ...base, resource, allowed: true, grants: getGrantReasons(analysis) }
-        : { ...base, resource, allowed: false, reason: denialReason(analysis, fn) },
+        : { ...base, resource, allowed: false, reason: denialReason(analysis, fn, resourcePolicy) },
     );
   }
   return verdicts;
