@@ -45,14 +45,33 @@ export const awsCallLogDir = (): string | undefined => process.env[AWS_CALL_LOG_
 const written = new Map<string, Set<string>>();
 
 /**
- * Appends `call` to this process's log unless an identical call is there already. Calls signed by the
+ * `value` with each identifier in it (a `#`- or `/`-separated part of 16 characters or more with a digit:
+ * guids, hashes, tokens) written `{id}`. Policies grant by key and object prefix, never by identifier, so
+ * the verdict is the same, and calls that differ only by the item they touch are one line of the log.
+ */
+export const shapeOf = (value: string): string =>
+  value.replace(/(?<=^|[#/])(?=[^#/]*\d)[\w.%=-]{16,}(?=$|[#/])/g, '{id}');
+
+const shaped = (call: AwsCall): AwsCall => ({
+  ...call,
+  resource: shapeOf(call.resource),
+  context: Object.fromEntries(
+    Object.entries(call.context).map(([key, value]) => [
+      key,
+      Array.isArray(value) ? [...new Set(value.map(shapeOf))] : value,
+    ]),
+  ),
+});
+
+/**
+ * Appends `call` (its identifiers shaped) to this process's log unless an identical call is there already. Calls signed by the
  * tools' key (tests, CLIs, the stand-ins' own clients) are not a function's and are not recorded.
  * Synchronous on purpose: a line is on disk before the answer it belongs to leaves, so a run's log is
  * complete when its processes end, however they end.
  */
 export function recordAwsCall(call: AwsCall, dir = awsCallLogDir()): void {
   if (dir === undefined || functionOfAccessKey(call.accessKeyId) === undefined) return;
-  const line = JSON.stringify(call);
+  const line = JSON.stringify(shaped(call));
   let lines = written.get(dir);
   if (lines === undefined) {
     mkdirSync(dir, { recursive: true });

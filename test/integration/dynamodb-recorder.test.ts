@@ -16,7 +16,7 @@ import {
   TransactWriteItemsCommand,
   type DynamoDBClientConfig,
 } from '@aws-sdk/client-dynamodb';
-import { readAwsCallLog } from '../../lib/local/aws-call-log.ts';
+import { readAwsCallLog, shapeOf } from '../../lib/local/aws-call-log.ts';
 import { startDynamoDbRecorder, type DynamoDbRecorder } from '../../lib/local/dynamodb-recorder.ts';
 import { functionCredentials, TOOL_CREDENTIALS } from '../../lib/local/function-credentials.ts';
 import { ensureTableAndBucket, startLocalStorage, type LocalStorage } from '../../lib/local/storage.ts';
@@ -82,7 +82,7 @@ describe('DynamoDB recorder', () => {
     fn.destroy();
 
     const calls = readAwsCallLog(logDir);
-    const table = `arn:aws:dynamodb:us-east-1:000000000000:table/${tableName}`;
+    const table = `arn:aws:dynamodb:us-east-1:000000000000:table/${shapeOf(tableName)}`;
     const keyId = functionCredentials('claim-library-items').accessKeyId;
     const secure = { 'aws:SecureTransport': 'true' };
     expect(calls).toEqual([
