@@ -14,9 +14,10 @@ import { grantsOf, unexercisedGrants } from '../support/iam/grant-coverage.ts';
 import { statementsOf, type PolicyStatement, type TemplateAccess } from '../support/iam/template-access.ts';
 
 let access: TemplateAccess;
+// Synthesis takes seconds, and minutes on a machine shared with other runs.
 beforeAll(() => {
   access = serviceTemplateAccess();
-}, 60_000);
+}, 180_000);
 
 const TABLE = 'arn:aws:dynamodb:us-east-1:000000000000:table/photo-commerce-local';
 const BUCKET = 'arn:aws:s3:::local-images';

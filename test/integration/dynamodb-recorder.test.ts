@@ -122,5 +122,5 @@ describe('DynamoDB recorder', () => {
       'allowed',
       'allowed',
     ]);
-  }, 60_000);
+  }, 180_000);
 });

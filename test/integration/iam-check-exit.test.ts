@@ -31,4 +31,4 @@ it('exits non-zero and names the denied call', async () => {
     /iam: DENIED get-library-item: s3:GetObject on arn:aws:s3:::\S+\/uploads\/item \(.*\): no Allow statement of the role's policies/,
   );
   expect(readFileSync(join(results, 'iam-report.md'), 'utf8')).toContain('## Denied calls (1)');
-}, 120_000);
+}, 300_000);

@@ -146,7 +146,7 @@ describe('smoke flow', () => {
     ]);
     const verdicts = await evaluateCalls(calls, serviceTemplateAccess());
     expect(verdicts.filter((verdict) => !verdict.allowed).map(deniedLine)).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('runs from the command line and skips pull without --image-url', async () => {
     const { stdout } = await promisify(execFile)(
