@@ -22,8 +22,8 @@ export interface TableGrant {
 }
 
 /**
- * What a route's function may touch; the CDK stack grants exactly this and nothing more (a smoke test
- * checks each handler's real calls, and the keys they name, against it). Bucket (image objects): `read`
+ * What a route's function may touch; the CDK stack grants exactly this and nothing more (the test command
+ * evaluates every call each function makes, with the keys it names, against the policies the stack writes). Bucket (image objects): `read`
  * only signs presigned downloads of library objects (a presigned URL carries its signer's rights); `put`
  * only signs presigned uploads; `delete` only deletes library objects (erasure by their user); `write` streams objects in and deletes them when the request fails;
  * `readwrite` also reads them back. `multipart`: resumable uploads of library objects (create, sign part

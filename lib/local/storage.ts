@@ -29,7 +29,9 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { table } from '../../functions/store/table.ts';
+import { awsCallLogDir } from './aws-call-log.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
+import { startDynamoDbRecorder } from './dynamodb-recorder.ts';
 import { installMultipart } from './s3-multipart.ts';
 
 export interface LocalStorage {
@@ -77,6 +79,10 @@ export async function startLocalStorage(options: {
         ...(options.dataDir ? { dbPath: join(options.dataDir, 'dynamodb-local') } : {}),
         ...(options.dynamoPort ? { port: options.dynamoPort } : {}),
       });
+  // Calls recorded for the IAM check (AWS_CALL_LOG_DIR): the clients reach an engine of this storage's
+  // own through the recorder. A shared engine is already behind the test run's (test/support/engine.ts).
+  const logDir = awsCallLogDir();
+  const recorder = engine && logDir ? await startDynamoDbRecorder(engine.endpoint, logDir) : undefined;
 
   const s3Dir = options.dataDir ? join(options.dataDir, 's3') : mkdtempSync(join(tmpdir(), 'photo-commerce-s3-'));
   mkdirSync(s3Dir, { recursive: true });
@@ -96,11 +102,12 @@ export async function startLocalStorage(options: {
   const s3Address = await s3rver.run();
 
   return {
-    dynamoEndpoint: shared ?? (engine as DynamoDbLocal).endpoint,
+    dynamoEndpoint: shared ?? recorder?.endpoint ?? (engine as DynamoDbLocal).endpoint,
     s3Endpoint: `http://127.0.0.1:${s3Address.port}`,
     ...(shared ? { tableName: sharedEngineTable(options.dataDir) } : {}),
     async close() {
       await s3rver.close();
+      await recorder?.close();
       await engine?.close();
       if (!options.dataDir) for (const dir of [s3Dir, multipartDir]) rmSync(dir, { recursive: true, force: true });
     },

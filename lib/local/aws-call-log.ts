@@ -1,0 +1,115 @@
+/**
+ * The AWS call log: every call a function makes to the local stand-ins (DynamoDB, S3, EventBridge), as
+ * IAM would authorize it, so the test command can evaluate each against the template's policies
+ * (test/support/iam). Only written when AWS_CALL_LOG_DIR names a directory (the test run sets it); then
+ * each process appends to a JSONL file of its own (vitest's workers are separate processes), one line per
+ * distinct call, so the log stays small however often a call repeats.
+ */
+import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { functionOfAccessKey } from './function-credentials.ts';
+
+/** The environment variable naming the directory of the log; unset, nothing is recorded. */
+export const AWS_CALL_LOG_DIR = 'AWS_CALL_LOG_DIR';
+
+/** The account and region the local stand-ins put in the ARNs they record (the evaluator maps them to the template's). */
+export const LOCAL_ACCOUNT = '000000000000';
+export const LOCAL_REGION = 'us-east-1';
+
+/** One call as IAM authorizes it. */
+export interface AwsCall {
+  /** The access key id that signed the request (its Credential=). */
+  accessKeyId: string;
+  action: string;
+  resource: string;
+  context: Record<string, string | string[]>;
+  /** How the call arrived: the API operation (`TransactWriteItems`), or the S3 stand-in's `via` (presigned URL, POST). */
+  via: string;
+}
+
+/** What the local S3 reports for each request it authorizes (its `onRequest` callback). */
+export interface S3RequestReport {
+  accessKeyId: string;
+  /** E.g. `s3:PutObject`. */
+  action: string;
+  /** E.g. `arn:aws:s3:::bucket/key`. */
+  resource: string;
+  /** How it was signed: the SDK's Authorization header, a presigned URL, a presigned POST. */
+  via: string;
+}
+
+/** The directory calls are recorded in, or undefined when recording is off. */
+export const awsCallLogDir = (): string | undefined => process.env[AWS_CALL_LOG_DIR] || undefined;
+
+/** The lines this process has written, by directory. */
+const written = new Map<string, Set<string>>();
+
+/**
+ * `value` with each identifier in it (a `#`- or `/`-separated part of 16 characters or more with a digit:
+ * guids, hashes, tokens) written `{id}`. Policies grant by key and object prefix, never by identifier, so
+ * the verdict is the same, and calls that differ only by the item they touch are one line of the log.
+ */
+export const shapeOf = (value: string): string =>
+  value.replace(/(?<=^|[#/])(?=[^#/]*\d)[\w.%=-]{16,}(?=$|[#/])/g, '{id}');
+
+const shaped = (call: AwsCall): AwsCall => ({
+  ...call,
+  resource: shapeOf(call.resource),
+  context: Object.fromEntries(
+    Object.entries(call.context).map(([key, value]) => [
+      key,
+      Array.isArray(value) ? [...new Set(value.map(shapeOf))] : value,
+    ]),
+  ),
+});
+
+/**
+ * Appends `call` (its identifiers shaped) to this process's log unless an identical call is there already. Calls signed by the
+ * tools' key (tests, CLIs, the stand-ins' own clients) are not a function's and are not recorded.
+ * Synchronous on purpose: a line is on disk before the answer it belongs to leaves, so a run's log is
+ * complete when its processes end, however they end.
+ */
+export function recordAwsCall(call: AwsCall, dir = awsCallLogDir()): void {
+  if (dir === undefined || functionOfAccessKey(call.accessKeyId) === undefined) return;
+  const line = JSON.stringify(shaped(call));
+  let lines = written.get(dir);
+  if (lines === undefined) {
+    mkdirSync(dir, { recursive: true });
+    written.set(dir, (lines = new Set()));
+  }
+  if (lines.has(line)) return;
+  lines.add(line);
+  appendFileSync(join(dir, `calls-${process.pid}.jsonl`), `${line}\n`);
+}
+
+/**
+ * The local S3's `onRequest`. In AWS every SDK call and presigned URL goes over HTTPS with TLS 1.2 at
+ * least (the SDK's floor; the bucket policy denies less), whatever loopback HTTP the local one used.
+ */
+export const recordS3Request = (report: S3RequestReport): void =>
+  recordAwsCall({ ...report, context: { 'aws:SecureTransport': 'true', 's3:TlsVersion': '1.2' } });
+
+/** For the local EventBridge: one PutEvents on the bus `resource` (its ARN). */
+export const recordEventBridgeCall = (call: {
+  accessKeyId: string;
+  action: 'events:PutEvents';
+  resource: string;
+}): void => recordAwsCall({ ...call, context: { 'aws:SecureTransport': 'true' }, via: 'PutEvents' });
+
+/** Every distinct call recorded in `dir` by any process. */
+export function readAwsCallLog(dir: string): AwsCall[] {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
+  } catch {
+    return [];
+  }
+  const lines = new Set(
+    files.flatMap((name) =>
+      readFileSync(join(dir, name), 'utf8')
+        .split('\n')
+        .filter((line) => line !== ''),
+    ),
+  );
+  return [...lines].map((line) => JSON.parse(line) as AwsCall);
+}
