@@ -150,7 +150,19 @@ export function s3Front({ incomingDir, onRequest }: S3FrontOptions) {
     if (ctx.method !== 'PUT' && ctx.method !== 'POST') return next();
     if (signature.payloadHash.startsWith('STREAMING-'))
       throw new S3Error('NotImplemented', 'The local S3 does not take aws-chunked bodies; send the body as it is.');
-    const expectations = expectedDigests(ctx.headers, signature.payloadHash);
+    // A presigned URL's x-amz-* parameters stand for headers, checksums included (S3 checks a signed one too).
+    const digestHeaders =
+      signature.via === 'presigned-url'
+        ? {
+            ...ctx.headers,
+            ...Object.fromEntries(
+              Object.entries(ctx.query)
+                .map(([name, value]) => [name.toLowerCase(), value] as const)
+                .filter(([name]) => name.startsWith('x-amz-checksum-')),
+            ),
+          }
+        : ctx.headers;
+    const expectations = expectedDigests(digestHeaders, signature.payloadHash);
     if (expectations.length === 0 && calls) return next();
     const spooled: SpooledBody = await spoolVerified(ctx.req, expectations, incomingDir);
     try {

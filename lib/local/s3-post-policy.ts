@@ -35,7 +35,8 @@ function parsedConditions(
   if (!Array.isArray(conditions))
     throw new S3Error('InvalidPolicyDocument', "Invalid Policy: Invalid 'conditions' value: must be a List.");
   return (conditions as Condition[]).flatMap((condition) => {
-    const text = JSON.stringify(condition);
+    // As S3 names a failed condition: `["eq", "$key", "uploads/…"]`.
+    const text = Array.isArray(condition) ? `[${condition.map((item) => JSON.stringify(item)).join(', ')}]` : '';
     if (!Array.isArray(condition))
       return Object.entries(condition).map(([name, expected]) => ({
         name: name.toLowerCase(),
