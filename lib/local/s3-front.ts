@@ -17,7 +17,7 @@ import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { S3Error } from './s3-error.ts';
 import { callsOf, objectArn, type S3CallRecorder, type S3CallVia } from './s3-calls.ts';
-import { expectedDigests, spoolVerified, type SpooledBody } from './s3-payload-checks.ts';
+import { verifiedBody } from './s3-payload-checks.ts';
 import { postObject } from './s3-post-object.ts';
 import { secretOf, verifySignature } from './s3-signature-v4.ts';
 
@@ -148,23 +148,15 @@ export function s3Front({ incomingDir, onRequest }: S3FrontOptions) {
     knownToS3rver(signature.accessKeyId);
 
     if (ctx.method !== 'PUT' && ctx.method !== 'POST') return next();
-    if (signature.payloadHash.startsWith('STREAMING-'))
-      throw new S3Error('NotImplemented', 'The local S3 does not take aws-chunked bodies; send the body as it is.');
-    // A presigned URL's x-amz-* parameters stand for headers, checksums included (S3 checks a signed one too).
-    const digestHeaders =
-      signature.via === 'presigned-url'
-        ? {
-            ...ctx.headers,
-            ...Object.fromEntries(
-              Object.entries(ctx.query)
-                .map(([name, value]) => [name.toLowerCase(), value] as const)
-                .filter(([name]) => name.startsWith('x-amz-checksum-')),
-            ),
-          }
-        : ctx.headers;
-    const expectations = expectedDigests(digestHeaders, signature.payloadHash);
-    if (expectations.length === 0 && calls) return next();
-    const spooled: SpooledBody = await spoolVerified(ctx.req, expectations, incomingDir);
+    const spooled = await verifiedBody(ctx.req, {
+      headers: ctx.headers,
+      query: ctx.query,
+      payloadHash: signature.payloadHash,
+      presigned: signature.via === 'presigned-url',
+      directory: incomingDir,
+      always: !calls,
+    });
+    if (!spooled) return next();
     try {
       if (!calls) {
         const xml = await readFile(spooled.path, 'utf8');

@@ -12,6 +12,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import { crc32c } from './crc32c.ts';
+import { AwsChunkedDecoder } from './s3-aws-chunked.ts';
 import { S3Error, s3Error } from './s3-error.ts';
 
 /** A running digest of the body, in the form its header gives it. */
@@ -46,8 +47,9 @@ const CHECKSUMS: Record<string, { name: string; digest: () => Digest }> = {
   'x-amz-checksum-sha256': { name: 'SHA256', digest: () => hashDigest(createHash('sha256'), 'base64') },
 };
 
-interface Expectation {
-  expected: string;
+export interface Expectation {
+  /** The value the request gave (a trailer's once the body has been read). */
+  expected: () => string | undefined;
   digest: Digest;
   /** The refusal when the body's digest is another. */
   refusal: (computed: string) => Error;
@@ -72,7 +74,7 @@ export function expectedDigests(
     if (Buffer.from(md5, 'base64').length !== 16 || !/^[A-Za-z0-9+/]{22}==$/.test(md5))
       throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.');
     expectations.push({
-      expected: md5,
+      expected: () => md5,
       digest: hashDigest(createHash('md5'), 'base64'),
       refusal: () => new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.'),
     });
@@ -84,7 +86,7 @@ export function expectedDigests(
     if (!checksum)
       throw new S3Error('NotImplemented', `The local S3 does not compute ${name}; use CRC32, CRC32C, SHA1 or SHA256.`);
     expectations.push({
-      expected: String(Array.isArray(value) ? value[0] : value),
+      expected: () => String(Array.isArray(value) ? value[0] : value),
       digest: checksum.digest(),
       // S3's answer to a checksum header the body does not match (a trailer's is XAmzContentChecksumMismatch).
       refusal: () =>
@@ -93,7 +95,7 @@ export function expectedDigests(
   }
   if (/^[0-9a-f]{64}$/i.test(payloadHash))
     expectations.push({
-      expected: payloadHash.toLowerCase(),
+      expected: () => payloadHash.toLowerCase(),
       digest: hashDigest(createHash('sha256'), 'hex'),
       refusal: (computed) =>
         s3Error(
@@ -106,6 +108,32 @@ export function expectedDigests(
         ),
     });
   return expectations;
+}
+
+/**
+ * The checksum an aws-chunked body names in `x-amz-trailer` and sends after its last chunk (read from
+ * `trailers` once the body has been decoded), or none when it names no trailer.
+ */
+export function trailerExpectations(
+  headers: Record<string, string | string[] | undefined>,
+  trailers: () => Map<string, string>,
+): Expectation[] {
+  const name = header(headers, 'x-amz-trailer')?.trim().toLowerCase();
+  if (name === undefined) return [];
+  const checksum = CHECKSUMS[name];
+  if (!checksum)
+    throw new S3Error('InvalidRequest', `The value specified in the x-amz-trailer header is not supported: ${name}`);
+  return [
+    {
+      expected: () => trailers().get(name),
+      digest: checksum.digest(),
+      refusal: () =>
+        s3Error(
+          'XAmzContentChecksumMismatch',
+          "The provided 'x-amz-checksum' header does not match what was computed.",
+        ),
+    },
+  ];
 }
 
 /** A verified body waiting in a temporary file: read it (once), then remove it. */
@@ -143,11 +171,69 @@ export async function spoolVerified(
       : pipeline(body, meter, createWriteStream(path)));
     for (const { expected, digest, refusal } of expectations) {
       const computed = digest.result();
-      if (computed !== expected) throw refusal(computed);
+      if (computed !== expected()) throw refusal(computed);
     }
   } catch (error) {
     await remove();
     throw error;
   }
   return { path, size, open: () => createReadStream(path), remove };
+}
+
+/** What decides how a request's body is checked. */
+export interface BodyChecks {
+  headers: Record<string, string | string[] | undefined>;
+  query: Record<string, string | string[] | undefined>;
+  /** The payload hash the signature covers. */
+  payloadHash: string;
+  /** A presigned URL: its x-amz-checksum-* parameters stand for headers (S3 checks a presigned checksum too). */
+  presigned: boolean;
+  /** Where the body waits while it is verified. */
+  directory: string;
+  /** Spool the body even when nothing is to be checked (the caller reads it). */
+  always: boolean;
+}
+
+/**
+ * The request's body, verified, in a temporary file; undefined when there is nothing to check and the
+ * body may pass as it is. An aws-chunked body (STREAMING-UNSIGNED-PAYLOAD-TRAILER) is decoded, its length
+ * and trailing checksum checked, and `aws-chunked` taken off its Content-Encoding, as S3 stores it.
+ */
+export async function verifiedBody(body: Readable, checks: BodyChecks): Promise<SpooledBody | undefined> {
+  const { headers, payloadHash } = checks;
+  const given = checks.presigned
+    ? {
+        ...headers,
+        ...Object.fromEntries(
+          Object.entries(checks.query)
+            .map(([name, value]) => [name.toLowerCase(), value] as const)
+            .filter(([name]) => name.startsWith('x-amz-checksum-')),
+        ),
+      }
+    : headers;
+  if (payloadHash !== 'STREAMING-UNSIGNED-PAYLOAD-TRAILER') {
+    if (payloadHash.startsWith('STREAMING-'))
+      throw new S3Error('NotImplemented', `The local S3 does not take ${payloadHash} bodies (signed chunks).`);
+    const expectations = expectedDigests(given, payloadHash);
+    return expectations.length > 0 || checks.always ? spoolVerified(body, expectations, checks.directory) : undefined;
+  }
+  const decoder = new AwsChunkedDecoder();
+  const expectations = [
+    ...expectedDigests(given, 'UNSIGNED-PAYLOAD'),
+    ...trailerExpectations(headers, () => decoder.trailers),
+  ];
+  const spooled = await spoolVerified(body, expectations, checks.directory, decoder);
+  const declared = header(headers, 'x-amz-decoded-content-length');
+  if (declared !== undefined && Number(declared) !== decoder.decodedLength) {
+    await spooled.remove();
+    throw new S3Error(
+      'IncompleteBody',
+      'You did not provide the number of bytes specified by the Content-Length HTTP header',
+    );
+  }
+  const encodings = (header(headers, 'content-encoding') ?? '').split(',').map((coding) => coding.trim());
+  const kept = encodings.filter((coding) => coding !== '' && coding !== 'aws-chunked');
+  if (kept.length > 0) headers['content-encoding'] = kept.join(', ');
+  else delete headers['content-encoding'];
+  return spooled;
 }

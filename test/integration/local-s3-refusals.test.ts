@@ -6,6 +6,7 @@
  * hook's reports are checked for a header-signed call, a presigned URL and a POST.
  */
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   GetObjectCommand,
@@ -107,6 +108,7 @@ function bodySwappedAfterSigning(client: S3Client, sentBody: Buffer): S3Client {
       const request = args.request as { body: unknown; headers: Record<string, string> };
       request.body = sentBody;
       request.headers['content-length'] = String(sentBody.length);
+      delete request.headers['transfer-encoding'];
       return next(args);
     },
     { relation: 'after', toMiddleware: 'awsAuthMiddleware', name: 'swapBodyAfterSigning' },
@@ -278,6 +280,54 @@ describe('body digests', () => {
     expect(url).toContain('x-amz-checksum-crc32=AAAAAA%3D%3D');
     expect((await xmlRefusal(await fetch(url, { method: 'PUT', body }))).code).toBe('BadDigest');
     expect(await stored('digest/empty-crc')).toBe(false);
+  });
+});
+
+describe('aws-chunked bodies (what the SDK sends for a stream)', () => {
+  const bytes = Buffer.from('streamed bytes of a known length');
+  const streamed = () => Readable.from([bytes.subarray(0, 10), bytes.subarray(10)]);
+
+  it('decodes the chunks, checks the CRC32 trailer and stores the bytes without the aws-chunked encoding', async () => {
+    const seen: Record<string, string>[] = [];
+    const client = clientOf();
+    client.middlewareStack.addRelativeTo(
+      (next: FinalizeHandler<object, MetadataBearer>) => async (args: FinalizeHandlerArguments<object>) => {
+        seen.push({ ...(args.request as { headers: Record<string, string> }).headers });
+        return next(args);
+      },
+      { relation: 'after', toMiddleware: 'awsAuthMiddleware', name: 'watchHeaders' },
+    );
+    await client.send(
+      new PutObjectCommand({ Bucket: BUCKET, Key: 'chunked/ok', Body: streamed(), ContentLength: bytes.length }),
+    );
+    expect(seen[0]).toMatchObject({
+      'content-encoding': 'aws-chunked',
+      'x-amz-content-sha256': 'STREAMING-UNSIGNED-PAYLOAD-TRAILER',
+      'x-amz-trailer': 'x-amz-checksum-crc32',
+    });
+    const object = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'chunked/ok' }));
+    expect(Buffer.from(await object.Body!.transformToByteArray())).toEqual(bytes);
+    expect(object.ContentEncoding).toBeUndefined();
+  });
+
+  it('refuses a trailer checksum the bytes do not match: 400 XAmzContentChecksumMismatch, nothing stored', async () => {
+    const altered = Buffer.from('streamed bytes of another sort!!');
+    const wire = Buffer.from(
+      `${altered.length.toString(16)}\r\n${altered}\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n`,
+    );
+    const client = bodySwappedAfterSigning(clientOf(), wire);
+    expect(
+      await refusalOf(
+        client.send(
+          new PutObjectCommand({ Bucket: BUCKET, Key: 'chunked/bad', Body: streamed(), ContentLength: bytes.length }),
+        ),
+      ),
+    ).toEqual({
+      code: 'XAmzContentChecksumMismatch',
+      status: 400,
+      message: "The provided 'x-amz-checksum' header does not match what was computed.",
+    });
+    expect(await stored('chunked/bad')).toBe(false);
   });
 });
 
