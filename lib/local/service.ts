@@ -14,6 +14,7 @@ import {
   type ProxyHandler,
   type RequestAuthorizer,
 } from './api-gateway.ts';
+import type { S3CallRecorder } from './s3-calls.ts';
 import { ensureTableAndBucket, LOCAL_AWS_ENV, startLocalStorage, type LocalStorage } from './storage.ts';
 import { publishEndpoints, withdrawEndpoints } from './shared-storage.ts';
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
@@ -51,6 +52,8 @@ export interface LocalServiceOptions {
   renditions?: boolean;
   /** How often the table stream is read for its consumers (the event publisher); 0: only by drainStream(). */
   streamPollMs?: number;
+  /** Told of every call to the local S3 whose signature verified (lib/local/s3-calls.ts); not with externalStorage. */
+  onS3Request?: S3CallRecorder;
 }
 
 export interface LocalService {
@@ -86,6 +89,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         ...(temporary ? {} : { dataDir }),
         dynamoPort: options.dynamoPort ?? 0,
         s3Port: options.s3Port ?? 0,
+        ...(options.onS3Request ? { onS3Request: options.onS3Request } : {}),
       });
   const keys = await ensureSigningKeys(dataDir);
 
