@@ -6,9 +6,11 @@
  *   (the bucket is private), except CORS preflights, which S3 answers unsigned;
  * - the signature is verified with the access key's secret (lib/local/s3-signature-v4.ts), and its time:
  *   a presigned URL past its expiry, a header-signed request more than 15 minutes off;
- * - a body with a Content-MD5, an `x-amz-checksum-*` or a hex `x-amz-content-sha256` is hashed as it
- *   arrives into a temporary file, and handed on to be stored only if it matches (lib/local/s3-payload-checks.ts);
- * - a POST upload form is served here, policy and all (lib/local/s3-post-object.ts).
+ * - a body with a Content-MD5, an `x-amz-checksum-*`, a hex `x-amz-content-sha256` or an aws-chunked
+ *   trailer is hashed as it arrives into a temporary file, and handed on to be stored only if it matches
+ *   (lib/local/s3-payload-checks.ts); a body with nothing to check passes as it is;
+ * - every POST of the bucket but DeleteObjects (an upload form) is served here, policy and all
+ *   (lib/local/s3-post-object.ts), so s3rver's own form parser (dicer) never runs.
  *
  * Every call whose signature verified is reported to the recorder (lib/local/s3-calls.ts), refused or not.
  */
@@ -91,6 +93,10 @@ export function s3Front({ incomingDir, onRequest }: S3FrontOptions) {
 
   async function servePost(ctx: Ctx, bucket: string): Promise<void> {
     ctx.params = { bucket };
+    if (!ctx.is('multipart/form-data'))
+      throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+        Condition: 'Bucket POST must be of the enclosure-type multipart/form-data',
+      });
     await cors(ctx, async () => {
       const answer = await postObject(ctx.req, bucket, ctx.store, incomingDir, (policy, refusal) =>
         report(
@@ -113,13 +119,9 @@ export function s3Front({ incomingDir, onRequest }: S3FrontOptions) {
     const [, bucketPart = '', ...keyParts] = ctx.path.split('/');
     const bucket = decode(bucketPart);
     const key = keyParts.length > 0 && keyParts.join('/') !== '' ? decode(keyParts.join('/')) : undefined;
-    if (
-      ctx.method === 'POST' &&
-      bucket !== '' &&
-      key === undefined &&
-      ctx.querystring === '' &&
-      ctx.is('multipart/form-data')
-    )
+    // Every POST of the bucket but DeleteObjects is an upload form, served here: s3rver's own form parser
+    // (busboy 0.3 on dicer, CVE-2022-24434) must never see a request.
+    if (ctx.method === 'POST' && bucket !== '' && key === undefined && !('delete' in ctx.query))
       return servePost(ctx, bucket);
 
     const signature = verifySignature({
