@@ -8,6 +8,7 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { functionOfAccessKey } from './function-credentials.ts';
+import type { S3Call } from './s3-calls.ts';
 
 /** The environment variable naming the directory of the log; unset, nothing is recorded. */
 export const AWS_CALL_LOG_DIR = 'AWS_CALL_LOG_DIR';
@@ -24,17 +25,6 @@ export interface AwsCall {
   resource: string;
   context: Record<string, string | string[]>;
   /** How the call arrived: the API operation (`TransactWriteItems`), or the S3 stand-in's `via` (presigned URL, POST). */
-  via: string;
-}
-
-/** What the local S3 reports for each request it authorizes (its `onRequest` callback). */
-export interface S3RequestReport {
-  accessKeyId: string;
-  /** E.g. `s3:PutObject`. */
-  action: string;
-  /** E.g. `arn:aws:s3:::bucket/key`. */
-  resource: string;
-  /** How it was signed: the SDK's Authorization header, a presigned URL, a presigned POST. */
   via: string;
 }
 
@@ -86,8 +76,14 @@ export function recordAwsCall(call: AwsCall, dir = awsCallLogDir()): void {
  * The local S3's `onRequest`. In AWS every SDK call and presigned URL goes over HTTPS with TLS 1.2 at
  * least (the SDK's floor; the bucket policy denies less), whatever loopback HTTP the local one used.
  */
-export const recordS3Request = (report: S3RequestReport): void =>
-  recordAwsCall({ ...report, context: { 'aws:SecureTransport': 'true', 's3:TlsVersion': '1.2' } });
+export const recordS3Request = ({ accessKeyId, action, resource, via }: S3Call): void =>
+  recordAwsCall({
+    accessKeyId,
+    action,
+    resource,
+    via,
+    context: { 'aws:SecureTransport': 'true', 's3:TlsVersion': '1.2' },
+  });
 
 /** For the local EventBridge: one PutEvents on the bus `resource` (its ARN). */
 export const recordEventBridgeCall = (call: {

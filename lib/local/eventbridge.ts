@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { appendFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '../../functions/shared/events.ts';
-import { ACCOUNT, REGION } from './lambda-event.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from './aws-call-log.ts';
 import { closeServer, listenLocally } from './listen.ts';
 
 export interface LocalEventBus {
@@ -23,7 +23,7 @@ export interface LocalEventBusOptions {
   busName: string;
   eventsFile: string;
   /** Told of every PutEvents call, by the access key that signed it (the IAM check's record). */
-  onCall?: (call: { accessKeyId: string; action: string; resource: string }) => void;
+  onCall?: (call: { accessKeyId: string; action: 'events:PutEvents'; resource: string }) => void;
 }
 
 interface PutEventsEntry {
@@ -49,7 +49,7 @@ const isoTime = (time: PutEventsEntry['Time']) =>
 
 export async function startLocalEventBus(options: LocalEventBusOptions): Promise<LocalEventBus> {
   const subscribers = new Set<(event: EventEnvelope) => void>();
-  const busArn = `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${options.busName}`;
+  const busArn = `arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT}:event-bus/${options.busName}`;
 
   const putEvents = async (entries: PutEventsEntry[]) => {
     const answers: Record<string, string>[] = [];

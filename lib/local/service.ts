@@ -14,6 +14,7 @@ import {
   type ProxyHandler,
   type RequestAuthorizer,
 } from './api-gateway.ts';
+import type { S3CallRecorder } from './s3-calls.ts';
 import { ensureTableAndBucket, LOCAL_AWS_ENV, startLocalStorage, type LocalStorage } from './storage.ts';
 import { publishEndpoints, withdrawEndpoints } from './shared-storage.ts';
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
@@ -26,6 +27,7 @@ import { subscribeLocally } from '../../functions/shared/events.ts';
 import { startEventDelivery, type QueueHandler } from './event-delivery.ts';
 import { startBundledFunctions } from './bundles/bundled-functions.ts';
 import { startLocalEventBus, type LocalEventBus } from './eventbridge.ts';
+import { awsCallLogDir, recordEventBridgeCall } from './aws-call-log.ts';
 import { asInvocationOf, signAsRunningFunction } from './source-invocations.ts';
 
 export interface LocalServiceOptions {
@@ -63,6 +65,8 @@ export interface LocalServiceOptions {
   bundles?: boolean;
   /** Told why cdk.out is synthesized first, when it is (bundles only). */
   onSynthesize?: (reason: string) => void;
+  /** Told of every call to the local S3 whose signature verified (lib/local/s3-calls.ts); not with externalStorage. */
+  onS3Request?: S3CallRecorder;
 }
 
 export interface LocalService {
@@ -117,6 +121,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         ...(temporary ? {} : { dataDir }),
         dynamoPort: options.dynamoPort ?? 0,
         s3Port: options.s3Port ?? 0,
+        ...(options.onS3Request ? { onS3Request: options.onS3Request } : {}),
       });
   const keys = await ensureSigningKeys(dataDir);
 
@@ -268,7 +273,11 @@ async function fromBundles(
   dataDir: string,
 ): Promise<LocalFunctions> {
   const env = process.env as Record<string, string>;
-  const bus: LocalEventBus = await startLocalEventBus({ busName: LOCAL_EVENT_BUS, eventsFile: env.EVENTS_FILE! });
+  const bus: LocalEventBus = await startLocalEventBus({
+    busName: LOCAL_EVENT_BUS,
+    eventsFile: env.EVENTS_FILE!,
+    ...(awsCallLogDir() ? { onCall: recordEventBridgeCall } : {}),
+  });
   const bundled = startBundledFunctions({
     context: localSynthesisContext(env),
     resources: { tableName: env.TABLE_NAME!, bucketName: env.BUCKET_NAME!, eventBusName: LOCAL_EVENT_BUS },

@@ -29,9 +29,11 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { table } from '../../functions/store/table.ts';
-import { awsCallLogDir } from './aws-call-log.ts';
+import { awsCallLogDir, recordS3Request } from './aws-call-log.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { startDynamoDbRecorder } from './dynamodb-recorder.ts';
+import type { S3CallRecorder } from './s3-calls.ts';
+import { s3Front } from './s3-front.ts';
 import { installMultipart } from './s3-multipart.ts';
 
 export interface LocalStorage {
@@ -71,6 +73,8 @@ export async function startLocalStorage(options: {
   dataDir?: string;
   dynamoPort?: number;
   s3Port?: number;
+  /** Told of every S3 call whose signature verified (lib/local/s3-calls.ts), for IAM checks. */
+  onS3Request?: S3CallRecorder;
 }): Promise<LocalStorage> {
   const shared = sharedEngine();
   const engine = shared
@@ -98,6 +102,16 @@ export async function startLocalStorage(options: {
   const multipartDir = options.dataDir
     ? join(options.dataDir, 's3-multipart')
     : mkdtempSync(join(tmpdir(), 'photo-commerce-s3-multipart-'));
+  // Bodies wait here while they are verified; a kill leaves at most a few behind, removed at the next start.
+  const incomingDir = join(multipartDir, 'incoming');
+  rmSync(incomingDir, { recursive: true, force: true });
+  mkdirSync(incomingDir, { recursive: true });
+  // The front (signatures, policies, digests) runs before the multipart stand-in and s3rver's router.
+  s3rver.middleware.splice(
+    s3rver.middleware.length - 1,
+    0,
+    s3Front({ incomingDir, onRequest: options.onS3Request ?? (awsCallLogDir() ? recordS3Request : undefined) }),
+  );
   installMultipart(s3rver, multipartDir);
   const s3Address = await s3rver.run();
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startTestService, type TestService } from '../support/service.ts';
 import { gif, jpeg, png, pngOfSize } from '../support/images.ts';
 import { libraryObjectKeyOf, snapshotStore, storeDiff } from '../support/store-snapshot.ts';
@@ -487,9 +487,25 @@ describe('large-file upload', () => {
     expect(completed.body.LibraryItem.FileMd5).toBe(md5(image));
   });
 
-  it('refuses an object over the limit with 413 (S3 enforces the policy; the check holds where it does not)', async () => {
+  it('refuses an object over the limit: S3 refuses the POST (its policy), and completion checks the size again', async () => {
     const ticket = await createUpload();
-    await upload(ticket, pngOfSize(UPLOAD_MAX_BYTES + 1));
+    const body = new FormData();
+    for (const [name, value] of Object.entries(ticket.Upload.Fields)) body.append(name, value);
+    body.append('file', new Blob([pngOfSize(UPLOAD_MAX_BYTES + 1)]), 'big.png');
+    const refused = await fetch(ticket.Upload.Url, { method: 'POST', body });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('<Code>EntityTooLarge</Code>');
+    const missing = await post(`/library/upload/${ticket.ItemGuid}/complete`, Buffer.alloc(0));
+    expect(missing.body.Error.Code).toBe('UploadMissing');
+
+    // Where an object over the limit is there all the same (a policy that did not hold), completion refuses it.
+    await s3Reader.send(
+      new PutObjectCommand({
+        Bucket: process.env.BUCKET_NAME,
+        Key: ticket.Upload.Fields.key,
+        Body: pngOfSize(UPLOAD_MAX_BYTES + 1),
+      }),
+    );
     const { status } = await post(`/library/upload/${ticket.ItemGuid}/complete`, Buffer.alloc(0));
     expect(status).toBe(413);
   });

@@ -31,7 +31,12 @@ it('writes identifiers as {id}, prefixes and names as they are', () => {
 it('records S3 requests and PutEvents of functions, once each, with the context IAM sees in AWS', () => {
   vi.stubEnv(AWS_CALL_LOG_DIR, dir);
   const { accessKeyId } = functionCredentials('get-library-item');
-  const presigned = { accessKeyId, action: 's3:GetObject', resource: 'arn:aws:s3:::b/library/k', via: 'presigned-url' };
+  const presigned = {
+    accessKeyId,
+    action: 's3:GetObject',
+    resource: 'arn:aws:s3:::b/library/k',
+    via: 'presigned-url' as const,
+  };
   recordS3Request(presigned);
   recordS3Request(presigned);
   recordS3Request({ ...presigned, accessKeyId: TOOL_CREDENTIALS.accessKeyId });
