@@ -41,9 +41,10 @@ export function signAsRunningFunction(client: SignedClient): void {
   if (attributed.has(client)) return;
   attributed.add(client);
   const own = client.config.credentials;
+  // The SDK memoizes what it is given here until the identity expires: expired at once, it is asked each time.
   client.config.credentials = async () => {
     const name = runningFunction();
-    return name === undefined ? own() : functionCredentials(name);
+    return { ...(name === undefined ? await own() : functionCredentials(name)), expiration: new Date(0) };
   };
   client.middlewareStack.add(
     (next, context) => async (args) => {

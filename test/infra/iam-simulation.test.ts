@@ -73,7 +73,7 @@ describe('the template denies, and says why', () => {
   it('a partition key outside the function’s prefixes', async () => {
     const verdict = await verdictOf(tableCall('claim-library-items', 'dynamodb:GetItem', ['LIBITEM#1', 'USER#u1']));
     expect(verdict).toMatchObject({ allowed: false, handler: 'claim-library-items', action: 'dynamodb:GetItem' });
-    expect(verdict.reason).toMatch(/^no Allow statement of the role's policies \(ApiEndpointclaimlibraryitemsRole/);
+    expect(verdict.reason).toMatch(/^no Allow statement of the role's policies \(Endpointclaimlibraryitems/);
   });
 
   it('a prefix the CDK code left out of dynamodb:LeadingKeys', async () => {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LOCAL_AWS_ENV } from '../../lib/local/storage.ts';
+import { functionCredentials } from '../../lib/local/function-credentials.ts';
 import { sqsEvent } from '../../lib/local/event-delivery.ts';
 import type { EventEnvelope } from '../../functions/shared/events.ts';
 import { ITEMS_ADDED } from '../../functions/contracts/library-events.ts';
@@ -43,7 +44,7 @@ afterAll(async () => {
   rmSync(outdir, { recursive: true, force: true });
 });
 
-/** The environment Lambda gives the function: the template's (its own strings), then the local storage's endpoints and credentials. */
+/** The environment Lambda gives the function: the template's (its own strings), then the local storage's endpoints and the function's credentials. */
 const functionEnvironment = (): Record<string, string> => ({
   ...Object.fromEntries(
     Object.entries(asset.environment).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
@@ -52,7 +53,10 @@ const functionEnvironment = (): Record<string, string> => ({
   BUCKET_NAME: process.env.BUCKET_NAME!,
   DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!,
   S3_ENDPOINT: process.env.S3_ENDPOINT!,
-  ...LOCAL_AWS_ENV,
+  AWS_REGION: LOCAL_AWS_ENV.AWS_REGION,
+  // The function's own credentials: the local S3 checks its signatures, and the IAM check its calls.
+  AWS_ACCESS_KEY_ID: functionCredentials('make-renditions').accessKeyId,
+  AWS_SECRET_ACCESS_KEY: functionCredentials('make-renditions').secretAccessKey,
   // Any other endpoint is a closed loopback port: nothing leaves the machine.
   AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
 });

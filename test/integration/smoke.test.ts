@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inProcessIt } from '../support/bundles.ts';
 import { runSmoke } from '../../lib/smoke.ts';
 import { SMOKE_PNG } from '../../lib/smoke/session.ts';
 import { routes } from '../../functions/routes.ts';
@@ -121,32 +122,36 @@ describe('smoke flow', () => {
     ]);
   });
 
-  it('made only the AWS calls the template grants each function (IAM is not enforced locally)', async () => {
-    const actionsOf = (handler: string) =>
-      [
-        ...new Set(
-          calls
-            .filter((call) => call.accessKeyId === functionCredentials(handler).accessKeyId)
-            .map((call) => call.action),
-        ),
-      ].sort();
-    expect(new Set(calls.map((call) => call.accessKeyId)).size).toBeGreaterThan(10);
-    // The flows that are one transaction show as their actions' own IAM actions.
-    expect(actionsOf('complete-checkout')).toEqual([
-      'dynamodb:DeleteItem',
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-    ]);
-    expect(actionsOf('claim-library-items')).toEqual([
-      'dynamodb:BatchGetItem',
-      'dynamodb:ConditionCheckItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-    ]);
-    const verdicts = await evaluateCalls(calls, serviceTemplateAccess());
-    expect(verdicts.filter((verdict) => !verdict.allowed).map(deniedLine)).toEqual([]);
-  }, 180_000);
+  inProcessIt(
+    'made only the AWS calls the template grants each function (IAM is not enforced locally)',
+    async () => {
+      const actionsOf = (handler: string) =>
+        [
+          ...new Set(
+            calls
+              .filter((call) => call.accessKeyId === functionCredentials(handler).accessKeyId)
+              .map((call) => call.action),
+          ),
+        ].sort();
+      expect(new Set(calls.map((call) => call.accessKeyId)).size).toBeGreaterThan(10);
+      // The flows that are one transaction show as their actions' own IAM actions.
+      expect(actionsOf('complete-checkout')).toEqual([
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ]);
+      expect(actionsOf('claim-library-items')).toEqual([
+        'dynamodb:BatchGetItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ]);
+      const verdicts = await evaluateCalls(calls, serviceTemplateAccess());
+      expect(verdicts.filter((verdict) => !verdict.allowed).map(deniedLine)).toEqual([]);
+    },
+    180_000,
+  );
 
   it('runs from the command line and skips pull without --image-url', async () => {
     const { stdout } = await promisify(execFile)(
