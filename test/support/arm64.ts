@@ -6,11 +6,8 @@
  * need nothing else. `-L /` tells qemu the arm64 loader's root is this machine's own (QEMU_LD_PREFIX=/ would
  * do the same). .ci/run installs the Debian packages.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ARM64_NODE } from '../../lib/lambda-arm64.ts';
 
 export const QEMU_AARCH64 = '/usr/bin/qemu-aarch64-static';
@@ -35,50 +32,8 @@ export function arm64Missing(root = '/', node = ARM64_NODE): string | undefined 
   return reasons.length > 0 ? reasons.join(' ') : undefined;
 }
 
-/** The command line that runs `script` with `args` in the arm64 Node under qemu: spawn `command` with `args`. */
-export const arm64Command = (script: string, args: readonly string[] = []): { command: string; args: string[] } => ({
-  command: QEMU_AARCH64,
-  args: ['-L', '/', ARM64_NODE, script, ...args],
-});
-
-const INVOKE_ASSET = fileURLToPath(new URL('invoke-asset.ts', import.meta.url));
-
-export interface Arm64Invocation {
-  /** The handler's answer; undefined when the process failed. */
-  answer: unknown;
-  exitCode: number | null;
-  /** The function's logs. */
-  stdout: string;
-  stderr: string;
-}
-
 /**
- * Invokes the handler of the Lambda asset in `assetDir` once with `event`, on arm64 (test/support/invoke-asset.ts),
- * in an environment of `env` alone, as Lambda gives a function only its own.
+ * What runs a script in the arm64 Node under qemu: spawn `command` with `args` and the script (the runner of
+ * lib/local/bundles/function-process.ts, whose runtime stand-in then loads the asset on arm64).
  */
-export async function invokeArm64(
-  assetDir: string,
-  event: unknown,
-  env: Record<string, string>,
-): Promise<Arm64Invocation> {
-  const work = mkdtempSync(join(tmpdir(), 'invoke-arm64-'));
-  try {
-    const eventFile = join(work, 'event.json');
-    const answerFile = join(work, 'answer.json');
-    writeFileSync(eventFile, JSON.stringify(event));
-    const { command, args } = arm64Command(INVOKE_ASSET, [assetDir, eventFile, answerFile]);
-    const child = spawn(command, args, { env, cwd: assetDir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exitCode = await new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', resolve);
-    });
-    const answer = exitCode === 0 ? JSON.parse(readFileSync(answerFile, 'utf8')) : undefined;
-    return { answer, exitCode, stdout, stderr };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-}
+export const ARM64_RUNNER = { command: QEMU_AARCH64, args: ['-L', '/', ARM64_NODE] };

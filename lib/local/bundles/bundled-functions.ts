@@ -75,6 +75,29 @@ function lambdaEnvironment(fn: SynthesizedFunction, region: string): Record<stri
   };
 }
 
+/**
+ * The environment of `fn` run locally: its template's variables, what Lambda sets, the local endpoints (the
+ * local issuer's key file in place of the template's JWKS URL) and `overrides`.
+ */
+export function functionEnvironment(
+  fn: SynthesizedFunction,
+  endpoints: LocalEndpoints,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
+  const { JWT_JWKS_URL, ...template } = fn.environment;
+  return {
+    ...template,
+    ...lambdaEnvironment(fn, endpoints.region),
+    DYNAMODB_ENDPOINT: endpoints.dynamoEndpoint,
+    S3_ENDPOINT: endpoints.s3Endpoint,
+    AWS_ENDPOINT_URL_EVENTBRIDGE: endpoints.eventBridgeEndpoint,
+    // Any other SDK client goes to a closed loopback port, never to AWS.
+    AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+    ...(JWT_JWKS_URL !== undefined ? { JWT_JWKS_FILE: endpoints.jwksFile } : {}),
+    ...overrides,
+  };
+}
+
 export function startBundledFunctions(options: BundledFunctionsOptions): BundledFunctions {
   const outdir = options.outdir ?? CDK_OUT;
   const stale = staleness(options.context, outdir);
@@ -84,21 +107,9 @@ export function startBundledFunctions(options: BundledFunctionsOptions): Bundled
   }
   const functions = synthesizedFunctions(options.resources, options.context.stage, outdir);
   mkdirSync(options.logDir, { recursive: true });
-  const { endpoints } = options;
   const processes = new Map<string, FunctionProcess>(
     functions.map((fn) => {
-      const { JWT_JWKS_URL, ...template } = fn.environment;
-      const environment = {
-        ...template,
-        ...lambdaEnvironment(fn, endpoints.region),
-        DYNAMODB_ENDPOINT: endpoints.dynamoEndpoint,
-        S3_ENDPOINT: endpoints.s3Endpoint,
-        AWS_ENDPOINT_URL_EVENTBRIDGE: endpoints.eventBridgeEndpoint,
-        // Any other SDK client goes to a closed loopback port, never to AWS.
-        AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
-        ...(JWT_JWKS_URL !== undefined ? { JWT_JWKS_FILE: endpoints.jwksFile } : {}),
-        ...options.overrides,
-      };
+      const environment = functionEnvironment(fn, options.endpoints, options.overrides);
       return [
         fn.module,
         functionProcess({

@@ -27,6 +27,8 @@ export interface FunctionProcessOptions {
   logFile: string;
   /** Environments at once (default 4). */
   maxEnvironments?: number;
+  /** What runs the runtime stand-in: default this process's Node; e.g. the arm64 Node under qemu (test/support/arm64.ts). */
+  runner?: { command: string; args: string[] };
 }
 
 /** An invocation's failure, as Lambda reports it (errorType, errorMessage). */
@@ -66,7 +68,8 @@ export function functionProcess(options: FunctionProcessOptions): FunctionProces
 
   const start = (): Environment => {
     const log = openSync(options.logFile, 'a');
-    const started = spawn(process.execPath, [RUNTIME], {
+    const runner = options.runner ?? { command: process.execPath, args: [] };
+    const started = spawn(runner.command, [...runner.args, RUNTIME], {
       cwd: options.assetDir,
       env: options.environment,
       stdio: ['ignore', log, log, 'ipc'],
