@@ -76,13 +76,13 @@ export function recordAwsCall(call: AwsCall, dir = awsCallLogDir()): void {
  * The local S3's `onRequest`. In AWS every SDK call and presigned URL goes over HTTPS with TLS 1.2 at
  * least (the SDK's floor; the bucket policy denies less), whatever loopback HTTP the local one used.
  */
-export const recordS3Request = ({ accessKeyId, action, resource, via }: S3Call): void =>
+export const recordS3Request = ({ accessKeyId, action, resource, via, context }: S3Call): void =>
   recordAwsCall({
     accessKeyId,
     action,
     resource,
     via,
-    context: { 'aws:SecureTransport': 'true', 's3:TlsVersion': '1.2' },
+    context: { ...context, 'aws:SecureTransport': 'true', 's3:TlsVersion': '1.2' },
   });
 
 /** For the local EventBridge: one PutEvents on the bus `resource` (its ARN). */

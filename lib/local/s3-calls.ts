@@ -14,6 +14,8 @@ export interface S3Call {
   /** `arn:aws:s3:::<bucket>` or `arn:aws:s3:::<bucket>/<key>`. */
   resource: string;
   via: S3CallVia;
+  /** The request's own condition keys, where it has any: a listing's `s3:prefix` and `s3:delimiter`. */
+  context?: Record<string, string>;
   /**
    * The S3 error code when the local S3 refused the call after its signature verified, for a reason of
    * authorization (an expired URL or policy, a clock too far off, a POST outside its policy); absent otherwise.
@@ -83,9 +85,21 @@ function bucketAction({ method, query }: S3Target): string {
   }
 }
 
-/** The (action, resource) pairs S3 authorizes a request with: one, or two for a copy (it reads its source). */
-export function callsOf(target: S3Target): { action: string; resource: string }[] {
-  if (target.key === undefined) return [{ action: bucketAction(target), resource: bucketArn(target.bucket) }];
+/** The condition keys a listing carries: the `prefix` and `delimiter` it asks for, as IAM sees them. */
+function listingContext(query: S3Target['query']): Record<string, string> | undefined {
+  const keys = Object.entries({ 's3:prefix': query.prefix, 's3:delimiter': query.delimiter }).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string',
+  );
+  return keys.length > 0 ? Object.fromEntries(keys) : undefined;
+}
+
+/** What S3 authorizes a request with: one call, or two for a copy (it reads its source). */
+export function callsOf(target: S3Target): Pick<S3Call, 'action' | 'resource' | 'context'>[] {
+  if (target.key === undefined) {
+    const action = bucketAction(target);
+    const context = action === 's3:ListBucket' ? listingContext(target.query) : undefined;
+    return [{ action, resource: bucketArn(target.bucket), ...(context ? { context } : {}) }];
+  }
   const calls = [{ action: objectAction(target), resource: objectArn(target.bucket, target.key) }];
   if (target.method === 'PUT' && target.copySource) {
     const source = decodeURIComponent(target.copySource.split('?')[0] as string).replace(/^\//, '');

@@ -18,10 +18,11 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { S3Error } from './s3-error.ts';
-import { callsOf, objectArn, type S3CallRecorder, type S3CallVia } from './s3-calls.ts';
+import { callsOf, objectArn, type S3Call, type S3CallRecorder, type S3CallVia } from './s3-calls.ts';
 import { verifiedBody } from './s3-payload-checks.ts';
 import { postObject } from './s3-post-object.ts';
 import { secretOf, verifySignature } from './s3-signature-v4.ts';
+import type { S3Context } from './s3-context.ts';
 
 const require = createRequire(import.meta.url);
 /** s3rver's CORS middleware: a POST answered here carries the bucket's CORS headers as s3rver's answers do. */
@@ -34,21 +35,7 @@ const { DUMMY_ACCOUNT } = require('s3rver/lib/models/account') as {
   DUMMY_ACCOUNT: { accessKeys: Map<string, string>; createKeyPair(id: string, secret: string): void };
 };
 
-/** The part of Koa's context the front uses. */
-interface Ctx {
-  method: string;
-  path: string;
-  querystring: string;
-  query: Record<string, string | string[] | undefined>;
-  headers: Record<string, string | string[] | undefined>;
-  req: IncomingMessage;
-  params?: Record<string, string>;
-  status: number;
-  body: unknown;
-  set(name: string, value: string): void;
-  is(type: string): string | false | null;
-  store: { putObject(object: unknown): Promise<{ md5: string; size: number }> };
-}
+type Ctx = S3Context;
 
 export interface S3FrontOptions {
   /** Where bodies wait while they are verified (each removed once stored or refused). */
@@ -82,7 +69,7 @@ export function s3Front({ incomingDir, onRequest }: S3FrontOptions) {
   const report = (
     accessKeyId: string,
     via: S3CallVia,
-    calls: { action: string; resource: string }[],
+    calls: Pick<S3Call, 'action' | 'resource' | 'context'>[],
     refused?: string,
   ) => {
     if (onRequest) for (const call of calls) onRequest({ accessKeyId, via, ...call, ...(refused ? { refused } : {}) });

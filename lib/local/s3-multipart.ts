@@ -21,13 +21,13 @@
  * body digests are checked before this runs, by the front (lib/local/s3-front.ts). Only the local stack
  * uses this; the functions speak to it through the same SDK calls as to S3.
  */
-import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { S3Error } from './s3-error.ts';
 import { checkedParts, multipartEtag, namedParts } from './s3-multipart-completion.ts';
 import { assembledObjects, type FilesystemStore } from './s3-multipart-objects.ts';
 import { multipartUploads, type UploadInfo } from './s3-multipart-uploads.ts';
+import type { S3Context } from './s3-context.ts';
 
 const require = createRequire(import.meta.url);
 // s3rver's own CORS middleware.
@@ -36,19 +36,7 @@ const corsMiddleware = require('s3rver/lib/middleware/cors') as () => (
   next: () => Promise<void>,
 ) => Promise<void>;
 
-/** The part of Koa's context this middleware uses. */
-interface Ctx {
-  method: string;
-  path: string;
-  query: Record<string, string | string[] | undefined>;
-  headers: Record<string, string | string[] | undefined>;
-  req: IncomingMessage;
-  params?: Record<string, string>;
-  status: number;
-  body: unknown;
-  set(name: string, value: string): void;
-  store: { getBucket(bucket: string): Promise<unknown> };
-}
+type Ctx = S3Context;
 
 const quoted = (md5: string) => `"${md5}"`;
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);

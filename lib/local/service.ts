@@ -8,27 +8,18 @@ import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { binaryMediaTypes, routes } from '../../functions/routes.ts';
 import { closeServer, listenLocally } from './listen.ts';
-import {
-  createApiGatewayFront,
-  type ApiGatewayFrontOptions,
-  type ProxyHandler,
-  type RequestAuthorizer,
-} from './api-gateway.ts';
+import { createApiGatewayFront, type ApiGatewayFrontOptions, type RequestAuthorizer } from './api-gateway.ts';
 import type { S3CallRecorder } from './s3-calls.ts';
 import { ensureTableAndBucket, LOCAL_AWS_ENV, startLocalStorage, type LocalStorage } from './storage.ts';
 import { publishEndpoints, withdrawEndpoints } from './shared-storage.ts';
 import { ensureSigningKeys, LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalSigningKeys } from './signing-keys.ts';
 import { ttlStandIn, withTtlIdentity, type TtlRun } from './ttl.ts';
 import { tableStream } from './table-stream.ts';
-import { fromSource, LIBRARY_SWEEPER, streamConsumers, streamCheckpointFile } from './stream-consumers.ts';
+import { LIBRARY_SWEEPER, streamConsumers, streamCheckpointFile } from './stream-consumers.ts';
+import { functionsFromAssets, functionsFromSource } from './function-sources.ts';
 import { apiDocs } from './api-docs.ts';
 import { reloadConfig } from '../../functions/shared/config.ts';
-import { subscribeLocally } from '../../functions/shared/events.ts';
 import { startEventDelivery, type QueueHandler } from './event-delivery.ts';
-import { startBundledFunctions } from './bundles/bundled-functions.ts';
-import { startLocalEventBus, type LocalEventBus } from './eventbridge.ts';
-import { awsCallLogDir, recordEventBridgeCall } from './aws-call-log.ts';
-import { asInvocationOf, signAsRunningFunction } from './source-invocations.ts';
 
 export interface LocalServiceOptions {
   /** 0 picks a free port. */
@@ -93,8 +84,6 @@ export const LOCAL_CHECKOUT_URL = 'http://127.0.0.1:3001';
 
 /** The settings the local stack synthesizes its stack with (LOCAL_BUNDLES): those `npm start` runs with. */
 const LOCAL_STAGE = 'local';
-/** The bus the local stack's EventBridge stand-in holds (bundles only; in source mode events go to EVENTS_FILE). */
-const LOCAL_EVENT_BUS = 'photo-commerce-local-events';
 
 /**
  * The CDK context the local stack synthesizes the stack with (LOCAL_BUNDLES): the settings `npm start` runs
@@ -151,7 +140,16 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   if (!temporary) publishEndpoints(dataDir, storage);
 
   const bundles = options.bundles ?? process.env.LOCAL_BUNDLES === '1';
-  const functions = bundles ? await fromBundles(options, storage, keys, dataDir) : await fromSourceFiles();
+  const functions = bundles
+    ? await functionsFromAssets({
+        context: localSynthesisContext(process.env),
+        env: process.env,
+        endpoints: { dynamoEndpoint: storage.dynamoEndpoint, s3Endpoint: storage.s3Endpoint, jwksFile: keys.jwksFile },
+        dataDir,
+        ...(options.env ? { overrides: options.env } : {}),
+        ...(options.onSynthesize ? { onSynthesize: options.onSynthesize } : {}),
+      })
+    : await functionsFromSource();
   const { loadHandler } = functions;
   const authorizer = (await loadHandler('authorizer')) as unknown as RequestAuthorizer;
 
@@ -221,85 +219,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       await storage.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });
       else withdrawEndpoints(dataDir);
-    },
-  };
-}
-
-/** Where the functions run from, and how the local stack reaches them. */
-interface LocalFunctions {
-  from: string;
-  /** A function's handler, by its module name under functions/handlers/. */
-  loadHandler(name: string): Promise<ProxyHandler>;
-  /** The local EventBridge rules' subscription to published events. */
-  subscribe: (subscriber: Parameters<typeof subscribeLocally>[0]) => () => void;
-  close(): Promise<void>;
-}
-
-/**
- * The handlers from source, in this process; imported after the environment is set, as in a cold start.
- * Each invocation signs its AWS calls with its function's own credentials (source-invocations.ts).
- */
-async function fromSourceFiles(): Promise<LocalFunctions> {
-  const [{ dynamoDbClient }, { s3 }] = await Promise.all([
-    import('../../functions/shared/clients/dynamodb.ts'),
-    import('../../functions/shared/clients/s3.ts'),
-  ]);
-  for (const client of [dynamoDbClient, s3]) signAsRunningFunction(client as never);
-  const handlers = new Map<string, Promise<ProxyHandler>>();
-  return {
-    from: 'source',
-    loadHandler(name) {
-      let loaded = handlers.get(name);
-      if (!loaded) {
-        loaded = (fromSource(name) as Promise<ProxyHandler>).then(
-          (handler): ProxyHandler =>
-            (event, context) =>
-              asInvocationOf(name, () => handler(event, context)),
-        );
-        handlers.set(name, loaded);
-      }
-      return loaded;
-    },
-    subscribe: subscribeLocally,
-    close: async () => {},
-  };
-}
-
-/** The functions from their synthesized assets, each in a process of its own, publishing to a local EventBridge. */
-async function fromBundles(
-  options: LocalServiceOptions,
-  storage: LocalStorage,
-  keys: LocalSigningKeys,
-  dataDir: string,
-): Promise<LocalFunctions> {
-  const env = process.env as Record<string, string>;
-  const bus: LocalEventBus = await startLocalEventBus({
-    busName: LOCAL_EVENT_BUS,
-    eventsFile: env.EVENTS_FILE!,
-    ...(awsCallLogDir() ? { onCall: recordEventBridgeCall } : {}),
-  });
-  const bundled = startBundledFunctions({
-    context: localSynthesisContext(env),
-    resources: { tableName: env.TABLE_NAME!, bucketName: env.BUCKET_NAME!, eventBusName: LOCAL_EVENT_BUS },
-    endpoints: {
-      region: env.AWS_REGION!,
-      dynamoEndpoint: storage.dynamoEndpoint,
-      s3Endpoint: storage.s3Endpoint,
-      eventBridgeEndpoint: bus.endpoint,
-      jwksFile: keys.jwksFile,
-    },
-    logDir: join(dataDir, 'logs'),
-    ...(options.env ? { overrides: options.env } : {}),
-    ...(options.onSynthesize ? { onSynthesize: options.onSynthesize } : {}),
-  });
-  return {
-    from: bundled.outdir,
-    loadHandler: async (name) => (event, context) =>
-      bundled.invoke(name, event, context?.awsRequestId) as ReturnType<ProxyHandler>,
-    subscribe: bus.subscribe,
-    async close() {
-      await bundled.close();
-      await bus.close();
     },
   };
 }

@@ -33,7 +33,11 @@ it('names a copy as a put of the target and a get of its source', () => {
 
 it('names the bucket actions on the bucket ARN', () => {
   const arn = 'arn:aws:s3:::images';
-  expect(ofBucket('GET', { 'list-type': '2', prefix: 'library/' })).toEqual(on('s3:ListBucket', arn));
+  // A listing carries the condition keys IAM tests it with (the sweeper's grant is held to s3:prefix).
+  expect(ofBucket('GET', { 'list-type': '2', prefix: 'library/u/', delimiter: '/' })).toEqual([
+    { action: 's3:ListBucket', resource: arn, context: { 's3:prefix': 'library/u/', 's3:delimiter': '/' } },
+  ]);
+  expect(ofBucket('GET', { 'list-type': '2' })).toEqual(on('s3:ListBucket', arn));
   expect(ofBucket('HEAD')).toEqual(on('s3:ListBucket', arn));
   expect(ofBucket('PUT')).toEqual(on('s3:CreateBucket', arn));
   expect(ofBucket('PUT', { cors: '' })).toEqual(on('s3:PutBucketCORS', arn));

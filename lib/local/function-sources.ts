@@ -1,0 +1,96 @@
+/**
+ * Where the local stack's functions run from: the handlers from source in this process (`npm start`, most
+ * tests), or every function from its synthesized asset in a process of its own (`LOCAL_BUNDLES=1`,
+ * lib/local/bundles/), publishing to a local EventBridge. Either way the front, the stream and the queue
+ * stand-ins reach a function by its handler module's name.
+ */
+import { join } from 'node:path';
+import { subscribeLocally } from '../../functions/shared/events.ts';
+import type { ProxyHandler } from './api-gateway.ts';
+import { awsCallLogDir, recordEventBridgeCall } from './aws-call-log.ts';
+import { startBundledFunctions, type LocalEndpoints } from './bundles/bundled-functions.ts';
+import { startLocalEventBus } from './eventbridge.ts';
+import { asInvocationOf, signAsRunningFunction } from './source-invocations.ts';
+import { fromSource } from './stream-consumers.ts';
+
+/** The bus the local EventBridge holds (assets only; from source, events go to EVENTS_FILE). */
+const LOCAL_EVENT_BUS = 'photo-commerce-local-events';
+
+export interface LocalFunctions {
+  /** `source`, or the cdk.out folder whose assets run. */
+  from: string;
+  /** A function's handler, by its module name under functions/handlers/. */
+  loadHandler(name: string): Promise<ProxyHandler>;
+  /** The local EventBridge rules' subscription to published events. */
+  subscribe: (subscriber: Parameters<typeof subscribeLocally>[0]) => () => void;
+  close(): Promise<void>;
+}
+
+/**
+ * The handlers from source, in this process; imported after the environment is set, as in a cold start.
+ * Each invocation signs its AWS calls with its function's own credentials (source-invocations.ts).
+ */
+export async function functionsFromSource(): Promise<LocalFunctions> {
+  const [{ dynamoDbClient }, { s3 }] = await Promise.all([
+    import('../../functions/shared/clients/dynamodb.ts'),
+    import('../../functions/shared/clients/s3.ts'),
+  ]);
+  for (const client of [dynamoDbClient, s3]) signAsRunningFunction(client as never);
+  const handlers = new Map<string, Promise<ProxyHandler>>();
+  return {
+    from: 'source',
+    loadHandler(name) {
+      let loaded = handlers.get(name);
+      if (!loaded) {
+        loaded = (fromSource(name) as Promise<ProxyHandler>).then(
+          (handler): ProxyHandler =>
+            (event, context) =>
+              asInvocationOf(name, () => handler(event, context)),
+        );
+        handlers.set(name, loaded);
+      }
+      return loaded;
+    },
+    subscribe: subscribeLocally,
+    close: async () => {},
+  };
+}
+
+export interface AssetFunctionsOptions {
+  /** The CDK context cdk.out is synthesized with (localSynthesisContext of service.ts). */
+  context: Record<string, string> & { stage: string };
+  /** The environment after the local stack's defaults: TABLE_NAME, BUCKET_NAME, EVENTS_FILE, AWS_REGION. */
+  env: Record<string, string | undefined>;
+  endpoints: Omit<LocalEndpoints, 'eventBridgeEndpoint' | 'region'>;
+  dataDir: string;
+  overrides?: Record<string, string>;
+  onSynthesize?: (reason: string) => void;
+}
+
+/** The functions from their synthesized assets, each in a process of its own, publishing to a local EventBridge. */
+export async function functionsFromAssets(options: AssetFunctionsOptions): Promise<LocalFunctions> {
+  const { env } = options;
+  const bus = await startLocalEventBus({
+    busName: LOCAL_EVENT_BUS,
+    eventsFile: env.EVENTS_FILE!,
+    ...(awsCallLogDir() ? { onCall: recordEventBridgeCall } : {}),
+  });
+  const bundled = startBundledFunctions({
+    context: options.context,
+    resources: { tableName: env.TABLE_NAME!, bucketName: env.BUCKET_NAME!, eventBusName: LOCAL_EVENT_BUS },
+    endpoints: { ...options.endpoints, region: env.AWS_REGION!, eventBridgeEndpoint: bus.endpoint },
+    logDir: join(options.dataDir, 'logs'),
+    ...(options.overrides ? { overrides: options.overrides } : {}),
+    ...(options.onSynthesize ? { onSynthesize: options.onSynthesize } : {}),
+  });
+  return {
+    from: bundled.outdir,
+    loadHandler: async (name) => (event, context) =>
+      bundled.invoke(name, event, context?.awsRequestId) as ReturnType<ProxyHandler>,
+    subscribe: bus.subscribe,
+    async close() {
+      await bundled.close();
+      await bus.close();
+    },
+  };
+}
