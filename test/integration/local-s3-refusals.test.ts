@@ -447,7 +447,13 @@ describe('the recorder hook', () => {
     const accessKeyId = credentials.accessKeyId;
     expect(calls).toEqual([
       { accessKeyId, action: 's3:PutObject', resource: `arn:aws:s3:::${BUCKET}/rec/a`, via: 'header' },
-      { accessKeyId, action: 's3:ListBucket', resource: `arn:aws:s3:::${BUCKET}`, via: 'header' },
+      {
+        accessKeyId,
+        action: 's3:ListBucket',
+        resource: `arn:aws:s3:::${BUCKET}`,
+        via: 'header',
+        context: { 's3:prefix': 'rec/' },
+      },
       { accessKeyId, action: 's3:GetObject', resource: `arn:aws:s3:::${BUCKET}/rec/a`, via: 'presigned-url' },
       { accessKeyId, action: 's3:PutObject', resource: `arn:aws:s3:::${BUCKET}/rec/b`, via: 'post-policy' },
     ]);
