@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   CompleteMultipartUploadCommand,
+  AbortMultipartUploadCommand,
   CreateMultipartUploadCommand,
   ListPartsCommand,
   S3Client,
@@ -74,4 +75,22 @@ it('refuses a Complete request past 2 MiB with 400 MaxMessageLengthExceeded, and
   );
   const listed = await s3.send(new ListPartsCommand(upload));
   expect(listed.Parts?.map((part) => part.PartNumber)).toEqual([1, 2, 3]);
+});
+
+it('starts an upload that names its parts’ checksum algorithm (x-amz-checksum-algorithm), as S3 does', async () => {
+  const started = await s3.send(
+    new CreateMultipartUploadCommand({
+      Bucket: upload.Bucket,
+      Key: 'library/local-s3/with-algorithm',
+      ChecksumAlgorithm: 'CRC32',
+    }),
+  );
+  expect(started.UploadId).toBeTruthy();
+  await s3.send(
+    new AbortMultipartUploadCommand({
+      Bucket: upload.Bucket,
+      Key: 'library/local-s3/with-algorithm',
+      UploadId: started.UploadId,
+    }),
+  );
 });
