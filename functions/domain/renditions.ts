@@ -62,10 +62,27 @@ export const orientationToApply = (mimeType: string, orientation: number): numbe
 export const mayBeHevc = (mimeType: string): boolean =>
   mimeType.startsWith('image/heic') || mimeType.startsWith('image/heif');
 
-/** Why an image gets no renditions, for the pixel limit (a decompression bomb declares its size in its header). */
-export function pixelLimitReason(width: number, height: number, maxPixels: number): string | undefined {
-  const pixels = width * height;
-  if (pixels <= maxPixels) return undefined;
+/**
+ * Why an image gets no renditions, for the pixel limit: `decodedPixels` is what its decoder would produce
+ * (a decompression bomb declares it in its header; a HEIF may display far fewer pixels than it decodes).
+ */
+export function pixelLimitReason(
+  shown: { width: number; height: number },
+  decodedPixels: number,
+  maxPixels: number,
+): string | undefined {
+  if (decodedPixels <= maxPixels) return undefined;
   const megapixels = (count: number) => `${Number((count / 1_000_000).toFixed(2))} megapixels`;
-  return `The image has ${width} x ${height} pixels (${megapixels(pixels)}), more than the ${megapixels(maxPixels)} renditions are made of.`;
+  const limit = `more than the ${megapixels(maxPixels)} renditions are made of.`;
+  const { width, height } = shown;
+  return decodedPixels === width * height
+    ? `The image has ${width} x ${height} pixels (${megapixels(decodedPixels)}), ${limit}`
+    : `The image shows ${width} x ${height} pixels but decodes ${megapixels(decodedPixels)}, ${limit}`;
+}
+
+/** Why an original gets no renditions for its size: it is not even read (the function holds it whole). */
+export function byteLimitReason(bytes: number, maxBytes: number): string | undefined {
+  if (bytes <= maxBytes) return undefined;
+  const mebibytes = (count: number) => `${Number((count / 2 ** 20).toFixed(1))} MiB`;
+  return `The original is ${mebibytes(bytes)}, more than the ${mebibytes(maxBytes)} renditions are made from.`;
 }

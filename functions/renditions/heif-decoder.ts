@@ -4,37 +4,146 @@
  * HEVC's patents keep libde265 out of its binaries (docs/design.md, "Renditions"). libheif applies the
  * file's `irot`, `imir` and `clap` transformations and assembles grid images (iPhone photos are 512 x 512
  * tiles), so the pixels come out as displayed.
+ *
+ * The decode is synchronous WebAssembly: nothing in its thread can interrupt it. It runs in a worker thread,
+ * which the function terminates when the decode passes its time limit or the process passes its memory
+ * bound; the function's own thread stays free to watch. One worker serves the function's decodes one at a
+ * time (libheif instantiates once), and a terminated one is replaced on the next decode. This module is
+ * both sides: the bundled function starts its own file as the worker, which serves decodes when it sees
+ * the role in its workerData.
  */
-import libheif from 'libheif-js/wasm-bundle.js';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 export interface DecodedPixels {
   /** Interleaved RGBA, 8 bits a channel. */
   data: Uint8Array;
   width: number;
   height: number;
+  /** The file's bytes, back from the worker. */
+  source: Uint8Array;
 }
 
-/** The primary image of a HEIF file as RGBA; throws with libheif's reason when it cannot be decoded. */
-export async function decodeHeif(bytes: Uint8Array): Promise<DecodedPixels> {
+export interface DecodeLimits {
+  /** The decode is abandoned after this long. */
+  timeoutMs: number;
+  /** The decode is abandoned when the process's resident memory passes this many bytes. */
+  maxRssBytes: number;
+  /** The displayed size the header declares: libheif must find the same, or nothing is decoded. */
+  expected: { width: number; height: number };
+}
+
+/** The decode cannot be made, with the reason to record; `bytes` are handed back when the worker still had them. */
+export class HeifDecodeFailure extends Error {
+  readonly bytes: Uint8Array | undefined;
+  constructor(reason: string, bytes?: Uint8Array) {
+    super(reason);
+    this.bytes = bytes;
+  }
+}
+
+const ROLE = 'heif-decoder';
+/** How often the function's thread reads the process's resident memory while a decode runs. */
+const MEMORY_POLL_MS = 25;
+
+type Request = { bytes: Uint8Array; expected: { width: number; height: number } };
+type Answer = { ok: true; data: Uint8Array; width: number; height: number } | { ok: false; reason: string };
+/** The answer, and the file's bytes going back. */
+type Reply = Answer & { bytes: Uint8Array };
+
+// ---- worker side ----------------------------------------------------------------------------------------
+
+async function decodeInThisThread({ bytes, expected }: Request): Promise<Answer> {
+  const { default: libheif } = await import('libheif-js/wasm-bundle.js');
   const decoder = new libheif.HeifDecoder();
   const images = decoder.decode(bytes);
   try {
     const primary = images.find((image) => image.is_primary()) ?? images[0];
-    if (!primary) throw new Error('libheif found no image in the file');
+    if (!primary) return { ok: false, reason: 'libheif found no image in the file' };
     const width = primary.get_width();
     const height = primary.get_height();
+    if (width !== expected.width || height !== expected.height)
+      return {
+        ok: false,
+        reason: `libheif finds ${width} x ${height} pixels where the header declares ${expected.width} x ${expected.height}`,
+      };
     const target = { data: new Uint8ClampedArray(width * height * 4), width, height };
     const decoded = await new Promise<{ data: Uint8ClampedArray } | null>((resolve) =>
       primary.display(target, resolve),
     );
-    if (!decoded) throw new Error('libheif could not decode the image data');
-    return {
-      data: new Uint8Array(decoded.data.buffer, decoded.data.byteOffset, decoded.data.byteLength),
-      width,
-      height,
-    };
+    if (!decoded) return { ok: false, reason: 'libheif could not decode the image data' };
+    return { ok: true, data: new Uint8Array(decoded.data.buffer), width, height };
   } finally {
     for (const image of images) image.free();
     decoder.decoder?.delete();
   }
+}
+
+function serveDecodes(port: NonNullable<typeof parentPort>): void {
+  port.on('message', async (request: Request) => {
+    const reply = await decodeInThisThread(request).catch((error: unknown): Answer => ({
+      ok: false,
+      reason: error instanceof Error ? error.message : String(error),
+    }));
+    const answer: Reply = { ...reply, bytes: request.bytes };
+    port.postMessage(answer, [answer.bytes.buffer, ...(answer.ok ? [answer.data.buffer] : [])] as ArrayBuffer[]);
+  });
+}
+
+if (!isMainThread && parentPort && (workerData as { role?: string } | null)?.role === ROLE) serveDecodes(parentPort);
+
+// ---- function side --------------------------------------------------------------------------------------
+
+let worker: Worker | undefined;
+
+function decoderWorker(): Worker {
+  if (worker) return worker;
+  const started = new Worker(new URL(import.meta.url), { workerData: { role: ROLE } });
+  started.unref(); // an idle decoder never keeps the process alive
+  started.on('exit', () => {
+    if (worker === started) worker = undefined;
+  });
+  worker = started;
+  return started;
+}
+
+/**
+ * The primary image of a HEIF file as RGBA. `bytes` move to the worker (no copy): the caller reads them no
+ * more, and takes them back from the answer (`source`) or the failure. HeifDecodeFailure with libheif's
+ * reason, or the limit that stopped the decode.
+ */
+export async function decodeHeif(bytes: Uint8Array, limits: DecodeLimits): Promise<DecodedPixels> {
+  // Only a buffer of its own moves: a view into a shared one (Node's pool) would detach its neighbours.
+  const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+  const decoder = decoderWorker();
+  return new Promise<DecodedPixels>((resolve, reject) => {
+    const stop = (reason: string) => {
+      finish();
+      worker = undefined;
+      void decoder.terminate();
+      reject(new HeifDecodeFailure(reason));
+    };
+    const timer = setTimeout(() => stop(`decoding took longer than ${limits.timeoutMs / 1000} s`), limits.timeoutMs);
+    const watch = setInterval(() => {
+      if (process.memoryUsage.rss() > limits.maxRssBytes)
+        stop(`decoding needed more than the ${Math.round(limits.maxRssBytes / 2 ** 20)} MiB of memory it may use`);
+    }, MEMORY_POLL_MS);
+    const onMessage = (reply: Reply) => {
+      finish();
+      if (reply.ok) resolve({ data: reply.data, width: reply.width, height: reply.height, source: reply.bytes });
+      else reject(new HeifDecodeFailure(reply.reason, reply.bytes));
+    };
+    const onExit = (code: number) => {
+      finish();
+      reject(new HeifDecodeFailure(`the decoder stopped (exit code ${code})`));
+    };
+    const finish = () => {
+      clearTimeout(timer);
+      clearInterval(watch);
+      decoder.off('message', onMessage);
+      decoder.off('exit', onExit);
+    };
+    decoder.on('message', onMessage);
+    decoder.on('exit', onExit);
+    decoder.postMessage({ bytes: owned, expected: limits.expected } satisfies Request, [owned.buffer as ArrayBuffer]);
+  });
 }

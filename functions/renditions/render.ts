@@ -5,6 +5,8 @@
  * again. Outputs carry no metadata (sharp writes none unless asked): no EXIF, GPS, XMP, ICC or comments.
  */
 import sharp, { type OutputInfo, type Sharp } from 'sharp';
+import { decodingOf, type Decoding } from '../library/image-header/index.ts';
+import { decodeHeif } from './heif-decoder.ts';
 import {
   mayBeHevc,
   orientationToApply,
@@ -37,10 +39,12 @@ export interface EncodedRendition {
 }
 
 export interface RenderLimits {
-  /** Images with more pixels get no renditions (decompression bombs). */
+  /** Images whose decoding produces more pixels get no renditions (decompression bombs). */
   maxPixels: number;
-  /** Each sharp pipeline stops after this many seconds. */
+  /** Each decode and each sharp pipeline stops after this many seconds. */
   timeoutSeconds: number;
+  /** A HEVC decode stops when the process's resident memory passes this many bytes. */
+  maxRssBytes: number;
 }
 
 /** The image itself is the reason no renditions can be made: trying again would fail the same way. */
@@ -67,28 +71,35 @@ const fitInside = (longSide: number) =>
 /** The first line of a decoder's message: libvips repeats itself over several. */
 const firstLine = (error: unknown): string => (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 
-/** A sharp pipeline over the image's pixels: HEVC HEIF through libheif, everything else straight into libvips. */
-async function open(source: SourceImage, limits: RenderLimits): Promise<Sharp> {
+/** HEIF coded with HEVC, which sharp's prebuilt libvips cannot decode (it decodes AV1, AVIF). */
+const isHevc = (source: SourceImage, decoding: Decoding): boolean =>
+  decoding.codec === 'hvc1' || (decoding.codec === undefined && mayBeHevc(source.mimeType));
+
+/** A sharp pipeline over the image's pixels: HEVC HEIF through libheif (in its worker), everything else straight into libvips. */
+async function open(source: SourceImage, decoding: Decoding, limits: RenderLimits): Promise<Sharp> {
   const options = { limitInputPixels: limits.maxPixels, failOn: 'error', autoOrient: false } as const;
-  if (mayBeHevc(source.mimeType)) {
-    // Loaded on the first HEIC only: instantiating libheif's WebAssembly costs memory and start-up time.
-    const { decodeHeif } = await import('./heif-decoder.ts');
-    const heif = await decodeHeif(source.bytes).catch(async (error: unknown) => {
-      // An AV1-coded HEIF (brand mif1) is libvips' to decode; anything else keeps libheif's reason.
-      const header = await sharp(source.bytes)
-        .metadata()
-        .catch(() => undefined);
-      if (header?.compression === 'av1') return undefined;
-      throw new UnrenderableImage(`The image could not be decoded: ${firstLine(error)}.`);
-    });
-    if (heif) return sharp(heif.data, { ...options, raw: { width: heif.width, height: heif.height, channels: 4 } });
+  if (!isHevc(source, decoding)) return sharp(source.bytes, options);
+  const heif = await decodeHeif(source.bytes, {
+    timeoutMs: limits.timeoutSeconds * 1000,
+    maxRssBytes: limits.maxRssBytes,
+    expected: { width: source.width, height: source.height },
+  });
+  return sharp(heif.data, { ...options, raw: { width: heif.width, height: heif.height, channels: 4 } });
+}
+
+/** What decoding the image takes, read from its whole file; UnrenderableImage when its header cannot be read. */
+function decodingOfSource(source: SourceImage): Decoding {
+  try {
+    return decodingOf(source.bytes, source.mimeType);
+  } catch (error) {
+    throw new UnrenderableImage(`The image header could not be read: ${firstLine(error)}.`);
   }
-  return sharp(source.bytes, options);
 }
 
 /** Both renditions of the image, largest first; UnrenderableImage when the image cannot give any. */
 export async function renderRenditions(source: SourceImage, limits: RenderLimits): Promise<EncodedRendition[]> {
-  const tooLarge = pixelLimitReason(source.width, source.height, limits.maxPixels);
+  const decoding = decodingOfSource(source);
+  const tooLarge = pixelLimitReason(source, decoding.pixels, limits.maxPixels);
   if (tooLarge) throw new UnrenderableImage(tooLarge);
   if (source.mimeType === 'image/bmp')
     throw new UnrenderableImage('BMP images get no renditions: the image library (libvips) reads no BMP.');
@@ -96,7 +107,7 @@ export async function renderRenditions(source: SourceImage, limits: RenderLimits
   const largest = specs[0]!;
   let pixels: { data: Buffer; info: OutputInfo };
   try {
-    const image = await open(source, limits);
+    const image = await open(source, decoding, limits);
     pixels = await ORIENT[orientationToApply(source.mimeType, source.orientation)]!(image)
       .resize(fitInside(largest.longSide))
       .toColourspace('srgb')

@@ -7,7 +7,7 @@
  */
 import { config } from '../shared/config.ts';
 import { logger } from '../shared/powertools.ts';
-import { renditionObjectKey, type Rendition, type RenditionsState } from '../domain/renditions.ts';
+import { byteLimitReason, renditionObjectKey, type Rendition, type RenditionsState } from '../domain/renditions.ts';
 import { renderRenditions, UnrenderableImage } from '../renditions/render.ts';
 import * as store from '../store/rendition-store.ts';
 
@@ -19,9 +19,15 @@ const RECORD_ROUNDS = 5;
 const CLAIM_WAIT_MS = 500;
 
 async function render(item: store.RenderedItem): Promise<{ state: RenditionsState; objectKeys: string[] }> {
+  const tooLarge = byteLimitReason(item.size, config.renditionMaxBytes);
+  if (tooLarge) throw new UnrenderableImage(tooLarge);
   const rendered = await renderRenditions(
-    { ...item, bytes: await store.readOriginal(item.objectKey) },
-    { maxPixels: config.renditionMaxPixels, timeoutSeconds: config.renditionTimeoutSeconds },
+    { ...item, bytes: await store.readOriginal(item.objectKey, item.size) },
+    {
+      maxPixels: config.renditionMaxPixels,
+      timeoutSeconds: config.renditionTimeoutSeconds,
+      maxRssBytes: config.renditionMaxRssBytes,
+    },
   );
   const stored = await Promise.all(
     rendered.map(async ({ name, bytes, width, height, contentType }) => {

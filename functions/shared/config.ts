@@ -128,6 +128,19 @@ export const config = readOnce({
   renditionMaxPixels: () => intEnv('RENDITION_MAX_PIXELS', 100_000_000),
   /** Renditions: each image pipeline (decode and resize, each encode) stops after this many seconds. */
   renditionTimeoutSeconds: () => intEnv('RENDITION_TIMEOUT_SECONDS', 60),
+  /**
+   * Renditions: an original larger than this is Failed without being read. 512 MiB: the function's 1769 MB
+   * hold the runtime (about 150 MB), the original (read once) and the decoding of the largest image allowed
+   * (RENDITION_MAX_PIXELS: up to about 1 GB, 100 megapixels as 16-bit RGBA or through libheif); figure 8c of
+   * docs/performance.md measures it.
+   */
+  renditionMaxBytes: () => intEnv('RENDITION_MAX_BYTES', 512 * 1024 * 1024),
+  /**
+   * Renditions: a HEVC decode stops when the process holds more than this: nine tenths of the function's
+   * memory (Lambda's AWS_LAMBDA_FUNCTION_MEMORY_SIZE), so a decode that runs away fails its item instead of
+   * the function.
+   */
+  renditionMaxRssBytes: () => Math.floor(0.9 * intEnv('AWS_LAMBDA_FUNCTION_MEMORY_SIZE', 1769)) * 1024 * 1024,
   /** Renditions: deliveries of one commit's event before its items are marked Failed (the queue's maxReceiveCount). */
   renditionMaxAttempts: () => intEnv('RENDITION_MAX_ATTEMPTS', 3),
   /** The EventBridge bus domain events go to (AWS). */

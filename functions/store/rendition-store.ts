@@ -5,6 +5,7 @@
  * conditional UpdateItem, or one TransactWriteItems when the item record and the library entry change
  * together, so a reader never sees them disagree.
  */
+import type { Readable } from 'node:stream';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
@@ -31,10 +32,27 @@ export async function getItemRecord(itemGuid: string): Promise<RenderedItem | un
   return result.Item ? fromItem<RenderedItem>(result.Item) : undefined;
 }
 
-/** The original's bytes, whole: decoders want random access (a TIFF's directory may follow its pixels). */
-export async function readOriginal(objectKey: string): Promise<Buffer> {
+/**
+ * The original's bytes, whole: decoders want random access (a TIFF's directory may follow its pixels). They
+ * are copied once, into a buffer of the recorded size (collecting the chunks and joining them would hold
+ * them twice); an object of another size is no original of this item.
+ */
+export async function readOriginal(objectKey: string, size: number): Promise<Buffer> {
   const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey }));
-  return Buffer.from((await result.Body?.transformToByteArray()) ?? []);
+  const body = result.Body as Readable | undefined;
+  if (!body || result.ContentLength !== size) {
+    body?.destroy();
+    throw new Error(`the original ${objectKey} holds ${result.ContentLength} bytes, not the ${size} recorded`);
+  }
+  const bytes = Buffer.allocUnsafeSlow(size); // its own memory: the HEIF decoder moves it to its worker
+  let filled = 0;
+  for await (const chunk of body as AsyncIterable<Uint8Array>) {
+    if (filled + chunk.length > size) throw new Error(`the original ${objectKey} sent more than ${size} bytes`);
+    bytes.set(chunk, filled);
+    filled += chunk.length;
+  }
+  if (filled !== size) throw new Error(`the original ${objectKey} ended after ${filled} of ${size} bytes`);
+  return bytes;
 }
 
 export async function putRenditionObject(objectKey: string, bytes: Buffer, contentType: string): Promise<void> {

@@ -69,7 +69,7 @@ if (import.meta.main) {
       width: Number(values.width),
       height: Number(values.height),
     },
-    { maxPixels: 100_000_000, timeoutSeconds: 600 },
+    { maxPixels: 100_000_000, timeoutSeconds: 600, maxRssBytes: Number.MAX_SAFE_INTEGER },
   );
   const seconds = (performance.now() - started) / 1000;
   const result: RenditionsMemory = { baselineRssBytes, peakRssBytes: peakRss(), seconds };

@@ -19,7 +19,7 @@ import { ROUTELESS_FUNCTIONS } from '../../lib/constructs/handler-function.ts';
 import { startSiteStack } from '../support/site.ts';
 
 const ROUNDS = 7;
-const LIMITS = { maxPixels: 100_000_000, timeoutSeconds: 600 };
+const LIMITS = { maxPixels: 100_000_000, timeoutSeconds: 600, maxRssBytes: Number.MAX_SAFE_INTEGER };
 
 /** What a developer would write with sharp alone: each size from the file, shrink-on-load, the same WebP settings. */
 const bareResizes = (bytes: Buffer) =>

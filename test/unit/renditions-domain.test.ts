@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   mayBeHevc,
   orientationToApply,
+  byteLimitReason,
   pixelLimitReason,
   RENDITION_SPECS,
   renditionObjectKey,
@@ -34,12 +35,26 @@ describe('renditions rules', () => {
   });
 
   it('refuses more pixels than the limit, with a reason naming both', () => {
-    expect(pixelLimitReason(10_000, 10_000, 100_000_000)).toBeUndefined();
-    expect(pixelLimitReason(20_000, 20_000, 100_000_000)).toBe(
+    const shown = (width: number, height: number) => [{ width, height }, width * height] as const;
+    expect(pixelLimitReason(...shown(10_000, 10_000), 100_000_000)).toBeUndefined();
+    expect(pixelLimitReason(...shown(20_000, 20_000), 100_000_000)).toBe(
       'The image has 20000 x 20000 pixels (400 megapixels), more than the 100 megapixels renditions are made of.',
     );
-    expect(pixelLimitReason(10_001, 10_000, 100_000_000)).toMatch(
+    expect(pixelLimitReason(...shown(10_001, 10_000), 100_000_000)).toMatch(
       /\(100\.01 megapixels\), more than the 100 megapixels/,
+    );
+  });
+
+  it('holds the limit for the pixels decoded, whatever the image shows', () => {
+    expect(pixelLimitReason({ width: 64, height: 64 }, 268_435_456, 100_000_000)).toBe(
+      'The image shows 64 x 64 pixels but decodes 268.44 megapixels, more than the 100 megapixels renditions are made of.',
+    );
+  });
+
+  it('refuses originals larger than the byte limit, naming both', () => {
+    expect(byteLimitReason(512 * 2 ** 20, 512 * 2 ** 20)).toBeUndefined();
+    expect(byteLimitReason(2 ** 30, 512 * 2 ** 20)).toBe(
+      'The original is 1024 MiB, more than the 512 MiB renditions are made from.',
     );
   });
 

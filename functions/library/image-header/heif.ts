@@ -1,71 +1,23 @@
 /**
- * HEIC/HEIF/AVIF (ISO-BMFF, ISO/IEC 23008-12): the top-level `meta` box names the primary item (`pitm`);
- * `iprp/ipma` associates it with properties in `iprp/ipco`: `ispe` (the coded size of the whole image, a grid
- * included), `clap` (clean aperture: the displayed crop), `irot` (anti-clockwise quarter turns) and `imir`
- * (mirror), applied in the order ipma lists them. Readers apply these transforms when decoding, and the HEIF
- * specification tells them to ignore EXIF orientation, so the EXIF block (in the item data) is not read:
- * Orientation reports the EXIF value equivalent to the irot/imir transforms, 1 when there are none.
+ * HEIC/HEIF/AVIF (ISO-BMFF, ISO/IEC 23008-12): the primary item's properties say its size and how it is
+ * shown: `ispe` (the coded size of the whole image, a grid included), `clap` (clean aperture: the displayed
+ * crop), `irot` (anti-clockwise quarter turns) and `imir` (mirror), applied in the order ipma lists them.
+ * Readers apply these transforms when decoding, and the HEIF specification tells them to ignore EXIF
+ * orientation, so the EXIF block (in the item data) is not read: Orientation reports the EXIF value
+ * equivalent to the irot/imir transforms, 1 when there are none.
+ *
+ * What a decoder decodes is not what is displayed: a `clap` crop or a grid whose tiles all point at one
+ * coded tile shows a few pixels and decodes hundreds of megapixels. heifDecoding counts what the
+ * decoder will decode (each tile as often as the grid names it), and an item with more than one `ispe` is
+ * refused: decoders disagree on which one counts.
  */
-import { ByteView, MalformedHeader } from './bytes.ts';
+import { type ByteView, MalformedHeader } from './bytes.ts';
+import { FULL_BOX, readHeifMeta, type Box, type HeifMeta } from './heif-boxes.ts';
 import { NO_DENSITY, displayed, type ImageMetadata } from './metadata.ts';
 import { orientationOf, type Transform } from './transforms.ts';
 
-interface Box {
-  type: string;
-  /** First byte of the payload. */
-  body: number;
-  end: number;
-}
-
-function box(view: ByteView, at: number, parentEnd: number): Box {
-  const size = view.u32(at);
-  const type = view.ascii(at + 4, 4);
-  const large = size === 1; // a 64-bit size follows the type
-  if (large && view.u32(at + 8) !== 0) throw new MalformedHeader(`${type} box beyond 4 GiB`);
-  const body = at + (large ? 16 : 8);
-  const end = size === 0 ? parentEnd : at + (large ? view.u32(at + 12) : size); // size 0: up to the end of the enclosing box or file
-  if (end < body) throw new MalformedHeader(`${type} box of ${end - at} bytes`);
-  return { type, body, end };
-}
-
-/** The boxes directly inside [start, end). */
-function children(view: ByteView, start: number, end: number): Box[] {
-  const found: Box[] = [];
-  for (let at = start; at < end;) {
-    const child = box(view, at, end);
-    found.push(child);
-    at = child.end;
-  }
-  return found;
-}
-
-const FULL_BOX = 4; // version (1 byte) and flags (3 bytes)
-
-function primaryItem(view: ByteView, pitm: Box): number {
-  return view.u8(pitm.body) === 0 ? view.u16(pitm.body + FULL_BOX) : view.u32(pitm.body + FULL_BOX);
-}
-
-/** The 1-based ipco property indexes associated with `item`, in the order ipma lists them; undefined when it lists none. */
-function associations(view: ByteView, ipma: Box, item: number): number[] | undefined {
-  const version = view.u8(ipma.body);
-  const wideIndex = (view.u8(ipma.body + 3) & 1) === 1;
-  const entries = view.u32(ipma.body + FULL_BOX);
-  for (let at = ipma.body + FULL_BOX + 4, entry = 0; entry < entries; entry++) {
-    const id = version < 1 ? view.u16(at) : view.u32(at);
-    at += version < 1 ? 2 : 4;
-    const count = view.u8(at++);
-    const indexes: number[] = [];
-    for (let i = 0; i < count; i++, at += wideIndex ? 2 : 1)
-      indexes.push(wideIndex ? view.u16(at) & 0x7fff : view.u8(at) & 0x7f);
-    if (id === item) return indexes;
-  }
-  return undefined;
-}
-
-function property(view: ByteView, found: Box): Transform | { ispe: [number, number] } | undefined {
+function transform(view: ByteView, found: Box): Transform | undefined {
   switch (found.type) {
-    case 'ispe':
-      return { ispe: [view.u32(found.body + FULL_BOX), view.u32(found.body + FULL_BOX + 4)] };
     case 'irot':
       return { irot: view.u8(found.body) & 3 };
     case 'imir':
@@ -82,33 +34,81 @@ function property(view: ByteView, found: Box): Transform | { ispe: [number, numb
   }
 }
 
-export function readHeif(view: ByteView): ImageMetadata {
-  const top = (at: number): Box => box(view, at, Number.MAX_SAFE_INTEGER);
-  if (top(0).type !== 'ftyp') throw new MalformedHeader('no ftyp box');
-  let meta = top(0);
-  while (meta.type !== 'meta') meta = top(meta.end); // a meta after the media data is read only within the header limit
-  const metaChildren = children(view, meta.body + FULL_BOX, meta.end);
-  const pitm = metaChildren.find((child) => child.type === 'pitm');
-  const iprp = metaChildren.find((child) => child.type === 'iprp');
-  if (!pitm || !iprp) throw new MalformedHeader('no primary item or item properties');
-  const iprpChildren = children(view, iprp.body, iprp.end);
-  const ipco = iprpChildren.find((child) => child.type === 'ipco');
-  const ipmas = iprpChildren.filter((child) => child.type === 'ipma');
-  if (!ipco || ipmas.length === 0) throw new MalformedHeader('no property container or associations');
-  const properties = children(view, ipco.body, ipco.end);
-  const item = primaryItem(view, pitm);
-  const indexes = ipmas.map((ipma) => associations(view, ipma, item)).find((found) => found !== undefined);
-  if (!indexes) throw new MalformedHeader(`no properties for the primary item ${item}`);
+/** The item's properties, which must name exactly one non-empty coded size (`ispe`). */
+function sizedItem(meta: HeifMeta, item: number): { properties: Box[]; width: number; height: number } {
+  const properties = meta.properties(item);
+  if (!properties) throw new MalformedHeader(`no properties for item ${item}`);
+  const sizes = properties.filter((found) => found.type === 'ispe');
+  if (sizes.length > 1) throw new MalformedHeader(`item ${item} declares ${sizes.length} image sizes (ispe)`);
+  const [width, height] = sizes[0]
+    ? [meta.view.u32(sizes[0].body + FULL_BOX), meta.view.u32(sizes[0].body + FULL_BOX + 4)]
+    : [0, 0];
+  if (width === 0 || height === 0) throw new MalformedHeader(`no image size for item ${item}`);
+  return { properties, width, height };
+}
 
-  let size: [number, number] | undefined;
-  const transforms: Transform[] = [];
-  for (const index of indexes) {
-    const found = index === 0 ? undefined : properties[index - 1];
-    const value = found && property(view, found);
-    if (value && 'ispe' in value) size = value.ispe;
-    else if (value) transforms.push(value);
-  }
-  if (!size || size[0] === 0 || size[1] === 0) throw new MalformedHeader('no image size for the primary item');
-  const { width, height, orientation } = orientationOf(size[0], size[1], transforms);
-  return displayed(width, height, orientation, NO_DENSITY);
+export function readHeif(view: ByteView): ImageMetadata {
+  const meta = readHeifMeta(view);
+  const { properties, width, height } = sizedItem(meta, meta.primary);
+  const transforms = properties.flatMap((found) => transform(view, found) ?? []);
+  const shown = orientationOf(width, height, transforms);
+  return displayed(shown.width, shown.height, shown.orientation, NO_DENSITY);
+}
+
+/** A grid's output size from its description (ISO/IEC 23008-12, 6.6.2.3.2). */
+function gridOutput(meta: HeifMeta, item: number): [number, number] {
+  const data = meta.dataOf(item);
+  const at = data && 'inFile' in data ? data.inFile : data && meta.idat ? meta.idat.body + data.inIdat : undefined;
+  if (at === undefined) throw new MalformedHeader(`the description of grid ${item} is not in the file or its idat`);
+  const view = meta.view;
+  if (view.u8(at) !== 0) throw new MalformedHeader(`grid ${item} has an unknown version`);
+  const wide = (view.u8(at + 1) & 1) === 1;
+  return wide ? [view.u32(at + 4), view.u32(at + 8)] : [view.u16(at + 4), view.u16(at + 6)];
+}
+
+/** Derived images inside derived images: a grid of grids is as deep as files go (libheif decodes no deeper). */
+const MAX_DERIVATION_DEPTH = 3;
+
+/** What decoding a HEIF's primary image takes: the pixels it produces, and the codec of its coded images. */
+export interface HeifDecoding {
+  pixels: number;
+  /** The item type of the first coded image it is made of (`hvc1` HEVC, `av01` AV1); undefined when unnamed. */
+  codec: string | undefined;
+}
+
+/**
+ * The pixels decoding the primary image produces: a coded image's `ispe`; for a derived one (grid, overlay,
+ * identity) the larger of its canvas and the sum over the images it is made of, each counted every time it is
+ * referenced. A grid's described output size must equal its `ispe`. Needs the whole file (the grid's
+ * description may lie in the media data).
+ */
+export function heifDecoding(view: ByteView): HeifDecoding {
+  const meta = readHeifMeta(view);
+  const known = new Map<number, number>();
+  let codec: string | undefined;
+  const pixels = (item: number, depth: number): number => {
+    const counted = known.get(item);
+    if (counted !== undefined) return counted;
+    const { width, height } = sizedItem(meta, item);
+    const parts = meta.derivedFrom(item);
+    let count = width * height;
+    if (parts.length === 0) codec ??= meta.itemType(item);
+    else {
+      if (depth >= MAX_DERIVATION_DEPTH) throw new MalformedHeader(`images derived more than ${depth} deep`);
+      if (meta.itemType(item) === 'grid') {
+        const [outputWidth, outputHeight] = gridOutput(meta, item);
+        if (outputWidth !== width || outputHeight !== height)
+          throw new MalformedHeader(
+            `grid ${item} describes ${outputWidth} x ${outputHeight} pixels but declares ${width} x ${height} (ispe)`,
+          );
+      }
+      count = Math.max(
+        count,
+        parts.reduce((sum, part) => sum + pixels(part, depth + 1), 0),
+      );
+    }
+    known.set(item, count);
+    return count;
+  };
+  return { pixels: pixels(meta.primary, 0), codec };
 }

@@ -4,17 +4,12 @@
  * read. One file per format family beside this one; see README.md for the decisions.
  */
 import { DomainError } from '../../shared/errors.ts';
-import { readBmp } from './bmp.ts';
 import { ByteView, HeldBytes, MalformedHeader, NeedMoreBytes } from './bytes.ts';
-import { readGif } from './gif.ts';
-import { readHeif } from './heif.ts';
-import { readJpeg } from './jpeg.ts';
 import type { ImageMetadata } from './metadata.ts';
-import { readPng } from './png.ts';
-import { readTiff } from './tiff.ts';
-import { readWebp } from './webp.ts';
+import { PARSERS, type HeaderParser } from './parsers.ts';
 
 export type { ImageMetadata } from './metadata.ts';
+export { decodingOf, type Decoding } from './decoding.ts';
 
 /**
  * The most bytes ever held for the header, 1 MiB: a JPEG, PNG, GIF, WebP or BMP header must end within the
@@ -29,27 +24,6 @@ export const IMAGE_HEADER_MAX_BYTES = 1024 * 1024;
 /** 415 UnreadableImage: the bytes are of an accepted type but their size cannot be read. */
 export const unreadableImage = (reason: string): DomainError =>
   new DomainError('UnsupportedMedia', 'UnreadableImage', `The image header could not be read: ${reason}.`);
-
-type HeaderParser = (view: ByteView) => ImageMetadata;
-
-/**
- * The parser of each sniffed type, and whether its header may lie far into the file: a TIFF's first IFD may
- * follow the pixel data (libtiff and ImageMagick write it last), and a HEIF's `meta` box may follow `mdat`.
- * For those the reader lets the bytes in between go by, counting them, and holds a window from that offset.
- */
-const PARSERS: Record<string, { parse: HeaderParser; skipsAhead: boolean }> = {
-  'image/jpeg': { parse: readJpeg, skipsAhead: false },
-  'image/png': { parse: readPng, skipsAhead: false },
-  'image/gif': { parse: readGif, skipsAhead: false },
-  'image/webp': { parse: readWebp, skipsAhead: false },
-  'image/tiff': { parse: readTiff, skipsAhead: true },
-  'image/bmp': { parse: readBmp, skipsAhead: false },
-  'image/heic': { parse: readHeif, skipsAhead: true },
-  'image/heif': { parse: readHeif, skipsAhead: true },
-  'image/avif': { parse: readHeif, skipsAhead: true },
-  'image/heic-sequence': { parse: readHeif, skipsAhead: true },
-  'image/heif-sequence': { parse: readHeif, skipsAhead: true },
-};
 
 /**
  * The parser's reads allowed over all its runs: a fixed allowance plus so many per byte of the file seen. A
