@@ -58,7 +58,7 @@ export const RenditionsOut = z
     Status: z.enum(['Pending', 'Ready', 'Failed']).check(
       z.meta({
         description:
-          'Pending until the renditions are made (seconds after the upload), then Ready, or Failed when the image cannot be decoded or has more than RENDITION_MAX_PIXELS pixels',
+          'Pending until the renditions are made (seconds after the upload), then Ready, or Failed when the image cannot be decoded or would decode to more than RENDITION_MAX_PIXELS pixels, or its original is larger than RENDITION_MAX_BYTES',
       }),
     ),
     Thumbnail: z.optional(

@@ -33,7 +33,9 @@ export async function verifyStoredImage(objectKey: string, maxBytes: number): Pr
     const { mimeType, body } = await sniffStream(opened.body);
     const meter = new ImageMeter(maxBytes, mimeType);
     if (opened.size > RANGED_READ_FROM_BYTES) {
-      body.destroy();
+      // The GET stays unread: destroying its source ends it (the sniffed stream never started to pull, so
+      // destroying that alone left the response open, holding its connection).
+      opened.body.destroy();
       await meter.measure(objects.readObjectRanges(objectKey, opened.etag, opened.size));
     } else await meter.measure(body);
     return {

@@ -1,8 +1,9 @@
 /**
  * HEIF decompression bombs, written box by box around one real coded tile (a flat 2048 x 2048 image that
  * test/fixtures/images/make-bomb-tiles.sh encodes with libheif's heif-enc for HEVC and sharp for AV1, about
- * 1 KB): a grid whose N x N cells all name that one tile, so the file stays a few KB while decoding it makes
- * N x N x 4 megapixels. Variants hide that from a reader of the displayed size: a `clap` crop to 64 x 64,
+ * 1 KB): a grid of N x N tile items whose data all lie at that one coded tile, so the file stays a few KB
+ * while decoding it makes N x N x 4 megapixels. (A grid naming one tile item N x N times is no bomb for
+ * libheif 1.20 on: it refuses the repeated references.) Variants hide that from a reader of the displayed size: a `clap` crop to 64 x 64,
  * or a second `ispe` of 64 x 64 after the true one. The parsing here is the test's own, independent of the
  * service's header reader.
  */
@@ -104,15 +105,15 @@ export function heifGridBomb(tileFile: Buffer, { cells, disguise }: BombOptions)
   ipco.push(disguise === 'clap' ? clap(64) : ispe(64, 64));
   gridProperties.push(ipco.length);
   const tileProperties = tile.properties.map((_, index) => 0x80 | (index + 1)).concat(tile.properties.length + 1);
+  const tiles = Array.from({ length: cells * cells }, (_, index) => index + 2); // item 1 is the grid
   const ipma = fullBox(
     'ipma',
     0,
     0,
-    u32(2),
+    u32(1 + tiles.length),
     u16(1),
     Buffer.from([gridProperties.length, ...gridProperties]),
-    u16(2),
-    Buffer.from([tileProperties.length, ...tileProperties]),
+    ...tiles.map((item) => Buffer.concat([u16(item), Buffer.from([tileProperties.length, ...tileProperties])])),
   );
   const gridDescription = Buffer.concat([Buffer.from([0, 1, cells - 1, cells - 1]), u32(side), u32(side)]);
   const meta = (tileOffset: number) =>
@@ -126,25 +127,22 @@ export function heifGridBomb(tileFile: Buffer, { cells, disguise }: BombOptions)
         'iinf',
         0,
         0,
-        u16(2),
+        u16(1 + tiles.length),
         fullBox('infe', 2, 0, u16(1), u16(0), latin1('grid'), Buffer.from([0])),
-        fullBox('infe', 2, 1, u16(2), u16(0), latin1(tile.itemType), Buffer.from([0])),
+        ...tiles.map((item) => fullBox('infe', 2, 1, u16(item), u16(0), latin1(tile.itemType), Buffer.from([0]))),
       ),
-      fullBox(
-        'iref',
-        0,
-        0,
-        box('dimg', u16(1), u16(cells * cells), ...Array.from({ length: cells * cells }, () => u16(2))),
-      ),
-      // iloc version 1: item 1 (the grid's description) in idat, item 2 (the tile) in mdat.
+      fullBox('iref', 0, 0, box('dimg', u16(1), u16(tiles.length), ...tiles.map(u16))),
+      // iloc version 1: item 1 (the grid's description) in idat; every tile item at the one coded tile in mdat.
       fullBox(
         'iloc',
         1,
         0,
         Buffer.from([0x44, 0x00]),
-        u16(2),
+        u16(1 + tiles.length),
         Buffer.concat([u16(1), u16(1), u16(0), u16(1), u32(0), u32(gridDescription.length)]),
-        Buffer.concat([u16(2), u16(0), u16(0), u16(1), u32(tileOffset), u32(tile.data.length)]),
+        ...tiles.map((item) =>
+          Buffer.concat([u16(item), u16(0), u16(0), u16(1), u32(tileOffset), u32(tile.data.length)]),
+        ),
       ),
       box('idat', gridDescription),
       box('iprp', box('ipco', ...ipco), ipma),

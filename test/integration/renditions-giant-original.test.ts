@@ -1,0 +1,100 @@
+/**
+ * An original larger than RENDITION_MAX_BYTES over HTTP: a 1 GiB PNG uploaded in parts (resumable uploads
+ * accept 2 GiB) is stored and readable, and its renditions are Failed from its record, without reading it.
+ * From source only: moving 1 GiB through the local S3 three times (parts, assembly, the completion's check)
+ * takes half a minute, and the bundled function runs the same check.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/service.ts';
+import { tinyPng } from '../support/multipart.ts';
+
+let service: TestService;
+let apiKey: string;
+
+beforeAll(async () => {
+  service = await startTestService();
+  apiKey = await service.apiKey('giant-original-test', 'library');
+}, 120_000);
+afterAll(async () => {
+  await service?.close();
+}, 120_000);
+
+async function renditionsOf(itemGuid: string): Promise<any> {
+  await service.drainEvents();
+  const read = await service.request('GET', `/library/${itemGuid}`, { apiKey });
+  expect(read.status, read.text).toBe(200);
+  return read.body.LibraryItem;
+}
+
+/**
+ * A PNG of `size` bytes that is never held whole: its IHDR and image data (a 1 x 1 PNG's), then one
+ * ancillary chunk of filler up to the size, then IEND. `slice` makes any range of it.
+ */
+function virtualPng(size: number): { size: number; slice(start: number, end: number): Buffer } {
+  const png = tinyPng();
+  const iend = png.subarray(png.length - 12);
+  const fillerLength = size - png.length - 12;
+  const chunkHeader = Buffer.alloc(8);
+  chunkHeader.writeUInt32BE(fillerLength);
+  chunkHeader.write('tEXt', 4, 'latin1');
+  const head = Buffer.concat([png.subarray(0, png.length - 12), chunkHeader]);
+  const tail = Buffer.concat([Buffer.alloc(4), iend]); // the filler chunk's CRC (not checked by anyone), IEND
+  return {
+    size,
+    slice(start, end) {
+      const bytes = Buffer.alloc(end - start, 0x61);
+      if (start < head.length) head.copy(bytes, 0, start, Math.min(head.length, end));
+      const tailStart = size - tail.length;
+      if (end > tailStart) tail.copy(bytes, Math.max(0, tailStart - start), Math.max(0, start - tailStart));
+      return bytes;
+    },
+  };
+}
+
+describe('an original larger than RENDITION_MAX_BYTES (512 MiB)', { timeout: 600_000 }, () => {
+  it('a 1 GiB PNG uploaded in parts: stored and readable, renditions Failed without reading it', async () => {
+    const file = virtualPng(1024 * 1024 * 1024);
+    const started = await service.request('POST', '/library/uploads', {
+      apiKey,
+      json: { FileName: 'giant.png', ContentType: 'image/png', FileSize: file.size },
+    });
+    expect(started.status, started.text).toBe(200);
+    const { ItemGuid, PartSize, PartCount } = started.body;
+    const etags: { PartNumber: number; ETag: string }[] = [];
+    for (let first = 1; first <= PartCount; first += 100) {
+      const numbers = Array.from({ length: Math.min(100, PartCount - first + 1) }, (_, i) => first + i);
+      const signed = await service.request('POST', `/library/uploads/${ItemGuid}/parts`, {
+        apiKey,
+        json: { PartNumbers: numbers },
+      });
+      expect(signed.status, signed.text).toBe(200);
+      const parts = signed.body.Parts as { PartNumber: number; Url: string }[];
+      for (let at = 0; at < parts.length; at += 4)
+        etags.push(
+          ...(await Promise.all(
+            parts.slice(at, at + 4).map(async ({ PartNumber, Url }) => {
+              const body = file.slice((PartNumber - 1) * PartSize, Math.min(file.size, PartNumber * PartSize));
+              const put = await fetch(Url, { method: 'PUT', body });
+              expect(put.status).toBe(200);
+              return { PartNumber, ETag: put.headers.get('etag') as string };
+            }),
+          )),
+        );
+    }
+    const completed = await service.request('POST', `/library/uploads/${ItemGuid}/complete`, {
+      apiKey,
+      json: { Parts: etags },
+    });
+    expect(completed.status, completed.text).toBe(200);
+    expect(completed.body.LibraryItem).toMatchObject({ FileMimeType: 'image/png', FileSize: file.size });
+
+    const decidedAt = Date.now();
+    const item = await renditionsOf(ItemGuid);
+    expect(item.Renditions).toEqual({
+      Status: 'Failed',
+      Reason: 'The original is 1024 MiB, more than the 512 MiB renditions are made from.',
+    });
+    // Decided from the record alone: reading 1 GiB would take seconds (and 1 GiB of the function's memory).
+    expect(Date.now() - decidedAt).toBeLessThan(5_000);
+  });
+});
