@@ -18,6 +18,8 @@ const RECORD_ROUNDS = 5;
 /** How long to wait for a claim half way (item taken, library entry not written yet) before trying again. */
 const CLAIM_WAIT_MS = 500;
 
+const failed = (reason: string) => ({ state: { status: 'Failed', reason } as RenditionsState, objectKeys: [] });
+
 async function render(item: store.RenderedItem): Promise<{ state: RenditionsState; objectKeys: string[] }> {
   const tooLarge = byteLimitReason(item.size, config.renditionMaxBytes);
   if (tooLarge) throw new UnrenderableImage(tooLarge);
@@ -51,18 +53,31 @@ export async function makeRenditions(itemGuid: string, options: { finalAttempt: 
   let item = await store.getItemRecord(itemGuid);
   if (!item) return 'ItemGone';
   if (item.renditions) return 'AlreadyDecided';
+  // Starts that never ended (the function crashed or ran out of time on this item, in a native decoder, say)
+  // are counted on the record: after RENDITION_MAX_ATTEMPTS - 1 of them it is Failed without another try,
+  // so a later delivery records it instead of dying on it again.
+  const unfinished = item.renditionStarts ?? 0;
   let made: { state: RenditionsState; objectKeys: string[] };
-  try {
-    made = await render(item);
-  } catch (error) {
-    if (!(error instanceof UnrenderableImage) && !options.finalAttempt) throw error;
-    const reason =
-      error instanceof UnrenderableImage
-        ? error.message
-        : `The renditions could not be made after ${config.renditionMaxAttempts} attempts.`;
-    if (!(error instanceof UnrenderableImage))
-      logger.error('renditions failed for good', { itemGuid, error: error as Error });
-    made = { state: { status: 'Failed', reason }, objectKeys: [] };
+  if (unfinished >= config.renditionMaxAttempts - 1)
+    made = failed(`The renditions could not be made: ${unfinished} attempts stopped the function before it answered.`);
+  else {
+    // Deleted or decided between the read and the count: read again.
+    if (!(await store.countRenditionStart(itemGuid))) return makeRenditions(itemGuid, options);
+    try {
+      made = await render(item);
+    } catch (error) {
+      if (!(error instanceof UnrenderableImage) && !options.finalAttempt) {
+        await store.countRenditionStart(itemGuid, -1); // this start ended: the queue delivers again
+        throw error;
+      }
+      if (!(error instanceof UnrenderableImage))
+        logger.error('renditions failed for good', { itemGuid, error: error as Error });
+      made = failed(
+        error instanceof UnrenderableImage
+          ? error.message
+          : `The renditions could not be made after ${config.renditionMaxAttempts} attempts.`,
+      );
+    }
   }
   for (let round = 0; round < RECORD_ROUNDS; round++) {
     const recorded = await store.recordRenditions(item, made.state, { keepReady: made.state.status === 'Failed' });

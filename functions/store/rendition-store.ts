@@ -15,6 +15,7 @@ import { libraryEntryKey, libraryEntrySortKey, libraryItemKey } from './keys.ts'
 import { fromItem } from './table.ts';
 import { deleteImageObject } from './image-object-store.ts';
 import { writeIf } from './writes.ts';
+import { readExactly } from '../shared/read-exactly.ts';
 import { transact, update } from './transaction.ts';
 import type { StoredItem } from '../domain/library-read.ts';
 import type { RenditionsState } from '../domain/renditions.ts';
@@ -22,6 +23,8 @@ import type { RenditionsState } from '../domain/renditions.ts';
 /** An item record as the renditions function reads it: who holds it decides whether a library entry copies it. */
 export interface RenderedItem extends StoredItem {
   userId?: string;
+  /** Times the renditions function started on it without deciding (a crash or a time-out ends a start unrecorded). */
+  renditionStarts?: number;
 }
 
 /** The item record (consistent read); undefined once it was deleted. */
@@ -33,9 +36,25 @@ export async function getItemRecord(itemGuid: string): Promise<RenderedItem | un
 }
 
 /**
- * The original's bytes, whole: decoders want random access (a TIFF's directory may follow its pixels). They
- * are copied once, into a buffer of the recorded size (collecting the chunks and joining them would hold
- * them twice); an object of another size is no original of this item.
+ * Counts a start on the item's record (`by` 1), or its end without a decision (-1: a failure the queue
+ * retries), while its renditions are undecided: a start that crashes the function or runs it out of time
+ * stays counted. False when the item is gone or decided meanwhile.
+ */
+export async function countRenditionStart(itemGuid: string, by: 1 | -1 = 1): Promise<boolean> {
+  return writeIf(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: libraryItemKey(itemGuid),
+      UpdateExpression: 'ADD renditionStarts :by',
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(renditions)',
+      ExpressionAttributeValues: { ':by': by },
+    }),
+  );
+}
+
+/**
+ * The original's bytes, whole: decoders want random access (a TIFF's directory may follow its pixels). Read
+ * once into a buffer of the recorded size; an object of another size is no original of this item.
  */
 export async function readOriginal(objectKey: string, size: number): Promise<Buffer> {
   const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey }));
@@ -44,15 +63,7 @@ export async function readOriginal(objectKey: string, size: number): Promise<Buf
     body?.destroy();
     throw new Error(`the original ${objectKey} holds ${result.ContentLength} bytes, not the ${size} recorded`);
   }
-  const bytes = Buffer.allocUnsafeSlow(size); // its own memory: the HEIF decoder moves it to its worker
-  let filled = 0;
-  for await (const chunk of body as AsyncIterable<Uint8Array>) {
-    if (filled + chunk.length > size) throw new Error(`the original ${objectKey} sent more than ${size} bytes`);
-    bytes.set(chunk, filled);
-    filled += chunk.length;
-  }
-  if (filled !== size) throw new Error(`the original ${objectKey} ended after ${filled} of ${size} bytes`);
-  return bytes;
+  return readExactly(body, size, `the original ${objectKey}`);
 }
 
 export async function putRenditionObject(objectKey: string, bytes: Buffer, contentType: string): Promise<void> {
@@ -81,7 +92,7 @@ export async function recordRenditions(
 ): Promise<'written' | 'refused' | 'entryMissing'> {
   const holder = item.userId === undefined ? 'attribute_not_exists(userId)' : 'userId = :user';
   const notReady = options.keepReady ? ' AND (attribute_not_exists(renditions) OR renditions.#status <> :ready)' : '';
-  const itemUpdate = update(libraryItemKey(item.itemGuid), 'SET renditions = :renditions', {
+  const itemUpdate = update(libraryItemKey(item.itemGuid), 'SET renditions = :renditions REMOVE renditionStarts', {
     values: { ':renditions': state },
     condition: {
       if: `attribute_exists(PK) AND ${holder}${notReady}`,

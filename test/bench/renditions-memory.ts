@@ -1,6 +1,6 @@
 /**
- * Renditions memory: makes both renditions of one image file in a fresh process started with the Lambda
- * functions' Node options, as the renditions function does with the bytes it read from S3, and reports
+ * Renditions memory: reads one image file the way the renditions function reads an original from S3 and
+ * makes both renditions of it, in a fresh process started with the Lambda functions' Node options, and reports
  * the process's peak resident set (the kernel's high-water mark, `maxRSS`): what Lambda's memory size must
  * hold. The figure includes Node.js itself, the modules, the original's bytes, the decoded pixels (all of
  * them for a PNG or HEIC, a shrunk decode for a JPEG) and the encoders.
@@ -8,7 +8,7 @@
  * `npx node test/bench/renditions-memory.ts --file <path> --type image/png --width <w> --height <h>`
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-runtime.ts';
@@ -18,7 +18,7 @@ const peakRss = (): number =>
   Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? Number.NaN) * 1024;
 
 export interface RenditionsMemory {
-  /** The high-water mark once the modules are loaded and the file read, before rendering. */
+  /** The high-water mark once the modules are loaded, before the original is read. */
   baselineRssBytes: number;
   peakRssBytes: number;
   seconds: number;
@@ -58,9 +58,12 @@ if (import.meta.main) {
     },
   });
   const { renderRenditions } = await import('../../functions/renditions/render.ts');
-  const bytes = readFileSync(values.file as string);
+  const { readExactly } = await import('../../functions/shared/read-exactly.ts');
   const baselineRssBytes = peakRss();
   const started = performance.now();
+  // Read as the function reads an original from S3 (store/rendition-store.ts): once, into a buffer of its size.
+  const file = values.file as string;
+  const bytes = await readExactly(createReadStream(file), statSync(file).size, file);
   await renderRenditions(
     {
       bytes,

@@ -347,6 +347,35 @@ describe('deliveries', () => {
     },
   );
 
+  inProcessIt(
+    'starts that stopped the function are counted on the item: after two, Failed without another try',
+    async () => {
+      const { itemGuids } = await push([{ name: 'a.png', bytes: fixture('png-no-phys.png') }]);
+      await service.drainEvents();
+      await forgetRenditions(itemGuids[0]!);
+      // As two deliveries that crashed or timed out in the middle of this item leave it.
+      const crashedOn = (starts: number) =>
+        table.send(
+          new UpdateCommand({
+            TableName: process.env.TABLE_NAME,
+            Key: itemKey(itemGuids[0]!),
+            UpdateExpression: 'SET renditionStarts = :starts',
+            ExpressionAttributeValues: { ':starts': starts },
+          }),
+        );
+      await crashedOn(1);
+      await redeliver(itemGuids[0]!);
+      expect((await decided(itemGuids[0]!)).Renditions.Status).toBe('Ready'); // one such start: tried again
+      await forgetRenditions(itemGuids[0]!);
+      await crashedOn(2);
+      await redeliver(itemGuids[0]!);
+      expect((await decided(itemGuids[0]!)).Renditions).toEqual({
+        Status: 'Failed',
+        Reason: 'The renditions could not be made: 2 attempts stopped the function before it answered.',
+      });
+    },
+  );
+
   inProcessIt("renditions made after the claim reach the user's library entry in the same transaction", async () => {
     const { body, itemGuids } = await push([{ name: 'a.webp', bytes: fixture('webp-lossy-vp8.webp') }]);
     await service.drainEvents();

@@ -2,7 +2,7 @@
  * Photo stand-ins for the renditions benchmarks, made with sharp: grain at a quarter of the size, enlarged
  * (so it has the texture of a photo, not of white noise) and tinted per photo, as JPEG (quality 85 gives the
  * 3-4 MB of a 12-megapixel phone photo). HEIC is made from them with libheif's `heif-enc`
- * (Debian's libheif-examples) when it is installed. Files are kept in the temporary directory between
+ * (Debian's libheif-examples), which the benchmark needs. Files are kept in the temporary directory between
  * runs: making them is slower than what is measured.
  */
 import { execFile } from 'node:child_process';
@@ -49,16 +49,32 @@ export async function photoPng(width: number, height: number): Promise<string> {
   return path;
 }
 
-/** The photo as HEIC (HEVC), or undefined when heif-enc is not installed. */
-export async function photoHeic(width: number, height: number): Promise<string | undefined> {
+/** The photo as HEIC (HEVC), made with libheif's heif-enc: `npm run bench` needs it (apt-get install -y libheif-examples). */
+export async function photoHeic(width: number, height: number): Promise<string> {
   const path = join(CACHE, `photo-${width}x${height}.heic`);
   if (existsSync(path)) return path;
   try {
-    await promisify(execFile)('heif-enc', ['-q', '50', '-o', path, await photoJpeg(width, height)], {
+    await promisify(execFile)('heif-enc', ['-q', '50', '-o', `${path}.part`, await photoJpeg(width, height)], {
       timeout: 600_000,
     });
-    return path;
-  } catch {
-    return undefined;
+  } catch (error) {
+    throw new Error(
+      `the HEIC photo needs libheif's heif-enc (apt-get install -y libheif-examples): ${(error as Error).message}`,
+    );
   }
+  await promisify(execFile)('mv', [`${path}.part`, path]);
+  return path;
+}
+
+/** The photo as an uncompressed 16-bit RGB TIFF: 6 bytes a pixel, the largest originals scans give. */
+export async function photoTiff16(width: number, height: number): Promise<string> {
+  const path = join(CACHE, `photo-${width}x${height}-16bit.tif`);
+  if (!existsSync(path)) {
+    await sharp(await photoJpeg(width, height))
+      .toColourspace('rgb16')
+      .tiff({ compression: 'none' })
+      .toFile(`${path}.part`);
+    await promisify(execFile)('mv', [`${path}.part`, path]);
+  }
+  return path;
 }
