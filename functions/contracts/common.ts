@@ -56,6 +56,24 @@ export const IntegerOut = (rule: { minimum: number; maximum?: number; example: n
       z.meta({ example: rule.example, ...(rule.description === undefined ? {} : { description: rule.description }) }),
     );
 
+/**
+ * Request text the service sends on as an HTTP header value (a resumable upload's `ContentType` becomes S3's
+ * Content-Type): printable ASCII only. A CR or LF could end the header, and no character beyond ASCII has a
+ * form every HTTP stack sends (Node refuses to, and an SDK call failing on it answered 500); refused here,
+ * it is a 400 naming the field, before anything is stored.
+ */
+export const HeaderText = (max: number) =>
+  z
+    .string()
+    .check(
+      z.minLength(1, 'must not be empty'),
+      z.maxLength(max, `must be at most ${max} characters`),
+      z.regex(
+        /^[\x20-\x7e]*$/,
+        'must be printable ASCII (no control characters such as CR or LF, no emoji): it is sent as an HTTP header',
+      ),
+    );
+
 /** A request's list of 1 to `max` items (the messages name the `noun`), with an optional description. */
 export const listOf = <T extends z.ZodMiniType>(item: T, max: number, noun: string, description?: string) =>
   z

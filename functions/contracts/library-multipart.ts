@@ -5,7 +5,16 @@
 import * as z from 'zod/mini';
 import { MAX_PART_COUNT, MAX_PARTS_PER_SIGN, MIN_PART_SIZE, type StoredPart } from '../domain/multipart-upload.ts';
 import { formatDate } from '../shared/dates.ts';
-import { GuidOut, IntegerOut, listOf, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
+import {
+  GuidOut,
+  HeaderText,
+  IntegerOut,
+  listOf,
+  nameSchemas,
+  requestSchemas,
+  responseSchemas,
+  WireDateOut,
+} from './common.ts';
 import { imageErrors, LibraryItemPath, LibraryItemResultOut } from './library.ts';
 
 const PartNumber = z
@@ -20,11 +29,10 @@ const PartNumberOut = IntegerOut({ minimum: 1, maximum: MAX_PART_COUNT, example:
 
 export const StartUploadInput = z.object({
   FileName: z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(255, 'must be at most 255 characters')),
-  ContentType: z.string().check(
-    z.minLength(1, 'must not be empty'),
-    z.maxLength(255, 'must be at most 255 characters'),
+  ContentType: HeaderText(255).check(
     z.meta({
-      description: 'As declared; the stored type is sniffed from the bytes at completion',
+      description:
+        'As declared (printable ASCII: it is sent to S3 as a header); the stored type is sniffed from the bytes at completion',
       example: 'image/jpeg',
     }),
   ),
@@ -124,7 +132,12 @@ const notFound = { 404: ['UploadNotFound'] } as const;
 const completed = { 409: ['UploadCompleted'] } as const;
 
 export const libraryMultipartContracts = {
-  start: { principal: 'library', body: StartUploadInput, response: UploadOut, errors: { 413: ['PayloadTooLarge'] } },
+  start: {
+    principal: 'library',
+    body: StartUploadInput,
+    response: UploadOut,
+    errors: { 409: ['UploadQuotaExceeded'], 413: ['PayloadTooLarge'] },
+  },
   signParts: {
     principal: 'library',
     path: LibraryItemPath,

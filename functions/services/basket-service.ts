@@ -25,7 +25,8 @@ import { createCheckoutAction } from '../store/checkout-store.ts';
 import * as quotas from '../store/basket-quota-store.ts';
 import { recordEvent } from '../store/outbox-store.ts';
 import { transact, TransactionConflictError } from '../store/transaction.ts';
-import { decideCreation } from '../domain/basket-quota.ts';
+import { isQuotaRace, openEntriesOf, QuotaRaceLost } from '../store/quota-record.ts';
+import { decideCreation } from '../domain/open-quota.ts';
 import type { PageRequest } from '../store/query.ts';
 import { getProjectPrices } from '../store/project-store.ts';
 import type { ProjectPrice } from '../domain/project.ts';
@@ -44,7 +45,7 @@ const quotaExceeded = (quota: number) =>
 /**
  * A new empty basket, unless the user has `MAX_OPEN_BASKETS_PER_USER` open already: one transaction puts
  * the basket and enters it in the user's quota record, under the record's condition (fewer than the quota
- * listed, after reclaiming lapsed ones: domain/basket-quota.ts). A lost race re-decides on the record the
+ * listed, after reclaiming lapsed ones: domain/open-quota.ts). A lost race re-decides on the record the
  * failed condition returned; a reclaim that found the basket extended learns its later expiry.
  */
 export async function createBasket(userId: string): Promise<Basket> {
@@ -66,7 +67,7 @@ export async function createBasket(userId: string): Promise<Basket> {
     ]);
     if (outcome.committed) return basket;
     for (const failed of outcome.failed) {
-      if (failed.index === 1) seen = quotas.openBasketsOf(failed.item);
+      if (failed.index === 1) seen = openEntriesOf(failed.item);
       // A reclaimed basket that is still open: its expiry moved on since the record last heard of it.
       else if (failed.index > 1)
         corrected = { ...corrected, [decision.reclaim[failed.index - 2] as string]: failed.item?.expiresAt as number };
@@ -74,10 +75,6 @@ export async function createBasket(userId: string): Promise<Basket> {
     throw new QuotaRaceLost();
   }, isQuotaRace);
 }
-
-/** Another creation, deletion or completion changed the quota record first: decide again on what it holds now. */
-class QuotaRaceLost extends Error {}
-const isQuotaRace = (error: unknown) => error instanceof QuotaRaceLost || error instanceof TransactionConflictError;
 
 export async function readBasket(userId: string, guid: string): Promise<Basket> {
   const basket = await baskets.getBasket(userId, guid, Date.now());

@@ -2,8 +2,10 @@
  * Completing a resumable upload: the parts the client names are checked against what S3 holds, S3
  * assembles the object at its library key, the object is streamed once through the image meter (type,
  * size, MD5 of the whole file, metadata; never held whole), and the item is committed through the shared
- * library commit (ingest-commit.ts) exactly as a push's. The answer is a push's, `{ LibraryItem,
- * ProductBuilderUrl }`.
+ * library commit (ingest-commit.ts) exactly as a push's. S3 keeps the type the upload was started with
+ * (the client's declaration): an object whose bytes are of another type is re-typed to the sniffed one
+ * before the commit, so a stored object's own metadata says what its bytes are. The answer is a push's,
+ * `{ LibraryItem, ProductBuilderUrl }`.
  *
  * One complete call at a time holds the upload (a conditional claim on its record). Its outcome (the
  * decision) commits in the same transaction as the item, its builder link, its anonymous user and its
@@ -16,6 +18,7 @@ import { partsToComplete, uploadStep, type NamedPart, type StoredPart } from '..
 import { DomainError } from '../shared/errors.ts';
 import { newSecretId } from '../shared/ids.ts';
 import { logger } from '../shared/powertools.ts';
+import { copyObject } from '../store/image-object-store.ts';
 import * as s3Uploads from '../store/multipart-object-store.ts';
 import * as records from '../store/multipart-upload-store.ts';
 import { recordMetrics, resultOf, writeCommit, type IngestResult } from './ingest-commit.ts';
@@ -71,10 +74,16 @@ async function checkedParts(upload: MultipartUpload, named: readonly NamedPart[]
   return stored === undefined ? undefined : partsToComplete(named, stored, upload.fileSize, upload);
 }
 
-/** The object S3 assembles from `parts`, checked; undefined when there is no object (the upload was aborted). */
+/**
+ * The object S3 assembles from `parts`, checked and typed as its bytes are (a copy onto itself of the
+ * version checked, when the declared type was another); undefined when there is no object (the upload was aborted).
+ */
 async function assemble(upload: MultipartUpload, parts: StoredPart[] | undefined): Promise<VerifiedImage | undefined> {
   if (parts !== undefined) await s3Uploads.completeS3Upload(upload, parts);
-  return verifyStoredImage(upload.objectKey, upload.fileSize);
+  const verified = await verifyStoredImage(upload.objectKey, upload.fileSize);
+  if (verified !== undefined && verified.storedType !== verified.item.mimeType)
+    await copyObject(upload.objectKey, upload.objectKey, verified.etag, verified.item.mimeType);
+  return verified;
 }
 
 export async function completeUpload(
@@ -96,7 +105,7 @@ export async function completeUpload(
   } catch (error) {
     if (error instanceof DomainError && error.kind === 'UnsupportedMedia') {
       // The object is deleted already (stored-image-check.ts); the refusal is the upload's outcome.
-      await records.refuseMultipartUpload(itemGuid, now, { code: error.code, message: error.message });
+      await records.refuseMultipartUpload(upload, now, { code: error.code, message: error.message });
     } else await release(itemGuid, now);
     throw error;
   }
@@ -113,7 +122,7 @@ export async function completeUpload(
   let outcome: Awaited<ReturnType<typeof writeCommit>>;
   try {
     // The decision commits in the library commit's own transaction, only while this call's claim holds.
-    outcome = await writeCommit(ingest, images, [records.decideMultipartUpload(itemGuid, now, result)]);
+    outcome = await writeCommit(ingest, images, records.decideMultipartUpload(upload, now, result));
   } catch (error) {
     // Outcome unknown: had it committed, the release fails its condition (a result is there).
     await release(itemGuid, now);

@@ -5,13 +5,25 @@
  * upload reaches it; for any other it does not exist.
  */
 import { SWEEP_AFTER_MS } from '../domain/library.ts';
-import { checkPartNumbers, partPlan, uploadStep, type StoredPart } from '../domain/multipart-upload.ts';
+import {
+  checkPartNumbers,
+  expectedPartSize,
+  partPlan,
+  uploadStep,
+  type StoredPart,
+} from '../domain/multipart-upload.ts';
+import { decideCreation } from '../domain/open-quota.ts';
 import { config } from '../shared/config.ts';
 import { conflict, DomainError, notFound, payloadTooLarge } from '../shared/errors.ts';
 import { newGuid } from '../shared/ids.ts';
+import { logger } from '../shared/powertools.ts';
+import { retryOnConflict } from '../shared/retry.ts';
 import { libraryObjectKey } from '../store/image-object-store.ts';
 import * as s3Uploads from '../store/multipart-object-store.ts';
+import { admitUpload, readOpenUploads } from '../store/multipart-quota-store.ts';
 import * as records from '../store/multipart-upload-store.ts';
+import { isQuotaRace, openEntriesOf, QuotaRaceLost } from '../store/quota-record.ts';
+import { transact } from '../store/transaction.ts';
 
 export type MultipartUpload = records.MultipartUpload;
 
@@ -32,16 +44,31 @@ export const uploadInProgress = (itemGuid: string) =>
 const notAbortable = (itemGuid: string) =>
   conflict('UploadCompleted', `Upload ${itemGuid} is completed (or refused) and can no longer be aborted.`);
 
+const quotaExceeded = (quota: number) =>
+  conflict(
+    'UploadQuotaExceeded',
+    `An API key may have at most ${quota} open resumable uploads; complete or abort one first (or let one expire).`,
+  );
+
 export interface NewUpload {
   fileName: string;
   contentType: string;
   fileSize: number;
 }
 
+/**
+ * Starts an upload, unless its API key has `MULTIPART_MAX_OPEN_PER_KEY` open already: the quota is read
+ * first, so a full key costs S3 nothing; then S3's upload is created and one transaction creates the
+ * upload's record and enters it in the key's open uploads, under the quota's condition (multipart-quota-store.ts).
+ * A lost race decides again on the record the failed condition returned. A refused start aborts its S3 upload.
+ */
 export async function startUpload(apiKeyId: string, file: NewUpload, now = Date.now()): Promise<MultipartUpload> {
   const maxBytes = config.multipartMaxBytes;
   if (file.fileSize > maxBytes)
     throw payloadTooLarge(`FileSize ${file.fileSize} is over the largest resumable upload, ${maxBytes} bytes.`);
+  const quota = config.multipartMaxOpenPerKey;
+  let seen = await readOpenUploads(apiKeyId);
+  if (!decideCreation(seen ?? {}, quota, now).admit) throw quotaExceeded(quota);
   const itemGuid = newGuid();
   const anonymousUserId = newGuid();
   const s3Upload = await s3Uploads.createS3Upload(libraryObjectKey(anonymousUserId, itemGuid), file.contentType);
@@ -55,10 +82,33 @@ export async function startUpload(apiKeyId: string, file: NewUpload, now = Date.
     createdAt: now,
     expiresAt: now + config.multipartExpirySeconds * 1000,
     state: 'open',
+    counted: true,
   };
-  // The record is the upload's intent: once it expires, the sweeper aborts what was never completed.
-  if (!(await records.putMultipartUpload(upload, upload.expiresAt + SWEEP_AFTER_MS)))
-    throw new Error(`upload record ${itemGuid} exists already`);
+  try {
+    await retryOnConflict(async () => {
+      const decision = decideCreation(seen ?? {}, quota, now);
+      if (!decision.admit) throw quotaExceeded(quota);
+      const { expiresAt } = upload;
+      const outcome = await transact([
+        // The record is the upload's intent: once it expires, the sweeper aborts what was never completed.
+        records.createMultipartUploadAction(upload, expiresAt + SWEEP_AFTER_MS),
+        admitUpload({ apiKeyId, itemGuid, expiresAt, seen, reclaim: decision.reclaim, quota }),
+      ]);
+      if (outcome.committed) return;
+      const lost = outcome.failed.find((failed) => failed.index === 1);
+      if (!lost) throw new Error(`upload record ${itemGuid} exists already`);
+      seen = openEntriesOf(lost.item);
+      throw new QuotaRaceLost();
+    }, isQuotaRace);
+  } catch (error) {
+    // Nothing refers to the S3 upload: abort it now rather than leave it to the bucket's lifecycle rule.
+    await s3Uploads
+      .abortS3Upload(upload)
+      .catch((reason: unknown) =>
+        logger.warn('could not abort a refused upload', { itemGuid, reason: String(reason) }),
+      );
+    throw error;
+  }
   return upload;
 }
 
@@ -87,7 +137,11 @@ export async function signParts(
   const upload = await openUpload(apiKeyId, itemGuid, now);
   checkPartNumbers(partNumbers, upload);
   const seconds = Math.max(1, Math.min(config.multipartPartUrlSeconds, Math.floor((upload.expiresAt - now) / 1000)));
-  const urls = await s3Uploads.presignParts(upload, partNumbers, seconds);
+  const parts = partNumbers.map((partNumber) => ({
+    partNumber,
+    size: expectedPartSize(upload.fileSize, upload, partNumber),
+  }));
+  const urls = await s3Uploads.presignParts(upload, parts, seconds);
   return partNumbers.map((partNumber, index) => ({
     partNumber,
     url: urls[index] as string,
@@ -119,7 +173,7 @@ export async function abortUpload(apiKeyId: string, itemGuid: string, now = Date
     const step = uploadStep(upload, apiKeyId, now);
     if (step === 'notFound') throw uploadNotFound(itemGuid);
     if (step !== 'open') throw notAbortable(itemGuid);
-    if (!(await records.abortMultipartUploadRecord(itemGuid, now - CLAIM_STALE_MS))) {
+    if (!(await records.abortMultipartUploadRecord(upload, now - CLAIM_STALE_MS))) {
       // Lost a race: aborted by a concurrent DELETE (fine), or taken by a complete call.
       const current = await records.getMultipartUpload(itemGuid);
       if (current?.state !== 'aborted')

@@ -21,6 +21,8 @@ export interface VerifiedImage {
   item: Omit<LibraryItem, 'itemGuid'>;
   /** The version checked (its ETag), for a copy of exactly that version. */
   etag: string;
+  /** The Content-Type S3 keeps for it: the uploader's, until a copy stores the sniffed one. */
+  storedType: string | undefined;
 }
 
 /** The image's record, or undefined when there is no object at `objectKey`. */
@@ -41,6 +43,7 @@ export async function verifyStoredImage(objectKey: string, maxBytes: number): Pr
     return {
       item: { mimeType, size: meter.byteCount, md5: meter.md5(), ...meter.imageMetadata() },
       etag: opened.etag,
+      storedType: opened.contentType,
     };
   } catch (error) {
     opened.body.destroy();

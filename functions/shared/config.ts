@@ -114,8 +114,25 @@ export const config = readOnce({
   uploadMaxBytes: () => intEnv('UPLOAD_MAX_BYTES', 100 * 1024 * 1024),
   /** Large-file upload: how long the presigned upload (and its pending record) stays valid. */
   uploadExpirySeconds: () => intEnv('UPLOAD_EXPIRY_SECONDS', 900),
-  /** Resumable upload: the largest file (FileSize) one may announce; at most 10,000 parts of 5 MiB or more. */
-  multipartMaxBytes: () => intEnv('MULTIPART_MAX_BYTES', 2 * 1024 * 1024 * 1024),
+  /**
+   * Resumable upload: the largest file (FileSize) one may announce. At most 5 GiB: a completed file whose
+   * declared type is not its own is re-typed by one CopyObject onto itself, which S3 allows up to 5 GiB.
+   */
+  multipartMaxBytes: () => {
+    const max = intEnv('MULTIPART_MAX_BYTES', 2 * 1024 * 1024 * 1024);
+    if (max > 5 * 1024 * 1024 * 1024)
+      throw new Error('environment variable MULTIPART_MAX_BYTES must be at most 5368709120');
+    return max;
+  },
+  /**
+   * Resumable upload: uploads one API key may have open; one more is 409 UploadQuotaExceeded. At most 1,000:
+   * they are listed in one item that every start, completion and abort of the key rewrites.
+   */
+  multipartMaxOpenPerKey: () => {
+    const max = intEnv('MULTIPART_MAX_OPEN_PER_KEY', 100);
+    if (max > 1000) throw new Error('environment variable MULTIPART_MAX_OPEN_PER_KEY must be at most 1000');
+    return max;
+  },
   /** Resumable upload: how long it stays open for parts and completion (ExpiresDateUtc); then it is swept. */
   multipartExpirySeconds: () => intEnv('MULTIPART_EXPIRY_SECONDS', 24 * 60 * 60),
   /** Resumable upload: how long one presigned part URL stays valid (never past the upload's expiry). */

@@ -7,9 +7,10 @@
  * URL it clones the request twice, re-derives a cache key for the signing key with an extra HMAC and walks
  * a dozen async steps. In a fresh process that code is not compiled yet, so 100 URLs cost 15-18 ms of CPU
  * of a cold start (figure 3 in BENCHMARKS.md). A presigned GET or part PUT has one shape: the signature
- * covers the method, the path, the query and the host, the payload is UNSIGNED-PAYLOAD, and the signing key depends only
- * on the credentials, the day, the region and the service (SigV4), so it is derived once and kept.
- * test/unit/download-signer.test.ts checks the URLs are byte for byte those of the SDK's getSignedUrl.
+ * covers the method, the path, the query and the host (and a part's Content-Length), the payload is
+ * UNSIGNED-PAYLOAD, and the signing key depends only on the credentials, the day, the region and the
+ * service (SigV4), so it is derived once and kept. test/unit/download-signer.test.ts checks the URLs are
+ * byte for byte those of the SDK's getSignedUrl.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
@@ -65,16 +66,18 @@ function signingDates(now: Date): { longDate: string; shortDate: string } {
   return { longDate, shortDate: longDate.slice(0, 8) };
 }
 
-/** One URL to sign: the method, the object, and the operation's own query parameters (sorted by name). */
+/** One URL to sign: the method, the object, the operation's own query parameters (sorted by name), and a body's exact length to hold it to. */
 interface UrlToSign {
   method: 'GET' | 'PUT';
   objectKey: string;
   query: readonly (readonly [string, string])[];
+  contentLength?: number;
 }
 
 /**
  * Presigned URLs of `requests` on one bucket, valid `expiresIn` seconds, each signed over its path, its
- * query and the host, with UNSIGNED-PAYLOAD: the form of getSignedUrl for a request without signed headers.
+ * query, the host and, when given, its Content-Length, with UNSIGNED-PAYLOAD: the form of getSignedUrl with
+ * `signableHeaders: content-length` (S3 refuses a request whose headers differ: 403 SignatureDoesNotMatch).
  */
 async function presign(
   s3: S3Client,
@@ -102,14 +105,15 @@ async function presign(
     ['X-Amz-Date', longDate],
     ['X-Amz-Expires', String(expiresIn)],
     ...(credentials.sessionToken ? [['X-Amz-Security-Token', credentials.sessionToken] as [string, string]] : []),
-    ['X-Amz-SignedHeaders', 'host'],
   ];
   const signedPrefix = common.map(([name, value]) => `${name}=${encode(value)}`).join('&');
-  return requests.map(({ method, objectKey, query: own }) => {
+  return requests.map(({ method, objectKey, query: own, contentLength }) => {
     const path = `${base}/${objectKey.split('/').map(encode).join('/')}`;
+    const lengthHeader = contentLength === undefined ? '' : `content-length:${contentLength}\n`;
+    const signedHeaders = contentLength === undefined ? 'host' : 'content-length;host';
     // Sorted by name (code point order): the X-Amz- parameters (upper-case X), then the operation's own.
-    const query = `${signedPrefix}&${own.map(([name, value]) => `${name}=${encode(value)}`).join('&')}`;
-    const canonicalRequest = `${method}\n${path}\n${query}\nhost:${host}\n\nhost\nUNSIGNED-PAYLOAD`;
+    const query = `${signedPrefix}&X-Amz-SignedHeaders=${encode(signedHeaders)}&${own.map(([name, value]) => `${name}=${encode(value)}`).join('&')}`;
+    const canonicalRequest = `${method}\n${path}\n${query}\n${lengthHeader}host:${host}\n\n${signedHeaders}\nUNSIGNED-PAYLOAD`;
     const stringToSign = `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
     const signature = createHmac('sha256', key).update(stringToSign).digest('hex');
     // X-Amz-Signature sorts between X-Amz-Security-Token and X-Amz-SignedHeaders, as the SDK writes it.
@@ -139,18 +143,21 @@ export const presignDownloads = (
     expiresIn,
   );
 
-/** Presigned UploadPart PUTs of parts of one multipart upload (a browser PUTs each part's bytes to its URL). */
+/**
+ * Presigned UploadPart PUTs of parts of one multipart upload (a browser PUTs each part's bytes to its URL),
+ * each bound to the size its part must have: S3 refuses a body of any other length.
+ */
 export const presignUploadParts = (
   s3: S3Client,
   bucket: string,
   upload: { objectKey: string; uploadId: string },
-  partNumbers: readonly number[],
+  parts: readonly { partNumber: number; size: number }[],
   expiresIn: number,
 ): Promise<string[]> =>
   presign(
     s3,
     bucket,
-    partNumbers.map((partNumber) => ({
+    parts.map(({ partNumber, size }) => ({
       method: 'PUT',
       objectKey: upload.objectKey,
       query: [
@@ -158,6 +165,7 @@ export const presignUploadParts = (
         ['uploadId', upload.uploadId],
         ['x-id', 'UploadPart'],
       ],
+      contentLength: size,
     })),
     expiresIn,
   );

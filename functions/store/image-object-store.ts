@@ -82,13 +82,20 @@ export interface OpenedObject {
   size: number;
   /** The version being read, for reading more of exactly it (readObjectRanges). */
   etag: string;
+  /** The Content-Type S3 keeps for it. */
+  contentType: string | undefined;
 }
 
-/** The object's bytes as a stream, with its size and version; undefined when it does not exist. */
+/** The object's bytes as a stream, with its size, version and type; undefined when it does not exist. */
 export async function openObject(objectKey: string): Promise<OpenedObject | undefined> {
   try {
     const result = await s3.send(new GetObjectCommand({ Bucket: config.bucketName, Key: objectKey }));
-    return { body: result.Body as Readable, size: result.ContentLength ?? 0, etag: result.ETag ?? '' };
+    return {
+      body: result.Body as Readable,
+      size: result.ContentLength ?? 0,
+      etag: result.ETag ?? '',
+      contentType: result.ContentType,
+    };
   } catch (error) {
     if (error instanceof NoSuchKey) return undefined;
     throw error;

@@ -84,6 +84,14 @@ export const multipartUploadKey = (itemGuid: string): TableKey => ({
   PK: `${KEYS.upload}${itemGuid}`,
   SK: 'MULTIPART',
 });
+/**
+ * An API key's open resumable uploads (the quota's record), in the uploads' partition prefix (and grants):
+ * an item guid is 32 hex, so `APIKEY#…` never names an upload.
+ */
+export const multipartQuotaKey = (apiKeyId: string): TableKey => ({
+  PK: `${KEYS.upload}APIKEY#${keyPart(apiKeyId)}`,
+  SK: 'QUOTA#MULTIPART',
+});
 /** An erased item's object, until it is surely deleted (its expiry hands it to the sweeper). */
 export const erasureIntentKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.erasure}${itemGuid}`, SK: 'ERASE' });
 

@@ -32,9 +32,12 @@ export async function createS3Upload(objectKey: string, contentType: string): Pr
   return { objectKey, uploadId: created.UploadId };
 }
 
-/** Presigned PUT URLs of the parts, in the order asked; signed in process, no request to S3. */
-export const presignParts = (upload: S3Upload, partNumbers: readonly number[], expiresSeconds: number) =>
-  presignUploadParts(s3, config.bucketName, upload, partNumbers, expiresSeconds);
+/** Presigned PUT URLs of the parts, in the order asked, each for exactly its `size`; signed in process, no request to S3. */
+export const presignParts = (
+  upload: S3Upload,
+  parts: readonly { partNumber: number; size: number }[],
+  expiresSeconds: number,
+) => presignUploadParts(s3, config.bucketName, upload, parts, expiresSeconds);
 
 /** Every part S3 holds, page after page (at most 1,000 a page, 10,000 parts in all); undefined when the upload is gone. */
 export async function listS3Parts(upload: S3Upload): Promise<StoredPart[] | undefined> {

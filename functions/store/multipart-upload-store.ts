@@ -1,17 +1,20 @@
 /**
  * The one place that reads and writes resumable uploads' records (PK=UPLOAD#<itemGuid> SK=MULTIPART).
- * Every write is one conditional write on the one record, or (the decision) a conditional action of the
- * commit's transaction, so two calls racing on an upload (two complete calls, a complete and an abort)
- * cannot both win: the loser's condition fails and it writes nothing.
+ * Every write is one conditional write on the one record, or a conditional action of a transaction with
+ * the key's open uploads (multipart-quota-store.ts: the start, the refusal, the abort) and (the decision)
+ * of the commit's, so two calls racing on an upload (two complete calls, a complete and an abort) cannot
+ * both win: the loser's condition fails and it writes nothing.
  */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import type { LibraryItem } from '../domain/library.ts';
 import type { UploadState } from '../domain/multipart-upload.ts';
 import { multipartUploadKey } from './keys.ts';
-import { fromItem, toItem } from './table.ts';
-import { update, type WriteAction } from './transaction.ts';
+import { transactRetrying } from './library-store.ts';
+import { releaseUpload } from './multipart-quota-store.ts';
+import { fromItem } from './table.ts';
+import { create, update, type WriteAction } from './transaction.ts';
 import { writeIf } from './writes.ts';
 
 export const MULTIPART_UPLOAD_TYPE = 'MultipartUpload';
@@ -39,6 +42,8 @@ export interface MultipartUpload {
   result?: MultipartResult;
   /** Set when refused: a repeated complete call answers the same refusal. */
   refusal?: { code: string; message: string };
+  /** Listed in its key's open uploads until it ends; absent on uploads started before that quota existed. */
+  counted?: true;
 }
 
 export interface MultipartResult {
@@ -47,15 +52,9 @@ export interface MultipartResult {
   createdAt: number;
 }
 
-/** Written once: a fresh guid, so the condition only guards against a replayed write of another upload. */
-export const putMultipartUpload = (upload: MultipartUpload, sweepAt: number): Promise<boolean> =>
-  writeIf(
-    new PutCommand({
-      TableName: config.tableName,
-      Item: toItem(multipartUploadKey(upload.itemGuid), MULTIPART_UPLOAD_TYPE, upload, sweepAt),
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
-  );
+/** Created once, with its admission to the key's quota: a fresh guid, so the condition only guards against a replayed write. */
+export const createMultipartUploadAction = (upload: MultipartUpload, sweepAt: number): WriteAction =>
+  create(multipartUploadKey(upload.itemGuid), MULTIPART_UPLOAD_TYPE, upload, sweepAt);
 
 export async function getMultipartUpload(itemGuid: string): Promise<MultipartUpload | undefined> {
   const result = await dynamo.send(
@@ -66,21 +65,39 @@ export async function getMultipartUpload(itemGuid: string): Promise<MultipartUpl
 
 /** `state` and `result` are reserved words: named by placeholder, and only where used (DynamoDB refuses unused names). */
 const NAMES = { '#state': 'state', '#result': 'result' };
+const namesIn = (expressions: string) =>
+  Object.fromEntries(Object.entries(NAMES).filter(([name]) => expressions.includes(name)));
 
-function updateIf(itemGuid: string, update: string, condition: string, values: Record<string, unknown>) {
-  const expressions = `${update} ${condition}`;
-  return writeIf(
+const updateIf = (itemGuid: string, expression: string, condition: string, values: Record<string, unknown>) =>
+  writeIf(
     new UpdateCommand({
       TableName: config.tableName,
       Key: multipartUploadKey(itemGuid),
-      UpdateExpression: update,
+      UpdateExpression: expression,
       ConditionExpression: condition,
-      ExpressionAttributeNames: Object.fromEntries(
-        Object.entries(NAMES).filter(([name]) => expressions.includes(name)),
-      ),
+      ExpressionAttributeNames: namesIn(`${expression} ${condition}`),
       ExpressionAttributeValues: values,
     }),
   );
+
+/** The same conditional update, as an action of a transaction. */
+const updateAction = (itemGuid: string, expression: string, condition: string, values: Record<string, unknown>) =>
+  update(multipartUploadKey(itemGuid), expression, {
+    condition: { if: condition, values, names: namesIn(`${expression} ${condition}`) },
+  });
+
+/** Ends the upload with `expression` under `condition`, and takes it off its key's open uploads in the same transaction. */
+async function endIf(
+  upload: MultipartUpload,
+  expression: string,
+  condition: string,
+  values: Record<string, unknown>,
+): Promise<boolean> {
+  const outcome = await transactRetrying([
+    updateAction(upload.itemGuid, expression, condition, values),
+    ...releaseUpload(upload),
+  ]);
+  return outcome.committed;
 }
 
 /** Open, undecided, and no other call's fresh claim on it. */
@@ -98,23 +115,31 @@ export const releaseMultipartUpload = (itemGuid: string, claimedAt: number): Pro
   updateIf(itemGuid, 'REMOVE claimedAt', MINE, { ':claimedAt': claimedAt });
 
 /**
- * Decides the upload, only while the claim is still this call's: an action of the library commit's own
- * transaction (services/ingest-commit.ts writeCommit), so the decision and the item exist both or neither.
+ * Decides the upload, only while the claim is still this call's, and takes it off its key's open uploads:
+ * actions of the library commit's own transaction (services/ingest-commit.ts writeCommit), so the decision
+ * and the item exist both or neither.
  */
-export const decideMultipartUpload = (itemGuid: string, claimedAt: number, result: MultipartResult): WriteAction =>
-  update(multipartUploadKey(itemGuid), 'SET #result = :result', {
-    values: { ':result': result },
-    condition: { if: MINE, values: { ':claimedAt': claimedAt }, names: { '#result': 'result' } },
-  });
+export const decideMultipartUpload = (
+  upload: MultipartUpload,
+  claimedAt: number,
+  result: MultipartResult,
+): WriteAction[] => [
+  updateAction(upload.itemGuid, 'SET #result = :result', MINE, { ':result': result, ':claimedAt': claimedAt }),
+  ...releaseUpload(upload),
+];
 
 /** Refuses the upload (its bytes are no image), only while the claim is still this call's. */
-export const refuseMultipartUpload = (itemGuid: string, claimedAt: number, refusal: MultipartUpload['refusal']) =>
-  updateIf(itemGuid, 'SET #state = :refused, refusal = :refusal REMOVE claimedAt', MINE, {
+export const refuseMultipartUpload = (
+  upload: MultipartUpload,
+  claimedAt: number,
+  refusal: MultipartUpload['refusal'],
+) =>
+  endIf(upload, 'SET #state = :refused, refusal = :refusal REMOVE claimedAt', MINE, {
     ':claimedAt': claimedAt,
     ':refused': 'refused',
     ':refusal': refusal,
   });
 
 /** Marks the upload aborted; false when it is decided, refused or being completed. */
-export const abortMultipartUploadRecord = (itemGuid: string, staleBefore: number): Promise<boolean> =>
-  updateIf(itemGuid, 'SET #state = :aborted', FREE, { ':open': 'open', ':stale': staleBefore, ':aborted': 'aborted' });
+export const abortMultipartUploadRecord = (upload: MultipartUpload, staleBefore: number): Promise<boolean> =>
+  endIf(upload, 'SET #state = :aborted', FREE, { ':open': 'open', ':stale': staleBefore, ':aborted': 'aborted' });

@@ -26,7 +26,7 @@
  * | builder URL token (builder site) | GetItem PK=BUILDER#<token> SK=BUILDER                     |
  * | mint a builder link              | TransactWriteItems: create PK=BUILDER#<token>, ConditionCheck each PK=LIBITEM#<guid> |
  * | pending large-file upload        | PutItem / conditional UpdateItem / GetItem PK=UPLOAD#<itemGuid> SK=UPLOAD (TTL, feeds the sweeper) |
- * | resumable (multipart) upload    | conditional PutItem / UpdateItem, GetItem PK=UPLOAD#<itemGuid> SK=MULTIPART (TTL, feeds the sweeper) |
+ * | resumable (multipart) upload    | conditional UpdateItem, GetItem PK=UPLOAD#<itemGuid> SK=MULTIPART (TTL, feeds the sweeper); its start, refusal and abort: TransactWriteItems of it and PK=UPLOAD#APIKEY#<key id> SK=QUOTA#MULTIPART (the key's open uploads, read first by GetItem), its decision in the commit's |
  * | Idempotency-Key record (POSTs)   | conditional PutItem / GetItem PK=IDEMPOTENCY#<sha256> SK=IDEMPOTENCY |
  * | claim a builder link (user)      | conditional UpdateItem PK=BUILDER#<token> (claimedBy); TransactWriteItems of PK=LIBITEM#<guid> (userId); TransactWriteItems of the entries below |
  * | list the user's library (user)   | Query PK=LIBUSER#<user>, SK begins_with ITEM#, descending (entries copy the item; SK ITEM#<createdAt>#<itemGuid>) |

@@ -9,6 +9,14 @@ import { GetObjectCommand, ListPartsCommand, S3Client } from '@aws-sdk/client-s3
 import { startTestService, type TestService } from '../support/service.ts';
 import { photoOfSize } from '../support/images.ts';
 import { snapshotStore, storeDiff } from '../support/store-snapshot.ts';
+import {
+  completeUpload,
+  putParts as putPartsOf,
+  s3UploadOf as s3UploadOfRecord,
+  signParts,
+  startUpload,
+  type Upload,
+} from '../support/resumable-uploads.ts';
 import { LOCAL_AWS_ENV } from '../../lib/local/storage.ts';
 
 const MIB = 1024 * 1024;
@@ -39,63 +47,19 @@ afterAll(async () => {
 
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex').toUpperCase();
 
-interface Upload {
-  ItemGuid: string;
-  PartSize: number;
-  PartCount: number;
-  file: Buffer;
-}
-
-async function start(file: Buffer, apiKey = key, fileName = 'photo.jpg'): Promise<Upload> {
-  const answer = await service.request('POST', '/library/uploads', {
-    apiKey,
-    json: { FileName: fileName, ContentType: 'image/jpeg', FileSize: file.length },
-  });
-  expect(answer.status, answer.text).toBe(200);
-  return { ...answer.body, file };
-}
-
-const partBytes = (upload: Upload, partNumber: number) =>
-  upload.file.subarray((partNumber - 1) * upload.PartSize, partNumber * upload.PartSize);
-
-async function sign(upload: Upload, partNumbers: number[], apiKey = key) {
-  return service.request('POST', `/library/uploads/${upload.ItemGuid}/parts`, {
-    apiKey,
-    json: { PartNumbers: partNumbers },
-  });
-}
-
-/** PUTs the parts (all at once) to freshly signed URLs; answers their ETags by part number. */
-async function putParts(upload: Upload, partNumbers: number[]): Promise<Map<number, string>> {
-  const signed = await sign(upload, partNumbers);
-  expect(signed.status, signed.text).toBe(200);
-  const etags = await Promise.all(
-    (signed.body.Parts as { PartNumber: number; Url: string }[]).map(async ({ PartNumber, Url }) => {
-      const answer = await fetch(Url, { method: 'PUT', body: partBytes(upload, PartNumber) });
-      expect(answer.status).toBe(200);
-      return [PartNumber, answer.headers.get('etag') as string] as const;
-    }),
-  );
-  return new Map(etags);
-}
-
+const start = (file: Buffer, apiKey = key, fileName = 'photo.jpg') =>
+  startUpload(service, apiKey, file, { FileName: fileName });
+const sign = (upload: Upload, partNumbers: number[], apiKey = key) => signParts(service, apiKey, upload, partNumbers);
+const putParts = (upload: Upload, partNumbers: number[]) => putPartsOf(service, key, upload, partNumbers);
 const complete = (upload: Upload, parts: [number, string][], apiKey = key) =>
-  service.request('POST', `/library/uploads/${upload.ItemGuid}/complete`, {
-    apiKey,
-    json: { Parts: parts.map(([PartNumber, ETag]) => ({ PartNumber, ETag })) },
-  });
+  completeUpload(service, apiKey, upload, parts);
+const s3UploadOf = (upload: Upload) => s3UploadOfRecord(service, upload);
 
 async function storedObject(itemGuid: string): Promise<Buffer | undefined> {
   const objectKey = [...(await snapshotStore(service)).objects.keys()].find((k) => k.endsWith(`/${itemGuid}`));
   if (objectKey === undefined) return undefined;
   const object = await s3.send(new GetObjectCommand({ Bucket: 'photo-commerce-images', Key: objectKey }));
   return Buffer.from(await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
-}
-
-/** The S3 multipart upload behind an upload, from its record. */
-async function s3UploadOf(upload: Upload): Promise<{ Key: string; UploadId: string }> {
-  const record = (await snapshotStore(service)).items.get(`UPLOAD#${upload.ItemGuid}|MULTIPART`);
-  return { Key: record?.objectKey?.S as string, UploadId: record?.uploadId?.S as string };
 }
 
 async function s3UploadGone(s3Upload: { Key: string; UploadId: string }): Promise<boolean> {
@@ -246,10 +210,15 @@ describe('resumable uploads', { timeout: 120_000 }, () => {
     expect(answer.body.Error.Code).toBe('UnsupportedMediaType');
     expect(await s3UploadGone(await s3UploadOf(upload))).toBe(true);
     expect(await storedObject(upload.ItemGuid)).toBeUndefined();
-    // Only the upload's own record changed (it is refused); no item, no object.
-    expect(storeDiff(before, await snapshotStore(service))).toEqual([
-      `item changed: UPLOAD#${upload.ItemGuid}|MULTIPART`,
-    ]);
+    // Only the upload's own record changed (it is refused) and its key's open uploads (it is no more); no item, no object.
+    const changed = storeDiff(before, await snapshotStore(service));
+    expect(changed).toHaveLength(2);
+    expect(changed).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^item changed: UPLOAD#APIKEY#[0-9a-f]+\|QUOTA#MULTIPART$/),
+        `item changed: UPLOAD#${upload.ItemGuid}|MULTIPART`,
+      ]),
+    );
     const again = await complete(upload, [...etags]);
     expect(again.status).toBe(415);
     expect(again.body).toEqual(answer.body);

@@ -1,11 +1,12 @@
 /**
- * The download signer (functions/store/download-signer.ts) signs presigned GETs itself: its URLs must be
- * byte for byte those of the SDK's getSignedUrl for the same object, content type, lifetime and time.
+ * The download signer (functions/store/download-signer.ts) signs presigned GETs and part PUTs itself: its
+ * URLs must be byte for byte those of the SDK's getSignedUrl for the same object, content type (a part's
+ * upload and Content-Length), lifetime and time.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { presignDownloads, type Download } from '../../functions/store/download-signer.ts';
+import { presignDownloads, presignUploadParts, type Download } from '../../functions/store/download-signer.ts';
 
 const keys = [
   'library/0123456789abcdef0123456789abcdef/fedcba9876543210fedcba9876543210',
@@ -84,4 +85,36 @@ describe('presigned downloads', () => {
   it('signs nothing for no downloads', async () => {
     expect(await presignDownloads(clients['AWS virtual-hosted endpoint'], 'photo-bucket', [], 900)).toEqual([]);
   });
+});
+
+describe('presigned part uploads', () => {
+  for (const [name, s3] of Object.entries(clients)) {
+    it(`are the SDK's getSignedUrl URLs with the part's Content-Length signed (${name})`, async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date('2026-11-23T19:48:38.123Z'));
+      const upload = { objectKey: keys[0] as string, uploadId: 'VXBsb2FkIElE+/=~' };
+      const parts = [
+        { partNumber: 1, size: 5_242_880 },
+        { partNumber: 410, size: 1 },
+      ];
+      const ours = await presignUploadParts(s3, 'photo-bucket', upload, parts, 3600);
+      const sdk = await Promise.all(
+        parts.map(({ partNumber, size }) =>
+          getSignedUrl(
+            s3,
+            new UploadPartCommand({
+              Bucket: 'photo-bucket',
+              Key: upload.objectKey,
+              UploadId: upload.uploadId,
+              PartNumber: partNumber,
+              ContentLength: size,
+            }),
+            { expiresIn: 3600, signableHeaders: new Set(['content-length']) },
+          ),
+        ),
+      );
+      expect(ours).toEqual(sdk);
+      expect(ours[0]).toContain('X-Amz-SignedHeaders=content-length%3Bhost');
+    });
+  }
 });

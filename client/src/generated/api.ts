@@ -345,7 +345,7 @@ export interface Schemas {
   };
   StartUploadInput: {
     FileName: string;
-    /** As declared; the stored type is sniffed from the bytes at completion */
+    /** As declared (printable ASCII: it is sent to S3 as a header); the stored type is sniffed from the bytes at completion */
     ContentType: string;
     /** Bytes, 1 to MULTIPART_MAX_BYTES (default 2 GiB; more is 413) */
     FileSize: number;

@@ -1,6 +1,6 @@
-/** The open-basket quota's decision (domain/basket-quota.ts): admit, reclaim lapsed baskets, or refuse. */
+/** The decision of a quota of open things (domain/open-quota.ts), shown on baskets: admit, reclaim lapsed ones, or refuse. */
 import { describe, expect, it } from 'vitest';
-import { decideCreation, MAX_RECLAIMS } from '../../functions/domain/basket-quota.ts';
+import { decideCreation, MAX_RECLAIMS } from '../../functions/domain/open-quota.ts';
 
 const NOW = 1_000_000;
 const listed = (expiries: number[]) => Object.fromEntries(expiries.map((expiry, index) => [`b${index}`, expiry]));
