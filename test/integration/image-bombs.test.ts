@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
-import { pushFiles } from '../support/library-push.ts';
+import { decidedItem, pushFiles } from '../support/library-push.ts';
 import { bombTile, heifGridBomb } from '../support/heif-bombs.ts';
 import { jpeg } from '../support/images.ts';
 import { multipartBody } from '../support/multipart.ts';
@@ -27,12 +27,7 @@ afterAll(async () => {
 const hevcBomb = (cells: number) => heifGridBomb(bombTile('hevc'), { cells, disguise: 'clap' });
 const avifBomb = (cells: number) => heifGridBomb(bombTile('av1'), { cells, disguise: 'clap' });
 
-async function renditionsOf(itemGuid: string): Promise<any> {
-  await service.drainEvents();
-  const read = await service.request('GET', `/library/${itemGuid}`, { apiKey });
-  expect(read.status, read.text).toBe(200);
-  return read.body.LibraryItem;
-}
+const renditionsOf = (itemGuid: string) => decidedItem(service, apiKey, itemGuid);
 
 describe('HEIF grids that display 64 x 64 pixels and decode hundreds of megapixels', { timeout: 120_000 }, () => {
   it.each([

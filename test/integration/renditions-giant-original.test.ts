@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
+import { decidedItem } from '../support/library-push.ts';
 import { tinyPng } from '../support/multipart.ts';
 
 let service: TestService;
@@ -19,12 +20,7 @@ afterAll(async () => {
   await service?.close();
 }, 120_000);
 
-async function renditionsOf(itemGuid: string): Promise<any> {
-  await service.drainEvents();
-  const read = await service.request('GET', `/library/${itemGuid}`, { apiKey });
-  expect(read.status, read.text).toBe(200);
-  return read.body.LibraryItem;
-}
+const renditionsOf = (itemGuid: string) => decidedItem(service, apiKey, itemGuid);
 
 /**
  * A PNG of `size` bytes that is never held whole: its IHDR and image data (a 1 x 1 PNG's), then one

@@ -17,7 +17,7 @@ import { inProcessIt } from '../support/bundles.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { pngBomb } from '../support/images.ts';
 import { listObjectKeys } from '../support/store-snapshot.ts';
-import { pushFiles } from '../support/library-push.ts';
+import { decidedItem, pushFiles } from '../support/library-push.ts';
 import { LOCAL_AWS_ENV } from '../../lib/local/storage.ts';
 import { publishEvent } from '../../functions/shared/events.ts';
 import { itemsAddedEvent } from '../../functions/contracts/library-events.ts';
@@ -36,12 +36,7 @@ const tokenOf = (url: string) => url.split('/').pop() as string;
 const push = (files: { name: string; bytes: Buffer }[]) => pushFiles(service.url, apiKey, files);
 
 /** The item once its renditions are decided (the in-process queue has handled the commit's event). */
-async function decided(itemGuid: string): Promise<any> {
-  await service.drainEvents();
-  const read = await service.request('GET', `/library/${itemGuid}`, { apiKey });
-  expect(read.status, read.text).toBe(200);
-  return read.body.LibraryItem;
-}
+const decided = (itemGuid: string) => decidedItem(service, apiKey, itemGuid);
 
 async function fetchRendition(rendition: { Url: string; ContentType: string }) {
   const response = await fetch(rendition.Url);

@@ -4,6 +4,7 @@
  * The push itself, refusals included, is tested in test/integration/library-push.test.ts.
  */
 import { expect } from 'vitest';
+import type { TestService } from './service.ts';
 
 export interface PushFile {
   bytes: Buffer;
@@ -39,4 +40,12 @@ export async function pushFiles(
   expect(response.status, JSON.stringify(body)).toBe(200);
   const items = (body.LibraryItems ?? [body.LibraryItem]) as { ItemGuid: string }[];
   return { body, itemGuids: items.map((item) => item.ItemGuid), productBuilderUrl: body.ProductBuilderUrl };
+}
+
+/** The item as `GET /library/{itemGuid}` answers it once the events so far are handled (its renditions decided). */
+export async function decidedItem(service: TestService, apiKey: string, itemGuid: string): Promise<any> {
+  await service.drainEvents();
+  const read = await service.request('GET', `/library/${itemGuid}`, { apiKey });
+  expect(read.status, read.text).toBe(200);
+  return read.body.LibraryItem;
 }
