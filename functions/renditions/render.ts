@@ -3,6 +3,8 @@
  * allows (JPEG by 2, 4 or 8, WebP and HEIF thumbnails), turn it upright, convert it to sRGB through its
  * ICC profile, resize to the Preview's size, and make the Thumbnail from those pixels rather than decoding
  * again. Outputs carry no metadata (sharp writes none unless asked): no EXIF, GPS, XMP, ICC or comments.
+ * Before any decoder sees the file, the pixels its decoding would produce are read from it and held to the
+ * limit (library/image-header/decoding.ts); HEVC is decoded in a worker thread with time and memory limits.
  */
 import sharp, { type OutputInfo, type Sharp } from 'sharp';
 import { decodingOf, type Decoding } from '../library/image-header/index.ts';
@@ -20,6 +22,7 @@ import {
 sharp.cache(false);
 
 export interface SourceImage {
+  /** The whole file. A HEVC HEIF's bytes move to the decoder's worker (no copy): unreadable after rendering. */
   bytes: Buffer;
   /** The sniffed type of the item. */
   mimeType: string;
