@@ -301,7 +301,7 @@ export interface Schemas {
   };
   /** Display-ready copies of the image: upright, sRGB, without metadata (no EXIF, GPS, XMP or comments), WebP (transparency kept) */
   Renditions: {
-    /** Pending until the renditions are made (seconds after the upload), then Ready, or Failed when the image cannot be decoded or has more than RENDITION_MAX_PIXELS pixels */
+    /** Pending until the renditions are made (seconds after the upload), then Ready, or Failed when the image cannot be decoded or would decode to more than RENDITION_MAX_PIXELS pixels, or its original is larger than RENDITION_MAX_BYTES */
     Status: 'Pending' | 'Ready' | 'Failed';
     /** Long side 320 px (never upscaled); when Status is Ready */
     Thumbnail?: Schemas['Rendition'];
