@@ -9,13 +9,25 @@ import type { LocalSite } from '../lib/local/site/server.ts';
 import { loopbackAddress, startCheckoutStandIn } from '../lib/local/site/stand-in.ts';
 import { claimStart } from '../lib/local/single-start.ts';
 
+/**
+ * How long the shutdown after a signal may take before the process exits anyway: cutting it short loses
+ * nothing (the engine's watchdog stops the engine with SIGTERM once this process is gone, the queue's
+ * messages and the stream's checkpoints are on disk), and `npm start` is to exit within 10 s of SIGTERM.
+ */
+const SHUTDOWN_DEADLINE_MS = 8_000;
+
 // Registered first: a signal during start-up exits at once, and exiting stops the engine (its exit hook).
 let shutdown: (() => Promise<void>) | undefined;
 let closing = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
+    // Under `npm start` one Ctrl-C arrives twice (from the terminal, and forwarded by npm): one shutdown.
     if (closing) return;
     closing = true;
+    setTimeout(() => {
+      process.stderr.write(`shutdown still running after ${SHUTDOWN_DEADLINE_MS / 1000} s: exiting now\n`);
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
     (shutdown?.() ?? Promise.resolve()).then(
       () => process.exit(0),
       () => process.exit(1),

@@ -6,7 +6,8 @@
  *
  * - Scope: the key is hashed together with the caller (user id and/or API key id) and the route, so two
  *   callers, or two routes, never share a record even when clients pick the same key.
- * - Same key, different request (path, query or body): refused with 422, nothing runs.
+ * - Same key, different request (path, query or body): refused with 422, nothing runs. A resent form may
+ *   carry a new multipart boundary and still match (functions/http/request-digest.ts).
  * - Same key while the first request still runs: 409 with Retry-After; the client retries.
  * - A failed request (any error) leaves no record, so its retry runs again.
  * - Records live IDEMPOTENCY_TTL_SECONDS (24 h); afterwards the key is new again. A request that dies
@@ -17,12 +18,13 @@
  * adds to the SDK (BENCHMARKS.md, figure 3); these semantics need one conditional PutItem.
  */
 import { createHash } from 'node:crypto';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { badRequest, DomainError, unprocessable } from '../shared/errors.ts';
 import { logger } from '../shared/powertools.ts';
 import { endpoint, type Respond } from './endpoint.ts';
 import { JSON_CONTENT_TYPE } from './json.ts';
 import { claimKey, completeKey, releaseKey } from '../store/idempotency-store.ts';
+import { requestDigest } from './request-digest.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -39,24 +41,6 @@ export function idempotencyKeyOf(headers: Record<string, string | undefined>): s
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
-/**
- * A digest of what the request asks for. A multipart body is compared without its boundary, which
- * clients pick at random per attempt, so a resent form still matches.
- */
-function requestDigest(event: APIGatewayProxyEvent, headers: Record<string, string | undefined>): string {
-  const boundary = /boundary="?([^";]+)"?/i.exec(headers['content-type'] ?? '')?.[1];
-  const raw =
-    event.body === null || event.body === undefined
-      ? ''
-      : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8').toString('latin1');
-  const body = boundary ? raw.replaceAll(boundary, '') : raw;
-  return createHash('sha256')
-    .update(JSON.stringify([event.pathParameters ?? {}, event.queryStringParameters ?? {}]))
-    .update('\n')
-    .update(body, 'latin1')
-    .digest('base64');
-}
 
 const keyReused = () =>
   unprocessable(
@@ -83,7 +67,7 @@ const answerOnce: Respond = async ({ principal, headers, event }, context, answe
       key,
     ]),
   );
-  const payloadHash = requestDigest(event, headers);
+  const payloadHash = requestDigest(event, headers['content-type']);
   const now = Date.now();
   const runsUntil = now + context.getRemainingTimeInMillis();
   const expiresAt = () => Date.now() + IDEMPOTENCY_TTL_SECONDS * 1000;

@@ -21,6 +21,7 @@ import {
   type MultipartLimits,
   type MultipartPart,
 } from './multipart.ts';
+import { delimiterOffsets } from './multipart-delimiters.ts';
 
 const HEADER_END = Buffer.from('\r\n\r\n');
 const CLOSE = Buffer.from('--');
@@ -28,23 +29,23 @@ const [DASH, CR, LF] = [0x2d, 0x0d, 0x0a];
 
 /** The skeleton busboy parses and each part's data, or undefined when the layout is not plain. */
 function layout(bytes: Buffer, delimiter: Buffer): { skeleton: Buffer; datas: Buffer[] } | undefined {
-  // Busboy reads the body as if preceded by CRLF, so a body may open with the delimiter's dashes.
-  let at = bytes.subarray(0, delimiter.length - 2).equals(delimiter.subarray(2)) ? -2 : bytes.indexOf(delimiter);
-  if (at === -1) return undefined;
+  const offsets = delimiterOffsets(bytes, delimiter);
+  let at = offsets.next().value;
+  if (at === undefined) return undefined;
   const skeleton: Buffer[] = [];
   const datas: Buffer[] = [];
   for (;;) {
     const after = at + delimiter.length;
+    const next = offsets.next().value;
     if (bytes[after] === DASH && bytes[after + 1] === DASH) {
       // Busboy still counts delimiters in the epilogue (of the same chunk) towards the parts limit.
-      if (bytes.indexOf(delimiter, after) !== -1) return undefined;
+      if (next !== undefined) return undefined;
       skeleton.push(delimiter, CLOSE);
       return { skeleton: Buffer.concat(skeleton), datas };
     }
     if (bytes[after] !== CR || bytes[after + 1] !== LF) return undefined;
-    const next = bytes.indexOf(delimiter, after);
     const headerEnd = bytes.indexOf(HEADER_END, after);
-    if (next === -1 || headerEnd <= after || headerEnd + HEADER_END.length > next) return undefined;
+    if (next === undefined || headerEnd <= after || headerEnd + HEADER_END.length > next) return undefined;
     skeleton.push(delimiter, bytes.subarray(after, headerEnd + HEADER_END.length), Buffer.from(String(datas.length)));
     datas.push(bytes.subarray(headerEnd + HEADER_END.length, next));
     at = next;

@@ -153,11 +153,15 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const { loadHandler } = functions;
   const authorizer = (await loadHandler('authorizer')) as unknown as RequestAuthorizer;
 
-  // The renditions queue's stand-in: the same handler on the same event.
+  // The renditions queue's stand-in: the same handler on the same event, its messages kept in the data folder.
   const events =
     options.renditions === false
       ? { drain: async () => {}, close: async () => {} }
-      : startEventDelivery((name) => loadHandler(name) as unknown as Promise<QueueHandler>, functions.subscribe);
+      : startEventDelivery(
+          (name) => loadHandler(name) as unknown as Promise<QueueHandler>,
+          functions.subscribe,
+          join(dataDir, 'queues', 'renditions'),
+        );
 
   // The table stream's consumers, as its event source mappings run them in AWS (event publisher, library sweeper).
   const stream = tableStream(storage, process.env.TABLE_NAME as string, streamConsumers(loadHandler), {
@@ -208,13 +212,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       await stream.drain();
       await events.drain();
     },
+    // Each stage stops what feeds the next: requests, then the stream, then the queue (whose messages stay stored).
     async close() {
+      await closeServer(server);
       clearInterval(ttlTimer);
       await ttlRunning;
       ttl.close();
       await stream.close();
       await events.close();
-      await closeServer(server);
       await functions.close();
       await storage.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });

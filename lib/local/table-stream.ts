@@ -6,7 +6,7 @@
  * is checkpointed per consumer (in DATA_DIR when there is one), so a restart goes on where the last run
  * stopped: a change committed just before a crash still has its event published after the restart.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -18,6 +18,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { writeFileAtomically } from './atomic-file.ts';
 import { lambdaContext } from './lambda-event.ts';
 import { matchesFilter } from './event-filter.ts';
 import { LOCAL_AWS_ENV, localDynamoClient, type LocalStorage } from './storage.ts';
@@ -84,7 +85,7 @@ export function tableStream(
     }
   }
   const saveCheckpoints = () => {
-    if (options.checkpointFile) writeFileSync(options.checkpointFile, JSON.stringify(checkpoints));
+    if (options.checkpointFile) writeFileAtomically(options.checkpointFile, JSON.stringify(checkpoints));
   };
 
   let streamArn: string | undefined;

@@ -115,6 +115,25 @@ describe('Idempotency-Key', () => {
     expect((await service.request('GET', `/basket/${otherBasket}`, { token })).body.Lines).toEqual([]);
   });
 
+  it('refuses a different JSON body under the same key even when its content type names a boundary', async () => {
+    const token = await service.token(`idem-${randomUUID()}`);
+    const guid = (await service.request('POST', '/basket', { token })).body.Guid;
+    const key = randomUUID();
+    // Cutting every `9` out of both bodies, as a boundary, would leave the same text.
+    const addLine = (quantity: number) =>
+      service.request('POST', `/basket/${guid}/line`, {
+        token,
+        json: { ProjectGuid: canvas, Quantity: quantity },
+        headers: { 'Content-Type': 'application/json; boundary=9', ...withKey(key) },
+      });
+    expect((await addLine(1)).status).toBe(200);
+    const different = await addLine(19);
+    expect(different.status).toBe(422);
+    expect(different.body.Error.Code).toBe('IdempotencyKeyReused');
+    const basket = (await service.request('GET', `/basket/${guid}`, { token })).body;
+    expect(basket.Lines).toEqual([expect.objectContaining({ ProjectGuid: canvas, Quantity: 1 })]);
+  });
+
   it('lets a refused request be retried with its key once the input is fixed', async () => {
     const token = await service.token(`idem-${randomUUID()}`);
     const guid = (await service.request('POST', '/basket', { token })).body.Guid;
@@ -183,6 +202,29 @@ describe('Idempotency-Key', () => {
     expect(resent.body.LibraryItem).toEqual(first.body.LibraryItem);
     const otherImage = Buffer.concat([tinyPng(), Buffer.from('different trailing bytes')]);
     expect((await push(otherImage)).status).toBe(422);
+  });
+
+  it('refuses a resent push form whose image differs where the boundary stood in it', async () => {
+    const apiKey = await service.apiKey('idem-push', 'library');
+    const key = randomUUID();
+    // The image's bytes hold the attempt's own boundary, as a file may hold any bytes.
+    const push = (boundary: string) => {
+      const image = Buffer.concat([tinyPng(), Buffer.from(`trailing ${boundary} bytes`)]);
+      const form = multipartBody(
+        [{ name: 'image', filename: 'photo.png', contentType: 'image/png', data: image }],
+        boundary,
+      );
+      return service.request('POST', '/library/push', {
+        apiKey,
+        body: form.body,
+        headers: { 'Content-Type': form.contentType, ...withKey(key) },
+      });
+    };
+    const first = await push(`first-${randomUUID()}`);
+    expect(first.status).toBe(200);
+    const resent = await push(`second-${randomUUID()}`);
+    expect(resent.status).toBe(422);
+    expect(resent.body.Error.Code).toBe('IdempotencyKeyReused');
   });
 
   it('answers a retried pull and multi pull without fetching again', async () => {

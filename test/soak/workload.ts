@@ -36,11 +36,17 @@ export interface ServerProcess {
 /**
  * Starts `bin/local.ts` on a free port, as `npm start` does: in a process group of its own with its own
  * DynamoDB Local (not the test run's shared engine), so a kill of the group hits the server and its engine.
- * Node itself is spawned (process.execPath is the pinned `npx node`), not `npx`.
+ * Node itself is spawned (process.execPath is the pinned `npx node`), not `npx`; with `npmStart`, npm runs
+ * the `start` script, so that a signal reaches the server the way it does from a shell or a process manager.
  */
-export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  { npmStart = false } = {},
+): Promise<ServerProcess> {
   const { DYNAMODB_LOCAL_ENDPOINT: _shared, ...parentEnv } = process.env;
-  const child = spawn(process.execPath, ['bin/local.ts'], {
+  const [command, args] = npmStart ? ['npm', ['start']] : [process.execPath, ['bin/local.ts']];
+  const child = spawn(command, args, {
     cwd: repoRoot,
     detached: true,
     env: {
@@ -98,7 +104,7 @@ export async function stopServer(server: ServerProcess): Promise<void> {
 }
 
 /** `npm run -s api-key` against the running server's storage (the CLI finds it through DATA_DIR). */
-async function createApiKey(dataDir: string, name: string, scope: ApiKeyScope): Promise<string> {
+export async function createApiKey(dataDir: string, name: string, scope: ApiKeyScope): Promise<string> {
   const child = spawn(process.execPath, ['bin/api-key.ts', '--name', name, '--scope', scope], {
     cwd: repoRoot,
     env: { ...process.env, DATA_DIR: dataDir },
