@@ -12,7 +12,7 @@
  * both sides: the bundled function starts its own file as the worker, which serves decodes when it sees
  * the role in its workerData.
  */
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
 
 export interface DecodedPixels {
   /** Interleaved RGBA, 8 bits a channel. */
@@ -49,11 +49,14 @@ type Request = { bytes: Uint8Array; expected: { width: number; height: number } 
 type Answer = { ok: true; data: Uint8Array; width: number; height: number } | { ok: false; reason: string };
 /** The answer, and the file's bytes going back. */
 type Reply = Answer & { bytes: Uint8Array };
+/** Sent when libheif is loaded and the decode begins: the time limit is the decode's, not the worker's start. */
+type Decoding = { decoding: true };
 
 // ---- worker side ----------------------------------------------------------------------------------------
 
-async function decodeInThisThread({ bytes, expected }: Request): Promise<Answer> {
+async function decodeInThisThread({ bytes, expected }: Request, port: MessagePort): Promise<Answer> {
   const { default: libheif } = await import('libheif-js/wasm-bundle.js');
+  port.postMessage({ decoding: true } satisfies Decoding);
   const decoder = new libheif.HeifDecoder();
   const images = decoder.decode(bytes);
   try {
@@ -80,7 +83,7 @@ async function decodeInThisThread({ bytes, expected }: Request): Promise<Answer>
 
 function serveDecodes(port: NonNullable<typeof parentPort>): void {
   port.on('message', async (request: Request) => {
-    const reply = await decodeInThisThread(request).catch((error: unknown): Answer => ({
+    const reply = await decodeInThisThread(request, port).catch((error: unknown): Answer => ({
       ok: false,
       reason: error instanceof Error ? error.message : String(error),
     }));
@@ -122,12 +125,17 @@ export async function decodeHeif(bytes: Uint8Array, limits: DecodeLimits): Promi
       void decoder.terminate();
       reject(new HeifDecodeFailure(reason));
     };
-    const timer = setTimeout(() => stop(`decoding took longer than ${limits.timeoutMs / 1000} s`), limits.timeoutMs);
+    // The time limit is the decode's: it starts when libheif is loaded (a new worker loads it first).
+    let timer: NodeJS.Timeout | undefined;
     const watch = setInterval(() => {
       if (process.memoryUsage.rss() > limits.maxRssBytes)
         stop(`decoding needed more than the ${Math.round(limits.maxRssBytes / 2 ** 20)} MiB of memory it may use`);
     }, MEMORY_POLL_MS);
-    const onMessage = (reply: Reply) => {
+    const onMessage = (reply: Reply | Decoding) => {
+      if ('decoding' in reply) {
+        timer = setTimeout(() => stop(`decoding took longer than ${limits.timeoutMs / 1000} s`), limits.timeoutMs);
+        return;
+      }
       finish();
       if (reply.ok) resolve({ data: reply.data, width: reply.width, height: reply.height, source: reply.bytes });
       else reject(new HeifDecodeFailure(reply.reason, reply.bytes));
