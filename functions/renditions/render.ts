@@ -99,13 +99,25 @@ function decodingOfSource(source: SourceImage): Decoding {
   }
 }
 
-/** Both renditions of the image, largest first; UnrenderableImage when the image cannot give any. */
-export async function renderRenditions(source: SourceImage, limits: RenderLimits): Promise<EncodedRendition[]> {
+/**
+ * What decoding the image takes, once it is known to be within the limit and decodable at all; UnrenderableImage
+ * otherwise. Reads the file, decodes nothing.
+ */
+export function decodingWithinLimit(source: SourceImage, maxPixels: number): Decoding {
   const decoding = decodingOfSource(source);
-  const tooLarge = pixelLimitReason(source, decoding.pixels, limits.maxPixels);
+  const tooLarge = pixelLimitReason(source, decoding.pixels, maxPixels);
   if (tooLarge) throw new UnrenderableImage(tooLarge);
   if (source.mimeType === 'image/bmp')
     throw new UnrenderableImage('BMP images get no renditions: the image library (libvips) reads no BMP.');
+  return decoding;
+}
+
+/** Both renditions of the image, largest first (`decoding`: decodingWithinLimit's); UnrenderableImage when the image cannot give any. */
+export async function renderRenditions(
+  source: SourceImage,
+  decoding: Decoding,
+  limits: RenderLimits,
+): Promise<EncodedRendition[]> {
   const specs = [...RENDITION_SPECS].sort((a, b) => b.longSide - a.longSide);
   const largest = specs[0]!;
   let pixels: { data: Buffer; info: OutputInfo };

@@ -8,7 +8,7 @@
 import { config } from '../shared/config.ts';
 import { logger } from '../shared/powertools.ts';
 import { byteLimitReason, renditionObjectKey, type Rendition, type RenditionsState } from '../domain/renditions.ts';
-import { renderRenditions, UnrenderableImage } from '../renditions/render.ts';
+import { decodingWithinLimit, renderRenditions, UnrenderableImage } from '../renditions/render.ts';
 import * as store from '../store/rendition-store.ts';
 
 export type RenditionOutcome = 'Ready' | 'Failed' | 'AlreadyDecided' | 'ItemGone';
@@ -20,17 +20,28 @@ const CLAIM_WAIT_MS = 500;
 
 const failed = (reason: string) => ({ state: { status: 'Failed', reason } as RenditionsState, objectKeys: [] });
 
-async function render(item: store.RenderedItem): Promise<{ state: RenditionsState; objectKeys: string[] }> {
+/** The item was deleted or decided between reading it and counting the start: it is read again. */
+class ItemChanged extends Error {}
+
+/**
+ * Renders the item: the checks that need no decoder first (its size, the pixels its decoding would
+ * produce), then the start is counted on its record (`attempt.counted`) and it is decoded.
+ */
+async function render(
+  item: store.RenderedItem,
+  attempt: { counted: boolean },
+): Promise<{ state: RenditionsState; objectKeys: string[] }> {
   const tooLarge = byteLimitReason(item.size, config.renditionMaxBytes);
   if (tooLarge) throw new UnrenderableImage(tooLarge);
-  const rendered = await renderRenditions(
-    { ...item, bytes: await store.readOriginal(item.objectKey, item.size) },
-    {
-      maxPixels: config.renditionMaxPixels,
-      timeoutSeconds: config.renditionTimeoutSeconds,
-      maxRssBytes: config.renditionMaxRssBytes,
-    },
-  );
+  const source = { ...item, bytes: await store.readOriginal(item.objectKey, item.size) };
+  const decoding = decodingWithinLimit(source, config.renditionMaxPixels);
+  if (!(await store.countRenditionStart(item.itemGuid))) throw new ItemChanged();
+  attempt.counted = true;
+  const rendered = await renderRenditions(source, decoding, {
+    maxPixels: config.renditionMaxPixels,
+    timeoutSeconds: config.renditionTimeoutSeconds,
+    maxRssBytes: config.renditionMaxRssBytes,
+  });
   const stored = await Promise.all(
     rendered.map(async ({ name, bytes, width, height, contentType }) => {
       const objectKey = renditionObjectKey(item.objectKey, name);
@@ -61,13 +72,13 @@ export async function makeRenditions(itemGuid: string, options: { finalAttempt: 
   if (unfinished >= config.renditionMaxAttempts - 1)
     made = failed(`The renditions could not be made: ${unfinished} attempts stopped the function before it answered.`);
   else {
-    // Deleted or decided between the read and the count: read again.
-    if (!(await store.countRenditionStart(itemGuid))) return makeRenditions(itemGuid, options);
+    const attempt = { counted: false };
     try {
-      made = await render(item);
+      made = await render(item, attempt);
     } catch (error) {
+      if (error instanceof ItemChanged) return makeRenditions(itemGuid, options);
       if (!(error instanceof UnrenderableImage) && !options.finalAttempt) {
-        await store.countRenditionStart(itemGuid, -1); // this start ended: the queue delivers again
+        if (attempt.counted) await store.countRenditionStart(itemGuid, -1); // it ended: the queue delivers again
         throw error;
       }
       if (!(error instanceof UnrenderableImage))

@@ -57,23 +57,25 @@ if (import.meta.main) {
       height: { type: 'string' },
     },
   });
-  const { renderRenditions } = await import('../../functions/renditions/render.ts');
+  const { decodingWithinLimit, renderRenditions } = await import('../../functions/renditions/render.ts');
   const { readExactly } = await import('../../functions/shared/read-exactly.ts');
   const baselineRssBytes = peakRss();
   const started = performance.now();
   // Read as the function reads an original from S3 (store/rendition-store.ts): once, into a buffer of its size.
   const file = values.file as string;
   const bytes = await readExactly(createReadStream(file), statSync(file).size, file);
-  await renderRenditions(
-    {
-      bytes,
-      mimeType: values.type as string,
-      orientation: 1,
-      width: Number(values.width),
-      height: Number(values.height),
-    },
-    { maxPixels: 100_000_000, timeoutSeconds: 600, maxRssBytes: Number.MAX_SAFE_INTEGER },
-  );
+  const source = {
+    bytes,
+    mimeType: values.type as string,
+    orientation: 1,
+    width: Number(values.width),
+    height: Number(values.height),
+  };
+  await renderRenditions(source, decodingWithinLimit(source, 100_000_000), {
+    maxPixels: 100_000_000,
+    timeoutSeconds: 600,
+    maxRssBytes: Number.MAX_SAFE_INTEGER,
+  });
   const seconds = (performance.now() - started) / 1000;
   const result: RenditionsMemory = { baselineRssBytes, peakRssBytes: peakRss(), seconds };
   process.stdout.write(`${JSON.stringify(result)}\n`);
