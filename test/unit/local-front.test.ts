@@ -125,6 +125,37 @@ describe("the local front's log", () => {
     }
   });
 
+  it("answers 500 and keeps serving when a handler's answer cannot be sent (a header Node refuses)", async () => {
+    const logged: string[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+      logged.push(args.map(String).join(' '));
+    });
+    const front = createApiGatewayFront({
+      routes,
+      loadHandler: async () => async () => ({ statusCode: 200, headers: { 'X-Broken': 'a\nb' }, body: '{}' }),
+      authorizer: async () => ({ principalId: 'test', policyDocument: { Version: '2012-10-17', Statement: [] } }),
+      binaryMediaTypes: [],
+      maxBodyBytes: 1024,
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}/openapi.json`;
+      for (const _ of [1, 2]) {
+        const answer = await fetch(url);
+        expect(answer.status).toBe(500);
+        expect(((await answer.json()) as { Error: { Code: string } }).Error.Code).toBe('InternalError');
+      }
+      expect(logged).toEqual([
+        expect.stringContaining('[local api] GET /openapi.json answer failed:'),
+        expect.stringContaining('[local api] GET /openapi.json answer failed:'),
+      ]);
+    } finally {
+      spy.mockRestore();
+      front.closeAllConnections();
+      await new Promise((resolve) => front.close(resolve));
+    }
+  });
+
   it('logs a path no route takes as (no route)', () => {
     expect(loggedPath(routes, { method: 'GET', url: '/nowhere/0123456789abcdef' })).toBe('(no route)');
     expect(loggedPath(routes, { method: 'get', url: '/checkout/abc?x=1' })).toBe('/checkout/{checkoutId}');
