@@ -73,6 +73,24 @@ function send(response: ServerResponse, result: APIGatewayProxyResult, requestId
   response.end(body);
 }
 
+/**
+ * Sending failed (a handler's header Node refuses, an invalid status, a closed socket): a 500 in the API's
+ * shape when nothing was sent yet, else the connection is cut; logged, never an unhandled rejection that
+ * would end `npm start`.
+ */
+function answerFailedSend(response: ServerResponse, error: unknown, requestId: string, logged: string): void {
+  console.error(`[local api] ${logged} answer failed:`, error);
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  try {
+    send(response, errorResponse(error), requestId);
+  } catch {
+    response.destroy();
+  }
+}
+
 /** A handler's answer, which the front passes on untouched (its own answers get CORS headers). */
 interface HandlerAnswer {
   fromHandler: APIGatewayProxyResult;
@@ -143,7 +161,7 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
         throw error;
       }
       if (!isAllowed(result.policyDocument as PolicyDocument, methodArn)) return gatewayAnswer('Forbidden');
-      requestContext.authorizer = { ...(result.context ?? {}), principalId: result.principalId };
+      requestContext.authorizer = { ...result.context, principalId: result.principalId };
       throttle.take(callersOf(requestContext.authorizer));
     }
 
@@ -183,7 +201,10 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
             ? answer.fromHandler
             : withCors(answer, request.headers as Record<string, string | undefined>);
         send(response, result, requestId);
-      });
+      })
+      .catch((error: unknown) =>
+        answerFailedSend(response, error, requestId, `${request.method} ${loggedPath(options.routes, request)}`),
+      );
   });
   server.on('clientError', answerUnparsable);
   return server;

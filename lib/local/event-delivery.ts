@@ -120,7 +120,7 @@ export function startEventDelivery(
   pump();
 
   const drain = async (): Promise<void> => {
-    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    while (inFlight.size > 0) await Promise.allSettled(inFlight);
   };
   return {
     drain,

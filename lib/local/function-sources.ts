@@ -20,7 +20,7 @@ export interface LocalFunctions {
   /** `source`, or the cdk.out folder whose assets run. */
   from: string;
   /** A function's handler, by its module name under functions/handlers/. */
-  loadHandler(name: string): Promise<ProxyHandler>;
+  loadHandler: (name: string) => Promise<ProxyHandler>;
   /** The local EventBridge rules' subscription to published events. */
   subscribe: (subscriber: Parameters<typeof subscribeLocally>[0]) => () => void;
   close(): Promise<void>;
