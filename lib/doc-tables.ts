@@ -17,7 +17,10 @@ import { Policy } from 'aws-cdk-lib/aws-iam';
 import { routes, type Credential, type Route } from '../functions/routes.ts';
 import { MAX_LINES, MAX_QUANTITY } from '../functions/domain/basket.ts';
 import { MAX_BUILDER_ITEMS } from '../functions/domain/library.ts';
+import { z } from 'zod/mini';
 import { MAX_UNIT_PRICE } from '../functions/contracts/project.ts';
+import { CompleteCheckoutInput } from '../functions/contracts/order.ts';
+import { StartUploadInput } from '../functions/contracts/library-multipart.ts';
 import { DEFAULT_PAGE_LIMIT } from '../functions/contracts/common.ts';
 import { LIBRARY_PAGE_DEFAULT } from '../functions/contracts/user-library.ts';
 import { IMAGE_HEADER_MAX_BYTES } from '../functions/library/image-header/index.ts';
@@ -344,6 +347,14 @@ const defaultOf = (name: string): number => {
   return read.fallback;
 };
 
+/** `min–max` characters of a string field of a request contract, as its JSON schema states them. */
+const lengthOf = (schema: z.ZodMiniType, field: string): string => {
+  const property = (z.toJSONSchema(schema) as { properties: Record<string, { minLength: number; maxLength: number }> })
+    .properties[field];
+  if (!property) throw new Error(`no field ${field} in the contract`);
+  return `${property.minLength}–${property.maxLength}`;
+};
+
 export function limitsTable(): string {
   const d = defaultOf;
   const rows: [string, string][] = [
@@ -363,7 +374,7 @@ export function limitsTable(): string {
       'items per page of `GET /orders`, `GET /baskets`',
       `${DEFAULT_PAGE_LIMIT} by default, \`?limit=\` 1–200; more through \`NextCursor\``,
     ],
-    ['`PaymentReference`', '1–200 characters'],
+    ['`PaymentReference`', `${lengthOf(CompleteCheckoutInput, 'PaymentReference')} characters`],
     [
       'checkout lifetime',
       `\`BASKET_TTL_DAYS\` (${d('BASKET_TTL_DAYS')}) days; after that \`GET\`/\`complete\` answer 404 \`CheckoutNotFound\``,
@@ -388,7 +399,10 @@ export function limitsTable(): string {
       'open resumable uploads per API key',
       `${d('MULTIPART_MAX_OPEN_PER_KEY')} (\`MULTIPART_MAX_OPEN_PER_KEY\`, at most 1000); more is 409 \`UploadQuotaExceeded\`; completion, refusal, abort and expiry free a place`,
     ],
-    ['`ContentType` of a resumable upload', '1–255 printable ASCII characters (it is sent to S3 as a header)'],
+    [
+      '`ContentType` of a resumable upload',
+      `${lengthOf(StartUploadInput, 'ContentType')} printable ASCII characters (it is sent to S3 as a header)`,
+    ],
     [
       'completing a large-file upload',
       'until the presigned POST expires; a completion that recorded its outcome can be finished or answered again for 30 more minutes, then 404 `UploadNotFound`',
@@ -433,6 +447,12 @@ export function limitsTable(): string {
 const ROUTE_KINDS: Credential[] = ['none', 'user', 'library', 'site', 'catalog', 'fulfilment'];
 
 /** What a cell adds to its answer, beyond 'in' / 401 / 403. */
+/** What a row's label adds to the column's name. */
+const ROW_LABELS: Partial<Record<MatrixColumn, string>> = {
+  'malformed token': 'malformed token (`not.a.jwt`)',
+  'key of the retired internal scope': 'key of the retired `internal` scope',
+};
+
 const CELL_NOTES: Partial<Record<MatrixColumn, Partial<Record<Credential, string>>>> = {
   "another user's token": { user: "in (404 for the owner's resources)" },
 };
@@ -445,7 +465,7 @@ export function authorizationMatrix(): string {
     `(${routes.length} routes × ${AUTHORIZATION_COLUMNS.length} = ${routes.length * AUTHORIZATION_COLUMNS.length} cells):`;
   const header = ['credential presented', ...ROUTE_KINDS.map((kind) => `\`${kind}\` routes (${count(kind)})`)];
   const rows = AUTHORIZATION_COLUMNS.map((column) => [
-    column.replace('internal scope', '`internal` scope'),
+    ROW_LABELS[column] ?? column,
     ...ROUTE_KINDS.map((kind) => CELL_NOTES[column]?.[kind] ?? String(expectedAnswer({ credential: kind }, column))),
   ]);
   return `${summary}\n\n${table(header, rows)}`;
