@@ -519,9 +519,9 @@ export function functionsTable(): string {
       cells: [`${cfn.memorySize} MB`, `${cfn.timeout} s`],
     };
   });
-  const table_ = merged(rows).map(([labels, memory, timeout]) => [memory!, timeout!, labels!]);
-  table_.sort((a, b) => parseInt(a[0]!) - parseInt(b[0]!) || parseInt(a[1]!) - parseInt(b[1]!));
-  return `${rows.length} functions, \`photo-commerce-<stage>-<handler>\`:\n\n${table(['memory', 'time-out', 'functions'], table_)}`;
+  const sizes = merged(rows).map(([labels, memory, timeout]) => [memory!, timeout!, labels!]);
+  sizes.sort((a, b) => parseInt(a[0]!) - parseInt(b[0]!) || parseInt(a[1]!) - parseInt(b[1]!));
+  return `${rows.length} functions, \`photo-commerce-<stage>-<handler>\`:\n\n${table(['memory', 'time-out', 'functions'], sizes)}`;
 }
 
 type Statement = { Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
