@@ -9,8 +9,9 @@
  * the table (a Scan: a one-off command, never a request) for item records without a renditions state and
  * makes them one at a time, and for library entries whose state differs from their item record's and
  * copies the record's (EntryRepaired). An item that fails for a reason other than its image is left for
- * the next run, and the exit code is 1. Resumable: every item done is recorded on its record, so a run that stops
- * is finished by running it again; `--after <cursor>` (printed after each page) skips what was scanned.
+ * the next run, and the exit code is 1. Resumable: every item done is recorded on its record, so a run that
+ * stops is finished by running it again; `--after <cursor>` (printed after each page) skips what was
+ * scanned.
  * Prints one line per item (guid and outcome) and the counts.
  */
 import { cliArgs } from './cli-args.ts';
@@ -45,14 +46,11 @@ try {
   do {
     const page = await scanRenditionsWork(after);
     // One at a time. Every item record is committed: a commit writes its records in one transaction.
-    const work: [string, () => Promise<string>][] = [
-      ...page.itemGuids.map((itemGuid): [string, () => Promise<string>] => [
-        itemGuid,
-        () => makeRenditions(itemGuid, { finalAttempt: false }),
-      ]),
-      ...page.entries.map((entry): [string, () => Promise<string>] => [entry.itemGuid, () => repairEntry(entry)]),
+    const work: { itemGuid: string; run: () => Promise<string> }[] = [
+      ...page.itemGuids.map((itemGuid) => ({ itemGuid, run: () => makeRenditions(itemGuid, { finalAttempt: false }) })),
+      ...page.entries.map((entry) => ({ itemGuid: entry.itemGuid, run: () => repairEntry(entry) })),
     ];
-    for (const [itemGuid, run] of work) {
+    for (const { itemGuid, run } of work) {
       // A storage failure leaves the item or entry as it was: the next run tries it again.
       const outcome = await run().catch((error: unknown) => {
         process.stderr.write(`${itemGuid}\t${String(error)}\n`);
