@@ -32,7 +32,10 @@ import { loggedPath, matchRoute } from './route-matching.ts';
 import { callersOf, Throttle, throttleSettingsFromEnv, type ThrottleSettings } from './throttle.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-export type RequestAuthorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+export type RequestAuthorizer = (
+  event: APIGatewayRequestAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
 
 export interface ApiGatewayFrontOptions {
   routes: readonly Route[];
@@ -142,20 +145,23 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
       const methodArn = `arn:aws:execute-api:${REGION}:${ACCOUNT}:${API_ID}/${stage}/${method}${url.pathname}`;
       let result: APIGatewayAuthorizerResult;
       try {
-        result = await options.authorizer({
-          type: 'REQUEST',
-          methodArn,
-          resource: route.path,
-          path: url.pathname,
-          httpMethod: method,
-          headers,
-          multiValueHeaders,
-          pathParameters,
-          queryStringParameters: query.single,
-          multiValueQueryStringParameters: query.multi,
-          stageVariables: null,
-          requestContext: requestContext as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
-        });
+        result = await options.authorizer(
+          {
+            type: 'REQUEST',
+            methodArn,
+            resource: route.path,
+            path: url.pathname,
+            httpMethod: method,
+            headers,
+            multiValueHeaders,
+            pathParameters,
+            queryStringParameters: query.single,
+            multiValueQueryStringParameters: query.multi,
+            stageVariables: null,
+            requestContext: requestContext as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
+          },
+          lambdaContext('authorizer'),
+        );
       } catch (error) {
         if ((error as Error).message === 'Unauthorized') return gatewayAnswer('Unauthorized');
         throw error;
