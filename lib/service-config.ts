@@ -91,7 +91,8 @@ export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = p
   const given = (name: Name): string | undefined => {
     const setting: Setting = settings[name];
     const fromContext = node.tryGetContext(setting.context) as unknown;
-    if (fromContext !== undefined && fromContext !== null) return String(fromContext).trim();
+    if (fromContext !== undefined && fromContext !== null)
+      return (typeof fromContext === 'string' ? fromContext : JSON.stringify(fromContext)).trim();
     return environment[setting.env]?.trim() || undefined;
   };
   const raw = (name: Name): string => {

@@ -59,7 +59,7 @@ export function errorCodesOf(route: Route, contract: RouteContract): Partial<Rec
     503: storage ? ['ServiceUnavailable', 'ConcurrentModification'] : [],
     504: ['GatewayTimeout'],
   };
-  const answered = Object.entries(codes).map(([status, list = []]) => [status, [...new Set(list)]] as const);
+  const answered = Object.entries(codes).map(([status, list]) => [status, [...new Set(list)]] as const);
   return Object.fromEntries(answered.filter(([, list]) => list.length > 0));
 }
 

@@ -20,7 +20,7 @@ export interface LibraryItem extends ImageMetadata {
 export const SNIFF_BYTES = 16;
 
 const ascii = (bytes: Uint8Array, start: number, text: string): boolean =>
-  text.length + start <= bytes.length && [...text].every((char, i) => bytes[start + i] === char.charCodeAt(0));
+  text.length + start <= bytes.length && text.split('').every((char, i) => bytes[start + i] === char.charCodeAt(0));
 
 const startsWith = (bytes: Uint8Array, prefix: readonly number[]): boolean =>
   prefix.length <= bytes.length && prefix.every((byte, i) => bytes[i] === byte);

@@ -161,7 +161,11 @@ function ipv6Bytes(address: string): Uint8Array {
   const [head = '', tail] = address.split('::');
   const headGroups = groups(head);
   const tailGroups = tail === undefined ? [] : groups(tail);
-  const words = [...headGroups, ...new Array<number>(8 - headGroups.length - tailGroups.length).fill(0), ...tailGroups];
+  const words = [
+    ...headGroups,
+    ...Array.from({ length: 8 - headGroups.length - tailGroups.length }, () => 0),
+    ...tailGroups,
+  ];
   const bytes = new Uint8Array(16);
   words.forEach((word, index) => {
     bytes[index * 2] = word >> 8;

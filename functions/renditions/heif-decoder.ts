@@ -82,13 +82,18 @@ async function decodeInThisThread({ bytes, expected }: Request, port: MessagePor
 }
 
 function serveDecodes(port: NonNullable<typeof parentPort>): void {
-  port.on('message', async (request: Request) => {
-    const reply = await decodeInThisThread(request, port).catch((error: unknown): Answer => ({
-      ok: false,
-      reason: error instanceof Error ? error.message : String(error),
-    }));
-    const answer: Reply = { ...reply, bytes: request.bytes };
-    port.postMessage(answer, [answer.bytes.buffer, ...(answer.ok ? [answer.data.buffer] : [])] as ArrayBuffer[]);
+  port.on('message', (request: Request) => {
+    decodeInThisThread(request, port)
+      .catch((error: unknown): Answer => ({
+        ok: false,
+        reason: error instanceof Error ? error.message : String(error),
+      }))
+      .then((reply) => {
+        const answer: Reply = { ...reply, bytes: request.bytes };
+        port.postMessage(answer, [answer.bytes.buffer, ...(answer.ok ? [answer.data.buffer] : [])] as ArrayBuffer[]);
+      })
+      // An answer that cannot be posted ends this thread (only it): the waiting decode fails on the exit.
+      .catch(() => process.exit(1));
   });
 }
 

@@ -45,7 +45,7 @@ export interface Ingest extends IngestIdentity {
    * Writes the ingest intent once, when the first bytes of an image have gone up (a request refused before storing
    * anything writes none); no object may exist before it settles. Its failure is reported to whoever awaits it.
    */
-  writeIntent(): Promise<void>;
+  writeIntent: () => Promise<void>;
   /** Whether writeIntent was called: then the rollback deletes the intent last. */
   intentStarted(): boolean;
   /** Every object key an upload was started for. */

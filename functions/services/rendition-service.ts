@@ -5,6 +5,7 @@
  * image that cannot give renditions is Failed at once; any other failure (storage) is thrown for the queue
  * to retry, and becomes Failed on the last attempt.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { config } from '../shared/config.ts';
 import { logger } from '../shared/powertools.ts';
 import { byteLimitReason, renditionObjectKey, type Rendition, type RenditionsState } from '../domain/renditions.ts';
@@ -105,4 +106,25 @@ export async function makeRenditions(itemGuid: string, options: { finalAttempt: 
   }
   // A claim that died half way (no entry) or an item changing hands all along: the queue delivers again.
   throw new Error(`item ${itemGuid} changed while its renditions were recorded; retried`);
+}
+
+/** A library entry as the renditions command finds it: whose copy of which item, with what state. */
+export interface LibraryEntryState {
+  itemGuid: string;
+  userId: string;
+  renditions?: RenditionsState;
+}
+
+/**
+ * Brings a library entry to the renditions state of its item record when they disagree (the operator's
+ * repair, bin/renditions.ts): 'EntryRepaired', or 'EntryAgrees' when there is nothing to copy (they agree,
+ * the record has no state yet, or it is another user's or gone). A copy whose condition fails met a
+ * renditions write or an erasure meanwhile, and those change the entry in the same transaction: it agrees.
+ */
+export async function repairEntry(entry: LibraryEntryState): Promise<'EntryRepaired' | 'EntryAgrees'> {
+  const item = await store.getItemRecord(entry.itemGuid);
+  if (!item?.renditions || item.userId !== entry.userId || isDeepStrictEqual(item.renditions, entry.renditions))
+    return 'EntryAgrees';
+  const copied = await store.copyRenditionsToEntry({ ...item, userId: entry.userId, renditions: item.renditions });
+  return copied ? 'EntryRepaired' : 'EntryAgrees';
 }

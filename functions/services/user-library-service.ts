@@ -35,9 +35,9 @@ interface SettledClaim {
 /**
  * Brings the claim of `link` to its end for its claimant, as often as asked (the claimant, a repeat,
  * another user refused the link): the items become the claimant's in one transaction (while their records
- * are read side by side), then their listing entries appear in one. Its items are the link's items that
- * are the claimant's, in the link's order: held through this link, or through another link of theirs;
- * items another user holds and items erased since are left out.
+ * are read side by side; those read before the hold are read again), then their listing entries appear in
+ * one. Its items are the link's items that are the claimant's, in the link's order: held through this
+ * link, or through another link of theirs; items another user holds and items erased since are left out.
  */
 async function settleClaim(link: ClaimedLink): Promise<SettledClaim> {
   const userId = link.claimedBy;
@@ -46,6 +46,13 @@ async function settleClaim(link: ClaimedLink): Promise<SettledClaim> {
     getItems(link.itemGuids),
   ]);
   const found = new Map(records.map((item) => [item.itemGuid, item]));
+  // Once held, an item's renditions change only together with its entry (store/rendition-store.ts), which
+  // step 3 creates: a record read with this hold is what the entry must copy. One read before the hold may
+  // miss renditions recorded since, so it is read again (a first claim's fourth round trip).
+  const readBeforeHold = holds.held.filter(
+    (itemGuid) => (found.get(itemGuid) as Partial<ClaimedItem> | undefined)?.claimToken !== link.token,
+  );
+  for (const item of await getItems(readBeforeHold)) found.set(item.itemGuid, item);
   const claimed = (itemGuid: string): ClaimedItem[] => {
     const item = found.get(itemGuid);
     return item ? [{ ...item, userId, claimToken: link.token }] : [];
@@ -80,9 +87,9 @@ async function settleHoldingClaims(refused: Holds['refused']): Promise<void> {
 /**
  * Moves the items of a builder link into the user's library and answers them in the order the link was
  * minted: the link decides (one conditional write: nobody's, or this user's already), then settleClaim.
- * At most three sequential round trips. A repeat by the same user passes every condition again and writes
- * nothing new; another user gets 409, once the claim they were refused by is settled, so what they were
- * told is what the claimant's library shows.
+ * Four sequential round trips, three for a repeat. A repeat by the same user passes every condition again
+ * and writes nothing new; another user gets 409, once the claim they were refused by is settled, so what
+ * they were told is what the claimant's library shows.
  */
 export async function claimLink(userId: string, productBuilderUrl: string): Promise<ReadableItem[]> {
   const token = builderTokenOf(productBuilderUrl);

@@ -16,7 +16,7 @@ import { fromItem } from './table.ts';
 import { deleteImageObject } from './image-object-store.ts';
 import { writeIf } from './writes.ts';
 import { readExactly } from '../shared/read-exactly.ts';
-import { transact, update } from './transaction.ts';
+import { check, transact, update } from './transaction.ts';
 import type { StoredItem } from '../domain/library-read.ts';
 import type { RenditionsState } from '../domain/renditions.ts';
 
@@ -114,4 +114,23 @@ export async function recordRenditions(
   ]);
   if (outcome.committed) return 'written';
   return outcome.failed.every((failure) => failure.index === 1) ? 'entryMissing' : 'refused';
+}
+
+/**
+ * Writes the item record's renditions state onto the user's library entry, only while the record still
+ * holds that state for that user (a renditions write meanwhile fails it): the operator's repair of an
+ * entry that disagrees with its item. False when a condition did not hold.
+ */
+export async function copyRenditionsToEntry(
+  item: RenderedItem & { userId: string; renditions: RenditionsState },
+): Promise<boolean> {
+  const values = { ':user': item.userId, ':renditions': item.renditions };
+  const outcome = await transact([
+    check(libraryItemKey(item.itemGuid), { if: 'userId = :user AND renditions = :renditions', values }),
+    update(libraryEntryKey(item.userId, libraryEntrySortKey(item)), 'SET renditions = :renditions', {
+      values: { ':renditions': item.renditions },
+      condition: { if: 'attribute_exists(PK)' },
+    }),
+  ]);
+  return outcome.committed;
 }

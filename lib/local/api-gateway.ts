@@ -32,7 +32,10 @@ import { loggedPath, matchRoute } from './route-matching.ts';
 import { callersOf, Throttle, throttleSettingsFromEnv, type ThrottleSettings } from './throttle.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-export type RequestAuthorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+export type RequestAuthorizer = (
+  event: APIGatewayRequestAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
 
 export interface ApiGatewayFrontOptions {
   routes: readonly Route[];
@@ -71,6 +74,24 @@ function send(response: ServerResponse, result: APIGatewayProxyResult, requestId
   headers['Content-Length'] = String(body.length);
   response.writeHead(result.statusCode, headers);
   response.end(body);
+}
+
+/**
+ * Sending failed (a handler's header Node refuses, an invalid status, a closed socket): a 500 in the API's
+ * shape when nothing was sent yet, else the connection is cut; logged, never an unhandled rejection that
+ * would end `npm start`.
+ */
+function answerFailedSend(response: ServerResponse, error: unknown, requestId: string, logged: string): void {
+  console.error(`[local api] ${logged} answer failed:`, error);
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  try {
+    send(response, errorResponse(error), requestId);
+  } catch {
+    response.destroy();
+  }
 }
 
 /** A handler's answer, which the front passes on untouched (its own answers get CORS headers). */
@@ -124,26 +145,29 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
       const methodArn = `arn:aws:execute-api:${REGION}:${ACCOUNT}:${API_ID}/${stage}/${method}${url.pathname}`;
       let result: APIGatewayAuthorizerResult;
       try {
-        result = await options.authorizer({
-          type: 'REQUEST',
-          methodArn,
-          resource: route.path,
-          path: url.pathname,
-          httpMethod: method,
-          headers,
-          multiValueHeaders,
-          pathParameters,
-          queryStringParameters: query.single,
-          multiValueQueryStringParameters: query.multi,
-          stageVariables: null,
-          requestContext: requestContext as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
-        });
+        result = await options.authorizer(
+          {
+            type: 'REQUEST',
+            methodArn,
+            resource: route.path,
+            path: url.pathname,
+            httpMethod: method,
+            headers,
+            multiValueHeaders,
+            pathParameters,
+            queryStringParameters: query.single,
+            multiValueQueryStringParameters: query.multi,
+            stageVariables: null,
+            requestContext: requestContext as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
+          },
+          lambdaContext('authorizer'),
+        );
       } catch (error) {
         if ((error as Error).message === 'Unauthorized') return gatewayAnswer('Unauthorized');
         throw error;
       }
       if (!isAllowed(result.policyDocument as PolicyDocument, methodArn)) return gatewayAnswer('Forbidden');
-      requestContext.authorizer = { ...(result.context ?? {}), principalId: result.principalId };
+      requestContext.authorizer = { ...result.context, principalId: result.principalId };
       throttle.take(callersOf(requestContext.authorizer));
     }
 
@@ -183,7 +207,10 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
             ? answer.fromHandler
             : withCors(answer, request.headers as Record<string, string | undefined>);
         send(response, result, requestId);
-      });
+      })
+      .catch((error: unknown) =>
+        answerFailedSend(response, error, requestId, `${request.method} ${loggedPath(options.routes, request)}`),
+      );
   });
   server.on('clientError', answerUnparsable);
   return server;

@@ -30,10 +30,10 @@ const partitionKeyOf = (indexName: string | undefined) =>
     ? table.partitionKey
     : (table.globalSecondaryIndexes.find((index) => index.indexName === indexName)?.partitionKey ?? table.partitionKey);
 
-/** A key attribute's value as IAM compares it (string and number keys alike). */
+/** A key attribute's value as IAM compares it: S, N and B alike are strings in the request's JSON. */
 const scalar = (value: AttributeValue | undefined): string | undefined => {
   const scalarValue = value?.S ?? value?.N ?? value?.B;
-  return scalarValue === undefined ? undefined : String(scalarValue);
+  return typeof scalarValue === 'string' ? scalarValue : undefined;
 };
 
 const leadingKeys = (keys: (Key | undefined)[], attribute: string = table.partitionKey): string[] => [

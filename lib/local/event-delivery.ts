@@ -11,12 +11,13 @@
  * memory held. Closing stops deliveries and waits a moment for those under way; what is left, waiting or
  * cut short, is delivered by the next start, as SQS delivers a message again after its visibility timeout.
  */
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { EventEnvelope } from '../../functions/shared/events.ts';
 import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-events.ts';
 import { queueStore, type StoredMessage } from './queue-store.ts';
+import { lambdaContext } from './lambda-event.ts';
 
-export type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
+export type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 export interface EventDelivery {
   /** Resolves once every message delivered so far is handled (or given up). */
@@ -74,7 +75,10 @@ export function startEventDelivery(
   const deliver = async (message: StoredMessage<EventEnvelope>): Promise<void> => {
     const received = store.receive(message);
     const handler = await loadHandler(RENDITIONS_SUBSCRIPTION.handler);
-    const failed = await handler(sqsEvent(received.body, received.receives)).then(
+    const failed = await handler(
+      sqsEvent(received.body, received.receives),
+      lambdaContext(RENDITIONS_SUBSCRIPTION.handler),
+    ).then(
       (answer) => answer.batchItemFailures.length > 0,
       (error: unknown) => {
         process.stderr.write(`renditions: ${String(error)}\n`);
@@ -120,7 +124,7 @@ export function startEventDelivery(
   pump();
 
   const drain = async (): Promise<void> => {
-    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    while (inFlight.size > 0) await Promise.allSettled(inFlight);
   };
   return {
     drain,

@@ -15,7 +15,7 @@ export interface LocalEventBus {
   /** The endpoint functions reach it at (AWS_ENDPOINT_URL_EVENTBRIDGE). */
   endpoint: string;
   /** Calls `subscriber` with each event put on the bus; answers the unsubscribe. */
-  subscribe(subscriber: (event: EventEnvelope) => void): () => void;
+  subscribe: (subscriber: (event: EventEnvelope) => void) => () => void;
   close(): Promise<void>;
 }
 

@@ -10,7 +10,7 @@ import type { ProxyHandler } from './api-gateway.ts';
 import { awsCallLogDir, recordEventBridgeCall } from './aws-call-log.ts';
 import { startBundledFunctions, type LocalEndpoints } from './bundles/bundled-functions.ts';
 import { startLocalEventBus } from './eventbridge.ts';
-import { asInvocationOf, signAsRunningFunction } from './source-invocations.ts';
+import { asInvocationOf, scopeInvocations, signAsRunningFunction } from './source-invocations.ts';
 import { fromSource } from './stream-consumers.ts';
 
 /** The bus the local EventBridge holds (assets only; from source, events go to EVENTS_FILE). */
@@ -20,7 +20,7 @@ export interface LocalFunctions {
   /** `source`, or the cdk.out folder whose assets run. */
   from: string;
   /** A function's handler, by its module name under functions/handlers/. */
-  loadHandler(name: string): Promise<ProxyHandler>;
+  loadHandler: (name: string) => Promise<ProxyHandler>;
   /** The local EventBridge rules' subscription to published events. */
   subscribe: (subscriber: Parameters<typeof subscribeLocally>[0]) => () => void;
   close(): Promise<void>;
@@ -28,7 +28,8 @@ export interface LocalFunctions {
 
 /**
  * The handlers from source, in this process; imported after the environment is set, as in a cold start.
- * Each invocation signs its AWS calls with its function's own credentials (source-invocations.ts).
+ * Each invocation signs its AWS calls with its function's own credentials and logs with its own Lambda
+ * context (source-invocations.ts).
  */
 export async function functionsFromSource(): Promise<LocalFunctions> {
   const [{ dynamoDbClient }, { s3 }] = await Promise.all([
@@ -36,6 +37,7 @@ export async function functionsFromSource(): Promise<LocalFunctions> {
     import('../../functions/shared/clients/s3.ts'),
   ]);
   for (const client of [dynamoDbClient, s3]) signAsRunningFunction(client as never);
+  scopeInvocations();
   const handlers = new Map<string, Promise<ProxyHandler>>();
   return {
     from: 'source',
@@ -45,7 +47,7 @@ export async function functionsFromSource(): Promise<LocalFunctions> {
         loaded = (fromSource(name) as Promise<ProxyHandler>).then(
           (handler): ProxyHandler =>
             (event, context) =>
-              asInvocationOf(name, () => handler(event, context)),
+              asInvocationOf(name, context.awsRequestId, () => handler(event, context)),
         );
         handlers.set(name, loaded);
       }

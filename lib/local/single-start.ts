@@ -137,7 +137,7 @@ export async function claimStart(claim: StartClaim): Promise<() => void> {
             },
           ]
         : []),
-      ...Object.entries(claim.storagePorts ?? {}).map(([variable, port = 0]) => ({
+      ...Object.entries(claim.storagePorts ?? {}).map(([variable, port]) => ({
         port,
         host: '127.0.0.1',
         name: `${variable} ${port}`,

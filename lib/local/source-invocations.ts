@@ -7,15 +7,47 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AwsCredentialIdentity } from '@aws-sdk/types';
+import { InvokeStoreBase } from '@aws/lambda-invoke-store';
 import { functionCredentials } from './function-credentials.ts';
 
-const running = new AsyncLocalStorage<string>();
+type InvocationContext = Record<string | symbol, unknown>;
+const FUNCTION_NAME = Symbol('local function name');
 
-/** Runs `work` as an invocation of the function whose handler module is `functionName`. */
-export const asInvocationOf = <T>(functionName: string, work: () => T): T => running.run(functionName, work);
+/**
+ * Lambda's store of the running invocation, as its runtime keeps one where an environment runs invocations
+ * concurrently (`AWS_LAMBDA_MAX_CONCURRENCY`): Powertools then keeps each invocation's state (the logger's
+ * Lambda context and keys) apart. One process runs every function here; without it a line would carry the
+ * context of the last invocation, whichever function that was. Ours, not the library's shared instance:
+ * the SDK may have created that one before, for a single invocation at a time.
+ */
+class Invocations extends InvokeStoreBase {
+  readonly #running = new AsyncLocalStorage<InvocationContext>();
+  getContext = () => this.#running.getStore();
+  hasContext = () => this.#running.getStore() !== undefined;
+  get = <T>(key: string | symbol) => this.#running.getStore()?.[key] as T | undefined;
+  set<T>(key: string | symbol, value: T): void {
+    const context = this.#running.getStore();
+    if (!context || this.isProtectedKey(key)) throw new Error(`no invocation's ${String(key)} to set here`);
+    context[key] = value;
+  }
+  run = <T>(context: InvocationContext, work: () => T): T => this.#running.run(context, work);
+}
+
+const invocations = new Invocations();
+
+/** Puts the invocations' store where Powertools looks for Lambda's (before the first invocation). */
+export function scopeInvocations(): void {
+  const lambda = ((globalThis as { awslambda?: { InvokeStore?: unknown } }).awslambda ??= {});
+  lambda.InvokeStore = invocations;
+  process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
+}
+
+/** Runs `work` as the invocation `requestId` of the function whose handler module is `functionName`. */
+export const asInvocationOf = <T>(functionName: string, requestId: string, work: () => T): T =>
+  invocations.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: requestId, [FUNCTION_NAME]: functionName }, work);
 
 /** The function whose invocation is running here, if any. */
-export const runningFunction = (): string | undefined => running.getStore();
+export const runningFunction = (): string | undefined => invocations.get<string>(FUNCTION_NAME);
 
 interface SignedClient {
   config: { credentials: () => Promise<AwsCredentialIdentity> };

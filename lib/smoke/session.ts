@@ -30,8 +30,8 @@ export interface CallOptions {
 
 /** One smoke run: its caller, its step runner and the credentials it calls with. */
 export interface SmokeSession {
-  call(method: string, path: string, init?: CallOptions): Promise<any>;
-  step(name: string, run: () => Promise<void>): Promise<void>;
+  call: (method: string, path: string, init?: CallOptions) => Promise<any>;
+  step: (name: string, run: () => Promise<void>) => Promise<void>;
   /** The HTTP client, for URLs outside the API (presigned uploads and downloads). */
   send: typeof fetch;
   /** A bearer token of a test user. */

@@ -174,7 +174,7 @@ export async function run(): Promise<Figure[]> {
     for (let i = 0; i < USERS; i++) {
       const user = `bench-http-${i}`;
       const token = await signLocalToken(keys, { userId: user });
-      const { Guid } = await call('POST', '/basket', { Authorization: `Bearer ${token}` });
+      const { Guid } = (await call('POST', '/basket', { Authorization: `Bearer ${token}` })) as { Guid: string };
       await call(
         'POST',
         `/basket/${Guid}/line`,

@@ -9,9 +9,14 @@ import { readFileSync } from 'node:fs';
 import { generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type RequestOptions, type TestService } from '../support/service.ts';
-import { routes, type Credential, type Route } from '../../functions/routes.ts';
+import { routes, type Route } from '../../functions/routes.ts';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../functions/auth/principal.ts';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../lib/local/signing-keys.ts';
+import {
+  AUTHORIZATION_COLUMNS as columns,
+  expectedAnswer as expected,
+  type MatrixColumn as Column,
+} from '../../lib/authorization-matrix.ts';
 
 /** The request each route gets. `body`: sent as JSON unless `raw`. Path parameters not named are random. */
 interface Sample {
@@ -67,63 +72,6 @@ const samples: Record<string, Sample> = {
   'GET /library': {},
   'DELETE /library/{itemGuid}': {},
 };
-
-type Column =
-  | 'none'
-  | 'malformed token'
-  | 'malformed API key'
-  | 'expired token'
-  | 'token signed by another key'
-  | 'token of another issuer'
-  | 'token for another audience'
-  | 'token without exp'
-  | "the owner's token"
-  | "another user's token"
-  | 'library key'
-  | 'site key'
-  | 'catalog key'
-  | 'fulfilment key'
-  | 'key of the retired internal scope'
-  | 'revoked key';
-
-const columns: Column[] = [
-  'none',
-  'malformed token',
-  'malformed API key',
-  'expired token',
-  'token signed by another key',
-  'token of another issuer',
-  'token for another audience',
-  'token without exp',
-  "the owner's token",
-  "another user's token",
-  'library key',
-  'site key',
-  'catalog key',
-  'fulfilment key',
-  'key of the retired internal scope',
-  'revoked key',
-];
-
-/** 'in': neither 401 nor 403 (nor 5xx). */
-type Expected = 401 | 403 | 'in';
-
-/** The valid credential each column presents, as the kind of route it opens. */
-const opens: Partial<Record<Column, Credential>> = {
-  "the owner's token": 'user',
-  "another user's token": 'user',
-  'library key': 'library',
-  'site key': 'site',
-  'catalog key': 'catalog',
-  'fulfilment key': 'fulfilment',
-};
-
-function expected(route: Route, column: Column): Expected {
-  if (route.credential === 'none') return 'in';
-  const kind = opens[column];
-  if (kind === undefined) return 401;
-  return kind === route.credential ? 'in' : 403;
-}
 
 let service: TestService;
 const credentials = {} as Record<Column, RequestOptions>;

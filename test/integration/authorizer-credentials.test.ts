@@ -19,6 +19,7 @@ import { contracts } from '../../functions/contracts/registry.ts';
 
 let service: TestService;
 let authorize: RequestAuthorizer;
+const authorizeOnce = (event: APIGatewayRequestAuthorizerEvent) => authorize(event, lambdaContext('authorizer'));
 let token: string;
 let libraryKey: string;
 let catalogKey: string;
@@ -79,7 +80,7 @@ describe("the authorizer's answer holds the route's credential only", () => {
   const baskets = () => routeOf('GET', '/baskets');
 
   it('a key route: no userId and no user routes from a token sent alongside', async () => {
-    const result = await authorize(
+    const result = await authorizeOnce(
       authorizerEvent(builder(), { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': libraryKey }),
     );
     expect(result.context).not.toHaveProperty('userId');
@@ -89,7 +90,7 @@ describe("the authorizer's answer holds the route's credential only", () => {
   });
 
   it('a user route: no key fields and no key routes from a key sent alongside', async () => {
-    const result = await authorize(
+    const result = await authorizeOnce(
       authorizerEvent(baskets(), { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': libraryKey }),
     );
     expect(result.context).toEqual({ userId: 'credentials-alice' });
@@ -98,11 +99,11 @@ describe("the authorizer's answer holds the route's credential only", () => {
 
   it("the other header, valid or not, does not decide the route's answer", async () => {
     const expired = await service.token('credentials-alice', { ttlSeconds: -600 });
-    const withBadToken = await authorize(
+    const withBadToken = await authorizeOnce(
       authorizerEvent(builder(), { Authorization: `Bearer ${expired}`, 'X-SERVICE-API-Key': libraryKey }),
     );
     expect(withBadToken.context).toMatchObject({ apiKeyScope: 'library' });
-    const withBadKey = await authorize(
+    const withBadKey = await authorizeOnce(
       authorizerEvent(baskets(), { Authorization: `Bearer ${token}`, 'X-SERVICE-API-Key': 'not-a-key' }),
     );
     expect(withBadKey.context).toEqual({ userId: 'credentials-alice' });

@@ -112,7 +112,7 @@ describe('early answers to a 7 MB body arrive whole', () => {
               : `${answer.status} ${JSON.parse(answer.body || '{}')?.Error?.Code}`,
           );
         }
-        expect(answers).toEqual(new Array(ROUNDS).fill(`${entry.status} ${entry.code}`));
+        expect(answers).toEqual(Array.from({ length: ROUNDS }, () => `${entry.status} ${entry.code}`));
       }, 120_000);
     }
   }

@@ -313,7 +313,7 @@ describe('aws-chunked bodies (what the SDK sends for a stream)', () => {
   it('refuses a trailer checksum the bytes do not match: 400 XAmzContentChecksumMismatch, nothing stored', async () => {
     const altered = Buffer.from('streamed bytes of another sort!!');
     const wire = Buffer.from(
-      `${altered.length.toString(16)}\r\n${altered}\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n`,
+      `${altered.length.toString(16)}\r\n${altered.toString('utf8')}\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n`,
     );
     const client = bodySwappedAfterSigning(clientOf(), wire);
     expect(

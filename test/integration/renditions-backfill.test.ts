@@ -1,7 +1,8 @@
 /**
  * `npm run -s renditions -- --missing` on a running local stack: items stored before renditions existed
  * (no state on their record) get them, an undecodable one is Failed, and a second run finds nothing left:
- * a run that stops half way is finished by running it again.
+ * a run that stops half way is finished by running it again. A library entry that disagrees with its item
+ * record's renditions gets the record's.
  */
 import { readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../support/service.ts';
 import { temporaryDataDir } from '../support/data-dir.ts';
 import { LOCAL_AWS_ENV } from '../../lib/local/storage.ts';
+import { libraryEntryKey, libraryEntrySortKey, libraryItemKey } from '../../functions/store/keys.ts';
 
 const dataDir = temporaryDataDir('photo-commerce-renditions-');
 let service: TestService;
@@ -80,6 +82,57 @@ describe('npm run -s renditions -- --missing', () => {
 
     const again = await dataDir.cli('bin/renditions.ts', '--missing');
     expect(again).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it("copies the item record's renditions onto a library entry that disagrees with it", async () => {
+    const pushed = await fetch(`${service.url}/library/push`, {
+      method: 'POST',
+      headers: { 'X-SERVICE-API-Key': apiKey },
+      body: (() => {
+        const form = new FormData();
+        form.append('image', new Blob([fixture('jpeg-progressive.jpg')]), 'a.jpg');
+        return form;
+      })(),
+    });
+    const { LibraryItem, ProductBuilderUrl } = (await pushed.json()) as {
+      LibraryItem: { ItemGuid: string };
+      ProductBuilderUrl: string;
+    };
+    await service.drainEvents();
+    const userId = `backfill-entry-${Date.now()}`;
+    const token = await service.token(userId);
+    const claim = await service.request('POST', '/library/claim', { token, json: { ProductBuilderUrl } });
+    expect(claim.status, claim.text).toBe(200);
+    // The entry as a claim that read the item before its renditions were recorded left it.
+    const table = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ ...credentials, endpoint: service.storage.dynamoEndpoint }),
+    );
+    const item = (
+      await table.send(
+        new GetCommand({
+          TableName: process.env.TABLE_NAME,
+          Key: libraryItemKey(LibraryItem.ItemGuid),
+          ConsistentRead: true,
+        }),
+      )
+    ).Item!;
+    const entryKey = libraryEntryKey(userId, libraryEntrySortKey(item as never));
+    await table.send(
+      new UpdateCommand({ TableName: process.env.TABLE_NAME, Key: entryKey, UpdateExpression: 'REMOVE renditions' }),
+    );
+    expect((await service.request('GET', '/library', { token })).body.LibraryItems[0].Renditions.Status).toBe(
+      'Pending',
+    );
+
+    const run = await dataDir.cli('bin/renditions.ts', '--missing');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim().split('\n')).toEqual([`${LibraryItem.ItemGuid}\tEntryRepaired`, 'EntryRepaired\t1']);
+    const entry = (
+      await table.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: entryKey, ConsistentRead: true }))
+    ).Item!;
+    expect(entry.renditions).toEqual(item.renditions);
+    expect((await service.request('GET', '/library', { token })).body.LibraryItems[0].Renditions.Status).toBe('Ready');
+    expect(await dataDir.cli('bin/renditions.ts', '--missing')).toMatchObject({ code: 0, stdout: '' });
   });
 
   it('refuses a call without --missing, or with a table but no bucket', async () => {

@@ -25,26 +25,31 @@ afterAll(async () => {
 
 it("sends 3 MB images to S3 without Expect: 100-continue, the second over the first one's connection", async () => {
   const s3Port = new URL(service.storage.s3Endpoint).port;
-  const puts: { expect: unknown; reusedSocket: boolean }[] = [];
+  const puts: { path: string; expect: unknown; reusedSocket: boolean }[] = [];
   const onResponse = (message: unknown) => {
     const { request } = message as { request: ClientRequest };
-    // The pushed images' PUTs; the renditions (`….webp`, made after each push) may land in between on a busy machine.
     if (
       request.method === 'PUT' &&
-      !request.path.split('?')[0]?.endsWith('.webp') &&
       request.host === '127.0.0.1' &&
       request.getHeader('host')?.toString().endsWith(`:${s3Port}`)
     )
-      puts.push({ expect: request.getHeader('expect'), reusedSocket: request.reusedSocket });
+      puts.push({
+        path: request.path.split('?')[0]!,
+        expect: request.getHeader('expect'),
+        reusedSocket: request.reusedSocket,
+      });
   };
   subscribe('http.client.response.finish', onResponse);
+  const pushed: string[] = [];
   try {
-    await pushFiles(service.url, apiKey, [{ bytes: pngOfSize(3_000_000) }]);
-    await pushFiles(service.url, apiKey, [{ bytes: pngOfSize(3_000_001) }]);
+    for (const size of [3_000_000, 3_000_001])
+      pushed.push(...(await pushFiles(service.url, apiKey, [{ bytes: pngOfSize(size) }])).itemGuids);
   } finally {
     unsubscribe('http.client.response.finish', onResponse);
   }
-  expect(puts).toEqual([
+  // The pushed originals' PUTs only: the same process makes renditions of these and earlier items meanwhile.
+  const originals = puts.filter(({ path }) => pushed.some((itemGuid) => path.endsWith(`/${itemGuid}`)));
+  expect(originals.map(({ expect: header, reusedSocket }) => ({ expect: header, reusedSocket }))).toEqual([
     { expect: undefined, reusedSocket: expect.any(Boolean) },
     { expect: undefined, reusedSocket: true },
   ]);

@@ -705,7 +705,7 @@ export async function audit(models: ClientModel[], fixture: Fixture, target: Tar
     cwd: repoRoot,
     env: { ...process.env, DATA_DIR: fixture.dataDir },
   }).catch((error: { stdout?: string; stderr?: string }) => {
-    problems.push(`expire-ttl failed: ${error.stderr ?? error}`);
+    problems.push(`expire-ttl failed: ${error.stderr ?? String(error)}`);
     return { stdout: error.stdout ?? '' };
   });
   figures.intentsExpired = Number(/^swept\t(\d+)$/m.exec(expired.stdout)?.[1] ?? 0);

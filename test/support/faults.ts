@@ -25,7 +25,9 @@ export type FaultKind =
   /** The request times out before it reaches the service (node-http-handler's TimeoutError). */
   | 'timeout'
   /** The request reaches the service and is applied; the answer is lost (socket reset). */
-  | 'lost-response';
+  | 'lost-response'
+  /** No fault: the request is sent as it was, only once `after` settles (a test's choice of interleaving). */
+  | 'delayed';
 
 export interface FaultRule {
   /** SDK command name, e.g. 'PutItemCommand', 'UploadPartCommand'; or a predicate over it and the input. */
@@ -120,6 +122,7 @@ export function injectFault(client: Client, rule: FaultRule): FaultHandle {
       if (rule.kind === 'timeout') {
         throw transportError('TimeoutError', 'ETIMEDOUT', 'Connection timed out after 1000 ms (fault injected)');
       }
+      if (rule.kind === 'delayed') return next(args);
       if (rule.kind === 'lost-response') {
         await next(args);
         throw transportError('Error', 'ECONNRESET', 'socket hang up (fault injected after the request was applied)');

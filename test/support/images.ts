@@ -42,11 +42,11 @@ const segment = (marker: number, payload: number[]): Buffer =>
  * block), so the scan is the bits `00` padded with ones. `comment` goes into a COM segment to vary the MD5.
  */
 export function jpeg(comment = ''): Buffer {
-  const ones = new Array<number>(64).fill(1);
+  const ones = Array.from({ length: 64 }, () => 1);
   const oneCode = (tableClass: number, symbol: number) => [
     (tableClass << 4) | 0,
     1,
-    ...new Array<number>(15).fill(0),
+    ...Array.from({ length: 15 }, () => 0),
     symbol,
   ];
   return Buffer.concat([

@@ -121,8 +121,8 @@ describe('address policy', () => {
     ]) {
       expect([...(addressBytes(text) ?? [])]).toEqual(expected);
     }
-    expect([...(addressBytes('::') ?? [])]).toEqual(new Array(16).fill(0));
-    expect([...(addressBytes('1::') ?? [])]).toEqual([0, 1, ...new Array(14).fill(0)]);
+    expect([...(addressBytes('::') ?? [])]).toEqual(Array.from({ length: 16 }, () => 0));
+    expect([...(addressBytes('1::') ?? [])]).toEqual([0, 1, ...Array.from({ length: 14 }, () => 0)]);
   });
 
   it('agrees with node:net BlockList on every refused range (random addresses)', () => {

@@ -57,7 +57,7 @@ describe('failedItemsError', () => {
     );
     expect(statusOf(same)).toBe(415);
     expect(same.code).toBe('UnsupportedMediaType');
-    expect((same.details?.Failures as { Index: number }[]).map((failure) => failure.Index)).toEqual([1, 3]);
+    expect(((same.details?.Failures ?? []) as { Index: number }[]).map((failure) => failure.Index)).toEqual([1, 3]);
     expect(same.message).toContain('2 of 4 images');
 
     const mixed = failedItemsError(

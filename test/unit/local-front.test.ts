@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
-import { createApiGatewayFront } from '../../lib/local/api-gateway.ts';
+import { createApiGatewayFront, type ProxyHandler } from '../../lib/local/api-gateway.ts';
 import { loggedPath, matchRoute } from '../../lib/local/route-matching.ts';
 import { isAllowed, policyFor, resourceMatches } from '../../functions/auth/policy.ts';
 import { routes } from '../../functions/routes.ts';
@@ -85,30 +85,41 @@ describe('authorizer policies', () => {
   });
 });
 
+/** A front on a free loopback port whose handlers are `handler`, with console.error captured into `logged`. */
+async function withFront(handler: ProxyHandler, run: (base: string, logged: string[]) => Promise<void>): Promise<void> {
+  const logged: string[] = [];
+  const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+    logged.push(args.map(String).join(' '));
+  });
+  const front = createApiGatewayFront({
+    routes,
+    loadHandler: async () => handler,
+    authorizer: async () => ({
+      principalId: 'test',
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: ['*'] }],
+      },
+    }),
+    binaryMediaTypes: [],
+    maxBodyBytes: 1024,
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  try {
+    await run(`http://127.0.0.1:${(front.address() as AddressInfo).port}`, logged);
+  } finally {
+    spy.mockRestore();
+    front.closeAllConnections();
+    await new Promise((resolve) => front.close(resolve));
+  }
+}
+
 describe("the local front's log", () => {
   it('names a failed request by its resource path, never the path (tokens, checkout ids) or the query', async () => {
-    const logged: string[] = [];
-    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
-      logged.push(args.map(String).join(' '));
-    });
-    const front = createApiGatewayFront({
-      routes,
-      loadHandler: async () => async () => {
-        throw new Error('the handler failed');
-      },
-      authorizer: async () => ({
-        principalId: 'test',
-        policyDocument: {
-          Version: '2012-10-17',
-          Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: ['*'] }],
-        },
-      }),
-      binaryMediaTypes: [],
-      maxBodyBytes: 1024,
-    });
-    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
-    try {
-      const base = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+    const failing: ProxyHandler = async () => {
+      throw new Error('the handler failed');
+    };
+    await withFront(failing, async (base, logged) => {
       const token = '5e1f0c2b9a8d4e7f8a6b5c4d3e2f1a0b';
       const checkoutId = '0123456789abcdef0123456789abcdef';
       expect((await fetch(`${base}/builder/${token}?cursor=secret-cursor`)).status).toBe(500);
@@ -118,11 +129,22 @@ describe("the local front's log", () => {
         expect.stringContaining('[local api] POST /checkout/{checkoutId}/complete failed:'),
       ]);
       for (const secret of [token, checkoutId, 'secret-cursor']) expect(logged.join('\n')).not.toContain(secret);
-    } finally {
-      spy.mockRestore();
-      front.closeAllConnections();
-      await new Promise((resolve) => front.close(resolve));
-    }
+    });
+  });
+
+  it("answers 500 and keeps serving when a handler's answer cannot be sent (a header Node refuses)", async () => {
+    const unsendable: ProxyHandler = async () => ({ statusCode: 200, headers: { 'X-Broken': 'a\nb' }, body: '{}' });
+    await withFront(unsendable, async (base, logged) => {
+      for (const attempt of [1, 2]) {
+        const answer = await fetch(`${base}/openapi.json`);
+        expect(answer.status, `attempt ${attempt}`).toBe(500);
+        expect(((await answer.json()) as { Error: { Code: string } }).Error.Code).toBe('InternalError');
+      }
+      expect(logged).toEqual([
+        expect.stringContaining('[local api] GET /openapi.json answer failed:'),
+        expect.stringContaining('[local api] GET /openapi.json answer failed:'),
+      ]);
+    });
   });
 
   it('logs a path no route takes as (no route)', () => {

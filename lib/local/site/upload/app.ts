@@ -21,7 +21,9 @@ const uppy = new Uppy({ restrictions: { allowedFileTypes: ['image/*', '.heic', '
 const done = document.getElementById('done') as HTMLElement;
 const link = document.getElementById('builder-link') as HTMLAnchorElement;
 
-uppy.on('complete', async (result) => {
+type UploadResult = Parameters<Parameters<typeof uppy.on<'complete'>>[1]>[0];
+
+async function showBuilderLink(result: UploadResult): Promise<void> {
   const items = (result.successful ?? []).map(
     (file) => file.response?.body as { ProductBuilderUrl: string; LibraryItem: { ItemGuid: string } } | undefined,
   );
@@ -39,4 +41,15 @@ uppy.on('complete', async (result) => {
       : `Open your ${uploaded.length} photos in the product builder`;
   done.hidden = false;
   link.focus();
+}
+
+// A failed link (several photos need a call) is said in Uppy's own status bar, not lost as a rejection.
+uppy.on('complete', (result) => {
+  showBuilderLink(result).catch((error: unknown) => {
+    uppy.info(
+      `The product builder link could not be made: ${error instanceof Error ? error.message : String(error)}`,
+      'error',
+      10_000,
+    );
+  });
 });
