@@ -177,12 +177,16 @@ export async function run(): Promise<Figure[]> {
 
     const rows: string[][] = [];
     const checks: Check[] = [];
+    // A fresh function's environment: without the concurrency the local stack declares for its in-process
+    // invocations (lib/local/source-invocations.ts), which Lambda sets only with a runtime that runs each
+    // invocation in its store.
+    const { AWS_LAMBDA_MAX_CONCURRENCY: _inProcessOnly, ...freshEnv } = process.env;
     for (const bundle of bundles) {
       const dir = join(workDir, bundle.scenario.handler);
       const coldRun = async (file: string): Promise<Cost> => {
         const out = join(dir, 'result.json');
         await execFileAsync(process.execPath, [join(workDir, 'loader.mjs'), file, join(dir, 'event.json'), out], {
-          env: process.env,
+          env: freshEnv,
           maxBuffer: 64 * 1024 * 1024,
         }).catch((error: { stderr?: string }) => {
           const lastLines = (error.stderr ?? '')
