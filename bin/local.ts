@@ -9,6 +9,18 @@ import type { LocalSite } from '../lib/local/site/server.ts';
 import { loopbackAddress, startCheckoutStandIn } from '../lib/local/site/stand-in.ts';
 import { claimStart } from '../lib/local/single-start.ts';
 
+/** A value as a POSIX shell word: as is when it holds only safe characters, else single-quoted. */
+const shellQuote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`);
+
+/** `export NAME=value ...`, leaving out CHECKOUT_URL when it is the default (every command assumes that one). */
+function exportLine(values: { BASE: string; DATA_DIR: string; CHECKOUT_URL: string }): string {
+  const { CHECKOUT_URL, ...always } = values;
+  const named = { ...always, ...(CHECKOUT_URL === LOCAL_CHECKOUT_URL ? {} : { CHECKOUT_URL }) };
+  return `export ${Object.entries(named)
+    .map(([name, value]) => `${name}=${shellQuote(value)}`)
+    .join(' ')}`;
+}
+
 /**
  * How long the shutdown after a signal may take before the process exits anyway: cutting it short loses
  * nothing (the engine's watchdog stops the engine with SIGTERM once this process is gone, the queue's
@@ -79,6 +91,11 @@ if (!site) {
     `local checkout and product builder site on ${standIn?.url} (a test stand-in: no real payments)\n`,
   );
 }
+
+// Another terminal's CLIs find this server through DATA_DIR, and the examples through BASE: a second clone on
+// another port or folder is reached only with these.
+process.stdout.write(`for other terminals (the CLIs and the README's examples find this server by these):\n`);
+process.stdout.write(`  ${exportLine({ BASE: service.url, DATA_DIR: dataDir, CHECKOUT_URL: checkoutUrl })}\n`);
 
 shutdown = async () => {
   await standIn?.close();

@@ -37,7 +37,7 @@ export const GATEWAY_ANSWERS = {
     responseTypes: ['MISSING_AUTHENTICATION_TOKEN', 'RESOURCE_NOT_FOUND'],
     status: 404,
     code: 'RouteNotFound',
-    message: 'No such route.',
+    message: 'No such route. GET /openapi.json lists every route.',
   },
   Throttled: {
     responseTypes: ['THROTTLED'],

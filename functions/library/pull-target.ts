@@ -81,10 +81,18 @@ export const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
  * the function's resolver (which internal names exist, and what they point at). The detail is logged.
  */
 export const NOT_PUBLIC = 'does not resolve to public addresses only';
-const refusedName = (requested: string, host: string, detail: string) => {
+const refusedName = (requested: string, host: string, detail: string, hint = '') => {
   logger.info('pull host refused', { host, detail });
-  return pullRefused(requested, `the host ${host} ${NOT_PUBLIC}`);
+  return pullRefused(requested, `the host ${host} ${NOT_PUBLIC}${hint}`);
 };
+
+/**
+ * Named when loopback is all that stood in the way: the docs' pull examples fetch from a loopback server, and
+ * the switch is what a developer is missing. Said for an address literal (the caller wrote it) and for
+ * `localhost` names (loopback by definition, RFC 6761), so it tells nothing about the resolver.
+ */
+export const LOOPBACK_HINT = '; PULL_ALLOW_LOOPBACK=true allows loopback, for local development and tests';
+const isLocalhostName = (host: string) => /(^|\.)localhost\.?$/i.test(host);
 
 /**
  * Resolves the URL's host and vets every address: one refused address refuses the URL (a host that
@@ -96,7 +104,7 @@ export async function resolveAndVet(url: URL, policy: PullPolicy, requested: str
   const host = bareHost(url);
   if (isIP(host) !== 0) {
     const verdict = classifyAddress(host, policy);
-    if (!verdict.allowed) throw pullRefused(requested, verdict.reason);
+    if (!verdict.allowed) throw pullRefused(requested, verdict.reason + (isLoopback(host) ? LOOPBACK_HINT : ''));
     return { address: verdict.address, family: verdict.family };
   }
   let addresses: ResolvedAddress[];
@@ -107,7 +115,10 @@ export async function resolveAndVet(url: URL, policy: PullPolicy, requested: str
   }
   const verdicts = addresses.map(({ address }) => classifyAddress(address, policy));
   const refused = verdicts.find((verdict) => !verdict.allowed);
-  if (refused) throw refusedName(requested, host, refused.reason);
+  if (refused) {
+    const onlyLoopback = isLocalhostName(host) && addresses.every(({ address }) => isLoopback(address));
+    throw refusedName(requested, host, refused.reason, onlyLoopback ? LOOPBACK_HINT : '');
+  }
   const first = verdicts[0];
   if (!first?.allowed) throw refusedName(requested, host, 'no addresses');
   return { address: first.address, family: first.family };

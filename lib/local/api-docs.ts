@@ -1,5 +1,5 @@
 /**
- * `GET /docs` of `npm start`: a browsable API reference (swagger-ui, from the swagger-ui-dist package)
+ * `GET /` and `GET /docs` of `npm start`: where the API reference is, and a browsable API reference (swagger-ui, from the swagger-ui-dist package)
  * over the service's own `/openapi.json`. Everything the page loads comes from this server: no CDN, no
  * validator badge (`validatorUrl: null`), so it works offline.
  *
@@ -51,6 +51,20 @@ const START = `window.ui = SwaggerUIBundle({
 });
 `;
 
+/** Where the routes are listed: the local front's refusals of an unknown route end with it. */
+export const ROUTE_LIST = 'GET /openapi.json lists every route; GET /docs browses them.';
+
+/**
+ * `GET /`: what a newcomer's first request finds. Local only, like the page: in AWS an unknown path, the root
+ * included, is API Gateway's RouteNotFound, whose message names /openapi.json (functions/http/gateway-answers.ts).
+ */
+const INDEX = JSON.stringify({
+  Message: `The photo commerce API (npm start). ${ROUTE_LIST}`,
+  Docs: '/docs',
+  OpenApi: '/openapi.json',
+  Health: '/health',
+});
+
 const text = (contentType: string, body: string): APIGatewayProxyResult => ({
   statusCode: 200,
   headers: { 'Content-Type': contentType, 'Cache-Control': 'no-cache' },
@@ -76,10 +90,11 @@ function asset(name: string): APIGatewayProxyResult | undefined {
   return result;
 }
 
-/** The answer to a GET of the reference page or one of its files; undefined for every other request. */
+/** The answer to a GET of the index, the reference page or one of its files; undefined for every other request. */
 export function apiDocs(request: IncomingMessage): APIGatewayProxyResult | undefined {
   if (request.method !== 'GET') return undefined;
   const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+  if (path === '/') return text('application/json', INDEX);
   if (path === '/docs' || path === '/docs/') return text('text/html; charset=utf-8', PAGE);
   if (path === '/docs/start.js') return text('text/javascript; charset=utf-8', START);
   return path.startsWith('/docs/') ? asset(path.slice('/docs/'.length)) : undefined;

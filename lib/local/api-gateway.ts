@@ -24,6 +24,7 @@ import { isAllowed, type PolicyDocument } from '../../functions/auth/policy.ts';
 import { preflightHeaders, withCors } from '../../functions/http/cors.ts';
 import { errorAnswer, errorResponse } from '../../functions/http/errors.ts';
 import { gatewayAnswer } from '../../functions/http/gateway-answers.ts';
+import { ROUTE_LIST } from './api-docs.ts';
 import { JSON_CONTENT_TYPE } from '../../functions/http/json.ts';
 import { DomainError } from '../../functions/shared/errors.ts';
 import { ACCOUNT, headersOf, isBinary, lambdaContext, queryOf, REGION } from './lambda-event.ts';
@@ -60,7 +61,7 @@ const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 /** CORS preflight: the methods the path takes, or 404 for a path no route has. */
 function preflight(routes: readonly Route[], path: string, origin: string | undefined): APIGatewayProxyResult {
   const methods = HTTP_METHODS.filter((method) => typeof matchRoute(routes, method, path) === 'object');
-  if (methods.length === 0) return gatewayAnswer('RouteNotFound', `No route OPTIONS ${path}.`);
+  if (methods.length === 0) return gatewayAnswer('RouteNotFound', `No route OPTIONS ${path}. ${ROUTE_LIST}`);
   return { statusCode: 204, headers: preflightHeaders(origin, methods), body: '' };
 }
 
@@ -110,7 +111,7 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
     const method = (request.method ?? 'GET').toUpperCase();
     if (method === 'OPTIONS') return preflight(options.routes, url.pathname, request.headers.origin);
     const match = matchRoute(options.routes, method, url.pathname);
-    if (match === undefined) return gatewayAnswer('RouteNotFound', `No route ${method} ${url.pathname}.`);
+    if (match === undefined) return gatewayAnswer('RouteNotFound', `No route ${method} ${url.pathname}. ${ROUTE_LIST}`);
     if (match === 'method-not-allowed')
       return errorAnswer(405, 'MethodNotAllowed', `${method} is not allowed on ${url.pathname}.`);
     const { route, pathParameters } = match;

@@ -25,6 +25,31 @@ afterAll(async () => {
 const referencesOf = (html: string): string[] =>
   [...html.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((match) => match[1] as string);
 
+describe('GET /, and an unknown route', () => {
+  it('answers GET / with where the reference is, each place answering', async () => {
+    const index = await service.request('GET', '/');
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(index.body).toEqual({
+      Message: expect.stringContaining('GET /openapi.json lists every route'),
+      Docs: '/docs',
+      OpenApi: '/openapi.json',
+      Health: '/health',
+    });
+    for (const path of [index.body.Docs, index.body.OpenApi, index.body.Health])
+      expect((await service.request('GET', path)).status, path).toBe(200);
+  });
+
+  it('names /openapi.json and /docs in the 404 of a route that does not exist', async () => {
+    const missing = await service.request('GET', '/nowhere');
+    expect(missing.status).toBe(404);
+    expect(missing.body.Error).toEqual({
+      Code: 'RouteNotFound',
+      Message: 'No route GET /nowhere. GET /openapi.json lists every route; GET /docs browses them.',
+    });
+  });
+});
+
 describe('GET /docs', () => {
   it('answers an HTML page whose scripts, styles and icon are all served locally', async () => {
     const page = await service.request('GET', '/docs');

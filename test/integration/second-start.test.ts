@@ -38,8 +38,11 @@ const envOf = ({ DYNAMODB_LOCAL_ENDPOINT: _shared, ...environment }: NodeJS.Proc
   CHECKOUT_URL: `http://127.0.0.1:${start.sitePort}`,
 });
 
-/** Starts `npm start`'s script and resolves once both servers listen (both lines printed). */
-function startServer(start: Start): Promise<ChildProcess> {
+/** What the first start printed, up to its export line. */
+let firstOutput = '';
+
+/** Starts `npm start`'s script and resolves once both servers listen and the exports for other terminals are printed. */
+function startServer(start: Start, onOutput: (output: string) => void = () => {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['bin/local.ts'], {
     env: envOf(process.env, start),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,7 +52,8 @@ function startServer(start: Start): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const collect = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('local checkout and product builder site on')) resolve(child);
+      onOutput(output);
+      if (/^ {2}export BASE=.*\n/m.test(output)) resolve(child);
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
@@ -91,7 +95,7 @@ const endpointsOf = (dataDir: string) => readFileSync(join(dataDir, 'local-endpo
 
 beforeAll(async () => {
   first = { port: await freePort(), sitePort: await freePort(), dataDir: join(scratch, 'first') };
-  firstProcess = await startServer(first);
+  firstProcess = await startServer(first, (output) => (firstOutput = output));
 }, 180_000);
 
 afterAll(async () => {
@@ -114,6 +118,28 @@ async function expectFirstUntouched(lock: string, endpoints: string): Promise<vo
   expect(endpointsOf(first.dataDir)).toBe(endpoints);
   expect(firstProcess.exitCode).toBeNull();
 }
+
+describe('the exports it prints for other terminals', () => {
+  it('reach this server from a shell in another folder: a token made there is accepted', async () => {
+    const line = /^ {2}(export BASE=.*)$/m.exec(firstOutput)?.[1] ?? '';
+    expect(line).toBe(
+      `export BASE=http://127.0.0.1:${first.port} DATA_DIR=${first.dataDir} CHECKOUT_URL=http://127.0.0.1:${first.sitePort}`,
+    );
+    // Another terminal: another working folder, none of the server's variables, only the printed line.
+    const { BASE: _base, DATA_DIR: _dataDir, PORT: _port, CHECKOUT_URL: _site, ...environment } = process.env;
+    const script = `${line}
+TOKEN=$(cd "${process.cwd()}" && ${process.execPath} bin/token.ts --user exports-test)
+curl -fsS "$BASE/baskets" -H "Authorization: Bearer $TOKEN"`;
+    const shell = spawn('sh', ['-c', script], { cwd: scratch, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    shell.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    shell.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => shell.once('close', resolve));
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ Baskets: [] });
+  }, 60_000);
+});
 
 describe('a second npm start', () => {
   const cases: Array<{ name: string; start: () => Promise<Start>; names: RegExp[] }> = [

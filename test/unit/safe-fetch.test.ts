@@ -16,6 +16,7 @@ import { statusOf } from '../../functions/http/errors.ts';
 import { safeFetch } from '../../functions/library/safe-fetch.ts';
 import {
   pullPolicy,
+  LOOPBACK_HINT,
   NOT_PUBLIC,
   resolveAndVet,
   UNREACHABLE,
@@ -214,6 +215,29 @@ describe('resolve and vet (stubbed resolver, nothing connects)', () => {
     expect(connectTargets()).toEqual([]);
   });
 
+  it('names PULL_ALLOW_LOOPBACK for localhost names that resolve to loopback alone, and for no other name', async () => {
+    const resolver = stubResolver({
+      localhost: ['127.0.0.1', '::1'],
+      'app.localhost': ['127.0.0.1'],
+      'odd.localhost': ['127.0.0.1', '10.0.0.1'],
+      'localhost.example.com': ['127.0.0.1'],
+    });
+    const messages: Record<string, string> = {};
+    for (const host of ['localhost', 'app.localhost', 'odd.localhost', 'localhost.example.com']) {
+      const error = await refusal(
+        safeFetch(`http://${host}/x.png`, policy({ allowLoopback: false, resolve: resolver.resolve })),
+      );
+      messages[host] = error.message;
+    }
+    expect(messages).toEqual({
+      localhost: `Pull of http://localhost/x.png refused: the host localhost ${NOT_PUBLIC}${LOOPBACK_HINT}.`,
+      'app.localhost': `Pull of http://app.localhost/x.png refused: the host app.localhost ${NOT_PUBLIC}${LOOPBACK_HINT}.`,
+      'odd.localhost': `Pull of http://odd.localhost/x.png refused: the host odd.localhost ${NOT_PUBLIC}.`,
+      'localhost.example.com': `Pull of http://localhost.example.com/x.png refused: the host localhost.example.com ${NOT_PUBLIC}.`,
+    });
+    expect(connectTargets()).toEqual([]);
+  });
+
   it('pins the first vetted address and turns a mapped address into IPv4', async () => {
     const resolver = stubResolver({ 'cdn.example.com': ['::ffff:93.184.215.14', '2606:4700::6810:84e5'] });
     expect(await resolveAndVet(new URL('https://cdn.example.com/'), policy({ resolve: resolver.resolve }))).toEqual({
@@ -276,7 +300,7 @@ describe('fetch over loopback', () => {
     for (const host of [`127.0.0.1:${port}`, `[::1]:${port}`]) {
       const error = await refusal(safeFetch(`http://${host}/photo.gif`, policy({ allowLoopback: false })));
       expect(error.code).toBe('PullRefused');
-      expect(error.message).toContain('loopback');
+      expect(error.message).toMatch(/is a loopback address \(.*\); PULL_ALLOW_LOOPBACK=true allows loopback/);
     }
     expect(seen).toEqual([]);
     expect(connectTargets()).toEqual([]);
