@@ -209,9 +209,12 @@ describe('loopback refused when PULL_ALLOW_LOOPBACK is off', () => {
     // An address literal's refusal names its kind; a name's reveals nothing of what it resolved to, beyond
     // what `localhost` means by definition. Both name the switch that would have let the pull through.
     if (url.includes('localhost')) {
-      expect(response.body.Error.Message).toBe(`Pull of ${url} refused: the host localhost ${NOT_PUBLIC}${LOOPBACK_HINT}.`);
+      expect(response.body.Error.Message).toBe(
+        `Pull of ${url} refused: the host localhost ${NOT_PUBLIC}${LOOPBACK_HINT}.`,
+      );
       expect(response.text).not.toMatch(/127\.0\.0\.1|::1/);
-    } else expect(response.body.Error.Message).toMatch(/a loopback address .*; PULL_ALLOW_LOOPBACK=true allows loopback/);
+    } else
+      expect(response.body.Error.Message).toMatch(/a loopback address .*; PULL_ALLOW_LOOPBACK=true allows loopback/);
     expect(served).toEqual([]);
     await expectNothingStored();
   });
