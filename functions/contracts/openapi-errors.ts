@@ -63,8 +63,6 @@ export function errorCodesOf(route: Route, contract: RouteContract): Partial<Rec
   return Object.fromEntries(answered.filter(([, list]) => list.length > 0));
 }
 
-const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
-
 /** Answers that are the same on every route that gives them: one shared response each. */
 const SHARED: Partial<Record<Status, { name: string; codes: readonly string[] }>> = {
   401: { name: 'Unauthorized', codes: ['Unauthorized'] },
@@ -76,12 +74,31 @@ const SHARED: Partial<Record<Status, { name: string; codes: readonly string[] }>
   504: { name: 'GatewayTimeout', codes: ['GatewayTimeout'] },
 };
 
+/**
+ * One example per code, with that code (Retryable as the throttle's 429 says it; a used-up quota's does not): the reference page shows them (swagger-ui would otherwise make one up
+ * from the schema, every status reading the schema's sample code).
+ */
+const examplesOf = (status: Status, codes: readonly string[]) =>
+  Object.fromEntries(
+    codes.map((code) => [
+      code,
+      {
+        summary: code,
+        value: {
+          Error: { Code: code, Message: meaning[status], ...(RETRY_AFTER.has(status) ? { Retryable: true } : {}) },
+        },
+      },
+    ]),
+  );
+
 function errorResponse(status: Status, codes: readonly string[]) {
   const retryAfter = RETRY_AFTER.has(status) || codes.includes('IdempotencyKeyInUse');
   return {
     description: `${meaning[status]} Error.Code: ${codes.join(', ')}.`,
     ...(retryAfter ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
-    content: ERROR_CONTENT,
+    content: {
+      'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: examplesOf(status, codes) },
+    },
   };
 }
 

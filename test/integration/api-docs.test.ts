@@ -184,4 +184,26 @@ describe('GET /docs in a browser', () => {
     expect(text).toMatch(/"Quantity": 2\b/);
     expect(text).not.toMatch(/9007199254740991/);
   }, 240_000);
+
+  it("shows each error response's example with a code that response can answer, and no made-up properties", async () => {
+    browser ??= await launchBrowser();
+    const page = await browser.newPage();
+    await page.goto(`${service.url}/docs#/Baskets/createBasket`);
+    const block = page.locator('#operations-Baskets-createBasket');
+    await block.waitFor();
+    if ((await block.locator('.opblock-body').count()) === 0) await block.locator('.opblock-summary-control').click();
+    await block.locator('.responses-wrapper').waitFor();
+    const shown = async (status: string) =>
+      block
+        .locator(
+          `.responses-table tr.response[data-code="${status}"] .example, .responses-table tr.response[data-code="${status}"] pre`,
+        )
+        .first()
+        .innerText();
+    expect(await shown('400')).toMatch(/"Code": "InvalidIdempotencyKey"/);
+    expect(await shown('401')).toMatch(/"Code": "Unauthorized"/);
+    expect(await shown('403')).toMatch(/"Code": "Forbidden"/);
+    const text = await block.innerText();
+    expect(text).not.toMatch(/BasketNotFound|additionalProp/);
+  }, 240_000);
 });

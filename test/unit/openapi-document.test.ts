@@ -154,6 +154,32 @@ describe('the OpenAPI document', () => {
     });
   });
 
+  it("gives every error response one example per code it lists, each with that code and the status's meaning", () => {
+    const resolve = (response: Json): Json =>
+      response.$ref ? document.components.responses[String(response.$ref).split('/').pop() as string] : response;
+    for (const route of routes) {
+      const responses = operation(route.method, route.path).responses as Json;
+      for (const [status, reference] of Object.entries(responses)) {
+        if (status === '200') continue;
+        const response = resolve(reference);
+        const listed = /Error\.Code: (.*)\.$/.exec(response.description)?.[1]?.split(', ') ?? [];
+        const examples = response.content['application/json'].examples as Json;
+        expect(Object.keys(examples), `${route.handler} ${status}`).toEqual(listed);
+        for (const [code, example] of Object.entries(examples)) {
+          expect(example.value.Error.Code, `${route.handler} ${status}`).toBe(code);
+          expect(example.value.Error.Message.length).toBeGreaterThan(10);
+        }
+      }
+    }
+    expect(
+      Object.keys(resolve(operation('POST', '/basket').responses['400']).content['application/json'].examples),
+    ).toEqual(
+      ['ValidationFailed', 'InvalidJson', 'InvalidIdempotencyKey'].filter((code) =>
+        resolve(operation('POST', '/basket').responses['400']).description.includes(code),
+      ),
+    );
+  });
+
   it('lists every error status an operation can answer, each with the Error schema and its codes', () => {
     const error = schema('ErrorDetail');
     expect(schema('Error').properties.Error).toEqual({ $ref: '#/components/schemas/ErrorDetail' });
