@@ -7,7 +7,7 @@
  * README's command, `// client-example.mts` of the repository's documentation with `node client-example.mts`,
  * by the test's Node (24).
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -128,7 +128,7 @@ it('ships dist/ with its types and the README, and no TypeScript source', async 
 it('compiles a strict TypeScript consumer against the installed package, and Node imports it', async () => {
   writeFileSync(join(project, 'consumer.mts'), consumer);
   writeFileSync(
-    join(project, 'tsconfig.json'),
+    join(project, 'tsconfig.consumer.json'),
     JSON.stringify({
       compilerOptions: {
         strict: true,
@@ -143,7 +143,7 @@ it('compiles a strict TypeScript consumer against the installed package, and Nod
       files: ['consumer.mts'],
     }),
   );
-  await run(tsc, ['-p', join(project, 'tsconfig.json')], { cwd: project });
+  await run(tsc, ['-p', join(project, 'tsconfig.consumer.json')], { cwd: project });
   const imported = await run(
     process.execPath,
     [
@@ -171,6 +171,34 @@ it('runs the example of client/README.md', async () => {
   expect(stdout).toMatch(/^1 × 1 px, on 10 × 15 cm: Poor$/m);
   expect(stdout.match(/^in the library: [0-9a-f]{32}, image\/jpeg$/gm)).toHaveLength(2);
 });
+
+/** A Node 20 on the machine's PATH (not the repository's Node 24), as a reader on Node 20 has. */
+function node20(): string | undefined {
+  for (const folder of (process.env.PATH ?? '').split(':')) {
+    const candidate = join(folder, 'node');
+    if (folder.includes('node_modules') || !existsSync(candidate)) continue;
+    try {
+      if (execFileSync(candidate, ['--version'], { encoding: 'utf8' }).startsWith('v20.')) return folder;
+    } catch {
+      // not a runnable node
+    }
+  }
+  return undefined;
+}
+
+it("runs the README's Node 20 route: the example compiled by the repository's TypeScript, run by Node 20", async (context) => {
+  const folder = node20();
+  // CI's machine has Debian's Node 20; a machine without one cannot show this route.
+  if (folder === undefined) return context.skip();
+  saveExample('example.mts', [join(repo, 'client/README.md')]);
+  const stdout = await runAsTheReadmeSays(
+    project,
+    { ...env, PATH: `${folder}:${process.env.PATH ?? ''}` },
+    '# Node 20',
+  );
+  expect(stdout).toMatch(/^basket created .*; pay at http:\/\/127\.0\.0\.1:3001\/checkout\/[0-9a-f]{32}$/m);
+  expect(readFileSync(join(project, 'example.mjs'), 'utf8')).toContain("from '@photo-commerce/client'");
+}, 120_000);
 
 it("runs the Client example of the repository's documentation", async () => {
   const docs = existsSync(join(repo, 'docs'))

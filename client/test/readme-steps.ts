@@ -35,9 +35,19 @@ export async function installAsTheReadmeSays(scratch: string): Promise<string> {
   return stdout.trim().split('\n').at(-1) as string;
 }
 
-/** The README's command that runs the example, run in `project`. */
-export async function runAsTheReadmeSays(project: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const command = codeBlock(readme(), 'bash', 'node ');
-  const { stdout } = await run('bash', ['-c', `set -euo pipefail\n${command}`], { cwd: project, env });
+/**
+ * A README command block (the first line starts with `firstLine`) run in `project`; `REPO` is what the set-up
+ * block set it to, the repository's folder.
+ */
+export async function runAsTheReadmeSays(
+  project: string,
+  env: NodeJS.ProcessEnv,
+  firstLine = 'node ',
+): Promise<string> {
+  const command = codeBlock(readme(), 'bash', firstLine);
+  const { stdout } = await run('bash', ['-c', `set -euo pipefail\n${command}`], {
+    cwd: project,
+    env: { ...env, REPO: repo },
+  });
   return stdout;
 }
