@@ -256,7 +256,7 @@ const VARIABLES: Record<string, VariableDoc> = {
   PRINT_FAIR_PPI: { meaning: 'print quality: the least rated `Fair`; below it is `Poor`' },
   PULL_ALLOW_LOOPBACK: {
     meaning:
-      '`true` lets pull fetch from loopback (127.0.0.0/8, ::1), on any port: local development and tests only. Every other internal address stays refused',
+      '`true` lets pull fetch from loopback (127.0.0.0/8, ::1), on any port: local development and tests only. Every other internal address stays refused. A pull refused for loopback alone names this switch',
   },
   PULL_ALLOWED_PORTS: {
     meaning:
