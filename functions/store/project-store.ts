@@ -1,18 +1,18 @@
 /** The one place that reads and writes projects (domain/project.ts). */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import type { Project } from '../domain/project.ts';
 import { batchGetItems } from './batch.ts';
 import { projectKey } from './keys.ts';
-import { toItem } from './table.ts';
-import { writeIf } from './writes.ts';
+import { sendIfCondition } from './writes.ts';
 
 /** The project an item holds (the fields it has, whatever else a future writer adds). */
 export const projectFromItem = (item: Record<string, unknown>): Project => ({
   projectGuid: item.projectGuid as string,
   unitPriceMinor: item.unitPriceMinor as number,
   version: item.version as number,
+  ...(typeof item.name === 'string' ? { name: item.name } : {}),
   lastSavedAt: item.lastSavedAt as number,
 });
 
@@ -29,14 +29,31 @@ export async function getProjectPrices(projectGuids: readonly string[]): Promise
   return new Map(items.map((item) => [item.projectGuid as string, projectFromItem(item)]));
 }
 
-/** Registers or updates a project, unless the stored one has a newer version (the version rule): false then. */
-export const putProjectUnlessOlder = (project: Project): Promise<boolean> =>
-  writeIf(
-    new PutCommand({
+/**
+ * Registers or updates a project, unless the stored one has a newer version (the version rule): undefined
+ * then. One UpdateItem: a project without a `name` keeps the stored one, and the answer is the project as
+ * stored, its name included, without a read.
+ */
+export async function putProjectUnlessOlder(project: Project): Promise<Project | undefined> {
+  const { name, ...priced } = project;
+  const fields = { ...priced, Type: 'Project', ...(name === undefined ? {} : { name }) };
+  const names = Object.keys(fields);
+  const output = await sendIfCondition(
+    new UpdateCommand({
       TableName: config.tableName,
-      Item: toItem(projectKey(project.projectGuid), 'Project', project),
+      Key: projectKey(project.projectGuid),
+      UpdateExpression: `SET ${names.map((_, index) => `#f${index} = :f${index}`).join(', ')}`,
       ConditionExpression: 'attribute_not_exists(PK) OR #version <= :version',
-      ExpressionAttributeNames: { '#version': 'version' },
-      ExpressionAttributeValues: { ':version': project.version },
+      ExpressionAttributeNames: {
+        ...Object.fromEntries(names.map((field, index) => [`#f${index}`, field])),
+        '#version': 'version',
+      },
+      ExpressionAttributeValues: {
+        ...Object.fromEntries(Object.values(fields).map((value, index) => [`:f${index}`, value])),
+        ':version': project.version,
+      },
+      ReturnValues: 'ALL_NEW',
     }),
   );
+  return output?.Attributes ? projectFromItem(output.Attributes) : undefined;
+}
