@@ -12,7 +12,7 @@ a { color: #0645ad; }
 :focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
 table { border-collapse: collapse; width: 100%; margin: 1rem 0; }
 th, td { text-align: left; padding: 0.4rem 0.6rem; border-bottom: 1px solid #ddd; }
-td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
+td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tfoot th, tfoot td { font-weight: 700; border-top: 2px solid #333; }
 button { font: inherit; padding: 0.6rem 1.4rem; border: 2px solid #1a5fb4; border-radius: 0.3rem; background: #1a5fb4; color: #fff; cursor: pointer; }
 button:hover { background: #15498a; }
