@@ -147,6 +147,10 @@ const VARIABLES: Record<string, VariableDoc> = {
   },
   DYNAMODB_PORT: { default: 'free port', meaning: 'local: port of the embedded DynamoDB Local' },
   S3_PORT: { default: 'free port', meaning: 'local: port of the embedded s3rver' },
+  CURRENCY: {
+    meaning:
+      'ISO 4217 code (three upper-case letters) of every price: the service has one currency, and prices are registered without one. `GET /checkout/{checkoutId}` answers it as `Currency`. Anything else stops a function on first use and `npm start` before it starts; deployed, it is the stack setting `currency` ([Deploy](deploy.md#configuration)). Changing it relabels the registered prices: register them again in the new currency',
+  },
   CHECKOUT_URL: {
     default: '`http://127.0.0.1:3001` (set by `npm start`; required in a function)',
     meaning:

@@ -41,13 +41,19 @@ const ProjectNameIn = z.string().check(
     (name) => /^[^\p{Cc}\p{Cs}]*$/u.test(name),
     'must not hold control characters (tab, line breaks, ...) or unpaired surrogates',
   ),
-  z.meta({ minLength: 1, maxLength: MAX_PROJECT_NAME_LENGTH, example: NAME_EXAMPLE }),
+  z.meta({
+    minLength: 1,
+    maxLength: MAX_PROJECT_NAME_LENGTH,
+    example: NAME_EXAMPLE,
+    description:
+      'The name shoppers see, 1-200 characters after trimming, no control characters; omitted, the stored name stays',
+  }),
 );
 
 /** A project's name as answered; null for a project registered without one. */
-export const ProjectNameOut = z.nullable(
-  z.string().check(z.meta({ example: NAME_EXAMPLE, description: "The project's name; null when none was registered" })),
-);
+export const ProjectNameOut = z
+  .nullable(z.string())
+  .check(z.meta({ example: NAME_EXAMPLE, description: "The project's name; null when none was registered" }));
 
 export const ProjectInput = z.object({
   /** Optional: a PUT without it keeps the stored name (callers that register prices only never erase one). */
