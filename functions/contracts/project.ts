@@ -24,6 +24,9 @@ export const ProjectPath = z.object({ projectGuid: Guid });
 export const MAX_PROJECT_NAME_LENGTH = 200;
 const NAME_EXAMPLE = 'Photo book A4, 24 pages';
 
+/** Characters as JSON Schema's maxLength counts them, code points: a surrogate pair (an emoji) is one. */
+const codePoints = (text: string): number => text.length - (text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
+
 /**
  * A project's display name as sent: trimmed first (a pasted name's stray spaces), then 1 to 200 characters
  * (Unicode code points, as JSON Schema's maxLength counts them). Control characters (tab, CR, LF, ...) are
@@ -34,7 +37,7 @@ const ProjectNameIn = z.string().check(
   z.trim(),
   z.refine((name) => name.length > 0, 'must not be empty'),
   z.refine(
-    (name) => [...name].length <= MAX_PROJECT_NAME_LENGTH,
+    (name) => codePoints(name) <= MAX_PROJECT_NAME_LENGTH,
     `must be at most ${MAX_PROJECT_NAME_LENGTH} characters`,
   ),
   z.refine(
