@@ -1,7 +1,6 @@
 /**
  * Projects, as this service knows them: a price and a name the company's own systems register, with a
- * version. Pure:
- * the store persists a project and enforces the version rule in the same write.
+ * version. Pure: the store persists a project and enforces the version rule in the same write.
  */
 import { conflict } from '../shared/errors.ts';
 
@@ -20,8 +19,8 @@ export interface Project extends ProjectPrice {
 
 /**
  * The version rule: a project is replaced only by the same or a newer version, so a late writer cannot roll
- * a price (or a name) back; a rename needs no new version, as a price change needs none. The store checks it in the write itself (`putProjectUnlessOlder`: atomic, no read first);
- * a refused write is this conflict.
+ * a price (or a name) back; a rename needs no new version, as a price change needs none. The store checks it
+ * in the write itself (`putProjectUnlessOlder`: atomic, no read first); a refused write is this conflict.
  */
 export const staleProjectVersion = (project: Project) =>
   conflict(

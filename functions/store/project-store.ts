@@ -23,7 +23,7 @@ export async function getProject(projectGuid: string): Promise<Project | undefin
   return result.Item ? projectFromItem(result.Item) : undefined;
 }
 
-/** The current prices of these projects, by guid, in one BatchGetItem (a basket names at most 100); unknown ones are absent. */
+/** The current prices (and names) of these projects, by guid, in one BatchGetItem (a basket names at most 100); unknown ones are absent. */
 export async function getProjectPrices(projectGuids: readonly string[]): Promise<Map<string, Project>> {
   const items = await batchGetItems([...new Set(projectGuids)].map(projectKey));
   return new Map(items.map((item) => [item.projectGuid as string, projectFromItem(item)]));
@@ -35,21 +35,20 @@ export async function getProjectPrices(projectGuids: readonly string[]): Promise
  * stored, its name included, without a read.
  */
 export async function putProjectUnlessOlder(project: Project): Promise<Project | undefined> {
-  const { name, ...priced } = project;
-  const fields = { ...priced, Type: 'Project', ...(name === undefined ? {} : { name }) };
-  const names = Object.keys(fields);
+  // SET only the fields the project has: an absent name leaves the stored one (a PutItem would erase it).
+  const fields = Object.entries({ ...project, Type: 'Project' }).filter(([, value]) => value !== undefined);
   const output = await sendIfCondition(
     new UpdateCommand({
       TableName: config.tableName,
       Key: projectKey(project.projectGuid),
-      UpdateExpression: `SET ${names.map((_, index) => `#f${index} = :f${index}`).join(', ')}`,
+      UpdateExpression: `SET ${fields.map((_, index) => `#f${index} = :f${index}`).join(', ')}`,
       ConditionExpression: 'attribute_not_exists(PK) OR #version <= :version',
       ExpressionAttributeNames: {
-        ...Object.fromEntries(names.map((field, index) => [`#f${index}`, field])),
+        ...Object.fromEntries(fields.map(([field], index) => [`#f${index}`, field])),
         '#version': 'version',
       },
       ExpressionAttributeValues: {
-        ...Object.fromEntries(Object.values(fields).map((value, index) => [`:f${index}`, value])),
+        ...Object.fromEntries(fields.map(([, value], index) => [`:f${index}`, value])),
         ':version': project.version,
       },
       ReturnValues: 'ALL_NEW',
