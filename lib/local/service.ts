@@ -92,7 +92,8 @@ const LOCAL_STAGE = 'local';
 export const localSynthesisContext = (env: NodeJS.ProcessEnv) => ({
   stage: LOCAL_STAGE,
   checkoutUrl: env.CHECKOUT_URL ?? LOCAL_CHECKOUT_URL,
-  currency: env.CURRENCY ?? DEFAULT_CURRENCY,
+  // Empty is unset, as for the functions (functions/shared/config.ts).
+  currency: env.CURRENCY || DEFAULT_CURRENCY,
   jwtIssuer: env.JWT_ISSUER ?? LOCAL_ISSUER,
   jwtAudience: env.JWT_AUDIENCE ?? LOCAL_AUDIENCE,
   corsAllowedOrigins: env.CORS_ALLOWED_ORIGINS ?? '',

@@ -20,7 +20,7 @@ function linesTable(caption: string, checkout: Pick<CheckoutView, 'Lines' | 'Cur
 <tbody>
 ${checkout.Lines.map(
   (line) =>
-    html`<tr data-line="${line.Id}"><th scope="row"><span class="product${line.Name === null ? ' unnamed' : ''}" data-name>${line.Name ?? 'Unnamed product'}</span> <small class="guid" title="${line.ProjectGuid}">${shortGuid(line.ProjectGuid)}</small></th><td class="number" data-label="Quantity" data-quantity>${line.Quantity}</td><td class="number" data-label="Unit price" data-unit-price>${money(line.Total / line.Quantity)}</td><td class="number" data-label="Line total" data-line-total>${money(line.Total)}</td></tr>
+    html`<tr><th scope="row"><span class="product${line.Name === null ? ' unnamed' : ''}" data-name>${line.Name ?? 'Unnamed product'}</span> <small class="guid" title="${line.ProjectGuid}">${shortGuid(line.ProjectGuid)}</small></th><td class="number" data-label="Quantity" data-quantity>${line.Quantity}</td><td class="number" data-label="Unit price" data-unit-price>${money(line.Total / line.Quantity)}</td><td class="number" data-label="Line total" data-line-total>${money(line.Total)}</td></tr>
 `,
 )}</tbody>
 <tfoot><tr><th scope="row" colspan="3">Total</th><td class="number" data-total>${money(total)}</td></tr></tfoot>
