@@ -235,6 +235,11 @@ describe('checkout completion and orders', () => {
       OrderTotal: 109.48,
       Status: 'OrderReceived',
     });
+    // Fulfilment reads what was bought by name too, as the order keeps it.
+    expect((mine[1]?.detail.Lines as { Name: string | null }[]).map((line) => line.Name)).toEqual([
+      'Photo book A4, 24 pages',
+      null,
+    ]);
     expect(mine.slice(2).map((event) => [event.detail.From, event.detail.To, event.detail.Revision])).toEqual([
       ['OrderReceived', 'Processing', 2],
       ['Processing', 'Shipped', 3],
