@@ -149,6 +149,15 @@ describe('checkout page layout and icons in a browser', { timeout: 180_000 }, ()
       (answer) => answer.status === 404 && !/\/builder\/0{32}$|\/no-such-page$/.test(answer.url),
     );
     expect(missing).toEqual([]);
+    // Chromium fetched each origin's icon itself (once: it caches it), and got it.
+    const icons = answers.filter((answer) => /\/favicon[^/]*$/.test(answer.url));
+    expect(icons.map((icon) => [new URL(icon.url).pathname, icon.status])).toEqual(
+      expect.arrayContaining([
+        ['/favicon.svg', 200],
+        ['/docs/favicon-32x32.png', 200],
+      ]),
+    );
+    expect(icons.filter((icon) => icon.status !== 200)).toEqual([]);
     // The console reports the two pages' own 404s (the document), never an icon's.
     expect(consoleErrors.filter((error) => /favicon|icon/i.test(error))).toEqual([]);
   });
