@@ -13,6 +13,7 @@ try {
   for (const project of demoProjects) {
     await saveProject({
       projectGuid: project.projectGuid,
+      name: project.name,
       unitPriceMinor: project.unitPriceMinor,
       version: 1,
       lastSavedAt: Date.now(),

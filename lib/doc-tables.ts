@@ -18,7 +18,7 @@ import { routes, type Credential, type Route } from '../functions/routes.ts';
 import { MAX_LINES, MAX_QUANTITY } from '../functions/domain/basket.ts';
 import { MAX_BUILDER_ITEMS } from '../functions/domain/library.ts';
 import { z } from 'zod/mini';
-import { MAX_UNIT_PRICE } from '../functions/contracts/project.ts';
+import { MAX_PROJECT_NAME_LENGTH, MAX_UNIT_PRICE } from '../functions/contracts/project.ts';
 import { CompleteCheckoutInput } from '../functions/contracts/order.ts';
 import { StartUploadInput } from '../functions/contracts/library-multipart.ts';
 import { DEFAULT_PAGE_LIMIT } from '../functions/contracts/common.ts';
@@ -147,6 +147,10 @@ const VARIABLES: Record<string, VariableDoc> = {
   },
   DYNAMODB_PORT: { default: 'free port', meaning: 'local: port of the embedded DynamoDB Local' },
   S3_PORT: { default: 'free port', meaning: 'local: port of the embedded s3rver' },
+  CURRENCY: {
+    meaning:
+      'ISO 4217 code (three upper-case letters) of every price: the service has one currency, and prices are registered without one. `GET /checkout/{checkoutId}` answers it as `Currency`. Anything else stops a function on first use and `npm start` before it starts; deployed, it is the stack setting `currency` ([Deploy](deploy.md#configuration)). Changing it relabels the registered prices: register them again in the new currency',
+  },
   CHECKOUT_URL: {
     default: '`http://127.0.0.1:3001` (set by `npm start`; required in a function)',
     meaning:
@@ -364,6 +368,7 @@ export function limitsTable(): string {
       `${MAX_LINES} (the completion of its checkout is one transaction of at most 100 actions); one more is 409 \`BasketFull\``,
     ],
     ['unit price', `0–${grouped(MAX_UNIT_PRICE)} with at most two fraction digits`],
+    ['project `Name`', `1–${MAX_PROJECT_NAME_LENGTH} characters after trimming, no control characters`],
     ['request body', `${bytes(MAX_REQUEST_BYTES)} (Lambda's synchronous payload limit); larger answers 413`],
     ['basket lifetime', `${d('BASKET_TTL_DAYS')} days untouched (\`BASKET_TTL_DAYS\`)`],
     [

@@ -8,11 +8,14 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import { DEFAULT_THROTTLE } from './local/throttle.ts';
+import { currencyText, DEFAULT_CURRENCY } from '../functions/shared/config.ts';
 
 export interface ServiceConfig {
   stage: string;
   /** Base URL of the checkout and product builder site (CHECKOUT_URL of the functions). */
   checkoutUrl: string;
+  /** ISO 4217 code of every price (CURRENCY of the functions). */
+  currency: string;
   jwtIssuer: string;
   /** Accepted `aud` values, comma-separated; empty only when jwtClientIds is set. */
   jwtAudience: string;
@@ -57,6 +60,7 @@ const settings = {
     fallback: 'https://checkout.example.com',
     placeholder: true,
   },
+  currency: { context: 'currency', env: 'CURRENCY', fallback: DEFAULT_CURRENCY },
   jwtIssuer: { context: 'jwtIssuer', env: 'JWT_ISSUER', fallback: 'https://issuer.example.com/', placeholder: true },
   jwtAudience: { context: 'jwtAudience', env: 'JWT_AUDIENCE', fallback: 'photo-commerce-api', placeholder: true },
   jwtClientIds: { context: 'jwtClientIds', env: 'JWT_CLIENT_IDS', fallback: '' },
@@ -157,6 +161,7 @@ export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = p
   const config: ServiceConfig = {
     stage,
     checkoutUrl: url('checkoutUrl').replace(/\/+$/, ''),
+    currency: currencyText(raw('currency'), 'currency (CURRENCY)'),
     jwtIssuer: url('jwtIssuer'),
     jwtAudience: audience(jwtClientIds),
     jwtClientIds,

@@ -84,8 +84,8 @@ describe('projects, baskets, checkout and orders', () => {
 
   it('registers and reads a project price', async () => {
     projectGuid = createHash('md5').update(`project-${Date.now()}`).digest('hex');
-    const saved = await catalog.projects.put(projectGuid, { UnitPrice: 12.5, Version: 3 });
-    expect(saved).toMatchObject({ ProjectGuid: projectGuid, UnitPrice: 12.5, Version: 3 });
+    const saved = await catalog.projects.put(projectGuid, { UnitPrice: 12.5, Version: 3, Name: 'Poster 50x70' });
+    expect(saved).toMatchObject({ ProjectGuid: projectGuid, Name: 'Poster 50x70', UnitPrice: 12.5, Version: 3 });
     expect(saved.LastSavedDateUtc).toBeInstanceOf(Date);
     expect(await catalog.projects.get(projectGuid)).toEqual(saved);
   });
@@ -117,7 +117,8 @@ describe('projects, baskets, checkout and orders', () => {
     const { CheckoutUrl } = await user.baskets.checkout(basket.Guid);
     const checkoutId = CheckoutUrl.split('/').pop() as string;
     const { Checkout } = await site.checkouts.get(checkoutId);
-    expect(Checkout).toMatchObject({ BasketGuid: basket.Guid, OrderTotal: 12.5, Status: 'Open' });
+    expect(Checkout).toMatchObject({ BasketGuid: basket.Guid, OrderTotal: 12.5, Currency: 'EUR', Status: 'Open' });
+    expect(Checkout.Lines.map((line) => line.Name)).toEqual(['Poster 50x70']);
     expect(Checkout.ExpiresDateUtc.getTime()).toBeGreaterThan(Checkout.CreatedDateUtc.getTime());
 
     const { Order } = await site.checkouts.complete(checkoutId, { PaymentReference: 'client-test' });

@@ -1,12 +1,12 @@
 /** Order and checkout-completion schemas (the wire contract) and the mapping from domain objects to it. */
 import * as z from 'zod/mini';
-import { lineTotalMinor, type BasketLine } from '../domain/basket.ts';
-import type { Checkout, CheckoutState } from '../domain/checkout.ts';
-import { ORDER_STATUSES, type Order } from '../domain/order.ts';
+import { lineTotalMinor } from '../domain/basket.ts';
+import type { Checkout, CheckoutLine, CheckoutState } from '../domain/checkout.ts';
+import { ORDER_STATUSES, type Order, type OrderLine } from '../domain/order.ts';
 import { formatDate } from '../shared/dates.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import { BasketLineOut, toBasketLineOut } from './basket.ts';
-import { ProjectVersionOut } from './project.ts';
+import { ProjectNameOut, ProjectVersionOut } from './project.ts';
 import { DEFAULT_PAGE_LIMIT, Guid, GuidOut, MoneyOut, nameSchemas, NextCursorOut } from './common.ts';
 import { PageQuery, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
 
@@ -39,8 +39,18 @@ const DateOrUnset = WireDateOut.check(
   }),
 );
 
-/** An order line as the list responses show it: a basket line's fields (its own schema, so that it has its own name). */
-export const OrderLineOut = z.extend(BasketLineOut, {});
+/** The name a checked-out line keeps: its project's name when the checkout was taken (a later rename does not reach it). */
+const LineNameOut = ProjectNameOut.check(
+  z.meta({
+    description:
+      "The project's name when the basket was checked out (a later rename does not change it); null when the project had none",
+  }),
+);
+
+/** A line of a checkout snapshot: a basket line's fields and the name it was checked out with. */
+export const CheckoutLineOut = z.extend(BasketLineOut, { Name: LineNameOut });
+/** An order line as the list responses show it: a checkout line's fields (its own schema, so that it has its own name). */
+export const OrderLineOut = z.extend(CheckoutLineOut, {});
 /** An order line in the single-order response. `SubTotal` is the line before add-ons; with no add-ons it equals `Total`. */
 export const OrderLineDetailOut = z.extend(OrderLineOut, {
   ProjectVersion: ProjectVersionOut.check(z.meta({ description: 'The project `Version` the line was priced with' })),
@@ -64,8 +74,14 @@ export const OrderResultOut = z.object({ Order: OrderDetailOut });
 export const CheckoutDetailOut = z.object({
   CheckoutId: z.string().check(z.regex(/^[0-9a-f]{32}$/)),
   BasketGuid: GuidOut,
-  Lines: z.array(BasketLineOut),
+  Lines: z.array(CheckoutLineOut),
   OrderTotal: MoneyOut,
+  Currency: z
+    .string()
+    .check(
+      z.regex(/^[A-Z]{3}$/),
+      z.meta({ example: 'EUR', description: 'ISO 4217 code of the currency of every amount (the service has one)' }),
+    ),
   Status: z.enum(['Open', 'Completed', 'BasketChanged']).check(
     z.meta({
       description:
@@ -86,15 +102,20 @@ const orderFieldsOf = (order: Order) => ({
   LastSavedDateUtc: formatDate(order.lastSavedAt),
 });
 
+const toCheckoutLineOut = (line: CheckoutLine): z.infer<typeof CheckoutLineOut> => ({
+  ...toBasketLineOut(line),
+  Name: line.name ?? null,
+});
+
 export const toOrderOut = (order: Order): z.infer<typeof OrderOut> => ({
   OrderGuid: order.orderGuid,
-  Lines: order.lines.map(toBasketLineOut),
+  Lines: order.lines.map(toCheckoutLineOut),
   ...orderFieldsOf(order),
 });
 
-const toOrderLineDetailOut = (line: BasketLine): z.infer<typeof OrderLineDetailOut> => {
+const toOrderLineDetailOut = (line: OrderLine): z.infer<typeof OrderLineDetailOut> => {
   const total = fromMinorUnits(lineTotalMinor(line));
-  return { ...toBasketLineOut(line), ProjectVersion: line.projectVersion, SubTotal: total, AddOns: [] };
+  return { ...toCheckoutLineOut(line), ProjectVersion: line.projectVersion, SubTotal: total, AddOns: [] };
 };
 
 export const toOrderDetailOut = (order: Order): z.infer<typeof OrderDetailOut> => ({
@@ -103,12 +124,18 @@ export const toOrderDetailOut = (order: Order): z.infer<typeof OrderDetailOut> =
   ...orderFieldsOf(order),
 });
 
-export const toCheckoutOut = (checkout: Checkout, state: CheckoutState): z.infer<typeof CheckoutOut> => ({
+/** The snapshot as the checkout site reads it; `currency` is the service's one currency (CURRENCY). */
+export const toCheckoutOut = (
+  checkout: Checkout,
+  state: CheckoutState,
+  currency: string,
+): z.infer<typeof CheckoutOut> => ({
   Checkout: {
     CheckoutId: checkout.checkoutId,
     BasketGuid: checkout.basketGuid,
-    Lines: checkout.lines.map(toBasketLineOut),
+    Lines: checkout.lines.map(toCheckoutLineOut),
     OrderTotal: fromMinorUnits(checkout.totalMinor),
+    Currency: currency,
     Status: state.status,
     ...(state.status === 'Completed' ? { OrderGuid: state.orderGuid } : {}),
     CreatedDateUtc: formatDate(checkout.createdAt),
@@ -147,6 +174,7 @@ nameSchemas(responseSchemas, {
   OrderStatus: OrderStatusSchema,
   Order: OrderOut,
   OrderLine: OrderLineOut,
+  CheckoutLine: CheckoutLineOut,
   OrderDetail: OrderDetailOut,
   OrderLineDetail: OrderLineDetailOut,
   OrderList: OrderListOut,

@@ -1,4 +1,4 @@
-/** Project price schemas. Prices are registered by the company's own systems (catalog API key). */
+/** Project schemas: a price and a name, registered by the company's own systems (catalog API key). */
 import * as z from 'zod/mini';
 import { fromMinorUnits } from '../shared/money.ts';
 import { formatDate } from '../shared/dates.ts';
@@ -21,7 +21,46 @@ const VERSION_EXAMPLE = 3;
 
 export const ProjectPath = z.object({ projectGuid: Guid });
 
+export const MAX_PROJECT_NAME_LENGTH = 200;
+const NAME_EXAMPLE = 'Photo book A4, 24 pages';
+
+/** Characters as JSON Schema's maxLength counts them, code points: a surrogate pair (an emoji) is one. */
+const codePoints = (text: string): number => text.length - (text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
+
+/**
+ * A project's display name as sent: trimmed first (a pasted name's stray spaces), then 1 to 200 characters
+ * (Unicode code points, as JSON Schema's maxLength counts them). Control characters (tab, CR, LF, ...) are
+ * refused: a name is shown on one line of a page and a receipt. So are unpaired surrogates, which UTF-8
+ * cannot hold (DynamoDB would store U+FFFD in their place).
+ */
+const ProjectNameIn = z.string().check(
+  z.trim(),
+  z.refine((name) => name.length > 0, 'must not be empty'),
+  z.refine(
+    (name) => codePoints(name) <= MAX_PROJECT_NAME_LENGTH,
+    `must be at most ${MAX_PROJECT_NAME_LENGTH} characters`,
+  ),
+  z.refine(
+    (name) => /^[^\p{Cc}\p{Cs}]*$/u.test(name),
+    'must not hold control characters (tab, line breaks, ...) or unpaired surrogates',
+  ),
+  z.meta({
+    minLength: 1,
+    maxLength: MAX_PROJECT_NAME_LENGTH,
+    example: NAME_EXAMPLE,
+    description:
+      'The name shoppers see, 1-200 characters after trimming, no control characters; omitted, the stored name stays',
+  }),
+);
+
+/** A project's name as answered; null for a project registered without one. */
+export const ProjectNameOut = z
+  .nullable(z.string())
+  .check(z.meta({ example: NAME_EXAMPLE, description: "The project's name; null when none was registered" }));
+
 export const ProjectInput = z.object({
+  /** Optional: a PUT without it keeps the stored name (callers that register prices only never erase one). */
+  Name: z.optional(ProjectNameIn),
   /** Parsed into minor units. */
   UnitPrice: MoneyIn(MAX_UNIT_PRICE).check(z.meta({ example: 29.99 })),
   Version: z
@@ -39,6 +78,7 @@ export const ProjectVersionOut = IntegerOut({ minimum: 0, maximum: MAX_VERSION, 
 
 export const ProjectOut = z.object({
   ProjectGuid: GuidOut,
+  Name: ProjectNameOut,
   UnitPrice: MoneyOut,
   Version: ProjectVersionOut,
   LastSavedDateUtc: WireDateOut,
@@ -53,6 +93,7 @@ export const projectContracts = {
 
 export const toProjectOut = (project: Project): z.infer<typeof ProjectOut> => ({
   ProjectGuid: project.projectGuid,
+  Name: project.name ?? null,
   UnitPrice: fromMinorUnits(project.unitPriceMinor),
   Version: project.version,
   LastSavedDateUtc: formatDate(project.lastSavedAt),

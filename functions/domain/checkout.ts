@@ -3,6 +3,16 @@
  * from. Pure: basket-service takes it, checkout-store persists it, order-service completes it.
  */
 import { basketTotalMinor, type Basket, type BasketLine, type SaveTime } from './basket.ts';
+import type { Project } from './project.ts';
+
+/**
+ * A line as checked out: the basket line with its project's name at that moment, kept as its price is, so
+ * the page that charges and the order show what was bought even after a rename. No name: the project had none
+ * (or the snapshot predates names).
+ */
+export interface CheckoutLine extends BasketLine {
+  name?: string;
+}
 
 export interface Checkout {
   checkoutId: string;
@@ -10,7 +20,7 @@ export interface Checkout {
   basketGuid: string;
   /** The basket version the snapshot was taken from; completion is refused if the basket moved on. */
   basketVersion: number;
-  lines: BasketLine[];
+  lines: CheckoutLine[];
   totalMinor: number;
   createdAt: number;
   expiresAt: number;
@@ -29,13 +39,25 @@ export interface CheckoutClaim {
 export type CheckoutState =
   { status: 'Open' } | { status: 'BasketChanged' } | { status: 'Completed'; orderGuid: string };
 
-/** A snapshot of `basket` as it will be saved at `basketVersion`; it lives as long as an untouched basket. */
-export const takeCheckout = (checkoutId: string, basket: Basket, basketVersion: number, saved: SaveTime): Checkout => ({
+/**
+ * A snapshot of `basket` as it will be saved at `basketVersion`, its lines named from `projects` (those the
+ * checkout priced them with); it lives as long as an untouched basket.
+ */
+export const takeCheckout = (
+  checkoutId: string,
+  basket: Basket,
+  basketVersion: number,
+  projects: ReadonlyMap<string, Pick<Project, 'name'>>,
+  saved: SaveTime,
+): Checkout => ({
   checkoutId,
   userId: basket.userId,
   basketGuid: basket.guid,
   basketVersion,
-  lines: basket.lines,
+  lines: basket.lines.map((line) => {
+    const name = projects.get(line.projectGuid)?.name;
+    return name === undefined ? line : { ...line, name };
+  }),
   totalMinor: basketTotalMinor(basket),
   createdAt: saved.now,
   expiresAt: saved.now + saved.ttlMs,

@@ -3,8 +3,7 @@
  * for) and then only its status moves, along the transition table below.
  */
 import { conflict } from '../shared/errors.ts';
-import type { BasketLine } from './basket.ts';
-import type { Checkout, CheckoutClaim } from './checkout.ts';
+import type { Checkout, CheckoutClaim, CheckoutLine } from './checkout.ts';
 import { timeOrderedGuid } from '../shared/ids.ts';
 
 export const ORDER_STATUSES = ['OrderReceived', 'Processing', 'Shipped', 'Completed', 'Cancelled'] as const;
@@ -19,8 +18,11 @@ export const STATUS_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStat
   Cancelled: [],
 };
 
-/** An order line keeps the unit price and project version it was paid at; later price changes do not reach it. */
-export type OrderLine = BasketLine;
+/**
+ * An order line keeps the unit price, project version and name it was paid at; later price changes and
+ * renames do not reach it.
+ */
+export type OrderLine = CheckoutLine;
 
 export interface Order {
   orderGuid: string;

@@ -1,6 +1,6 @@
 /**
- * Projects, as this service knows them: a price the company's own systems register, with a version. Pure:
- * the store persists a project and enforces the version rule in the same write.
+ * Projects, as this service knows them: a price and a name the company's own systems register, with a
+ * version. Pure: the store persists a project and enforces the version rule in the same write.
  */
 import { conflict } from '../shared/errors.ts';
 
@@ -12,13 +12,15 @@ export interface ProjectPrice {
 }
 
 export interface Project extends ProjectPrice {
+  /** What the checkout site and order reads show; absent for a project registered without a name. */
+  name?: string;
   lastSavedAt: number;
 }
 
 /**
  * The version rule: a project is replaced only by the same or a newer version, so a late writer cannot roll
- * a price back. The store checks it in the write itself (`putProjectUnlessOlder`: atomic, no read first);
- * a refused write is this conflict.
+ * a price (or a name) back; a rename needs no new version, as a price change needs none. The store checks it
+ * in the write itself (`putProjectUnlessOlder`: atomic, no read first); a refused write is this conflict.
  */
 export const staleProjectVersion = (project: Project) =>
   conflict(

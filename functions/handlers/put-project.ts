@@ -6,6 +6,7 @@ export const handler = endpoint(projectContracts.put, async ({ path, body }) =>
   toProjectOut(
     await saveProject({
       projectGuid: path.projectGuid,
+      ...(body.Name === undefined ? {} : { name: body.Name }),
       unitPriceMinor: body.UnitPrice,
       version: body.Version,
       lastSavedAt: Date.now(),

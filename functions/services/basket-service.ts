@@ -152,21 +152,23 @@ export function deleteBasketLine(userId: string, guid: string, lineId: number): 
 }
 
 /**
- * Takes a snapshot of the basket at the projects' current prices; the checkout site charges for exactly
- * that. A line's stored price is the one it had when last written, possibly long ago, so every line is
- * repriced first (one BatchGetItem of the basket's projects). One transaction then writes the snapshot,
- * the BasketCheckedOut event and, when a price moved, the repriced basket as its next version (the
- * snapshot binds to that version; its version condition decides, a lost race starts over). A snapshot of
- * a version that changes meanwhile is harmless: completion refuses it (BasketChanged).
+ * Takes a snapshot of the basket at the projects' current prices, each line named with its project's current
+ * name; the checkout site charges for exactly that. A line's stored price is the one it had when last
+ * written, possibly long ago, so every line is repriced first (one BatchGetItem of the basket's projects,
+ * which names them too). One transaction then writes the snapshot, the BasketCheckedOut event and, when a
+ * price moved, the repriced basket as its next version (the snapshot binds to that version; its version
+ * condition decides, a lost race starts over). A snapshot of a version that changes meanwhile is harmless:
+ * completion refuses it (BasketChanged).
  */
 export function checkOutBasket(userId: string, guid: string): Promise<Checkout> {
   return retryOnConflict(async () => {
     const now = saveTime();
     const stored = await readBasket(userId, guid);
     assertCanCheckOut(stored);
-    const basket = repriceLines(stored, await getProjectPrices(stored.lines.map((line) => line.projectGuid)), now);
+    const projects = await getProjectPrices(stored.lines.map((line) => line.projectGuid));
+    const basket = repriceLines(stored, projects, now);
     const repriced = basket !== stored;
-    const checkout = takeCheckout(newSecretId(), basket, repriced ? stored.version + 1 : stored.version, now);
+    const checkout = takeCheckout(newSecretId(), basket, repriced ? stored.version + 1 : stored.version, projects, now);
     const outcome = await transact([
       createCheckoutAction(checkout),
       recordEvent({

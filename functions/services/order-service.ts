@@ -66,6 +66,7 @@ const orderCreatedEvent = (order: Order): DomainEvent => ({
     Lines: order.lines.map((line) => ({
       Id: line.id,
       ProjectGuid: line.projectGuid,
+      Name: line.name ?? null,
       ProjectVersion: line.projectVersion,
       Quantity: line.quantity,
       Total: fromMinorUnits(lineTotalMinor(line)),

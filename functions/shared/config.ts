@@ -31,6 +31,18 @@ function listEnvText(text: string): string[] {
 
 const listEnv = (name: string): string[] => listEnvText(env(name) ?? '');
 
+export const DEFAULT_CURRENCY = 'EUR';
+
+/**
+ * An ISO 4217 code: three upper-case letters. Only the form is checked (`Intl.NumberFormat` formats any such
+ * code, naming an unknown one by its letters); `setting` names where it came from in the refusal.
+ */
+export function currencyText(value: string, setting: string): string {
+  if (!/^[A-Z]{3}$/.test(value))
+    throw new Error(`${setting} must be an ISO 4217 currency code, three upper-case letters such as EUR, got ${value}`);
+  return value;
+}
+
 /** Values read so far, by property: each is read on its first use and kept. */
 let read = new Map<string, unknown>();
 
@@ -70,6 +82,8 @@ export const config = readOnce({
    * local default would send AWS's users to loopback (the local stack sets its own site).
    */
   checkoutUrl: () => requiredEnv('CHECKOUT_URL').replace(/\/+$/, ''),
+  /** The currency of every price (ISO 4217): one per service, as prices are registered without one. */
+  currency: () => currencyText(env('CURRENCY') ?? DEFAULT_CURRENCY, 'environment variable CURRENCY'),
   basketTtlDays: () => intEnv('BASKET_TTL_DAYS', 60),
   /** Open (unexpired) baskets one user may have; creating one more answers 409 BasketQuotaExceeded. */
   maxOpenBasketsPerUser: () => intEnv('MAX_OPEN_BASKETS_PER_USER', 100),

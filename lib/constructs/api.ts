@@ -165,6 +165,7 @@ export class Api extends Construct {
 
     const shared = {
       CHECKOUT_URL: config.checkoutUrl,
+      CURRENCY: config.currency,
       ...(config.corsAllowedOrigins.length > 0 ? { CORS_ALLOWED_ORIGINS: config.corsAllowedOrigins.join(',') } : {}),
     };
     // Each group's routes in a nested stack of its own; the endpoints listed in route table order.

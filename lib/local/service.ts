@@ -18,7 +18,7 @@ import { tableStream } from './table-stream.ts';
 import { LIBRARY_SWEEPER, streamConsumers, streamCheckpointFile } from './stream-consumers.ts';
 import { functionsFromAssets, functionsFromSource } from './function-sources.ts';
 import { apiDocs } from './api-docs.ts';
-import { reloadConfig } from '../../functions/shared/config.ts';
+import { currencyText, DEFAULT_CURRENCY, reloadConfig } from '../../functions/shared/config.ts';
 import { startEventDelivery, type QueueHandler } from './event-delivery.ts';
 
 export interface LocalServiceOptions {
@@ -92,6 +92,8 @@ const LOCAL_STAGE = 'local';
 export const localSynthesisContext = (env: NodeJS.ProcessEnv) => ({
   stage: LOCAL_STAGE,
   checkoutUrl: env.CHECKOUT_URL ?? LOCAL_CHECKOUT_URL,
+  // Empty is unset, as for the functions (functions/shared/config.ts).
+  currency: env.CURRENCY || DEFAULT_CURRENCY,
   jwtIssuer: env.JWT_ISSUER ?? LOCAL_ISSUER,
   jwtAudience: env.JWT_AUDIENCE ?? LOCAL_AUDIENCE,
   corsAllowedOrigins: env.CORS_ALLOWED_ORIGINS ?? '',
@@ -101,6 +103,8 @@ export const localSynthesisContext = (env: NodeJS.ProcessEnv) => ({
 export const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
+  // Refused before anything starts, as the synth refuses it: every checkout would answer it.
+  currencyText(options.env?.CURRENCY || process.env.CURRENCY || DEFAULT_CURRENCY, 'environment variable CURRENCY');
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'photo-commerce-'));
   mkdirSync(dataDir, { recursive: true });

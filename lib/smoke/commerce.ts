@@ -20,14 +20,14 @@ export async function commerceSteps({ call, step, user, keys }: SmokeSession): P
     check(typeof refused.Error?.Code === 'string', 'a 401 without the JSON error shape');
   });
 
-  await step('project price (catalog key)', async () => {
+  await step('project price and name (catalog key)', async () => {
     projectGuid = randomUUID().replaceAll('-', '');
     const project = await call('PUT', `/project/${projectGuid}`, {
       apiKey: keys.catalog,
-      json: { UnitPrice: 12.5, Version: 3 },
+      json: { UnitPrice: 12.5, Version: 3, Name: 'Smoke test print' },
     });
     check(
-      project.ProjectGuid === projectGuid && project.UnitPrice === 12.5,
+      project.ProjectGuid === projectGuid && project.UnitPrice === 12.5 && project.Name === 'Smoke test print',
       `unexpected project ${JSON.stringify(project)}`,
     );
   });
@@ -71,7 +71,10 @@ export async function commerceSteps({ call, step, user, keys }: SmokeSession): P
     checkoutId = new URL(checkout.CheckoutUrl).pathname.split('/').filter(Boolean).at(-1) ?? '';
     const snapshot = await call('GET', `/checkout/${checkoutId}`, { apiKey: keys.site });
     check(
-      snapshot.Checkout.BasketGuid === basketGuid && snapshot.Checkout.OrderTotal === 50,
+      snapshot.Checkout.BasketGuid === basketGuid &&
+        snapshot.Checkout.OrderTotal === 50 &&
+        /^[A-Z]{3}$/.test(snapshot.Checkout.Currency) &&
+        snapshot.Checkout.Lines[0]?.Name === 'Smoke test print',
       `unexpected snapshot ${JSON.stringify(snapshot)}`,
     );
   });

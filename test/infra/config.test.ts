@@ -53,6 +53,17 @@ describe('readServiceConfig', () => {
     expect(() => configOf({ alarmEmail: 'ops' })).toThrow(/alarmEmail \(ALARM_EMAIL\)/);
     expect(() => configOf({ authorizerCacheSeconds: 7200 })).toThrow(/authorizerCacheSeconds/);
     expect(() => configOf({ throttleRate: 'fast' })).toThrow(/throttleRate \(API_THROTTLE_RATE\)/);
+    for (const currency of ['eur', 'EURO', '€', '', ' US D'])
+      expect(() => configOf({ currency }), currency).toThrow(
+        /currency \(CURRENCY\) must be an ISO 4217 currency code, three upper-case letters such as EUR, got/,
+      );
+  });
+
+  it('takes the currency of every price from context or CURRENCY, EUR by default', () => {
+    expect(configOf({}).currency).toBe('EUR');
+    expect(configOf({}, { CURRENCY: 'USD' }).currency).toBe('USD');
+    expect(configOf({ currency: 'GBP' }, { CURRENCY: 'USD' }).currency).toBe('GBP');
+    expect(() => configOf({}, { CURRENCY: 'usd' })).toThrow(/currency \(CURRENCY\) .* got usd/);
   });
 
   it('refuses a stack whose tokens need no audience, and a JWKS URL over plain http', () => {
@@ -80,6 +91,7 @@ describe('stack shape from configuration', () => {
         authorizerCacheSeconds: 0,
         corsAllowedOrigins: 'https://shop.example.org',
         alarmEmail: 'ops@example.org',
+        currency: 'CHF',
       },
     }));
   }, 120_000);
@@ -113,8 +125,10 @@ describe('stack shape from configuration', () => {
     const routeFunctions = new Set(routes.map((route) => `photo-commerce-qa-${route.handler}`));
     const answering = ofType('AWS::Lambda::Function').filter((fn) => routeFunctions.has(fn.Properties.FunctionName));
     expect(answering).toHaveLength(routes.length);
-    for (const fn of answering)
+    for (const fn of answering) {
       expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS).toBe('https://shop.example.org');
+      expect(fn.Properties.Environment.Variables.CURRENCY).toBe('CHF');
+    }
   });
 
   it('names everything after the stage and subscribes the alarm e-mail', () => {

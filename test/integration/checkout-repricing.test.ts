@@ -55,8 +55,8 @@ describe('checkout repricing', () => {
 
     const checkout = await checkOut(basketGuid);
     expect(checkout.Lines).toEqual([
-      { Id: 1, ProjectGuid: book, Quantity: 2, Total: 25 },
-      { Id: 2, ProjectGuid: canvas, Quantity: 1, Total: 21 },
+      { Id: 1, ProjectGuid: book, Quantity: 2, Total: 25, Name: null },
+      { Id: 2, ProjectGuid: canvas, Quantity: 1, Total: 21, Name: null },
     ]);
     expect(checkout.OrderTotal).toBe(46);
     expect(checkout.Status).toBe('Open');

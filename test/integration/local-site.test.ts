@@ -31,7 +31,7 @@ beforeAll(async () => {
     );
   });
   alice = await stack.service.token('alice');
-  photoBook = await stack.service.project(29.99);
+  photoBook = await stack.service.project(29.99, 1, 'Photo book A4, 24 pages');
   canvas = await stack.service.project(49.5);
 });
 afterAll(() => stack?.close());
@@ -66,18 +66,22 @@ describe('local checkout site in a browser', { timeout: 120_000 }, () => {
     expect(await page.title()).toBe('Pay for your order · Local checkout');
     expect(await heading(page)).toBe('Pay for your order');
     const rows = await page.getByRole('row').allTextContents();
-    expect(rows.some((row) => row.includes(photoBook) && row.includes('2') && row.includes('59.98'))).toBe(true);
-    expect(rows.some((row) => row.includes(canvas) && row.includes('49.50'))).toBe(true);
-    expect(await page.locator('[data-total]').textContent()).toBe('109.48');
+    // A named project shows its name, an unnamed one says so; each with its guid shortened.
+    expect(rows.some((row) => row.includes('Photo book A4, 24 pages') && row.includes(photoBook.slice(0, 8)))).toBe(
+      true,
+    );
+    expect(rows.some((row) => row.includes('€29.99') && row.includes('€59.98'))).toBe(true);
+    expect(rows.some((row) => row.includes('Unnamed product') && row.includes(canvas.slice(0, 8)))).toBe(true);
+    expect(await page.locator('[data-total]').textContent()).toBe('€109.48');
     await stack.browser.screenshot(page, 'checkout');
 
     // Keyboard only: the skip link, then the Pay button, with a visible focus outline; Enter pays.
     const pay = page.getByRole('button', { name: /Pay/ });
-    expect(await pay.textContent()).toBe('Pay 109.48');
+    expect(await pay.textContent()).toBe('Pay €109.48');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     // Expressions as text: they run in the page, and the tests compile without the DOM's types.
-    expect(await page.evaluate('document.activeElement.textContent')).toBe('Pay 109.48');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Pay €109.48');
     expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');
     await Promise.all([page.waitForURL(/\/confirmation$/), page.keyboard.press('Enter')]);
 

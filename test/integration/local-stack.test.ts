@@ -38,7 +38,7 @@ describe('local stack', () => {
 
     const project = await service.request('GET', `/project/${seeded[0]}`, { apiKey: key });
     expect(project.status).toBe(200);
-    expect(project.body.UnitPrice).toBe(29.99);
+    expect(project.body).toMatchObject({ UnitPrice: 29.99, Name: 'Photo book A4, 24 pages' });
     const baskets = await service.request('GET', '/baskets', { token });
     expect(baskets.status).toBe(200);
   });

@@ -19,7 +19,8 @@ beforeAll(async () => {
   bob = await service.token('bob');
   siteKey = await service.apiKey('checkout-site', 'site');
   fulfilmentKey = await service.apiKey('fulfilment', 'fulfilment');
-  photoBook = await service.project(29.99);
+  photoBook = await service.project(29.99, 1, 'Photo book A4, 24 pages');
+  // Registered without a name, as every project was before names: its lines answer Name null.
   canvas = await service.project(49.5);
 });
 afterAll(() => service?.close());
@@ -123,8 +124,8 @@ describe('checkout completion and orders', () => {
     ]);
 
     const listLines = [
-      { Id: 1, ProjectGuid: photoBook, Quantity: 2, Total: 59.98 },
-      { Id: 2, ProjectGuid: canvas, Quantity: 1, Total: 49.5 },
+      { Id: 1, ProjectGuid: photoBook, Quantity: 2, Total: 59.98, Name: 'Photo book A4, 24 pages' },
+      { Id: 2, ProjectGuid: canvas, Quantity: 1, Total: 49.5, Name: null },
     ];
     const snapshot = await service.request('GET', `/checkout/${checkoutId}`, { apiKey: siteKey });
     expect(snapshot.status).toBe(200);
@@ -133,6 +134,7 @@ describe('checkout completion and orders', () => {
       BasketGuid: basketGuid,
       Lines: listLines,
       OrderTotal: 109.48,
+      Currency: 'EUR',
       Status: 'Open',
       CreatedDateUtc: expect.stringMatching(DATE),
       ExpiresDateUtc: expect.stringMatching(DATE),
@@ -233,11 +235,52 @@ describe('checkout completion and orders', () => {
       OrderTotal: 109.48,
       Status: 'OrderReceived',
     });
+    // Fulfilment reads what was bought by name too, as the order keeps it.
+    expect((mine[1]?.detail.Lines as { Name: string | null }[]).map((line) => line.Name)).toEqual([
+      'Photo book A4, 24 pages',
+      null,
+    ]);
     expect(mine.slice(2).map((event) => [event.detail.From, event.detail.To, event.detail.Revision])).toEqual([
       ['OrderReceived', 'Processing', 2],
       ['Processing', 'Shipped', 3],
       ['Shipped', 'Completed', 4],
     ]);
+  });
+
+  it("keeps each line's name as checked out: a later rename reaches neither the snapshot nor the order", async () => {
+    const catalogKey = await service.apiKey('catalog-renames', 'catalog');
+    const rename = (projectGuid: string, Name: string) =>
+      service.request('PUT', `/project/${projectGuid}`, {
+        apiKey: catalogKey,
+        json: { UnitPrice: 12, Version: 1, Name },
+      });
+    const poster = await service.project(12, 1, 'Poster 50x70');
+    const { checkoutId } = await checkedOutBasket([[poster, 1]]);
+    // A rename needs no new version: the same Version is accepted, as for a price.
+    expect((await rename(poster, 'Poster 50 x 70 cm, matte')).status).toBe(200);
+    const snapshot = await service.request('GET', `/checkout/${checkoutId}`, { apiKey: siteKey });
+    expect(snapshot.body.Checkout.Lines).toEqual([
+      { Id: 1, ProjectGuid: poster, Quantity: 1, Total: 12, Name: 'Poster 50x70' },
+    ]);
+
+    const order = (await complete(checkoutId)).body.Order;
+    expect(order.Lines[0]).toMatchObject({ ProjectGuid: poster, Name: 'Poster 50x70' });
+    expect((await rename(poster, 'Poster, third name')).status).toBe(200);
+    const single = await service.request('GET', `/order/${order.OrderGuid}`, { token: alice });
+    expect(single.body.Lines[0].Name).toBe('Poster 50x70');
+    for (const query of ['', `?projectguid=${poster}`]) {
+      const listed = (await service.request('GET', `/orders${query}`, { token: alice })).body.Orders as {
+        OrderGuid: string;
+        Lines: { Name: string | null }[];
+      }[];
+      expect(listed.find((o) => o.OrderGuid === order.OrderGuid)?.Lines.map((line) => line.Name)).toEqual([
+        'Poster 50x70',
+      ]);
+    }
+    // A new checkout takes the name as it is now.
+    const next = await checkedOutBasket([[poster, 2]]);
+    const nextSnapshot = await service.request('GET', `/checkout/${next.checkoutId}`, { apiKey: siteKey });
+    expect(nextSnapshot.body.Checkout.Lines[0].Name).toBe('Poster, third name');
   });
 
   it('lists newest first', async () => {

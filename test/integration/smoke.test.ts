@@ -106,7 +106,7 @@ describe('smoke flow', () => {
     expect(result.passed).toEqual([
       'health',
       'credentials are required',
-      'project price (catalog key)',
+      'project price and name (catalog key)',
       'basket and lines',
       'checkout',
       'completion (idempotent, site key)',

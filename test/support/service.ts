@@ -11,8 +11,8 @@ import type { ApiKeyScope } from '../../functions/auth/principal.ts';
 export interface TestService extends LocalService {
   token(userId: string, options?: Omit<TokenOptions, 'userId'>): Promise<string>;
   apiKey(name: string, scope: ApiKeyScope): Promise<string>;
-  /** Registers a project price through the catalog API (a `catalog` key) and returns its guid. */
-  project(unitPrice: number, version?: number): Promise<string>;
+  /** Registers a project price (and a name, if given) through the catalog API (a `catalog` key) and returns its guid. */
+  project(unitPrice: number, version?: number, name?: string): Promise<string>;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
 }
 
@@ -59,12 +59,12 @@ export async function startTestService(options: LocalServiceOptions = {}): Promi
     ...service,
     token: (userId, tokenOptions = {}) => signLocalToken(service.keys, { userId, ...tokenOptions }),
     apiKey,
-    async project(unitPrice, version = 1) {
+    async project(unitPrice, version = 1, name) {
       catalogKey ??= await apiKey('test-catalog', 'catalog');
       const guid = newGuid();
       const response = await request('PUT', `/project/${guid}`, {
         apiKey: catalogKey,
-        json: { UnitPrice: unitPrice, Version: version },
+        json: { UnitPrice: unitPrice, Version: version, ...(name === undefined ? {} : { Name: name }) },
       });
       if (response.status !== 200) throw new Error(`project registration failed: ${response.status} ${response.text}`);
       return guid;

@@ -20,10 +20,11 @@ const checkout: CheckoutView = {
   CheckoutId: 'a'.repeat(32),
   BasketGuid: 'b'.repeat(32),
   Lines: [
-    { Id: 1, ProjectGuid: 'c'.repeat(32), Quantity: 2, Total: 59.98 },
-    { Id: 2, ProjectGuid: 'd'.repeat(32), Quantity: 1, Total: 49.5 },
+    { Id: 1, ProjectGuid: 'c'.repeat(32), Quantity: 2, Total: 59.98, Name: 'Photo book A4, 24 pages' },
+    { Id: 2, ProjectGuid: 'd'.repeat(32), Quantity: 1, Total: 49.5, Name: null },
   ],
   OrderTotal: 109.48,
+  Currency: 'EUR',
   Status: 'Open',
   CreatedDateUtc: '/Date(1795000000000)/',
   ExpiresDateUtc: '/Date(1795003600000)/',
@@ -86,11 +87,31 @@ describe('checkout pages', () => {
     expect(body).toContain('<title>Pay for your order · Local checkout</title>');
     expect(body).toContain('<main id="main"');
     expect(body).toContain('<h1>Pay for your order</h1>');
-    expect(body).toContain(`<code>${'c'.repeat(32)}</code></td><td class="number">2</td><td class="number">59.98</td>`);
-    expect(body).toContain('<td class="number" data-total>109.48</td>');
+    expect(body).toContain(
+      `<th scope="row"><span class="product" data-name>Photo book A4, 24 pages</span> <small class="guid" title="${'c'.repeat(32)}">cccccccc…</small></th>` +
+        '<td class="number" data-label="Quantity" data-quantity>2</td><td class="number" data-label="Unit price" data-unit-price>€29.99</td>' +
+        '<td class="number" data-label="Line total" data-line-total>€59.98</td>',
+    );
+    // A project registered without a name says so, its short guid beside it.
+    expect(body).toContain('<span class="product unnamed" data-name>Unnamed product</span> <small class="guid"');
+    expect(body).toContain('<td class="number" data-total>€109.48</td>');
     expect(body).toContain(`<form method="post" action="/checkout/${'a'.repeat(32)}/pay">`);
-    expect(body).toContain('<button type="submit">Pay 109.48</button>');
+    expect(body).toContain('<button type="submit">Pay €109.48</button>');
+    expect(body).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
     expect(body).toContain('valid until 2026-11-18 12:06 UTC');
+  });
+
+  it("writes amounts in the checkout's currency, with a price's cents even where the currency has none", () => {
+    const lines = [{ Id: 1, ProjectGuid: 'c'.repeat(32), Quantity: 2, Total: 25, Name: 'Print' }];
+    expect(checkoutPage({ ...checkout, Lines: lines, OrderTotal: 25, Currency: 'USD' }).body).toContain(
+      'data-unit-price>$12.50</td>',
+    );
+    expect(checkoutPage({ ...checkout, Lines: lines, OrderTotal: 25, Currency: 'JPY' }).body).toContain(
+      'data-unit-price>¥12.5</td>',
+    );
+    expect(checkoutPage({ ...checkout, Lines: lines, OrderTotal: 25, Currency: 'KWD' }).body).toContain(
+      'data-unit-price>KWD\u00a012.50</td>',
+    );
   });
 
   it('confirms with the order guid and its status', () => {
@@ -104,7 +125,7 @@ describe('checkout pages', () => {
       ...checkout,
       CheckoutId: HOSTILE,
       ExpiresDateUtc: HOSTILE,
-      Lines: [{ Id: 1, ProjectGuid: HOSTILE, Quantity: 1, Total: 1 }],
+      Lines: [{ Id: 1, ProjectGuid: HOSTILE, Quantity: 1, Total: 1, Name: HOSTILE }],
     };
     for (const { body } of [
       checkoutPage(hostileCheckout),

@@ -29,7 +29,8 @@ function newOrder(): Order {
   const snapshot = {
     userId: 'alice',
     basketGuid: 'c'.repeat(32),
-    lines: [line(1, P1, 2, 2999), line(2, P2, 1, 4950)],
+    // A line names its project as checked out; one checked out without a name (before names, or none given) has none.
+    lines: [{ ...line(1, P1, 2, 2999), name: 'Photo book A4, 24 pages' }, line(2, P2, 1, 4950)],
     totalMinor: 2 * 2999 + 4950,
   };
   return orderFromCheckout(snapshot, {
@@ -133,10 +134,13 @@ describe('status transitions', () => {
 });
 
 describe('order wire form', () => {
-  it('lists lines with Id, ProjectGuid, Quantity, Total only; unset completion as the .NET minimum date', () => {
+  it("lists lines with the interface's Id, ProjectGuid, Quantity, Total, and the additive Name; unset completion as the .NET minimum date", () => {
     const out = toOrderOut(newOrder());
     expect(OrderOut.parse(out)).toEqual(out);
-    expect(out.Lines[0]).toEqual({ Id: 1, ProjectGuid: P1, Quantity: 2, Total: 59.98 });
+    expect(out.Lines).toEqual([
+      { Id: 1, ProjectGuid: P1, Quantity: 2, Total: 59.98, Name: 'Photo book A4, 24 pages' },
+      { Id: 2, ProjectGuid: P2, Quantity: 1, Total: 49.5, Name: null },
+    ]);
     expect(out).toMatchObject({
       OrderTotal: 109.48,
       Status: 'OrderReceived',
@@ -154,6 +158,7 @@ describe('order wire form', () => {
       ProjectGuid: P2,
       Quantity: 1,
       Total: 49.5,
+      Name: null,
       ProjectVersion: 3,
       SubTotal: 49.5,
       AddOns: [],

@@ -57,9 +57,11 @@ export interface Schemas {
   Checkout: {
     CheckoutId: string;
     BasketGuid: string;
-    Lines: Array<Schemas['BasketLine']>;
+    Lines: Array<Schemas['CheckoutLine']>;
     /** Amount as a JSON number, never negative; the number of fraction digits varies */
     OrderTotal: number;
+    /** ISO 4217 code of the currency of every amount (the service has one) */
+    Currency: string;
     /** Open: completion will create the order. Completed: OrderGuid is its order. BasketChanged: completion would be refused (409). */
     Status: 'Open' | 'Completed' | 'BasketChanged';
     OrderGuid?: string;
@@ -67,6 +69,16 @@ export interface Schemas {
     CreatedDateUtc: Date;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     ExpiresDateUtc: Date;
+  };
+  CheckoutLine: {
+    /** The line's number in its basket (the `lineId` of its paths): 1 for the first line, never reused */
+    Id: number;
+    ProjectGuid: string;
+    Quantity: number;
+    /** Amount as a JSON number, never negative; the number of fraction digits varies */
+    Total: number;
+    /** The project's name when the basket was checked out (a later rename does not change it); null when the project had none */
+    Name: string | null;
   };
   CheckoutResult: {
     Checkout: Schemas['Checkout'];
@@ -236,6 +248,8 @@ export interface Schemas {
     Quantity: number;
     /** Amount as a JSON number, never negative; the number of fraction digits varies */
     Total: number;
+    /** The project's name when the basket was checked out (a later rename does not change it); null when the project had none */
+    Name: string | null;
   };
   OrderLineDetail: {
     /** The line's number in its basket (the `lineId` of its paths): 1 for the first line, never reused */
@@ -244,6 +258,8 @@ export interface Schemas {
     Quantity: number;
     /** Amount as a JSON number, never negative; the number of fraction digits varies */
     Total: number;
+    /** The project's name when the basket was checked out (a later rename does not change it); null when the project had none */
+    Name: string | null;
     /** The project `Version` the line was priced with */
     ProjectVersion: number;
     /** Amount as a JSON number, never negative; the number of fraction digits varies */
@@ -275,6 +291,8 @@ export interface Schemas {
   };
   Project: {
     ProjectGuid: string;
+    /** The project's name; null when none was registered */
+    Name: string | null;
     /** Amount as a JSON number, never negative; the number of fraction digits varies */
     UnitPrice: number;
     Version: number;
@@ -282,6 +300,8 @@ export interface Schemas {
     LastSavedDateUtc: Date;
   };
   ProjectInput: {
+    /** The name shoppers see, 1-200 characters after trimming, no control characters; omitted, the stored name stays */
+    Name?: string;
     UnitPrice: number;
     Version: number;
   };
@@ -379,6 +399,7 @@ export type BuilderInput = Schemas['BuilderInput'];
 export type BuilderResult = Schemas['BuilderResult'];
 export type BuilderUrl = Schemas['BuilderUrl'];
 export type Checkout = Schemas['Checkout'];
+export type CheckoutLine = Schemas['CheckoutLine'];
 export type CheckoutResult = Schemas['CheckoutResult'];
 export type CheckoutUrl = Schemas['CheckoutUrl'];
 export type ClaimLibraryItemsRequest = Schemas['ClaimLibraryItemsRequest'];

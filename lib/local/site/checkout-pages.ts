@@ -1,19 +1,26 @@
 /** The checkout page (what is charged, and the Pay button) and the confirmation page, as pure functions of the service's answers. */
 import { html, page, type Html, type RenderedPage } from './html.ts';
-import { dateTime, money, statusWords } from './format.ts';
+import { dateTime, moneyIn, shortGuid, statusWords } from './format.ts';
 import type { CheckoutView, OrderView } from './service-api.ts';
 
 export const payPath = (checkoutId: string) => `/checkout/${encodeURIComponent(checkoutId)}/pay`;
 export const confirmationPath = (checkoutId: string) => `/checkout/${encodeURIComponent(checkoutId)}/confirmation`;
 
-function linesTable(caption: string, lines: CheckoutView['Lines'], total: number): Html {
-  return html`<table>
+/**
+ * The lines as a table: the product's name (a project without one says so) with its guid shortened in small
+ * type, then quantity, unit price and line total in the checkout's currency. The unit price is the line's
+ * `Total / Quantity`, exact for prices of two fraction digits. Narrow screens show each line as a block
+ * (style.ts), so no guid or column forces a horizontal scroll.
+ */
+function linesTable(caption: string, checkout: Pick<CheckoutView, 'Lines' | 'Currency'>, total: number): Html {
+  const money = moneyIn(checkout.Currency);
+  return html`<table class="lines">
 <caption>${caption}</caption>
-<thead><tr><th scope="col">Line</th><th scope="col">Product</th><th scope="col" class="number">Quantity</th><th scope="col" class="number">Price</th></tr></thead>
+<thead><tr><th scope="col">Product</th><th scope="col" class="number">Quantity</th><th scope="col" class="number">Unit price</th><th scope="col" class="number">Line total</th></tr></thead>
 <tbody>
-${lines.map(
+${checkout.Lines.map(
   (line) =>
-    html`<tr><td>${line.Id}</td><td><code>${line.ProjectGuid}</code></td><td class="number">${line.Quantity}</td><td class="number">${money(line.Total)}</td></tr>
+    html`<tr><th scope="row"><span class="product${line.Name === null ? ' unnamed' : ''}" data-name>${line.Name ?? 'Unnamed product'}</span> <small class="guid" title="${line.ProjectGuid}">${shortGuid(line.ProjectGuid)}</small></th><td class="number" data-label="Quantity" data-quantity>${line.Quantity}</td><td class="number" data-label="Unit price" data-unit-price>${money(line.Total / line.Quantity)}</td><td class="number" data-label="Line total" data-line-total>${money(line.Total)}</td></tr>
 `,
 )}</tbody>
 <tfoot><tr><th scope="row" colspan="3">Total</th><td class="number" data-total>${money(total)}</td></tr></tfoot>
@@ -25,11 +32,11 @@ export function checkoutPage(checkout: CheckoutView): RenderedPage {
   return page({
     title: 'Pay for your order',
     main: html`<h1>Pay for your order</h1>
-${linesTable('What you are paying for', checkout.Lines, checkout.OrderTotal)}
+${linesTable('What you are paying for', checkout, checkout.OrderTotal)}
 <p>This checkout is valid until ${dateTime(checkout.ExpiresDateUtc)}.</p>
 <form method="post" action="${payPath(checkout.CheckoutId)}">
 <p>This is a test payment: no money moves.</p>
-<button type="submit">Pay ${money(checkout.OrderTotal)}</button>
+<button type="submit">Pay ${moneyIn(checkout.Currency)(checkout.OrderTotal)}</button>
 </form>`,
   });
 }
@@ -45,6 +52,6 @@ export function confirmationPage(checkout: CheckoutView, order: OrderView): Rend
 <dt>Status</dt><dd data-order-status="${order.Status}">${statusWords(order.Status)}</dd>
 <dt>Placed</dt><dd>${dateTime(order.CreatedDateUtc)}</dd>
 </dl>
-${linesTable('What you paid for', checkout.Lines, order.OrderTotal)}`,
+${linesTable('What you paid for', checkout, order.OrderTotal)}`,
   });
 }

@@ -1,8 +1,24 @@
 /** How the pages write the service's values for people: money, wire dates, status codes. */
 import { parseDate } from '../../../functions/shared/dates.ts';
 
-/** Money arrives as a JSON number whose fraction digits vary; shoppers read two. */
-export const money = (amount: number): string => amount.toFixed(2);
+/**
+ * Money as shoppers read it, in the checkout's currency (`€29.99`). Amounts arrive as JSON numbers whose
+ * fraction digits vary, and prices have at most two: the currency's own digits are shown, but never fewer than
+ * a price has (a currency without minor units, JPY, still shows ¥12.5) nor more than two.
+ */
+export function moneyIn(currency: string): (amount: number) => string {
+  const own = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().minimumFractionDigits ?? 2;
+  const format = new Intl.NumberFormat('en', {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: Math.min(own, 2),
+    maximumFractionDigits: 2,
+  });
+  return (amount) => format.format(amount);
+}
+
+/** The first 8 of a guid's 32 hex digits: enough to tell lines apart, short enough for a phone's line. */
+export const shortGuid = (guid: string): string => `${guid.slice(0, 8)}…`;
 
 /** `/Date(ms)/` as `2026-11-23 18:31 UTC`; the raw text when it is not a wire date. */
 export function dateTime(wire: string): string {

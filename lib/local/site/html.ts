@@ -67,6 +67,7 @@ ${
     : ''
 }<title>${title} · Local checkout</title>
 <link rel="stylesheet" href="/site.css">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 ${
   script
     ? html`<link rel="stylesheet" href="${script.stylesheet}">

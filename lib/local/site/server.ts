@@ -19,6 +19,7 @@ import {
 } from './problems.ts';
 import { serviceApi, type ServiceApi } from './service-api.ts';
 import { SITE_CSS } from './style.ts';
+import { FAVICON_PATHS, FAVICON_SVG } from './favicon.ts';
 import { uploadBundle } from './upload/bundle.ts';
 import { UPLOAD_SCRIPT, UPLOAD_STYLESHEET, uploadPage } from './upload/page.ts';
 import { forwardUploadCall, UPLOAD_API_PREFIX } from './upload/proxy.ts';
@@ -153,6 +154,11 @@ async function route(
   if (method === 'GET' && url.pathname === '/site.css') {
     response.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/css; charset=utf-8' });
     return void response.end(SITE_CSS);
+  }
+  if (method === 'GET' && FAVICON_PATHS.includes(url.pathname)) {
+    // Not no-store: the icon never changes while the site runs, and browsers ask for it on every page.
+    response.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'image/svg+xml', 'Cache-Control': 'max-age=3600' });
+    return void response.end(FAVICON_SVG);
   }
   if (id && parts[0] === 'checkout') {
     if (method === 'GET' && parts.length === 2) return showCheckout(api, id, response);

@@ -12,7 +12,7 @@ a { color: #0645ad; }
 :focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
 table { border-collapse: collapse; width: 100%; margin: 1rem 0; }
 th, td { text-align: left; padding: 0.4rem 0.6rem; border-bottom: 1px solid #ddd; }
-td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; }
+td.number, th.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tfoot th, tfoot td { font-weight: 700; border-top: 2px solid #333; }
 button { font: inherit; padding: 0.6rem 1.4rem; border: 2px solid #1a5fb4; border-radius: 0.3rem; background: #1a5fb4; color: #fff; cursor: pointer; }
 button:hover { background: #15498a; }
@@ -27,4 +27,18 @@ ul.items li { background: #fff; border: 1px solid #ddd; padding: 0.6rem; }
 ul.items img { display: block; width: auto; height: auto; max-width: 100%; max-height: 14rem; margin: 0 auto 0.5rem; }
 .rating-Good { color: #1d6b3a; } .rating-Fair { color: #8a5a00; } .rating-Poor { color: #a51d2d; }
 code { overflow-wrap: anywhere; }
+table.lines tbody th { font-weight: 600; }
+table.lines .unnamed { font-style: italic; font-weight: normal; }
+table.lines small.guid { display: block; font-weight: normal; color: #555; font-family: ui-monospace, monospace; font-size: 0.8rem; }
+/* A phone: each line a block, its name on top and the three figures labelled beneath, so nothing scrolls sideways. */
+@media (max-width: 36rem) {
+  table.lines, table.lines tbody, table.lines tfoot, table.lines caption { display: block; }
+  table.lines thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  table.lines tbody tr { display: grid; grid-template-columns: repeat(3, 1fr); border-bottom: 1px solid #ddd; padding: 0.4rem 0; }
+  table.lines tbody th { grid-column: 1 / -1; border: 0; padding-bottom: 0; }
+  table.lines tbody td { border: 0; }
+  table.lines tbody td::before { content: attr(data-label); display: block; font-size: 0.8rem; color: #555; }
+  table.lines tfoot tr { display: flex; justify-content: space-between; border-top: 2px solid #333; }
+  table.lines tfoot th, table.lines tfoot td { border: 0; }
+}
 `;
