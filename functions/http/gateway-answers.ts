@@ -8,7 +8,7 @@
  * `$context.authorizer.<key>`, which API Gateway replaces with that key of the authorizer's context
  * (functions/auth/refusal.ts keeps those values JSON-safe).
  */
-import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayAuthorizerResultContext, APIGatewayProxyResult } from 'aws-lambda';
 import { API_KEY_HEADER, bearerChallenge } from '../auth/refusal.ts';
 import { errorAnswer } from './errors.ts';
 
@@ -111,7 +111,7 @@ type Plain = {
  */
 export function gatewayAnswer(
   name: Plain,
-  options: { message?: string; authorizer?: Record<string, unknown> } = {},
+  options: { message?: string; authorizer?: APIGatewayAuthorizerResultContext } = {},
 ): APIGatewayProxyResult {
   const answer = GATEWAY_ANSWERS[name];
   const message =
