@@ -575,6 +575,12 @@ describe('API stage and gateway responses', () => {
 });
 
 describe('monitoring', () => {
+  it('counts refused credentials, which reach their handler, from the access log by their principalId', () => {
+    const patterns = ofType('AWS::Logs::MetricFilter').map(([, f]) => f.Properties);
+    const refused = patterns.find((filter) => filter.MetricTransformations[0].MetricName === 'RefusedCredentials');
+    expect(refused?.FilterPattern).toBe('{ $.principalId = "refused" }');
+  });
+
   it('shows every metric the functions emit, per-endpoint figures, cold starts and storage', () => {
     // emitMetrics takes only names from the one list (functions/shared/metric-names.ts): all of it must be shown.
     const emitted = Object.values(METRIC);
