@@ -78,9 +78,13 @@ const SHARED: Partial<Record<Status, { name: string; codes: readonly string[] }>
 
 function errorResponse(status: Status, codes: readonly string[]) {
   const retryAfter = RETRY_AFTER.has(status) || codes.includes('IdempotencyKeyInUse');
+  const headers = {
+    ...(retryAfter ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+    ...(status === 401 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WwwAuthenticate' } } : {}),
+  };
   return {
     description: `${meaning[status]} Error.Code: ${codes.join(', ')}.`,
-    ...(retryAfter ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
     content: ERROR_CONTENT,
   };
 }
@@ -105,6 +109,15 @@ export const errorComponents = {
     RetryAfter: {
       description: 'Seconds to wait before sending the same request again.',
       schema: { type: 'integer', minimum: 0, example: 1 },
+    },
+    WwwAuthenticate: {
+      description:
+        'RFC 6750: `Bearer realm="photo-commerce"` when no bearer token was sent where it belongs; with `error="invalid_token"` and `error_description` when a bearer token was refused. Absent when an API key was refused.',
+      schema: {
+        type: 'string',
+        example:
+          'Bearer realm="photo-commerce", error="invalid_token", error_description="The bearer token expired at 2026-01-02T03:04:05.000Z; get a new one."',
+      },
     },
   },
 };
