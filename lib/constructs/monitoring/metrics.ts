@@ -62,7 +62,7 @@ export const refusals = (type: string) => serviceSum(GATEWAY_REFUSALS_METRIC, { 
 /**
  * Refused credentials (malformed, expired, unknown key, ...): the authorizer lets them through to the route's
  * handler, which answers 401 with the reason, so they carry no errorType; the access log names them by the
- * authorizer's principalId `refused` (functions/handlers/authorizer.ts).
+ * authorizer's principalId `refused` (functions/auth/authorize.ts).
  */
 export const REFUSED_CREDENTIALS_METRIC = 'RefusedCredentials';
 
