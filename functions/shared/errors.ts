@@ -7,7 +7,6 @@
 export type ErrorKind =
   /** The request is malformed or breaks a rule of its own (bad field, bad cursor). */
   | 'Invalid'
-  | 'Unauthenticated'
   | 'Forbidden'
   | 'NotFound'
   /** The request clashes with the current state (wrong status, wrong version, quota, key in use). */
