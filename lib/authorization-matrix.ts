@@ -61,3 +61,21 @@ export function expectedAnswer(route: Pick<Route, 'credential'>, column: MatrixC
   if (kind === undefined) return 401;
   return kind === route.credential ? 'in' : 403;
 }
+
+/** What the 401 of each refused column says (functions/auth/token-refusal.ts, credential-headers.ts, refusal.ts). */
+export const REFUSAL_WORDS: Partial<Record<MatrixColumn, string>> = {
+  none: 'No credential: user routes take Authorization: Bearer <token>',
+  'malformed token': 'The bearer token is not a well-formed JWT.',
+  'malformed API key': 'The API key is unknown or revoked.',
+  'expired token': 'The bearer token expired at ',
+  'token signed by another key': "The bearer token is not signed by the keys of this server's data folder",
+  'token of another issuer': 'issued by another issuer',
+  'token for another audience': 'meant for another audience',
+  'token without exp': "The bearer token's exp claim is missing",
+  'key of the retired internal scope': 'The API key is unknown or revoked.',
+  'revoked key': 'The API key is unknown or revoked.',
+};
+
+/** The start of a 403's message on a route: it names what the route takes. */
+export const forbiddenWords = (route: Pick<Route, 'credential'>): string =>
+  `This endpoint takes ${route.credential === 'user' ? 'a bearer token' : `an API key of scope ${route.credential}`}`;

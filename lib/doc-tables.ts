@@ -192,6 +192,10 @@ const VARIABLES: Record<string, VariableDoc> = {
     meaning:
       "the issuer's JWKS, https only (Cognito: `https://cognito-idp.<region>.amazonaws.com/<pool>/.well-known/jwks.json`)",
   },
+  REFUSED_CREDENTIALS_USAGE_KEY: {
+    meaning:
+      'AWS, set by the stack: the API Gateway key (library usage plan) that refused credentials on API-key routes are counted under',
+  },
   JWT_JWKS_FILE: {
     default: '`DATA_DIR/keys/jwks.json` (set by `npm start`)',
     meaning: "local: the local issuer's public keys",

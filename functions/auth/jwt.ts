@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { config } from '../shared/config.ts';
 import { audienceProblem, CLOCK_TOLERANCE_SECONDS } from './claims.ts';
+import { tokenRefusalOf, type TokenRefusal } from './token-refusal.ts';
 import { recallVerified, rememberVerified, type TokenRules } from './verified-tokens.ts';
 
 let keySet: JWTVerifyGetKey | undefined;
@@ -24,15 +25,15 @@ function jwks(): JWTVerifyGetKey {
   return (keySet = createLocalJWKSet(JSON.parse(readFileSync(file, 'utf8'))));
 }
 
-/** The token's subject when the token is valid; otherwise why not (logged by the caller, never answered). */
-export async function verifyBearerToken(token: string): Promise<{ userId: string } | { error: string }> {
+/** The token's subject when the token is valid; otherwise why not (functions/auth/token-refusal.ts). */
+export async function verifyBearerToken(token: string): Promise<{ userId: string } | { refused: TokenRefusal }> {
+  const rules: TokenRules = {
+    issuer: config.jwtIssuer,
+    audiences: config.jwtAudiences,
+    clientIds: config.jwtClientIds,
+    maxAgeSeconds: config.jwtMaxAgeSeconds,
+  };
   try {
-    const rules: TokenRules = {
-      issuer: config.jwtIssuer,
-      audiences: config.jwtAudiences,
-      clientIds: config.jwtClientIds,
-      maxAgeSeconds: config.jwtMaxAgeSeconds,
-    };
     const recalled = recallVerified(token, rules);
     if (recalled !== undefined) return { userId: recalled };
     const { payload } = await jwtVerify(token, jwks(), {
@@ -44,12 +45,12 @@ export async function verifyBearerToken(token: string): Promise<{ userId: string
       ...(rules.maxAgeSeconds > 0 ? { maxTokenAge: rules.maxAgeSeconds } : {}),
     });
     const problem = audienceProblem(payload, { audiences: rules.audiences, clientIds: rules.clientIds });
-    if (problem) return { error: problem };
+    if (problem) return { refused: { reason: 'wrong-audience' } };
     if (typeof payload.sub !== 'string' || payload.sub === '' || payload.sub.length > 256)
-      return { error: 'token has no usable subject' };
+      return { refused: { reason: 'claims', claim: 'sub' } };
     rememberVerified(token, rules, { userId: payload.sub, exp: payload.exp as number, iat: payload.iat });
     return { userId: payload.sub };
   } catch (error) {
-    return { error: (error as { code?: string }).code ?? (error as Error).message ?? 'token verification failed' };
+    return { refused: tokenRefusalOf(error, rules.maxAgeSeconds) };
   }
 }

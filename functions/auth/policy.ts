@@ -24,6 +24,14 @@ export function apiArnPrefix(methodArn: string): string {
   return `${arn}/${stage}`;
 }
 
+/** A policy of one statement over the whole API: a refusal's Allow, or the Deny of a credential of another kind. */
+export function wholeApiPolicy(effect: 'Allow' | 'Deny', methodArn: string): PolicyDocument {
+  return {
+    Version: '2012-10-17',
+    Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: [`${apiArnPrefix(methodArn)}/*`] }],
+  };
+}
+
 /**
  * The policy depends only on the credential kinds and the API's ARN prefix, so each is built once per warm
  * instance: building one compares every route's pattern with every other's.
@@ -42,11 +50,7 @@ export function policyFor(principal: Principal, methodArn: string): PolicyDocume
 function buildPolicy(kinds: Credential[], prefix: string): PolicyDocument {
   const patternOf = (route: (typeof routes)[number]) => `${prefix}/${resourcePattern(route)}`;
   const resources = routes.filter((route) => kinds.includes(route.credential)).map(patternOf);
-  if (resources.length === 0)
-    return {
-      Version: '2012-10-17',
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: [`${prefix}/*`] }],
-    };
+  if (resources.length === 0) return wholeApiPolicy('Deny', prefix);
   // A `*` spans path segments: `DELETE /library/{itemGuid}` (a user's) would also allow
   // `DELETE /library/uploads/{itemGuid}` (a library key's). Such routes of other credentials are denied
   // outright; an explicit Deny wins over any Allow, and none of these patterns matches an allowed route.

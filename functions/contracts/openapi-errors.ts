@@ -11,8 +11,8 @@ type Status = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503 | 
 
 const meaning: Record<Status, string> = {
   400: 'The request is malformed or invalid; nothing was changed.',
-  401: 'The credential is missing, malformed, expired or not signed by the trusted issuer.',
-  403: 'The credential is valid but may not call this operation (a bearer token where an API key is needed, an API key of the other scope, or the reverse).',
+  401: 'No credential, or a refused one; the message says which: missing (and what to send), malformed, expired (and when), not signed by the keys of the trusted issuer or of another issuer or audience, an unknown or revoked API key, or a credential under the wrong header (and which to use). A refused bearer token carries WWW-Authenticate: Bearer error="invalid_token" (RFC 6750).',
+  403: 'The credential is valid but of another kind than this operation takes; the message names the kind or API key scope the operation takes and the one the request carried.',
   404: 'What the path names does not exist for this caller; nothing was changed.',
   409: 'The request conflicts with the current state; nothing was changed.',
   413: 'Too large: the request body is over the limit, or an image is.',
@@ -93,9 +93,13 @@ const examplesOf = (status: Status, codes: readonly string[]) =>
 
 function errorResponse(status: Status, codes: readonly string[]) {
   const retryAfter = RETRY_AFTER.has(status) || codes.includes('IdempotencyKeyInUse');
+  const headers = {
+    ...(retryAfter ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+    ...(status === 401 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WwwAuthenticate' } } : {}),
+  };
   return {
     description: `${meaning[status]} Error.Code: ${codes.join(', ')}.`,
-    ...(retryAfter ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
     content: {
       'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: examplesOf(status, codes) },
     },
@@ -122,6 +126,15 @@ export const errorComponents = {
     RetryAfter: {
       description: 'Seconds to wait before sending the same request again.',
       schema: { type: 'integer', minimum: 0, example: 1 },
+    },
+    WwwAuthenticate: {
+      description:
+        'RFC 6750: `Bearer realm="photo-commerce"` when no bearer token was sent where it belongs; with `error="invalid_token"` and `error_description` when a bearer token was refused. Absent when an API key was refused.',
+      schema: {
+        type: 'string',
+        example:
+          'Bearer realm="photo-commerce", error="invalid_token", error_description="The bearer token expired at 2026-01-02T03:04:05.000Z; get a new one."',
+      },
     },
   },
 };

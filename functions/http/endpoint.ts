@@ -18,8 +18,9 @@ import type * as z from 'zod/mini';
 import { DomainError, forbidden } from '../shared/errors.ts';
 import { logger } from '../shared/powertools.ts';
 import { fromAuthorizerContext, type ApiKeyScope, type Principal } from '../auth/principal.ts';
+import { forbiddenMessage, refusalOf, type Refusal } from '../auth/refusal.ts';
 import { withCors } from './cors.ts';
-import { errorResponse } from './errors.ts';
+import { errorAnswer, errorResponse } from './errors.ts';
 import { lowerCaseHeaders } from './headers.ts';
 import { jsonResponse, parseJsonBody, validate } from './json.ts';
 
@@ -94,11 +95,15 @@ export function endpoint<
   if (spec.idempotent && !respond)
     throw new Error('an idempotent contract is served by idempotentEndpoint (functions/http/idempotency.ts)');
   const core = async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
+    // The authorizer let a refused credential through so that its reason can be told (functions/auth/refusal.ts).
+    const refusal = refusalOf(event.requestContext?.authorizer);
+    if (refusal) return refusedCredentialAnswer(refusal);
     const principal = fromAuthorizerContext(event.requestContext?.authorizer);
-    if (spec.principal === 'user' && principal.userId === undefined)
-      throw forbidden('This endpoint takes a bearer token.');
-    if (spec.principal !== undefined && spec.principal !== 'user' && principal.apiKey?.scope !== spec.principal)
-      throw forbidden(`This endpoint takes an API key of scope ${spec.principal}.`);
+    if (
+      (spec.principal === 'user' && principal.userId === undefined) ||
+      (spec.principal !== undefined && spec.principal !== 'user' && principal.apiKey?.scope !== spec.principal)
+    )
+      throw forbidden(forbiddenMessage(spec.principal, principal));
     let headers: Record<string, string | undefined> | undefined;
     const request = {
       path: (spec.path ? validate(spec.path, event.pathParameters ?? {}, 'path') : undefined) as Infer<P>,
@@ -118,6 +123,14 @@ export function endpoint<
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(httpMiddleware)
     .handler(core);
+}
+
+function refusedCredentialAnswer(refusal: Refusal): APIGatewayProxyResult {
+  logger.info('request refused', { status: 401, code: 'Unauthorized' });
+  const answer = errorAnswer(401, 'Unauthorized', refusal.message);
+  return refusal.challenge === undefined
+    ? answer
+    : { ...answer, headers: { ...answer.headers, 'WWW-Authenticate': refusal.challenge } };
 }
 
 /**

@@ -9,7 +9,6 @@ import { jsonResponse } from './json.ts';
 
 export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   Invalid: 400,
-  Unauthenticated: 401,
   Forbidden: 403,
   NotFound: 404,
   Conflict: 409,

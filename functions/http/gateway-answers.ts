@@ -1,10 +1,15 @@
 /**
- * The answers API Gateway gives itself, before or instead of a handler (refused credentials, unknown
- * routes, throttling, bodies over its limit, timeouts). One table, as functions/routes.ts is for routes:
- * lib/constructs/api.ts turns it into gateway responses in AWS, and the local front
- * (lib/local/api-gateway.ts) answers with the same statuses, codes and headers.
+ * The answers API Gateway gives itself, before or instead of a handler (missing or forbidden credentials,
+ * unknown routes, throttling, bodies over its limit, timeouts). One table, as functions/routes.ts is for
+ * routes: lib/constructs/api.ts turns it into gateway responses in AWS, and the local front
+ * (lib/local/api-gateway.ts) answers with the same statuses, codes, headers and substitutions.
+ *
+ * Gateway responses are static but for `$context` variables: a message may name
+ * `$context.authorizer.<key>`, which API Gateway replaces with that key of the authorizer's context
+ * (functions/auth/refusal.ts keeps those values JSON-safe).
  */
-import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayAuthorizerResultContext, APIGatewayProxyResult } from 'aws-lambda';
+import { API_KEY_HEADER, bearerChallenge } from '../auth/refusal.ts';
 import { errorAnswer } from './errors.ts';
 
 export interface GatewayAnswer {
@@ -18,20 +23,35 @@ export interface GatewayAnswer {
   retryable?: true;
   /** The answer carries `Retry-After: 1` in AWS (the local throttle names its own wait). */
   retryAfter?: true;
+  /** Further headers, static. */
+  headers?: Record<string, string>;
 }
 
 export const GATEWAY_ANSWERS = {
+  /**
+   * No credential header (the authorizer throws "Unauthorized", or, with its cache on, API Gateway does
+   * not call it). A credential that was sent and refused is answered by the handler with its reason.
+   */
   Unauthorized: {
     responseTypes: ['UNAUTHORIZED'],
     status: 401,
     code: 'Unauthorized',
-    message: 'Missing or invalid credentials.',
+    message: `No credential: user routes take Authorization: Bearer <token>, API key routes take the ${API_KEY_HEADER} header (see GET /openapi.json).`,
+    headers: { 'WWW-Authenticate': bearerChallenge() },
   },
+  /** A valid credential of another kind than the route takes: the authorizer's Deny names both. */
   Forbidden: {
-    responseTypes: ['ACCESS_DENIED', 'INVALID_API_KEY'],
+    responseTypes: ['ACCESS_DENIED'],
     status: 403,
     code: 'Forbidden',
-    message: 'This credential may not call this endpoint.',
+    message: '$context.authorizer.forbidden',
+  },
+  /** The authorizer allowed an API-key route without a registered usage key (bin/aws-api-key.ts not run). */
+  KeyNotRegistered: {
+    responseTypes: ['INVALID_API_KEY'],
+    status: 403,
+    code: 'Forbidden',
+    message: 'This API key is not registered with the usage plans of this API.',
   },
   RouteNotFound: {
     responseTypes: ['MISSING_AUTHENTICATION_TOKEN', 'RESOURCE_NOT_FOUND'],
@@ -85,8 +105,20 @@ type Plain = {
     : never;
 }[keyof Answers];
 
-/** The local front's version of a gateway answer; `message` replaces the table's with a more precise one. */
-export function gatewayAnswer(name: Plain, message?: string): APIGatewayProxyResult {
+/**
+ * The local front's version of a gateway answer: the table's message with `$context.authorizer.<key>`
+ * replaced as API Gateway does (an absent key becomes empty), or a more precise `message` of its own.
+ */
+export function gatewayAnswer(
+  name: Plain,
+  options: { message?: string; authorizer?: APIGatewayAuthorizerResultContext } = {},
+): APIGatewayProxyResult {
   const answer = GATEWAY_ANSWERS[name];
-  return errorAnswer(answer.status, answer.code, message ?? answer.message);
+  const message =
+    options.message ??
+    answer.message.replace(/\$context\.authorizer\.(\w+)/g, (_, key: string) =>
+      String(options.authorizer?.[key] ?? ''),
+    );
+  const result = errorAnswer(answer.status, answer.code, message);
+  return { ...result, headers: { ...result.headers, ...(answer as GatewayAnswer).headers } };
 }

@@ -192,6 +192,11 @@ export const config = readOnce({
   jwtJwksUrl: () => env('JWT_JWKS_URL'),
   /** Local JWKS file (the key pair `npm start` generates under DATA_DIR). */
   jwtJwksFile: () => env('JWT_JWKS_FILE'),
+  /**
+   * The value of the API Gateway API key that refused credentials are counted under on API-key routes
+   * (lib/constructs/api.ts); unset locally, where there is no usage plan.
+   */
+  refusedCredentialsUsageKey: () => env('REFUSED_CREDENTIALS_USAGE_KEY'),
   /** Browser origins allowed to call the API (comma-separated, exact `scheme://host[:port]`, or `*`); none by default. */
   corsAllowedOrigins: (): string[] => {
     return listEnv('CORS_ALLOWED_ORIGINS')

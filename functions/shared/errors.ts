@@ -7,7 +7,6 @@
 export type ErrorKind =
   /** The request is malformed or breaks a rule of its own (bad field, bad cursor). */
   | 'Invalid'
-  | 'Unauthenticated'
   | 'Forbidden'
   | 'NotFound'
   /** The request clashes with the current state (wrong status, wrong version, quota, key in use). */
@@ -45,10 +44,8 @@ export class DomainError extends Error {
 
 export const badRequest = (code: string, message: string, details?: Record<string, unknown>) =>
   new DomainError('Invalid', code, message, details ? { details } : {});
-export const unauthorized = (message = 'Missing or invalid credentials.') =>
-  new DomainError('Unauthenticated', 'Unauthorized', message);
-export const forbidden = (message = 'This credential may not call this endpoint.') =>
-  new DomainError('Forbidden', 'Forbidden', message);
+/** A credential of another kind than the route takes (functions/auth/refusal.ts words the message). */
+export const forbidden = (message: string) => new DomainError('Forbidden', 'Forbidden', message);
 export const notFound = (code: string, message: string) => new DomainError('NotFound', code, message);
 export const conflict = (code: string, message: string, details?: Record<string, unknown>) =>
   new DomainError('Conflict', code, message, details ? { details } : {});

@@ -8,6 +8,7 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  ApiKey,
   ApiKeySourceType,
   Cors,
   EndpointType,
@@ -24,7 +25,7 @@ import { API_KEY_SCOPES, type ApiKeyScope } from '../../functions/auth/principal
 import { CORS_ALLOWED_HEADERS } from '../../functions/http/cors.ts';
 import { GATEWAY_ANSWERS, type GatewayAnswer } from '../../functions/http/gateway-answers.ts';
 import type { ServiceConfig } from '../service-config.ts';
-import type { Authorizers } from './authorizers.ts';
+import { refusedCredentialsKeyValue, type Authorizers } from './authorizers.ts';
 import type { DataResources } from './handler-function.ts';
 import { routeGroupOf, RouteGroupStack, type Endpoint } from './route-groups.ts';
 
@@ -134,6 +135,7 @@ export class Api extends Construct {
           responseHeaders: {
             'Content-Type': JSON_CONTENT_TYPE,
             ...(answer.retryAfter ? { 'Retry-After': "'1'" } : {}),
+            ...Object.fromEntries(Object.entries(answer.headers ?? {}).map(([name, value]) => [name, `'${value}'`])),
             ...corsOrigin,
           },
           templates: { 'application/json': JSON.stringify(body) },
@@ -162,6 +164,15 @@ export class Api extends Construct {
       ApiKeyScope,
       UsagePlan
     >;
+    // Refused credentials on API-key routes reach their handler (which answers 401 with the reason) under
+    // this one key: API Gateway requires a registered key there. They share its throttle bucket.
+    const refusedCredentials = new ApiKey(this, 'RefusedCredentialsKey', {
+      apiKeyName: `${namePrefix}-refused-credentials`,
+      value: refusedCredentialsKeyValue(namePrefix),
+      description:
+        'Counts requests whose credential the authorizer refused, on API-key routes; never sent by clients (API key source AUTHORIZER)',
+    });
+    this.usagePlans.library.addApiKey(refusedCredentials);
 
     const shared = {
       CHECKOUT_URL: config.checkoutUrl,

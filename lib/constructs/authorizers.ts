@@ -1,29 +1,45 @@
 /**
  * One authorizer function (functions/handlers/authorizer.ts, the same code the local front calls) behind
- * two API Gateway REQUEST authorizers, one per credential header:
+ * one API Gateway REQUEST authorizer per route credential kind:
  *
  * - `user` routes: identity source `Authorization`;
- * - API key routes (`library`, `site`, `catalog`, `fulfilment`): identity source `X-SERVICE-API-Key`.
+ * - API key routes, one authorizer per scope (`library`, `site`, `catalog`, `fulfilment`): identity source
+ *   `X-SERVICE-API-Key`.
  *
- * API Gateway answers 401 without calling an authorizer when one of its identity sources is missing, so a
- * single authorizer naming both headers would refuse every request that carries only one. With one header
- * each, the cache key is that header's value, and the cached policy is safe to reuse on other routes
- * because it already lists every route that credential may call (functions/auth/policy.ts) and nothing else.
+ * API Gateway caches an answer per authorizer and identity-source value, and reuses it on every route of
+ * that authorizer. With one authorizer per kind, every route an answer is reused on takes the same kind, so
+ * the answer may name it: the Deny of a valid credential of another kind carries the 403's message
+ * (`forbidden`, which the ACCESS_DENIED gateway response substitutes), and the cached Allow of a valid
+ * credential already lists every route that credential may call (functions/auth/policy.ts) and nothing else.
+ * A refused credential is allowed through with a `refusal` context that its handler answers 401 with; on
+ * API-key routes that answer names the one refused-credentials API key (REFUSED_CREDENTIALS_USAGE_KEY,
+ * registered in the library usage plan by lib/constructs/api.ts), without which API Gateway would answer
+ * 403 INVALID_API_KEY first.
  *
- * Consequence: a credential of the wrong kind on a route whose header is absent (an API key on /baskets)
- * is 401 in AWS, where the local front, which always calls the authorizer, answers 403. With
- * `authorizerCacheSeconds` 0 the identity sources are dropped, the authorizer runs on every request and AWS
- * answers 403 like the local front, at the price of one authorizer invocation per request.
+ * API Gateway answers its static 401 (UNAUTHORIZED) without calling an authorizer when its identity source
+ * is missing, so a single authorizer naming both headers would refuse every request that carries only one.
+ * Consequence: a credential of the wrong kind on a route whose header is absent (an API key on /baskets,
+ * an API key under `x-api-key`) gets that static 401, which names both headers, in AWS, where the local
+ * front, which always calls the authorizer, answers 403 naming what the route takes (or a 401 naming the
+ * header to use). With `authorizerCacheSeconds` 0 the identity sources are dropped, the authorizer runs on
+ * every request and AWS answers like the local front, at the price of one authorizer invocation per request.
  */
 import { Duration } from 'aws-cdk-lib';
 import { IdentitySource, RequestAuthorizer, type IAuthorizer } from 'aws-cdk-lib/aws-apigateway';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../functions/auth/principal.ts';
+import { API_KEY_HEADER } from '../../functions/auth/refusal.ts';
 import { authorizerTableGrant, type Credential } from '../../functions/routes.ts';
 import { HandlerFunction, ROUTELESS_FUNCTIONS } from './handler-function.ts';
 
-export const API_KEY_HEADER = 'X-SERVICE-API-Key';
+/**
+ * The value of the API Gateway API key refused credentials are counted under on API-key routes. Not a
+ * secret: with API key source AUTHORIZER, API Gateway takes usage keys from the authorizer only, never from
+ * a client. At least 20 characters, as API Gateway requires.
+ */
+export const refusedCredentialsKeyValue = (namePrefix: string) => `${namePrefix}-refused-credentials`;
 
 export interface AuthorizersProps {
   namePrefix: string;
@@ -40,7 +56,7 @@ export interface AuthorizersProps {
 export class Authorizers extends Construct {
   readonly handlerFunction: HandlerFunction;
   readonly user: RequestAuthorizer;
-  readonly apiKey: RequestAuthorizer;
+  readonly apiKey: Record<ApiKeyScope, RequestAuthorizer>;
 
   constructor(scope: Construct, id: string, props: AuthorizersProps) {
     super(scope, id);
@@ -52,6 +68,7 @@ export class Authorizers extends Construct {
         JWT_ISSUER: props.jwtIssuer,
         JWT_JWKS_URL: props.jwtJwksUrl,
         JWT_MAX_AGE_SECONDS: String(props.jwtMaxAgeSeconds),
+        REFUSED_CREDENTIALS_USAGE_KEY: refusedCredentialsKeyValue(props.namePrefix),
         ...(props.jwtAudience !== '' ? { JWT_AUDIENCE: props.jwtAudience } : {}),
         ...(props.jwtClientIds !== '' ? { JWT_CLIENT_IDS: props.jwtClientIds } : {}),
       },
@@ -68,12 +85,18 @@ export class Authorizers extends Construct {
         resultsCacheTtl: Duration.seconds(props.cacheSeconds),
       });
     this.user = authorizer('Bearer', 'Authorization');
-    this.apiKey = authorizer('ApiKey', API_KEY_HEADER);
+    // The library scope's keeps the construct id of the one key authorizer before scopes had their own.
+    this.apiKey = Object.fromEntries(
+      API_KEY_SCOPES.map((scope) => [
+        scope,
+        authorizer(scope === 'library' ? 'ApiKey' : `ApiKey-${scope}`, API_KEY_HEADER),
+      ]),
+    ) as Record<ApiKeyScope, RequestAuthorizer>;
   }
 
   /** The API Gateway authorizer for a route's credential kind; none for public routes. */
   for(credential: Credential): IAuthorizer | undefined {
     if (credential === 'none') return undefined;
-    return credential === 'user' ? this.user : this.apiKey;
+    return credential === 'user' ? this.user : this.apiKey[credential];
   }
 }

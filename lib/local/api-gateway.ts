@@ -1,8 +1,9 @@
 /**
  * A local API Gateway (REST, v1 proxy integration) in front of the real handlers. Each HTTP request is
  * matched against the route table, turned into the event API Gateway would send, passed through the
- * REQUEST authorizer with the same policy evaluation (401 when it refuses, 403 when its policy leaves
- * the route out), throttled per API key and per user (429, like a usage plan), and handed to the
+ * REQUEST authorizer with the same policy evaluation (401 when it throws "Unauthorized", 403 naming its
+ * context's `forbidden` when its policy leaves the route out; a refused credential it lets through is
+ * answered 401 by the handler), throttled per API key and per user (429, like a usage plan), and handed to the
  * route's handler with the authorizer context in `requestContext.authorizer`. It answers CORS
  * preflights (OPTIONS) itself, as API Gateway does in AWS, and adds CORS headers to its own answers only:
  * a handler's answer passes as the handler wrote it, so one that forgot them fails here as in AWS. Like API Gateway it authorizes before it
@@ -61,7 +62,8 @@ const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 /** CORS preflight: the methods the path takes, or 404 for a path no route has. */
 function preflight(routes: readonly Route[], path: string, origin: string | undefined): APIGatewayProxyResult {
   const methods = HTTP_METHODS.filter((method) => typeof matchRoute(routes, method, path) === 'object');
-  if (methods.length === 0) return gatewayAnswer('RouteNotFound', `No route OPTIONS ${path}. ${ROUTE_LIST}`);
+  if (methods.length === 0)
+    return gatewayAnswer('RouteNotFound', { message: `No route OPTIONS ${path}. ${ROUTE_LIST}` });
   return { statusCode: 204, headers: preflightHeaders(origin, methods), body: '' };
 }
 
@@ -111,7 +113,8 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
     const method = (request.method ?? 'GET').toUpperCase();
     if (method === 'OPTIONS') return preflight(options.routes, url.pathname, request.headers.origin);
     const match = matchRoute(options.routes, method, url.pathname);
-    if (match === undefined) return gatewayAnswer('RouteNotFound', `No route ${method} ${url.pathname}. ${ROUTE_LIST}`);
+    if (match === undefined)
+      return gatewayAnswer('RouteNotFound', { message: `No route ${method} ${url.pathname}. ${ROUTE_LIST}` });
     if (match === 'method-not-allowed')
       return errorAnswer(405, 'MethodNotAllowed', `${method} is not allowed on ${url.pathname}.`);
     const { route, pathParameters } = match;
@@ -167,7 +170,9 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
         if ((error as Error).message === 'Unauthorized') return gatewayAnswer('Unauthorized');
         throw error;
       }
-      if (!isAllowed(result.policyDocument as PolicyDocument, methodArn)) return gatewayAnswer('Forbidden');
+      // ACCESS_DENIED names what the authorizer's Deny says in its context, as the gateway response does in AWS.
+      if (!isAllowed(result.policyDocument as PolicyDocument, methodArn))
+        return gatewayAnswer('Forbidden', { authorizer: result.context ?? {} });
       requestContext.authorizer = { ...result.context, principalId: result.principalId };
       throttle.take(callersOf(requestContext.authorizer));
     }

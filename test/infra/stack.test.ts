@@ -122,7 +122,7 @@ describe('routes', () => {
     const authorizerOf = (httpMethod: string) =>
       resources[logicalId(methods.find((m) => m.httpMethod === httpMethod)!)].Properties.AuthorizerId;
     expect(methods.map((m) => m.httpMethod).sort()).toEqual(['DELETE', 'GET']);
-    expect(authorizerOf('GET')).toEqual(ref(stack.authorizers.apiKey as unknown as IConstruct));
+    expect(authorizerOf('GET')).toEqual(ref(stack.authorizers.apiKey.library as unknown as IConstruct));
     expect(authorizerOf('DELETE')).toEqual(ref(stack.authorizers.user as unknown as IConstruct));
   });
 
@@ -180,12 +180,20 @@ describe('routes', () => {
 });
 
 describe('authorizers', () => {
-  it('runs one function behind two cached REQUEST authorizers, one per credential header', () => {
+  it('runs one function behind one cached REQUEST authorizer per credential kind, each on the header of its kind', () => {
     const authorizers = ofType('AWS::ApiGateway::Authorizer').map(([, a]) => a.Properties);
     expect(authorizers.map((a) => a.IdentitySource).sort()).toEqual([
       'method.request.header.Authorization',
-      'method.request.header.X-SERVICE-API-Key',
+      ...API_KEY_SCOPES.map(() => 'method.request.header.X-SERVICE-API-Key'),
     ]);
+    // An answer is reused on the routes of its authorizer only: each serves the routes of one kind.
+    for (const route of routes.filter((candidate) => candidate.credential !== 'none')) {
+      const others = routes.filter((other) => other.credential !== route.credential && other.credential !== 'none');
+      for (const other of others)
+        expect(stack.authorizers.for(other.credential), `${route.handler} / ${other.handler}`).not.toBe(
+          stack.authorizers.for(route.credential),
+        );
+    }
     for (const authorizer of authorizers) {
       expect(authorizer.Type).toBe('REQUEST');
       expect(authorizer.AuthorizerResultTtlInSeconds).toBe(300);
@@ -201,6 +209,18 @@ describe('authorizers', () => {
     expect(Object.keys(env)).toEqual(
       expect.arrayContaining(['JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_MAX_AGE_SECONDS', 'JWT_JWKS_URL', 'TABLE_NAME']),
     );
+  });
+
+  it('registers the refused-credentials key, whose value the authorizer answers for refusals, in the library plan', () => {
+    const env = resources[logicalId(stack.authorizers.handlerFunction.function)].Properties.Environment.Variables;
+    const [[keyId, key]] = ofType('AWS::ApiGateway::ApiKey') as [[string, { Properties: { Value: string } }]];
+    expect(key.Properties.Value).toBe('photo-commerce-dev-refused-credentials');
+    expect(env.REFUSED_CREDENTIALS_USAGE_KEY).toBe(key.Properties.Value);
+    expect(key.Properties.Value.length).toBeGreaterThanOrEqual(20);
+    const planKeys = ofType('AWS::ApiGateway::UsagePlanKey').map(([, k]) => k.Properties);
+    expect(planKeys).toEqual([
+      { KeyId: { Ref: keyId }, KeyType: 'API_KEY', UsagePlanId: ref(stack.api.usagePlans.library) },
+    ]);
   });
 });
 
@@ -539,11 +559,28 @@ describe('API stage and gateway responses', () => {
       expect(typeof body.Error.Message).toBe('string');
     }
     expect(responses.THROTTLED.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
+    // Missing credentials: what to send, and RFC 6750's challenge. Forbidden: the authorizer's own sentence.
+    expect(JSON.parse(responses.UNAUTHORIZED.ResponseTemplates['application/json']).Error.Message).toContain(
+      'Authorization: Bearer <token>',
+    );
+    expect(responses.UNAUTHORIZED.ResponseParameters['gatewayresponse.header.WWW-Authenticate']).toBe(
+      `'Bearer realm="photo-commerce"'`,
+    );
+    expect(responses.ACCESS_DENIED.ResponseTemplates['application/json']).toBe(
+      '{"Error":{"Code":"Forbidden","Message":"$context.authorizer.forbidden"}}',
+    );
+    expect(responses.INVALID_API_KEY.StatusCode).toBe('403');
     expect(responses.DEFAULT_4XX.ResponseTemplates['application/json']).toContain('"Error":{"Code":');
   });
 });
 
 describe('monitoring', () => {
+  it('counts refused credentials, which reach their handler, from the access log by their principalId', () => {
+    const patterns = ofType('AWS::Logs::MetricFilter').map(([, f]) => f.Properties);
+    const refused = patterns.find((filter) => filter.MetricTransformations[0].MetricName === 'RefusedCredentials');
+    expect(refused?.FilterPattern).toBe('{ $.principalId = "refused" }');
+  });
+
   it('shows every metric the functions emit, per-endpoint figures, cold starts and storage', () => {
     // emitMetrics takes only names from the one list (functions/shared/metric-names.ts): all of it must be shown.
     const emitted = Object.values(METRIC);

@@ -15,6 +15,8 @@ import { LOCAL_AUDIENCE, LOCAL_ISSUER } from '../../lib/local/signing-keys.ts';
 import {
   AUTHORIZATION_COLUMNS as columns,
   expectedAnswer as expected,
+  forbiddenWords,
+  REFUSAL_WORDS,
   type MatrixColumn as Column,
 } from '../../lib/authorization-matrix.ts';
 
@@ -227,8 +229,13 @@ describe('authorization matrix', () => {
             : response.status === want;
         if (!ok) cells.push(`${column}: expected ${want}, got ${response.status} ${response.text.slice(0, 200)}`);
         if (want === 401 && ok)
-          expect(response.body).toEqual({ Error: { Code: 'Unauthorized', Message: expect.any(String) } });
-        if (want === 403 && ok) expect(response.body.Error.Code).toBe('Forbidden');
+          expect(response.body, column).toEqual({
+            Error: { Code: 'Unauthorized', Message: expect.stringContaining(REFUSAL_WORDS[column] as string) },
+          });
+        if (want === 403 && ok)
+          expect(response.body, column).toEqual({
+            Error: { Code: 'Forbidden', Message: expect.stringContaining(forbiddenWords(route)) },
+          });
         if (want === 'in' && ok && response.status >= 400)
           expect(response.body?.Error?.Code, `${column}: JSON error body`).toEqual(expect.any(String));
       }

@@ -133,7 +133,9 @@ describe('logs and error answers', () => {
 
   it('answers refusals without internal detail either', async () => {
     const unauthorized = await service.request('GET', '/baskets', { token: 'not.a.jwt' });
-    expect(unauthorized.body).toEqual({ Error: { Code: 'Unauthorized', Message: 'Missing or invalid credentials.' } });
+    expect(unauthorized.body).toEqual({
+      Error: { Code: 'Unauthorized', Message: 'The bearer token is not a well-formed JWT.' },
+    });
     const notFound = await service.request('GET', '/no/such/route');
     expect(notFound.status).toBe(404);
     expect(notFound.text).not.toMatch(/functions\/|\.ts\b|at \w+ \(/);

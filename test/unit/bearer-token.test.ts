@@ -57,13 +57,13 @@ describe('bearer token rules', () => {
   });
 
   it('refuses a token without exp or without sub', async () => {
-    expect(await verifyBearerToken(await signed(without('exp')))).toHaveProperty('error');
-    expect(await verifyBearerToken(await signed(without('sub')))).toHaveProperty('error');
+    expect(await verifyBearerToken(await signed(without('exp')))).toHaveProperty('refused');
+    expect(await verifyBearerToken(await signed(without('sub')))).toHaveProperty('refused');
   });
 
   it('refuses nbf or iat in the future, beyond the clock tolerance, and allows a few seconds of skew', async () => {
-    expect(await verifyBearerToken(await signed({ ...valid(), nbf: now() + 60 }))).toHaveProperty('error');
-    expect(await verifyBearerToken(await signed({ ...valid(), iat: now() + 60 }))).toHaveProperty('error');
+    expect(await verifyBearerToken(await signed({ ...valid(), nbf: now() + 60 }))).toHaveProperty('refused');
+    expect(await verifyBearerToken(await signed({ ...valid(), iat: now() + 60 }))).toHaveProperty('refused');
     expect(await verifyBearerToken(await signed({ ...valid(), nbf: now() + 2, iat: now() + 2 }))).toEqual({
       userId: 'alice',
     });
@@ -71,18 +71,18 @@ describe('bearer token rules', () => {
 
   it('refuses a token older than JWT_MAX_AGE_SECONDS (default one day) or without iat while a maximum age applies', async () => {
     const old = { ...valid(), iat: now() - 2 * 86_400 };
-    expect(await verifyBearerToken(await signed(old))).toHaveProperty('error');
-    expect(await verifyBearerToken(await signed(without('iat')))).toHaveProperty('error');
+    expect(await verifyBearerToken(await signed(old))).toHaveProperty('refused');
+    expect(await verifyBearerToken(await signed(without('iat')))).toHaveProperty('refused');
     process.env.JWT_MAX_AGE_SECONDS = '60';
-    expect(await verifyBearerToken(await signed({ ...valid(), iat: now() - 120 }))).toHaveProperty('error');
+    expect(await verifyBearerToken(await signed({ ...valid(), iat: now() - 120 }))).toHaveProperty('refused');
     process.env.JWT_MAX_AGE_SECONDS = '0';
     expect(await verifyBearerToken(await signed(old))).toEqual({ userId: 'alice' });
     expect(await verifyBearerToken(await signed(without('iat')))).toEqual({ userId: 'alice' });
   });
 
   it('refuses a token without the configured audience', async () => {
-    expect(await verifyBearerToken(await signed(without('aud')))).toHaveProperty('error');
-    expect(await verifyBearerToken(await signed({ ...valid(), aud: 'another-api' }))).toHaveProperty('error');
+    expect(await verifyBearerToken(await signed(without('aud')))).toHaveProperty('refused');
+    expect(await verifyBearerToken(await signed({ ...valid(), aud: 'another-api' }))).toHaveProperty('refused');
     expect(await verifyBearerToken(await signed({ ...valid(), aud: ['another-api', LOCAL_AUDIENCE] }))).toEqual({
       userId: 'alice',
     });
@@ -90,21 +90,21 @@ describe('bearer token rules', () => {
 
   it('refuses every token when neither an audience nor a client id is configured', async () => {
     delete process.env.JWT_AUDIENCE;
-    expect(await verifyBearerToken(await signed(valid()))).toHaveProperty('error');
-    expect(await verifyBearerToken(await signed(without('aud')))).toHaveProperty('error');
+    expect(await verifyBearerToken(await signed(valid()))).toHaveProperty('refused');
+    expect(await verifyBearerToken(await signed(without('aud')))).toHaveProperty('refused');
   });
 
   it('accepts a Cognito access token (no aud) only with token_use access and an allowed client_id', async () => {
     process.env.JWT_CLIENT_IDS = 'web-client, mobile-client';
     const access = { ...without('aud'), token_use: 'access', client_id: 'mobile-client' };
     expect(await verifyBearerToken(await signed(access))).toEqual({ userId: 'alice' });
-    expect(await verifyBearerToken(await signed({ ...access, client_id: 'other-client' }))).toHaveProperty('error');
-    expect(await verifyBearerToken(await signed({ ...access, token_use: 'id' }))).toHaveProperty('error');
-    expect(await verifyBearerToken(await signed(without('aud')))).toHaveProperty('error');
+    expect(await verifyBearerToken(await signed({ ...access, client_id: 'other-client' }))).toHaveProperty('refused');
+    expect(await verifyBearerToken(await signed({ ...access, token_use: 'id' }))).toHaveProperty('refused');
+    expect(await verifyBearerToken(await signed(without('aud')))).toHaveProperty('refused');
     delete process.env.JWT_AUDIENCE;
     expect(await verifyBearerToken(await signed(access))).toEqual({ userId: 'alice' });
     // A token for the audience no longer counts once only client ids are configured.
-    expect(await verifyBearerToken(await signed(valid()))).toHaveProperty('error');
+    expect(await verifyBearerToken(await signed(valid()))).toHaveProperty('refused');
   });
 });
 
@@ -117,7 +117,7 @@ describe('verified tokens are remembered, never past a rule they passed', () => 
     expect(recallVerified(token, rules)).toBe('alice');
     expect(recallVerified(token, { ...rules, audiences: ['another-api'] })).toBeUndefined();
     process.env.JWT_AUDIENCE = 'another-api';
-    expect(await verifyBearerToken(token)).toHaveProperty('error');
+    expect(await verifyBearerToken(token)).toHaveProperty('refused');
   });
 
   it('forgets a token at exp (plus the clock tolerance), at its maximum age, and after the memo time', () => {
@@ -137,7 +137,7 @@ describe('verified tokens are remembered, never past a rule they passed', () => 
 
   it('never remembers a refused token', async () => {
     const token = await signed({ ...valid(), aud: 'another-api' });
-    expect(await verifyBearerToken(token)).toHaveProperty('error');
+    expect(await verifyBearerToken(token)).toHaveProperty('refused');
     expect(recallVerified(token, rules)).toBeUndefined();
   });
 });

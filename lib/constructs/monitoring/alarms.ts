@@ -66,7 +66,7 @@ export function createAlarms(scope: Construct, props: AlarmProps): Alarm[] {
     const fn = handlerFunction.function;
     const isAuthorizer = handlerFunction === props.authorizer;
     const consumer = consumers.find((candidate) => candidate.handlerFunction === handlerFunction);
-    // The authorizer throws "Unauthorized" for every refused credential, which Lambda counts as an error.
+    // The authorizer throws "Unauthorized" for a request without credentials, which Lambda counts as an error.
     const failures = isAuthorizer
       ? fn.metricThrottles({ period: FIVE_MINUTES })
       : new MathExpression({

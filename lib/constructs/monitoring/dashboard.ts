@@ -21,7 +21,15 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import type { HandlerFunction } from '../handler-function.ts';
 import { BUSINESS_BYTES, BUSINESS_COUNTS, RENDITION_COUNTS } from '../../../functions/shared/metric-names.ts';
-import { allFunctionsOf, business, FIVE_MINUTES, GATEWAY_REFUSALS, refusals, type Watched } from './metrics.ts';
+import {
+  allFunctionsOf,
+  business,
+  FIVE_MINUTES,
+  GATEWAY_REFUSALS,
+  refusals,
+  refusedCredentials,
+  type Watched,
+} from './metrics.ts';
 
 export interface DashboardProps extends Watched {
   namePrefix: string;
@@ -104,14 +112,14 @@ export function createDashboard(scope: Construct, props: DashboardProps): Dashbo
   dashboard.addWidgets(
     new GraphWidget({
       title: 'Refused at the gateway (401 / 403 / authorizer failure / 429)',
-      left: GATEWAY_REFUSALS.map(refusals),
+      left: [...GATEWAY_REFUSALS.map(refusals), refusedCredentials()],
       ...third,
     }),
     new GraphWidget({
-      title: 'Authorizer invocations, refusals+errors, p99 ms',
+      title: 'Authorizer invocations, missing credentials+errors, p99 ms',
       left: [
         props.authorizer.function.metricInvocations({ period: FIVE_MINUTES }),
-        props.authorizer.function.metricErrors({ period: FIVE_MINUTES, label: 'refused or failed' }),
+        props.authorizer.function.metricErrors({ period: FIVE_MINUTES, label: 'no credential, or failed' }),
       ],
       right: [props.authorizer.function.metricDuration({ period: FIVE_MINUTES, statistic: 'p99', label: 'p99 ms' })],
       ...third,

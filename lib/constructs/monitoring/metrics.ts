@@ -59,7 +59,24 @@ export const business = (name: string) => serviceSum(name, { service: SERVICE_NA
 /** One kind of gateway refusal, from the metric filter `countGatewayRefusals` creates. */
 export const refusals = (type: string) => serviceSum(GATEWAY_REFUSALS_METRIC, { ErrorType: type }, type);
 
+/**
+ * Refused credentials (malformed, expired, unknown key, ...): the authorizer lets them through to the route's
+ * handler, which answers 401 with the reason, so they carry no errorType; the access log names them by the
+ * authorizer's principalId `refused` (functions/auth/authorize.ts).
+ */
+export const REFUSED_CREDENTIALS_METRIC = 'RefusedCredentials';
+
+export const refusedCredentials = () =>
+  serviceSum(REFUSED_CREDENTIALS_METRIC, {}, '401 refused credential (answered by the handler)');
+
 export function countGatewayRefusals(scope: Construct, accessLogs: ILogGroup): void {
+  new MetricFilter(scope, 'RefusedCredentials', {
+    logGroup: accessLogs,
+    metricNamespace: METRICS_NAMESPACE,
+    metricName: REFUSED_CREDENTIALS_METRIC,
+    filterPattern: FilterPattern.stringValue('$.principalId', '=', 'refused'),
+    metricValue: '1',
+  });
   new MetricFilter(scope, 'GatewayRefusals', {
     logGroup: accessLogs,
     metricNamespace: METRICS_NAMESPACE,
