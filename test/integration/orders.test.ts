@@ -236,7 +236,7 @@ describe('checkout completion and orders', () => {
       Status: 'OrderReceived',
     });
     // Fulfilment reads what was bought by name too, as the order keeps it.
-    expect((mine[1]?.detail.Lines as { Name: string | null }[]).map((line) => line.Name)).toEqual([
+    expect(((mine[1]?.detail.Lines ?? []) as { Name: string | null }[]).map((line) => line.Name)).toEqual([
       'Photo book A4, 24 pages',
       null,
     ]);
