@@ -8,7 +8,8 @@ import { headerOf, type RequestHeaders } from './headers.ts';
 
 /** Request headers a browser may send cross-origin; API Gateway's preflight and the local front use this list. */
 export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'X-SERVICE-API-Key', 'Idempotency-Key'];
-const CORS_EXPOSED_HEADERS = 'Retry-After, Idempotent-Replayed, x-amzn-RequestId';
+/** WWW-Authenticate: a browser app reads why its token was refused (RFC 6750's error and description). */
+const CORS_EXPOSED_HEADERS = 'Retry-After, Idempotent-Replayed, x-amzn-RequestId, WWW-Authenticate';
 
 /**
  * CORS headers for a response to a request from `origin`, per CORS_ALLOWED_ORIGINS (none by default).

@@ -50,8 +50,12 @@ describe('CORS through the local front', () => {
         await service.request('GET', `/basket/${'0'.repeat(32)}`, { token, headers: { Origin: origin } }),
         await service.request('GET', '/baskets', { headers: { Origin: origin } }),
         await service.request('GET', '/nowhere', { headers: { Origin: origin } }),
+        await service.request('GET', '/baskets', { headers: { Origin: origin, Authorization: 'Bearer not.a.jwt' } }),
       ];
-      expect(answers.map((answer) => answer.status)).toEqual([200, 404, 401, 404]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 404, 401, 404, 401]);
+      // A browser app can read why its token was refused.
+      expect(answers[4]?.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+      expect(answers[4]?.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
       for (const answer of answers) {
         expect(allowOrigin(answer)).toBe(origin);
         expect(answer.headers.get('vary')).toContain('Origin');
