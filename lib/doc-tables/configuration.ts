@@ -213,11 +213,14 @@ export function configurationTable(): string {
   const reads = new Map(envReads().map((read) => [read.name, read]));
   const undocumented = [...reads.keys()].filter((name) => !(name in VARIABLES));
   if (undocumented.length > 0)
-    throw new Error(`read by the code, not described in lib/doc-tables/configuration.ts VARIABLES: ${undocumented.join(', ')}`);
+    throw new Error(
+      `read by the code, not described in lib/doc-tables/configuration.ts VARIABLES: ${undocumented.join(', ')}`,
+    );
   const gone = Object.entries(VARIABLES)
     .filter(([name, doc]) => !doc.library && !reads.has(name))
     .map(([name]) => name);
-  if (gone.length > 0) throw new Error(`described in lib/doc-tables/configuration.ts VARIABLES, read nowhere: ${gone.join(', ')}`);
+  if (gone.length > 0)
+    throw new Error(`described in lib/doc-tables/configuration.ts VARIABLES, read nowhere: ${gone.join(', ')}`);
   const rows = Object.entries(VARIABLES).map(([name, doc]) => [
     `\`${name}\``,
     doc.default ?? shownDefault(reads.get(name)) ?? '—',
