@@ -1,5 +1,5 @@
 /**
- * `GET /` and `GET /docs` of `npm start`: where the API reference is, and a browsable API reference (swagger-ui, from the swagger-ui-dist package)
+ * `GET /`, `GET /favicon.ico` and `GET /docs` of `npm start`: where the API reference is, its icon, and a browsable API reference (swagger-ui, from the swagger-ui-dist package)
  * over the service's own `/openapi.json`. Everything the page loads comes from this server: no CDN, no
  * validator badge (`validatorUrl: null`), so it works offline.
  *
@@ -95,6 +95,8 @@ export function apiDocs(request: IncomingMessage): APIGatewayProxyResult | undef
   if (request.method !== 'GET') return undefined;
   const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
   if (path === '/') return text('application/json', INDEX);
+  // A browser that opens `GET /` (or any JSON answer) asks for the icon too; the reference page's serves.
+  if (path === '/favicon.ico') return asset('favicon-32x32.png');
   if (path === '/docs' || path === '/docs/') return text('text/html; charset=utf-8', PAGE);
   if (path === '/docs/start.js') return text('text/javascript; charset=utf-8', START);
   return path.startsWith('/docs/') ? asset(path.slice('/docs/'.length)) : undefined;

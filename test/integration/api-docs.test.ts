@@ -38,6 +38,9 @@ describe('GET /, and an unknown route', () => {
     });
     for (const path of [index.body.Docs, index.body.OpenApi, index.body.Health])
       expect((await service.request('GET', path)).status, path).toBe(200);
+    // A browser opening GET / asks for /favicon.ico too: no 404 in its console.
+    const icon = await service.request('GET', '/favicon.ico');
+    expect([icon.status, icon.headers.get('content-type')]).toEqual([200, 'image/png']);
   });
 
   it('names /openapi.json and /docs in the 404 of a route that does not exist', async () => {
