@@ -1,7 +1,8 @@
 /**
  * `GET /`, `GET /favicon.ico` and `GET /docs` of `npm start`: where the API reference is, its icon, and a
- * browsable API reference (swagger-ui, from the swagger-ui-dist package) over the service's own `/openapi.json`. Everything the page loads comes from this server: no CDN, no
- * validator badge (`validatorUrl: null`), so it works offline.
+ * browsable API reference (swagger-ui, from the swagger-ui-dist package) over the service's own `/openapi.json`.
+ * Everything the page loads comes from this server: no CDN, no validator badge (`validatorUrl: null`), so it
+ * works offline.
  *
  * Local only, never deployed: in AWS every path is a route of the table with one Lambda function each, and
  * a 1.7 MB static renderer is not an API endpoint; client developers get the same page from `npm start`, or
