@@ -156,8 +156,13 @@ export function s3Front({ incomingDir, onRequest }: S3FrontOptions) {
         );
       }
       // The verified bytes take the request's place for s3rver and the multipart stand-in.
-      ctx.req = spooled.open() as unknown as IncomingMessage;
-      await next();
+      const body = await spooled.open();
+      ctx.req = body as unknown as IncomingMessage;
+      try {
+        await next();
+      } finally {
+        body.destroy(); // closes the file whether or not it was read
+      }
     } finally {
       await spooled.remove();
     }

@@ -5,8 +5,8 @@
  * spooled to a temporary file while it is hashed, and only a verified file is handed on to be stored.
  */
 import { createHash, randomBytes, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -142,7 +142,11 @@ export function trailerExpectations(
 export interface SpooledBody {
   path: string;
   size: number;
-  open(): Readable;
+  /**
+   * The file, already open: removing it afterwards cannot fail a read that has not begun (a reader that
+   * answers without reading the body, such as CreateMultipartUpload's, would otherwise race the removal).
+   */
+  open(): Promise<Readable>;
   remove(): Promise<void>;
 }
 
@@ -179,7 +183,7 @@ export async function spoolVerified(
     await remove();
     throw error;
   }
-  return { path, size, open: () => createReadStream(path), remove };
+  return { path, size, open: async () => (await open(path)).createReadStream(), remove };
 }
 
 /** What decides how a request's body is checked. */
