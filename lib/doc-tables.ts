@@ -25,6 +25,7 @@ import { DEFAULT_PAGE_LIMIT } from '../functions/contracts/common.ts';
 import { LIBRARY_PAGE_DEFAULT } from '../functions/contracts/user-library.ts';
 import { IMAGE_HEADER_MAX_BYTES } from '../functions/library/image-header/index.ts';
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../functions/shared/event-types.ts';
+import { EVENT_SUBSCRIPTIONS, WEBHOOK_EVENT_TYPES } from '../functions/webhooks/event-subscriptions.ts';
 import { MAX_REQUEST_BYTES } from './local/service.ts';
 import { DEFAULT_THROTTLE } from './local/throttle.ts';
 import { HandlerFunction, ROUTELESS_FUNCTIONS } from './constructs/handler-function.ts';
@@ -254,6 +255,15 @@ const VARIABLES: Record<string, VariableDoc> = {
     meaning: 'print quality: the least effective pixels per inch rated `Good` (see [API](api.md#print-quality))',
   },
   PRINT_FAIR_PPI: { meaning: 'print quality: the least rated `Fair`; below it is `Poor`' },
+  WEBHOOK_ALLOW_LOOPBACK: {
+    meaning:
+      '`true` lets webhooks use `http://` to loopback receivers (127.0.0.0/8, ::1): local development and tests only. Otherwise a webhook URL is `https://` to public addresses only; a URL refused for loopback alone names this switch',
+  },
+  WEBHOOK_KMS_KEY_ID: {
+    default: "— (set by the stack; `npm start`: the local KMS stand-in's alias)",
+    meaning:
+      'KMS key (id, ARN or alias) that encrypts webhook signing secrets, with the webhook id as encryption context',
+  },
   PULL_ALLOW_LOOPBACK: {
     meaning:
       '`true` lets pull fetch from loopback (127.0.0.0/8, ::1), on any port: local development and tests only. Every other internal address stays refused. A pull refused for loopback alone names this switch',
@@ -444,7 +454,7 @@ export function limitsTable(): string {
 // ---------------------------------------------------------------------------------------------------------
 // The authorization matrix
 
-const ROUTE_KINDS: Credential[] = ['none', 'user', 'library', 'site', 'catalog', 'fulfilment'];
+const ROUTE_KINDS: Credential[] = ['none', 'user', 'apiKey', 'library', 'site', 'catalog', 'fulfilment'];
 
 /** What a cell adds to its answer, beyond 'in' / 401 / 403. */
 /** What a row's label adds to the column's name. */
@@ -626,6 +636,24 @@ export function eventsTable(): string {
   );
 }
 
+/** Which API key scopes' webhooks may subscribe to each event type, and who of them receives it. */
+export function webhookEventsTable(): string {
+  return table(
+    ['event type', 'what it says', 'key scopes that may subscribe', 'delivered to'],
+    WEBHOOK_EVENT_TYPES.map((type) => {
+      const { scopes, audience, summary } = EVENT_SUBSCRIPTIONS[type];
+      return [
+        `\`${type}\``,
+        summary,
+        scopes.map((scope) => `\`${scope}\``).join(', '),
+        audience === 'owner'
+          ? "the webhooks of the key that caused it (the event's `ApiKeyId`)"
+          : 'every subscribed webhook of those scopes',
+      ];
+    }),
+  );
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Sections and files
 
@@ -638,6 +666,7 @@ export const SECTIONS: { file: string; name: string; make: () => string }[] = [
   { file: 'docs/deploy.md', name: 'functions', make: functionsTable },
   { file: 'docs/deploy.md', name: 'alarms', make: alarmsSummary },
   { file: 'docs/design.md', name: 'events', make: eventsTable },
+  { file: 'docs/api.md', name: 'webhook-events', make: webhookEventsTable },
 ];
 
 /** `text` with the section `name` replaced by `content`; throws when its markers are missing. */

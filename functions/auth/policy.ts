@@ -14,7 +14,7 @@ export interface PolicyDocument {
 export function credentialsOf(principal: Principal): Credential[] {
   const kinds: Credential[] = [];
   if (principal.userId !== undefined) kinds.push('user');
-  if (principal.apiKey) kinds.push(principal.apiKey.scope);
+  if (principal.apiKey) kinds.push(principal.apiKey.scope, 'apiKey');
   return kinds;
 }
 

@@ -26,11 +26,11 @@ import { jsonResponse, parseJsonBody, validate } from './json.ts';
 type Schema = z.ZodMiniType;
 type Infer<S> = S extends Schema ? z.output<S> : undefined;
 
-/** The route's credential kind (functions/routes.ts): a bearer token, or an API key of that scope. */
-type PrincipalKind = 'user' | ApiKeyScope | undefined;
+/** The route's credential kind (functions/routes.ts): a bearer token, an API key of that scope, or of any. */
+type PrincipalKind = 'user' | 'apiKey' | ApiKeyScope | undefined;
 type PrincipalOf<K extends PrincipalKind> = K extends 'user'
   ? Principal & { userId: string }
-  : K extends ApiKeyScope
+  : K extends ApiKeyScope | 'apiKey'
     ? Principal & { apiKey: NonNullable<Principal['apiKey']> }
     : Principal;
 
@@ -97,7 +97,14 @@ export function endpoint<
     const principal = fromAuthorizerContext(event.requestContext?.authorizer);
     if (spec.principal === 'user' && principal.userId === undefined)
       throw forbidden('This endpoint takes a bearer token.');
-    if (spec.principal !== undefined && spec.principal !== 'user' && principal.apiKey?.scope !== spec.principal)
+    if (spec.principal === 'apiKey' && principal.apiKey === undefined)
+      throw forbidden('This endpoint takes an API key.');
+    if (
+      spec.principal !== undefined &&
+      spec.principal !== 'user' &&
+      spec.principal !== 'apiKey' &&
+      principal.apiKey?.scope !== spec.principal
+    )
       throw forbidden(`This endpoint takes an API key of scope ${spec.principal}.`);
     let headers: Record<string, string | undefined> | undefined;
     const request = {

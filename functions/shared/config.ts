@@ -160,6 +160,10 @@ export const config = readOnce({
   renditionMaxRssBytes: () => Math.floor(0.9 * intEnv('AWS_LAMBDA_FUNCTION_MEMORY_SIZE', 1769)) * 1024 * 1024,
   /** Renditions: deliveries of one commit's event before its items are marked Failed (the queue's maxReceiveCount). */
   renditionMaxAttempts: () => intEnv('RENDITION_MAX_ATTEMPTS', 3),
+  /** Webhooks: `http://` to loopback receivers is allowed when this is `true` (local development, tests); otherwise https to public addresses only. */
+  webhookAllowLoopback: () => env('WEBHOOK_ALLOW_LOOPBACK') === 'true',
+  /** Webhooks: the KMS key (id, ARN or alias) that encrypts webhook secrets. */
+  webhookKeyId: () => requiredEnv('WEBHOOK_KMS_KEY_ID'),
   /** The EventBridge bus domain events go to (AWS). */
   eventBusName: () => env('EVENT_BUS_NAME'),
   /** Local: the file domain events are appended to, one JSON line each, when no bus is set. */

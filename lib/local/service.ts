@@ -20,6 +20,7 @@ import { functionsFromAssets, functionsFromSource } from './function-sources.ts'
 import { apiDocs } from './api-docs.ts';
 import { reloadConfig } from '../../functions/shared/config.ts';
 import { startEventDelivery, type QueueHandler } from './event-delivery.ts';
+import { LOCAL_WEBHOOK_KEY_ALIAS, startLocalKms } from './kms.ts';
 
 export interface LocalServiceOptions {
   /** 0 picks a free port. */
@@ -113,6 +114,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         ...(options.onS3Request ? { onS3Request: options.onS3Request } : {}),
       });
   const keys = await ensureSigningKeys(dataDir);
+  // The KMS stand-in that seals webhook secrets; its key lives in the data folder, as the signing keys do.
+  const localKms = await startLocalKms(dataDir);
 
   const defaults: Record<string, string> = {
     TABLE_NAME: 'photo-commerce',
@@ -122,6 +125,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     JWT_AUDIENCE: LOCAL_AUDIENCE,
     POWERTOOLS_METRICS_DISABLED: 'true',
     EVENTS_FILE: join(dataDir, 'events.jsonl'),
+    WEBHOOK_KMS_KEY_ID: LOCAL_WEBHOOK_KEY_ALIAS,
     // Any SDK client without an explicit local endpoint goes to a closed loopback port, never to AWS.
     AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
     ...LOCAL_AWS_ENV,
@@ -133,6 +137,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     DYNAMODB_ENDPOINT: storage.dynamoEndpoint,
     S3_ENDPOINT: storage.s3Endpoint,
     JWT_JWKS_FILE: keys.jwksFile,
+    AWS_ENDPOINT_URL_KMS: localKms.endpoint,
   });
   // The handlers read the environment once; anything they read before this must be read again.
   reloadConfig();
@@ -221,6 +226,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       await stream.close();
       await events.close();
       await functions.close();
+      await localKms.close();
       await storage.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });
       else withdrawEndpoints(dataDir);

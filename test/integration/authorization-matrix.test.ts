@@ -71,6 +71,12 @@ const samples: Record<string, Sample> = {
   'POST /library/claim': { json: { ProductBuilderUrl: 'not a builder URL' } },
   'GET /library': {},
   'DELETE /library/{itemGuid}': {},
+  'POST /webhooks': { json: {} },
+  'GET /webhooks': {},
+  'GET /webhooks/{webhookId}': {},
+  'PUT /webhooks/{webhookId}': { json: { Status: 'Disabled' } },
+  'DELETE /webhooks/{webhookId}': {},
+  'POST /webhooks/{webhookId}/secret': {},
 };
 
 let service: TestService;

@@ -1,0 +1,38 @@
+/**
+ * Which domain events a webhook may subscribe to, and who receives each: the one table that the code
+ * (registration, fan-out), the OpenAPI document and docs/api.md read. The rule behind it: a key's webhooks
+ * never carry what the key could not read through the API. Orders are read by `fulfilment` and `site`
+ * keys, checkouts by `site` keys; a library key reads only the items it pushed, so its events go to the
+ * webhooks of that one key (`audience: 'owner'`: the event's `ApiKeyId`). Pure data, like the route table.
+ */
+import type { ApiKeyScope } from '../auth/principal.ts';
+import type { DomainEventType } from '../shared/event-types.ts';
+
+export interface EventSubscription {
+  /** The API key scopes whose webhooks may subscribe to the type. */
+  scopes: readonly ApiKeyScope[];
+  /** `scope`: every subscribed webhook of those scopes; `owner`: only those of the key named by the event's ApiKeyId. */
+  audience: 'scope' | 'owner';
+  /** What the event says, for the documentation. */
+  summary: string;
+}
+
+// One event type per line: the table reads best as rows.
+// prettier-ignore
+export const EVENT_SUBSCRIPTIONS = {
+  BasketCheckedOut: { scopes: ['site'], audience: 'scope', summary: 'A basket was checked out: a checkout awaits payment.' },
+  OrderCreated: { scopes: ['fulfilment', 'site'], audience: 'scope', summary: 'A paid checkout became an order.' },
+  OrderStatusChanged: { scopes: ['fulfilment', 'site'], audience: 'scope', summary: "An order moved along its status transitions." },
+  LibraryItemsAdded: { scopes: ['library'], audience: 'owner', summary: 'Images pushed, pulled or uploaded by the key were added to the library.' },
+} as const satisfies Record<DomainEventType, EventSubscription>;
+
+export type WebhookEventType = keyof typeof EVENT_SUBSCRIPTIONS;
+
+export const WEBHOOK_EVENT_TYPES = Object.keys(EVENT_SUBSCRIPTIONS) as WebhookEventType[];
+
+export const isWebhookEventType = (value: string): value is WebhookEventType =>
+  Object.hasOwn(EVENT_SUBSCRIPTIONS, value);
+
+/** The event types a key of this scope may subscribe to. */
+export const subscribableBy = (scope: ApiKeyScope): WebhookEventType[] =>
+  WEBHOOK_EVENT_TYPES.filter((type) => (EVENT_SUBSCRIPTIONS[type].scopes as readonly ApiKeyScope[]).includes(scope));
