@@ -37,6 +37,10 @@ export interface Webhook {
   sealedSecret: string;
   /** The secret before the last rotation, which also signs deliveries until `expiresAt`. */
   previousSecret?: { sealedSecret: string; expiresAt: number };
+  /** When its deliveries began failing without a success since; absent while they succeed. */
+  failingSince?: number;
+  /** Why the service disabled it (a 410, five days of failures); absent when its key did, or it is enabled. */
+  disabledReason?: string;
 }
 
 /** What a webhook's subscription index items say: what the fan-out needs without reading the webhook. */
@@ -76,11 +80,23 @@ export interface WebhookChanges {
   status?: WebhookStatus;
 }
 
-export const changed = (webhook: Webhook, changes: WebhookChanges): Webhook => ({
+/** The webhook with its key's changes; enabling it again starts afresh (no failure streak, no reason it was disabled). */
+export function changed(webhook: Webhook, changes: WebhookChanges): Webhook {
+  const { failingSince: _failingSince, disabledReason: _disabledReason, ...rest } = webhook;
+  return {
+    ...(changes.status === 'Enabled' ? rest : webhook),
+    ...(changes.url !== undefined ? { url: changes.url } : {}),
+    ...(changes.eventTypes !== undefined ? { eventTypes: changes.eventTypes } : {}),
+    ...(changes.status !== undefined ? { status: changes.status } : {}),
+    revision: webhook.revision + 1,
+  };
+}
+
+/** The webhook disabled by the service, saying why. */
+export const disabled = (webhook: Webhook, reason: string): Webhook => ({
   ...webhook,
-  ...(changes.url !== undefined ? { url: changes.url } : {}),
-  ...(changes.eventTypes !== undefined ? { eventTypes: changes.eventTypes } : {}),
-  ...(changes.status !== undefined ? { status: changes.status } : {}),
+  status: 'Disabled',
+  disabledReason: reason,
   revision: webhook.revision + 1,
 });
 

@@ -29,6 +29,7 @@ export const KEYS = {
   outbox: 'OUTBOX#',
   webhook: 'WEBHOOK#',
   webhookSubscription: 'WEBHOOKSUB#',
+  webhookDelivery: 'WHDELIVERY#',
 } as const;
 
 export type KeyPrefix = (typeof KEYS)[keyof typeof KEYS];
@@ -121,4 +122,10 @@ export const webhookSubscriptionPk = (eventType: string) => `${KEYS.webhookSubsc
 export const webhookSubscriptionKey = (eventType: string, webhookId: string): TableKey => ({
   PK: webhookSubscriptionPk(eventType),
   SK: webhookId,
+});
+/** A webhook's deliveries, newest first by their time-ordered id. */
+export const webhookDeliveryPk = (webhookId: string) => `${KEYS.webhookDelivery}${webhookId}`;
+export const webhookDeliveryKey = (webhookId: string, deliveryId: string): TableKey => ({
+  PK: webhookDeliveryPk(webhookId),
+  SK: deliveryId,
 });

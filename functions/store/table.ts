@@ -36,6 +36,8 @@
  * | create a webhook                 | TransactWriteItems: the webhook, PK=WEBHOOK#<key id> SK=COUNT (count < 20), PK=WEBHOOKSUB#<type> SK=<webhookId> per type |
  * | update / rotate / delete webhook | GetItem of it, then TransactWriteItems: it (revision condition), its subscription items, the count (delete) |
  * | subscribers of an event (fan-out) | Query PK=WEBHOOKSUB#<type> (one item per enabled webhook subscribed to it) |
+ * | a delivery (fan-out, delivery)   | conditional PutItem / GetItem / UpdateItem PK=WHDELIVERY#<webhookId> SK=<deliveryId> (TTL) |
+ * | a webhook's failure streak       | UpdateItem PK=WEBHOOK#<key id> SK=WEBHOOK#<webhookId> (failingSince)  |
  */
 export const table = {
   partitionKey: 'PK',

@@ -5,11 +5,20 @@
  * subscribers of an event are one Query, never a Scan. Every change writes the webhook, its index items and
  * the count in one transaction, conditional on the revision it read.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { MAX_WEBHOOKS_PER_KEY, subscribedTypes, type Webhook, type WebhookSubscriber } from '../domain/webhook.ts';
-import { WEBHOOK_PREFIX, webhookCountKey, webhookKey, webhookOwnerPk, webhookSubscriptionKey } from './keys.ts';
+import {
+  WEBHOOK_PREFIX,
+  webhookCountKey,
+  webhookKey,
+  webhookOwnerPk,
+  webhookSubscriptionKey,
+  webhookSubscriptionPk,
+} from './keys.ts';
+import { queryEach } from './query.ts';
+import { writeIf } from './writes.ts';
 import { fromItem } from './table.ts';
 import { create, put, remove, transact, update, type WriteAction } from './transaction.ts';
 
@@ -102,4 +111,42 @@ export async function deleteWebhook(webhook: Webhook): Promise<boolean> {
     }),
   ]);
   return outcome.committed;
+}
+
+/** The enabled webhooks subscribed to an event type: a Query of that type's index partition, page after page. */
+export async function listSubscribers(eventType: string): Promise<WebhookSubscriber[]> {
+  const subscribers: WebhookSubscriber[] = [];
+  await queryEach(
+    {
+      TableName: config.tableName,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': webhookSubscriptionPk(eventType) },
+    },
+    (page) => {
+      for (const item of page.Items ?? []) subscribers.push(fromItem<WebhookSubscriber>(item));
+    },
+  );
+  return subscribers;
+}
+
+/**
+ * Records how the webhook's latest delivery attempt went: a failure starts its failure streak (kept if one
+ * runs), a success ends it. Not a change of its key's: no revision, and only when the streak changes.
+ */
+export async function recordDeliveryStreak(webhook: Webhook, succeeded: boolean, now: number): Promise<void> {
+  if (succeeded === (webhook.failingSince === undefined)) return;
+  // A webhook deleted meanwhile fails the condition: it has no streak to keep.
+  await writeIf(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: webhookKey(webhook.ownerKeyId, webhook.webhookId),
+      ...(succeeded
+        ? { UpdateExpression: 'REMOVE failingSince' }
+        : {
+            UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
+            ExpressionAttributeValues: { ':now': now },
+          }),
+      ConditionExpression: 'attribute_exists(PK)',
+    }),
+  );
 }

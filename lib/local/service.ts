@@ -19,7 +19,10 @@ import { LIBRARY_SWEEPER, streamConsumers, streamCheckpointFile } from './stream
 import { functionsFromAssets, functionsFromSource } from './function-sources.ts';
 import { apiDocs } from './api-docs.ts';
 import { reloadConfig } from '../../functions/shared/config.ts';
-import { startEventDelivery, type QueueHandler } from './event-delivery.ts';
+import { ruleToQueue, startLocalQueue, type QueueHandler } from './event-delivery.ts';
+import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-events.ts';
+import { startLocalSqsFront } from './sqs-front.ts';
+import { startWebhookQueues, webhookQueueEnv } from './webhook-queues.ts';
 import { LOCAL_WEBHOOK_KEY_ALIAS, startLocalKms } from './kms.ts';
 
 export interface LocalServiceOptions {
@@ -116,6 +119,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const keys = await ensureSigningKeys(dataDir);
   // The KMS stand-in that seals webhook secrets; its key lives in the data folder, as the signing keys do.
   const localKms = await startLocalKms(dataDir);
+  // The SQS front the webhook functions send deliveries and set retry delays through.
+  const sqsFront = await startLocalSqsFront();
 
   const defaults: Record<string, string> = {
     TABLE_NAME: 'photo-commerce',
@@ -138,6 +143,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     S3_ENDPOINT: storage.s3Endpoint,
     JWT_JWKS_FILE: keys.jwksFile,
     AWS_ENDPOINT_URL_KMS: localKms.endpoint,
+    ...webhookQueueEnv(sqsFront.endpoint),
   });
   // The handlers read the environment once; anything they read before this must be read again.
   reloadConfig();
@@ -158,15 +164,33 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const { loadHandler } = functions;
   const authorizer = (await loadHandler('authorizer')) as unknown as RequestAuthorizer;
 
-  // The renditions queue's stand-in: the same handler on the same event, its messages kept in the data folder.
-  const events =
+  // The queues that published events reach, with their handlers, their messages kept in the data folder:
+  // the renditions queue (its EventBridge rule: LibraryItemsAdded) and the webhook pipeline.
+  const queueHandler = (name: string) => loadHandler(name) as unknown as Promise<QueueHandler>;
+  const renditions =
     options.renditions === false
-      ? { drain: async () => {}, close: async () => {} }
-      : startEventDelivery(
-          (name) => loadHandler(name) as unknown as Promise<QueueHandler>,
-          functions.subscribe,
-          join(dataDir, 'queues', 'renditions'),
-        );
+      ? undefined
+      : startLocalQueue({
+          name: 'renditions',
+          handler: RENDITIONS_SUBSCRIPTION.handler,
+          maxReceiveCount: RENDITIONS_SUBSCRIPTION.maxReceiveCount,
+          folder: join(dataDir, 'queues', 'renditions'),
+          loadHandler: queueHandler,
+        });
+  const unsubscribeRenditions =
+    renditions && ruleToQueue(functions.subscribe, (type) => type === RENDITIONS_SUBSCRIPTION.detailType, renditions);
+  const webhooks = startWebhookQueues({ loadHandler: queueHandler, subscribe: functions.subscribe, sqsFront, dataDir });
+  const events = {
+    drain: async () => {
+      await renditions?.drain();
+      await webhooks.drain();
+    },
+    close: async () => {
+      unsubscribeRenditions?.();
+      await renditions?.close();
+      await webhooks.close();
+    },
+  };
 
   // The table stream's consumers, as its event source mappings run them in AWS (event publisher, library sweeper).
   const stream = tableStream(storage, process.env.TABLE_NAME as string, streamConsumers(loadHandler), {
@@ -226,6 +250,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       await stream.close();
       await events.close();
       await functions.close();
+      await sqsFront.close();
       await localKms.close();
       await storage.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });
