@@ -90,6 +90,17 @@ export const renditionsTableGrant: TableGrant = {
   write: [KEYS.libraryItem, KEYS.libraryUser],
 };
 
+/** The webhook fan-out: reads an event type's subscribers, writes their deliveries. */
+export const webhookFanoutTableGrant: TableGrant = {
+  read: [KEYS.webhookSubscription],
+  write: [KEYS.webhookDelivery],
+};
+/** The webhook delivery: reads webhooks and deliveries, records attempts, disables a webhook (with its subscription items). */
+export const webhookDeliverTableGrant: TableGrant = {
+  read: [KEYS.webhook, KEYS.webhookDelivery],
+  write: [KEYS.webhook, KEYS.webhookSubscription, KEYS.webhookDelivery],
+};
+
 export interface Route {
   method: HttpMethod;
   /** API Gateway resource path; `{name}` marks a path parameter. */

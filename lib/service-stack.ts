@@ -15,6 +15,7 @@ import { EventPublisher } from './constructs/event-publisher.ts';
 import { LibrarySweeper } from './constructs/library-sweeper.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { Renditions } from './constructs/renditions.ts';
+import { Webhooks } from './constructs/webhooks.ts';
 import { nagArnOf } from './constructs/dead-letters.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -29,6 +30,7 @@ export class ServiceStack extends Stack {
   readonly api: Api;
   readonly librarySweeper: LibrarySweeper;
   readonly renditions: Renditions;
+  readonly webhooks: Webhooks;
   readonly eventPublisher: EventPublisher;
   readonly monitoring: Monitoring;
 
@@ -87,6 +89,13 @@ export class ServiceStack extends Stack {
       bus: this.data.bus,
       logRetention: config.logRetentionDays,
     });
+    this.webhooks = new Webhooks(this, 'Webhooks', {
+      namePrefix,
+      table: this.data.table,
+      bus: this.data.bus,
+      webhookSecrets: this.data.webhookSecrets,
+      logRetention: config.logRetentionDays,
+    });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       namePrefix,
       api: this.api.restApi,
@@ -95,6 +104,7 @@ export class ServiceStack extends Stack {
       authorizer: this.authorizers.handlerFunction,
       streamConsumers: [this.librarySweeper, this.eventPublisher],
       renditions: this.renditions,
+      webhooks: this.webhooks,
       table: this.data.table,
       bucket: this.data.bucket,
       alarmEmail: config.alarmEmail,
