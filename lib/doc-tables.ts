@@ -259,6 +259,20 @@ const VARIABLES: Record<string, VariableDoc> = {
     meaning:
       '`true` lets webhooks use `http://` to loopback receivers (127.0.0.0/8, ::1): local development and tests only. Otherwise a webhook URL is `https://` to public addresses only; a URL refused for loopback alone names this switch',
   },
+  WEBHOOK_TIMEOUT_MS: {
+    meaning:
+      "webhooks: one delivery attempt (connect, send, the answer's status) must finish within this; a slower receiver is a failed attempt, retried on the schedule",
+  },
+  WEBHOOK_RETRY_SCHEDULE: {
+    default: '`5,300,1800,7200,18000,36000,36000` (Standard Webhooks: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)',
+    meaning:
+      'webhooks: the delays in seconds before each retry of a failed delivery, after the first attempt (`1,1,1` is four attempts); each at most 43200 (SQS holds a message up to 12 hours), at most 15. After the last, the delivery is `Failed`',
+  },
+  WEBHOOK_DELIVERY_QUEUE_URL: {
+    default: '— (set by the stack; `npm start`: its local queue)',
+    meaning:
+      'webhooks: the SQS queue the fan-out sends one message per delivery to, and the delivery function sets retry delays on',
+  },
   WEBHOOK_KMS_KEY_ID: {
     default: "— (set by the stack; `npm start`: the local KMS stand-in's alias)",
     meaning:
@@ -583,7 +597,14 @@ export function grantsTable(): string {
         );
       } else if (actions.some((action) => action.startsWith('events:'))) other.push(`${actions.join(', ')} on the bus`);
       else if (actions.includes('sqs:ReceiveMessage')) other.push('receives from its queue');
-      else if (actions.includes('sqs:SendMessage')) other.push('sends to its dead-letter queue');
+      else if (actions.includes('sqs:SendMessage'))
+        other.push(
+          /DeadLetters/.test(JSON.stringify(statement.Resource))
+            ? 'sends to its dead-letter queue'
+            : 'sends to the webhook deliveries queue',
+        );
+      else if (actions.some((action) => action.startsWith('kms:')))
+        other.push(`${actions.join(', ')} with the webhook secrets' key (a webhook id as encryption context)`);
     }
     return {
       label: functionLabel(handlerFunction.handlerName),

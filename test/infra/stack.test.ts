@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { binaryMediaTypes, keyScopeOf, routes, type Route } from '../../functions/routes.ts';
+import { binaryMediaTypes, routes, takesApiKey, type Route } from '../../functions/routes.ts';
 import { API_KEY_SCOPES } from '../../functions/auth/principal.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
 import { uploadObjectKey } from '../../functions/store/image-object-store.ts';
@@ -103,7 +103,7 @@ describe('routes', () => {
       expect(JSON.stringify(properties.Integration.Uri)).toContain(`"${functionId}","Arn"`);
       expect(resources[functionId].Properties.FunctionName).toBe(`photo-commerce-dev-${route.handler}`);
 
-      expect(properties.ApiKeyRequired ?? false, route.handler).toBe(keyScopeOf(route) !== undefined);
+      expect(properties.ApiKeyRequired ?? false, route.handler).toBe(takesApiKey(route));
       const authorizer = stack.authorizers.for(route.credential);
       if (authorizer) {
         expect(properties.AuthorizationType).toBe('CUSTOM');
@@ -312,7 +312,8 @@ function leadingKeysOf(role: IConstruct): { read: string[]; write: string[] } {
     const actions = [statement.Action].flat();
     const patterns: string[] = [statement.Condition?.[LEADING_KEYS]?.['dynamodb:LeadingKeys'] ?? []].flat();
     if (actions.includes('dynamodb:GetItem')) patterns.forEach((pattern) => keys.read.add(pattern));
-    if (actions.includes('dynamodb:DeleteItem')) patterns.forEach((pattern) => keys.write.add(pattern));
+    if (['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'].some((action) => actions.includes(action)))
+      patterns.forEach((pattern) => keys.write.add(pattern));
   }
   return { read: [...keys.read].sort(), write: [...keys.write].sort() };
 }
@@ -367,6 +368,12 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
   'claim-library-items': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   'list-library': { read: LIBRARY_KEYS, write: [] },
   'delete-library-item': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'create-webhook': { read: ['WEBHOOK#*'], write: ['WEBHOOK#*', 'WEBHOOKSUB#*'] },
+  'list-webhooks': { read: ['WEBHOOK#*'], write: [] },
+  'get-webhook': { read: ['WEBHOOK#*'], write: [] },
+  'update-webhook': { read: ['WEBHOOK#*'], write: ['WEBHOOK#*', 'WEBHOOKSUB#*'] },
+  'delete-webhook': { read: ['WEBHOOK#*'], write: ['WEBHOOK#*', 'WEBHOOKSUB#*'] },
+  'rotate-webhook-secret': { read: ['WEBHOOK#*'], write: ['WEBHOOK#*', 'WEBHOOKSUB#*'] },
 };
 
 describe('leading keys (which items a function may touch)', () => {
@@ -405,6 +412,17 @@ describe('leading keys (which items a function may touch)', () => {
     expect(leadingKeysOf(stack.authorizers.handlerFunction.role)).toEqual({ read: ['APIKEY#*'], write: [] });
     expect(leadingKeysOf(stack.librarySweeper.handlerFunction.role)).toEqual({ read: ['ANONUSER#*'], write: [] });
     expect(leadingKeysOf(stack.eventPublisher.handlerFunction.role)).toEqual({ read: [], write: [] });
+  });
+
+  it('lets the webhook fan-out read subscriptions and write deliveries, the delivery function webhooks and deliveries only', () => {
+    expect(leadingKeysOf(stack.webhooks.fanout.handlerFunction.role)).toEqual({
+      read: ['WEBHOOKSUB#*'],
+      write: ['WHDELIVERY#*'],
+    });
+    expect(leadingKeysOf(stack.webhooks.deliveries.handlerFunction.role)).toEqual({
+      read: ['WEBHOOK#*', 'WHDELIVERY#*'],
+      write: ['WEBHOOK#*', 'WEBHOOKSUB#*', 'WHDELIVERY#*'],
+    });
   });
 });
 
