@@ -41,6 +41,8 @@ export interface Grants {
   bucket?: 'read' | 'put' | 'delete' | 'write' | 'readwrite' | 'multipart';
   /** events:PutEvents on the service's bus. */
   events?: true;
+  /** sqs:SendMessage to the webhook deliveries queue (a redelivery), and its URL in WEBHOOK_DELIVERY_QUEUE_URL. */
+  webhookDeliveries?: true;
   /** The webhook secrets' KMS key: `seal` (kms:Encrypt, management) or `open` (kms:Decrypt, delivery), each only with a webhook's id as encryption context. */
   webhookSecrets?: 'seal' | 'open';
 }
@@ -78,6 +80,9 @@ const tables = {
   /** A key's webhooks and, written with them, their subscription index items. */
   webhookRead: { read: [KEYS.webhook] },
   webhookChange: { read: [KEYS.webhook], write: [KEYS.webhook, KEYS.webhookSubscription] },
+  /** A webhook's delivery log, read after its webhook (the caller's own); a redelivery marks one Pending again. */
+  deliveryLog: { read: [KEYS.webhook, KEYS.webhookDelivery] },
+  redelivery: { read: [KEYS.webhook, KEYS.webhookDelivery], write: [KEYS.webhookDelivery] },
 } satisfies Record<string, TableGrant>;
 
 /** The API-key authorizer: a GetItem of the key's hash. */
@@ -161,6 +166,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/webhooks/{webhookId}', handler: 'get-webhook', credential: 'apiKey', summary: 'Read one of this key\'s webhooks', grants: { table: tables.webhookRead } },
   { method: 'PUT', path: '/webhooks/{webhookId}', handler: 'update-webhook', credential: 'apiKey', summary: "Change a webhook's URL, event types or status", grants: { table: tables.webhookChange } },
   { method: 'DELETE', path: '/webhooks/{webhookId}', handler: 'delete-webhook', credential: 'apiKey', summary: 'Delete a webhook', grants: { table: tables.webhookChange } },
+  { method: 'GET', path: '/webhooks/{webhookId}/deliveries', handler: 'list-webhook-deliveries', credential: 'apiKey', summary: "A webhook's deliveries, newest first, a page at a time, with their attempts", grants: { table: tables.deliveryLog } },
+  { method: 'POST', path: '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', handler: 'redeliver-webhook-delivery', credential: 'apiKey', summary: 'Send a delivery again: the same event and webhook-id, signed anew', grants: { table: tables.redelivery, webhookDeliveries: true } },
   { method: 'POST', path: '/webhooks/{webhookId}/secret', handler: 'rotate-webhook-secret', credential: 'apiKey', summary: "Rotate a webhook's signing secret (the old one signs too for 24 hours)", grants: { table: tables.webhookChange, webhookSecrets: 'seal' } },
 ];
 

@@ -63,10 +63,23 @@ export class ServiceStack extends Stack {
       cacheSeconds: config.authorizerCacheSeconds,
       logRetention: config.logRetentionDays,
     });
+    this.webhooks = new Webhooks(this, 'Webhooks', {
+      namePrefix,
+      table: this.data.table,
+      bus: this.data.bus,
+      webhookSecrets: this.data.webhookSecrets,
+      logRetention: config.logRetentionDays,
+    });
     this.api = new Api(this, 'Api', {
       config,
       namePrefix,
-      data: this.data,
+      data: {
+        table: this.data.table,
+        bucket: this.data.bucket,
+        bus: this.data.bus,
+        webhookSecrets: this.data.webhookSecrets,
+        webhookDeliveries: this.webhooks.deliveries.queue,
+      },
       authorizers: this.authorizers,
       routes: props.routes ?? routes,
     });
@@ -87,13 +100,6 @@ export class ServiceStack extends Stack {
       table: this.data.table,
       bucket: this.data.bucket,
       bus: this.data.bus,
-      logRetention: config.logRetentionDays,
-    });
-    this.webhooks = new Webhooks(this, 'Webhooks', {
-      namePrefix,
-      table: this.data.table,
-      bus: this.data.bus,
-      webhookSecrets: this.data.webhookSecrets,
       logRetention: config.logRetentionDays,
     });
     this.monitoring = new Monitoring(this, 'Monitoring', {

@@ -13,7 +13,7 @@ import { libraryMultipartContracts } from './library-multipart.ts';
 import { orderContracts } from './order.ts';
 import { nameSchemas, responseSchemas } from './common.ts';
 import { userLibraryContracts } from './user-library.ts';
-import { webhookContracts } from './webhooks.ts';
+import { deliveryContracts, webhookContracts } from './webhooks.ts';
 
 export interface RouteContract {
   /** The route's credential (the route table's `credential`; a test keeps them equal). */
@@ -82,4 +82,6 @@ export const contracts: Record<string, RouteContract> = {
   'update-webhook': webhookContracts.update,
   'delete-webhook': webhookContracts.delete,
   'rotate-webhook-secret': webhookContracts.rotateSecret,
+  'list-webhook-deliveries': deliveryContracts.list,
+  'redeliver-webhook-delivery': deliveryContracts.redeliver,
 };

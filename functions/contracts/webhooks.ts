@@ -7,12 +7,28 @@ import * as z from 'zod/mini';
 import { formatDate } from '../shared/dates.ts';
 import { WEBHOOK_STATUSES, type Webhook } from '../domain/webhook.ts';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/event-subscriptions.ts';
-import { Guid, GuidOut, listOf, nameSchemas, requestSchemas, responseSchemas, WireDateOut } from './common.ts';
+import { DELIVERY_STATES, type Delivery } from '../domain/webhook-delivery.ts';
+import {
+  Guid,
+  GuidOut,
+  IntegerOut,
+  listOf,
+  nameSchemas,
+  NextCursorOut,
+  PageQuery,
+  requestSchemas,
+  responseSchemas,
+  WireDateOut,
+} from './common.ts';
 
 /** The longest webhook URL: a receiver's address, not a place for payloads. */
 export const MAX_WEBHOOK_URL_LENGTH = 1024;
 
 export const WebhookPath = z.object({ webhookId: Guid });
+
+/** Deliveries per page of the log: by default, and at most. */
+export const DELIVERY_PAGE_DEFAULT = 50;
+const DELIVERY_PAGE_MAX = 100;
 
 const WebhookUrl = z.string().check(
   z.minLength(1, 'must not be empty'),
@@ -89,4 +105,57 @@ nameSchemas(responseSchemas, {
   WebhookList: WebhookListOut,
   WebhookSecret: WebhookSecretOut,
   DeletedWebhook: DeletedWebhookOut,
+});
+
+// The delivery log.
+
+export const DeliveryPath = z.object({
+  webhookId: Guid,
+  deliveryId: z.string().check(z.regex(/^[0-9a-f]{32}$/, 'must be a DeliveryId (32 hexadecimal characters)')),
+});
+export const DeliveryListQuery = z.object(PageQuery(DELIVERY_PAGE_DEFAULT, DELIVERY_PAGE_MAX));
+
+export const DeliveryOut = z.object({
+  DeliveryId: GuidOut.check(z.meta({ description: 'The webhook-id header every attempt of this delivery sent' })),
+  EventType: z.enum(WEBHOOK_EVENT_TYPES),
+  CreatedDateUtc: WireDateOut,
+  State: z.enum(DELIVERY_STATES),
+  Attempts: z.array(
+    z.object({
+      DateUtc: WireDateOut,
+      Status: IntegerOut({
+        minimum: 0,
+        maximum: 599,
+        example: 200,
+        description: "The receiver's HTTP status; 0 when there was none (refused URL, connection error, time-out)",
+      }),
+      DurationMs: IntegerOut({ minimum: 0, example: 84 }),
+    }),
+  ),
+});
+export const DeliveryListOut = z.object({ Deliveries: z.array(DeliveryOut), NextCursor: NextCursorOut });
+export const RedeliveryOut = z.object({ DeliveryId: GuidOut, State: z.literal('Pending') });
+
+// prettier-ignore
+export const deliveryContracts = {
+  list: { principal: 'apiKey', path: WebhookPath, query: DeliveryListQuery, response: DeliveryListOut, errors: { 404: ['WebhookNotFound'] } },
+  redeliver: { principal: 'apiKey', path: DeliveryPath, response: RedeliveryOut, errors: { 404: ['WebhookNotFound', 'DeliveryNotFound'], 409: ['WebhookDisabled'] } },
+} as const;
+
+export const toDeliveryOut = (delivery: Delivery): z.infer<typeof DeliveryOut> => ({
+  DeliveryId: delivery.deliveryId,
+  EventType: delivery.eventType,
+  CreatedDateUtc: formatDate(delivery.createdAt),
+  State: delivery.state,
+  Attempts: delivery.attempts.map((attempt) => ({
+    DateUtc: formatDate(attempt.at),
+    Status: attempt.status,
+    DurationMs: attempt.durationMs,
+  })),
+});
+
+nameSchemas(responseSchemas, {
+  WebhookDelivery: DeliveryOut,
+  WebhookDeliveryList: DeliveryListOut,
+  Redelivery: RedeliveryOut,
 });

@@ -125,7 +125,8 @@ export const webhookSubscriptionKey = (eventType: string, webhookId: string): Ta
 });
 /** A webhook's deliveries, newest first by their time-ordered id. */
 export const webhookDeliveryPk = (webhookId: string) => `${KEYS.webhookDelivery}${webhookId}`;
+export const DELIVERY_PREFIX = 'DELIVERY#';
 export const webhookDeliveryKey = (webhookId: string, deliveryId: string): TableKey => ({
   PK: webhookDeliveryPk(webhookId),
-  SK: deliveryId,
+  SK: `${DELIVERY_PREFIX}${deliveryId}`,
 });

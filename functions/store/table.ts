@@ -36,7 +36,8 @@
  * | create a webhook                 | TransactWriteItems: the webhook, PK=WEBHOOK#<key id> SK=COUNT (count < 20), PK=WEBHOOKSUB#<type> SK=<webhookId> per type |
  * | update / rotate / delete webhook | GetItem of it, then TransactWriteItems: it (revision condition), its subscription items, the count (delete) |
  * | subscribers of an event (fan-out) | Query PK=WEBHOOKSUB#<type> (one item per enabled webhook subscribed to it) |
- * | a delivery (fan-out, delivery)   | conditional PutItem / GetItem / UpdateItem PK=WHDELIVERY#<webhookId> SK=<deliveryId> (TTL) |
+ * | a delivery (fan-out, delivery)   | conditional PutItem / GetItem / UpdateItem PK=WHDELIVERY#<webhookId> SK=DELIVERY#<deliveryId> (TTL) |
+ * | a webhook's deliveries, newest 1st | GetItem of the webhook (its key's), then Query PK=WHDELIVERY#<webhookId>, SK begins_with DELIVERY#, descending, one page (ids are time-ordered) |
  * | a webhook's failure streak       | UpdateItem PK=WEBHOOK#<key id> SK=WEBHOOK#<webhookId> (failingSince)  |
  */
 export const table = {

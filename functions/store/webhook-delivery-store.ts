@@ -6,8 +6,9 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import type { Delivery, DeliveryAttempt, DeliveryState } from '../domain/webhook-delivery.ts';
-import { webhookDeliveryKey } from './keys.ts';
-import { fromItem, toItem } from './table.ts';
+import { DELIVERY_PREFIX, webhookDeliveryKey, webhookDeliveryPk } from './keys.ts';
+import { queryPage, type PageRequest } from './query.ts';
+import { fromItem, table, toItem } from './table.ts';
 import { writeIf } from './writes.ts';
 
 /** How long the log keeps a delivery: past the longest retry schedule, long enough to look into a partner's failures. */
@@ -56,4 +57,32 @@ export async function settleDelivery(
       ExpressionAttributeValues: { ':state': state, ...(attempt ? { ':attempt': [attempt] } : {}) },
     }),
   );
+}
+
+/** One page of a webhook's deliveries, newest first (delivery ids sort by their event's time). */
+export async function listDeliveries(
+  webhookId: string,
+  page: PageRequest,
+): Promise<{ deliveries: Delivery[]; nextCursor?: string }> {
+  const range = {
+    partitionKey: table.partitionKey,
+    partitionValue: webhookDeliveryPk(webhookId),
+    sortKey: table.sortKey,
+    sortKeyPrefix: DELIVERY_PREFIX,
+  };
+  const { items, nextCursor } = await queryPage(
+    {
+      TableName: config.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': range.partitionValue, ':prefix': DELIVERY_PREFIX },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+    },
+    range,
+    page,
+  );
+  return {
+    deliveries: items.map((item) => fromItem<Delivery>(item)),
+    ...(nextCursor === undefined ? {} : { nextCursor }),
+  };
 }

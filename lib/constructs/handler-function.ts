@@ -14,6 +14,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Grants, TableGrant } from '../../functions/routes.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
@@ -175,6 +176,8 @@ export interface DataResources {
   bucket: IBucket;
   bus: IEventBus;
   webhookSecrets: IKey;
+  /** The webhook deliveries queue (a redelivery sends to it). */
+  webhookDeliveries: IQueue;
 }
 
 export class HandlerFunction extends Construct {
@@ -243,6 +246,13 @@ export class HandlerFunction extends Construct {
     }
     if (grants.events) this.grantEvents(data.bus);
     if (grants.webhookSecrets) this.grantWebhookSecrets(data.webhookSecrets, grants.webhookSecrets);
+    if (grants.webhookDeliveries) this.grantWebhookDeliveries(data.webhookDeliveries);
+  }
+
+  /** sqs:SendMessage to the webhook deliveries queue, and its URL in WEBHOOK_DELIVERY_QUEUE_URL. */
+  grantWebhookDeliveries(queue: IQueue): void {
+    this.function.addEnvironment('WEBHOOK_DELIVERY_QUEUE_URL', queue.queueUrl);
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
   }
 
   /**

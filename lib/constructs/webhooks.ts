@@ -11,7 +11,6 @@
 import { Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -113,7 +112,6 @@ export class Webhooks extends Construct {
       spec: ROUTELESS_FUNCTIONS.webhookDeliver,
     });
     // The delivery function names its own queue: it sets a failed message's visibility there.
-    const deliveryQueueUrl = { WEBHOOK_DELIVERY_QUEUE_URL: this.deliveries.queue.queueUrl };
     this.deliveries.handlerFunction.function.addEnvironment(
       'WEBHOOK_DELIVERY_QUEUE_URL',
       this.deliveries.queue.queueUrl,
@@ -125,12 +123,9 @@ export class Webhooks extends Construct {
       ...common,
       settings: WEBHOOK_QUEUES.fanout,
       spec: ROUTELESS_FUNCTIONS.webhookFanout,
-      environment: deliveryQueueUrl,
     });
     this.fanout.handlerFunction.grantTable(props.table, webhookFanoutTableGrant, ['dynamodb:PutItem']);
-    this.fanout.handlerFunction.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deliveries.queue.queueArn] }),
-    );
+    this.fanout.handlerFunction.grantWebhookDeliveries(this.deliveries.queue);
 
     new Rule(this, 'Subscribable', {
       ruleName: `${props.namePrefix}-webhooks`,

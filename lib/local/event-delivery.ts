@@ -41,7 +41,10 @@ export interface LocalQueue {
   send(body: string, delaySeconds?: number): void;
   /** ChangeMessageVisibility of a message being handled; false when no message of that receipt handle is. */
   changeVisibility(receiptHandle: string, seconds: number): boolean;
-  /** Resolves once every message delivered so far is handled (or given up); delayed messages are not waited for. */
+  /**
+   * Resolves once every message sent so far is handled (or given up), retries included, except those that
+   * wait longer than DRAIN_HORIZON_MS to be delivered (a webhook's retry in 5 minutes is not waited for).
+   */
   drain(): Promise<void>;
   /** Stops starting deliveries; waits up to CLOSE_WAIT_MS for those under way. */
   close(): Promise<void>;
@@ -50,6 +53,8 @@ export interface LocalQueue {
 const CONCURRENCY = 2;
 /** The visibility timeout's stand-in: how long a failed message waits unless its handler said otherwise. */
 const RETRY_DELAY_MS = 500;
+/** The longest wait for a message's delivery that `drain` sits out. */
+const DRAIN_HORIZON_MS = 2_000;
 /** How long closing waits for deliveries under way (a rendition takes about a second); `npm start` has 10 s to exit. */
 const CLOSE_WAIT_MS = 3_000;
 /** The URL host of a queue no SDK call reaches (its messages come from a local rule). */
@@ -171,7 +176,15 @@ export function startLocalQueue(options: LocalQueueOptions): LocalQueue {
   pump();
 
   const drain = async (): Promise<void> => {
-    while (inFlight.size > 0) await Promise.allSettled(inFlight);
+    for (;;) {
+      if (inFlight.size > 0) {
+        await Promise.allSettled(inFlight);
+        continue;
+      }
+      const next = Math.min(...waiting.map((message) => message.visibleAt));
+      if (closed || next > Date.now() + DRAIN_HORIZON_MS) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(10, next - Date.now())));
+    }
   };
   return {
     arn,

@@ -374,6 +374,8 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
   'update-webhook': { read: ['WEBHOOK#*'], write: ['WEBHOOK#*', 'WEBHOOKSUB#*'] },
   'delete-webhook': { read: ['WEBHOOK#*'], write: ['WEBHOOK#*', 'WEBHOOKSUB#*'] },
   'rotate-webhook-secret': { read: ['WEBHOOK#*'], write: ['WEBHOOK#*', 'WEBHOOKSUB#*'] },
+  'list-webhook-deliveries': { read: ['WEBHOOK#*', 'WHDELIVERY#*'], write: [] },
+  'redeliver-webhook-delivery': { read: ['WEBHOOK#*', 'WHDELIVERY#*'], write: ['WHDELIVERY#*'] },
 };
 
 describe('leading keys (which items a function may touch)', () => {

@@ -77,6 +77,8 @@ const samples: Record<string, Sample> = {
   'PUT /webhooks/{webhookId}': { json: { Status: 'Disabled' } },
   'DELETE /webhooks/{webhookId}': {},
   'POST /webhooks/{webhookId}/secret': {},
+  'GET /webhooks/{webhookId}/deliveries': {},
+  'POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver': {},
 };
 
 let service: TestService;

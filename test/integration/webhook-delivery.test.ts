@@ -174,6 +174,59 @@ describe('webhook deliveries', () => {
     expect(stored.attempts.map((attempt) => attempt.status)).toEqual([500, 500, 200]);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(deliveriesTo('/flaky')).toHaveLength(3);
+
+    // The log answers the same, newest first, to the owning key only.
+    const log = await service.request('GET', `/webhooks/${WebhookId}/deliveries`, { apiKey: fulfilmentKey });
+    expect(log.status, log.text).toBe(200);
+    expect(log.body.Deliveries).toHaveLength(1);
+    expect(log.body.Deliveries[0]).toMatchObject({
+      DeliveryId: [...ids][0],
+      EventType: 'OrderStatusChanged',
+      State: 'Delivered',
+    });
+    expect(log.body.Deliveries[0].Attempts.map((attempt: { Status: number }) => attempt.Status)).toEqual([
+      500, 500, 200,
+    ]);
+    for (const attempt of log.body.Deliveries[0].Attempts) {
+      expect(attempt.DateUtc).toMatch(/^\/Date\(\d+\)\/$/);
+      expect(attempt.DurationMs).toBeGreaterThanOrEqual(0);
+    }
+    const foreign = await service.request('GET', `/webhooks/${WebhookId}/deliveries`, { apiKey: siteKey });
+    expect(foreign.status).toBe(404);
+  }, 30_000);
+
+  it('redelivers a delivery: the same webhook-id, a new timestamp and signature, logged as a new attempt', async () => {
+    const { WebhookId, Secret } = await register(fulfilmentKey, '/again', ['OrderStatusChanged']);
+    const event = await commitStatusEvent('9'.repeat(32));
+    const deliveryId = deliveryIdFor(event.id, WebhookId, event.time);
+    await until('the first delivery', () => deliveriesTo('/again').length === 1);
+    await until('Delivered', async () => (await getDelivery(WebhookId, deliveryId))?.state === 'Delivered');
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // a later second for the new timestamp
+
+    const path = `/webhooks/${WebhookId}/deliveries/${deliveryId}/redeliver`;
+    expect((await service.request('POST', path, { apiKey: siteKey })).status).toBe(404);
+    const redelivered = await service.request('POST', path, { apiKey: fulfilmentKey });
+    expect(redelivered.status, redelivered.text).toBe(200);
+    expect(redelivered.body).toEqual({ DeliveryId: deliveryId, State: 'Pending' });
+    const [first, second] = await until(
+      'the redelivery',
+      () => deliveriesTo('/again').length === 2 && deliveriesTo('/again'),
+    );
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(second!.headers['webhook-timestamp']).not.toBe(first!.headers['webhook-timestamp']);
+    expect(second!.headers['webhook-signature']).not.toBe(first!.headers['webhook-signature']);
+    expect(second!.body).toBe(first!.body);
+    expect(() => new StandardWebhook(Secret).verify(second!.body, headerRecord(second!.headers))).not.toThrow();
+    const stored = await until('Delivered again', async () => {
+      const found = await getDelivery(WebhookId, deliveryId);
+      return found?.state === 'Delivered' && found.attempts.length === 2 && found;
+    });
+    expect(stored.attempts.map((attempt) => attempt.status)).toEqual([200, 200]);
+    const missing = await service.request('POST', `/webhooks/${WebhookId}/deliveries/${'0'.repeat(32)}/redeliver`, {
+      apiKey: fulfilmentKey,
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.Error.Code).toBe('DeliveryNotFound');
   }, 30_000);
 
   it('gives up after the last attempt of the schedule: Failed', async () => {
