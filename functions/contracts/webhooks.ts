@@ -111,27 +111,33 @@ nameSchemas(responseSchemas, {
 
 export const DeliveryPath = z.object({
   webhookId: Guid,
-  deliveryId: z.string().check(z.regex(/^[0-9a-f]{32}$/, 'must be a DeliveryId (32 hexadecimal characters)')),
+  deliveryId: z.string().check(
+    z.regex(/^[0-9a-f]{32}$/, 'must be a DeliveryId (32 hexadecimal characters)'),
+    z.meta({
+      description: 'A DeliveryId of the log: the webhook-id its attempts sent',
+      example: '019ac6f2a1b37c4d8e9f0a1b2c3d4e5f',
+    }),
+  ),
 });
 export const DeliveryListQuery = z.object(PageQuery(DELIVERY_PAGE_DEFAULT, DELIVERY_PAGE_MAX));
+
+export const DeliveryAttemptOut = z.object({
+  DateUtc: WireDateOut,
+  Status: IntegerOut({
+    minimum: 0,
+    maximum: 599,
+    example: 200,
+    description: "The receiver's HTTP status; 0 when there was none (refused URL, connection error, time-out)",
+  }),
+  DurationMs: IntegerOut({ minimum: 0, example: 84 }),
+});
 
 export const DeliveryOut = z.object({
   DeliveryId: GuidOut.check(z.meta({ description: 'The webhook-id header every attempt of this delivery sent' })),
   EventType: z.enum(WEBHOOK_EVENT_TYPES),
   CreatedDateUtc: WireDateOut,
   State: z.enum(DELIVERY_STATES),
-  Attempts: z.array(
-    z.object({
-      DateUtc: WireDateOut,
-      Status: IntegerOut({
-        minimum: 0,
-        maximum: 599,
-        example: 200,
-        description: "The receiver's HTTP status; 0 when there was none (refused URL, connection error, time-out)",
-      }),
-      DurationMs: IntegerOut({ minimum: 0, example: 84 }),
-    }),
-  ),
+  Attempts: z.array(DeliveryAttemptOut),
 });
 export const DeliveryListOut = z.object({ Deliveries: z.array(DeliveryOut), NextCursor: NextCursorOut });
 export const RedeliveryOut = z.object({ DeliveryId: GuidOut, State: z.literal('Pending') });
@@ -155,6 +161,7 @@ export const toDeliveryOut = (delivery: Delivery): z.infer<typeof DeliveryOut> =
 });
 
 nameSchemas(responseSchemas, {
+  WebhookDeliveryAttempt: DeliveryAttemptOut,
   WebhookDelivery: DeliveryOut,
   WebhookDeliveryList: DeliveryListOut,
   Redelivery: RedeliveryOut,
