@@ -29,10 +29,15 @@ async function bodyOf(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Serves `operations` on a free loopback port; `targetPrefix` is the service's (`AWSEvents.`, `TrentService.`). */
+/**
+ * Serves `operations` on a loopback port: `port` when it is free (a restart in one process keeps its
+ * endpoint, which the handlers' SDK clients were configured with), else a free one. `targetPrefix` is the
+ * service's (`AWSEvents.`, `TrentService.`).
+ */
 export async function startAwsJsonFront(
   targetPrefix: string,
   operations: Record<string, AwsJsonOperation>,
+  port = 0,
 ): Promise<AwsJsonFront> {
   const server: Server = createServer((request, response) => {
     const answer = (status: number, body: unknown) => {
@@ -53,6 +58,9 @@ export async function startAwsJsonFront(
       }
     })().catch((error: unknown) => answer(500, { __type: 'InternalFailure', message: String(error) }));
   });
-  const endpoint = await listenLocally(server, 0, '127.0.0.1');
+  const endpoint = await listenLocally(server, port, '127.0.0.1').catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE' || port === 0) throw error;
+    return listenLocally(server, 0, '127.0.0.1');
+  });
   return { endpoint, close: () => closeServer(server) };
 }

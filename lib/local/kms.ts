@@ -54,7 +54,7 @@ interface KmsRequest {
   EncryptionContext?: Record<string, string>;
 }
 
-export async function startLocalKms(dataDir: string): Promise<LocalKms> {
+export async function startLocalKms(dataDir: string, port = 0): Promise<LocalKms> {
   const key = loadKey(dataDir);
   const material = Buffer.from(key.material, 'base64');
   const keyArn = `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:key/${key.keyId}`;
@@ -101,6 +101,6 @@ export async function startLocalKms(dataDir: string): Promise<LocalKms> {
     },
   };
 
-  const front = await startAwsJsonFront('TrentService.', operations);
+  const front = await startAwsJsonFront('TrentService.', operations, port);
   return { endpoint: front.endpoint, keyArn, close: front.close };
 }

@@ -104,6 +104,10 @@ export const localSynthesisContext = (env: NodeJS.ProcessEnv) => ({
 /** Lambda's synchronous invocation payload limit, the tighter of API Gateway's and Lambda's. */
 export const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 
+/** The ports of the KMS and SQS fronts each data folder last had in this process. */
+const lastFrontPorts = new Map<string, { kms: number; sqs: number }>();
+const portOf = (endpoint: string) => Number(new URL(endpoint).port);
+
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'photo-commerce-'));
@@ -118,9 +122,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       });
   const keys = await ensureSigningKeys(dataDir);
   // The KMS stand-in that seals webhook secrets; its key lives in the data folder, as the signing keys do.
-  const localKms = await startLocalKms(dataDir);
-  // The SQS front the webhook functions send deliveries and set retry delays through.
-  const sqsFront = await startLocalSqsFront();
+  // The SQS front the webhook functions send deliveries and set retry delays through. Both fronts keep their
+  // ports across a restart in one process (the handlers' SDK clients keep the endpoints they were made with).
+  const frontPorts = lastFrontPorts.get(dataDir);
+  const localKms = await startLocalKms(dataDir, frontPorts?.kms);
+  const sqsFront = await startLocalSqsFront(frontPorts?.sqs);
+  lastFrontPorts.set(dataDir, { kms: portOf(localKms.endpoint), sqs: portOf(sqsFront.endpoint) });
 
   const defaults: Record<string, string> = {
     TABLE_NAME: 'photo-commerce',

@@ -26,7 +26,7 @@ interface SendEntry {
 
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
-export async function startLocalSqsFront(): Promise<LocalSqsFront> {
+export async function startLocalSqsFront(port = 0): Promise<LocalSqsFront> {
   const queues = new Map<string, LocalQueue>();
   const queueOf = (url: string) => {
     const queue = queues.get(url);
@@ -41,24 +41,28 @@ export async function startLocalSqsFront(): Promise<LocalSqsFront> {
     return { MessageId: randomUUID(), MD5OfMessageBody: md5(entry.MessageBody) };
   };
 
-  const front = await startAwsJsonFront('AmazonSQS.', {
-    SendMessage: (input: SendEntry & { QueueUrl: string }) => sendTo(queueOf(input.QueueUrl), input),
-    SendMessageBatch(input: { QueueUrl: string; Entries: (SendEntry & { Id: string })[] }) {
-      const queue = queueOf(input.QueueUrl);
-      if (input.Entries.length === 0 || input.Entries.length > 10)
-        throw new AwsJsonError('TooManyEntriesInBatchRequest', 'A batch holds 1 to 10 entries.');
-      return { Successful: input.Entries.map((entry) => ({ Id: entry.Id, ...sendTo(queue, entry) })), Failed: [] };
+  const front = await startAwsJsonFront(
+    'AmazonSQS.',
+    {
+      SendMessage: (input: SendEntry & { QueueUrl: string }) => sendTo(queueOf(input.QueueUrl), input),
+      SendMessageBatch(input: { QueueUrl: string; Entries: (SendEntry & { Id: string })[] }) {
+        const queue = queueOf(input.QueueUrl);
+        if (input.Entries.length === 0 || input.Entries.length > 10)
+          throw new AwsJsonError('TooManyEntriesInBatchRequest', 'A batch holds 1 to 10 entries.');
+        return { Successful: input.Entries.map((entry) => ({ Id: entry.Id, ...sendTo(queue, entry) })), Failed: [] };
+      },
+      ChangeMessageVisibility(input: { QueueUrl: string; ReceiptHandle: string; VisibilityTimeout: number }) {
+        const queue = queueOf(input.QueueUrl);
+        const seconds = input.VisibilityTimeout;
+        if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_SECONDS)
+          throw new AwsJsonError('InvalidParameterValue', `VisibilityTimeout must be 0 to ${MAX_VISIBILITY_SECONDS}.`);
+        if (!queue.changeVisibility(input.ReceiptHandle, seconds))
+          throw new AwsJsonError('MessageNotInflight', 'The message referred to is not in flight.');
+        return {};
+      },
     },
-    ChangeMessageVisibility(input: { QueueUrl: string; ReceiptHandle: string; VisibilityTimeout: number }) {
-      const queue = queueOf(input.QueueUrl);
-      const seconds = input.VisibilityTimeout;
-      if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_SECONDS)
-        throw new AwsJsonError('InvalidParameterValue', `VisibilityTimeout must be 0 to ${MAX_VISIBILITY_SECONDS}.`);
-      if (!queue.changeVisibility(input.ReceiptHandle, seconds))
-        throw new AwsJsonError('MessageNotInflight', 'The message referred to is not in flight.');
-      return {};
-    },
-  });
+    port,
+  );
   return {
     ...front,
     serve: (queue) => void queues.set(queue.url, queue),
