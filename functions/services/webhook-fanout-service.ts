@@ -9,12 +9,11 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
 import { deliveryBody, deliveryIdFor, type Delivery } from '../domain/webhook-delivery.ts';
-import type { WebhookSubscriber } from '../domain/webhook.ts';
 import { sqs } from '../shared/clients/sqs.ts';
 import { config } from '../shared/config.ts';
 import { createDelivery } from '../store/webhook-delivery-store.ts';
 import { listSubscribers } from '../store/webhook-store.ts';
-import { EVENT_SUBSCRIPTIONS, type WebhookEventType } from '../webhooks/event-subscriptions.ts';
+import { receives, type WebhookEventType } from '../webhooks/event-subscriptions.ts';
 
 export interface SubscribableEvent {
   type: WebhookEventType;
@@ -25,13 +24,6 @@ export interface SubscribableEvent {
 
 /** SQS's most entries per SendMessageBatch. */
 const BATCH = 10;
-
-/** Whether the subscriber's key may receive the event (event-subscriptions.ts). */
-export function receives(subscriber: WebhookSubscriber, event: SubscribableEvent): boolean {
-  const rule = EVENT_SUBSCRIPTIONS[event.type];
-  if (!(rule.scopes as readonly string[]).includes(subscriber.ownerScope)) return false;
-  return rule.audience === 'scope' || subscriber.ownerKeyId === event.detail.ApiKeyId;
-}
 
 /** Makes the event's deliveries and queues them; answers how many. */
 export async function fanOut(event: SubscribableEvent): Promise<number> {

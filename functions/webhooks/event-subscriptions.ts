@@ -36,3 +36,19 @@ export const isWebhookEventType = (value: string): value is WebhookEventType =>
 /** The event types a key of this scope may subscribe to. */
 export const subscribableBy = (scope: ApiKeyScope): WebhookEventType[] =>
   WEBHOOK_EVENT_TYPES.filter((type) => (EVENT_SUBSCRIPTIONS[type].scopes as readonly ApiKeyScope[]).includes(scope));
+
+/** A subscribed webhook's owner, as the fan-out reads it from the subscription index. */
+export interface EventReceiver {
+  ownerKeyId: string;
+  ownerScope: ApiKeyScope;
+}
+
+/** Whether the receiver's key may be sent the event: its scope subscribes to the type, and for `owner` events it caused it. */
+export function receives(
+  receiver: EventReceiver,
+  event: { type: WebhookEventType; detail: Record<string, unknown> },
+): boolean {
+  const rule: EventSubscription = EVENT_SUBSCRIPTIONS[event.type];
+  if (!rule.scopes.includes(receiver.ownerScope)) return false;
+  return rule.audience === 'scope' || receiver.ownerKeyId === event.detail.ApiKeyId;
+}
