@@ -94,6 +94,8 @@ export const renditionsTableGrant: TableGrant = {
   read: [KEYS.libraryItem],
   write: [KEYS.libraryItem, KEYS.libraryUser],
 };
+/** ... and puts the LibraryItemRenditionsDecided event's outbox record in the decision's transaction. */
+export const renditionsOutboxPrefixes: readonly KeyPrefix[] = [KEYS.outbox];
 
 /** The webhook fan-out: reads an event type's subscribers, writes their deliveries. */
 export const webhookFanoutTableGrant: TableGrant = {

@@ -648,6 +648,10 @@ const EVENT_DOCS: Record<DomainEventType, { when: string; id: string }> = {
     when: "a push, pull, multi push, multi pull or large-file completion committed its items; detail `ApiKeyId`, `AnonymousUserId`, `ItemGuids` (in request order; a consumer such as renditions reads the item records, whose object is `library/<AnonymousUserId>/<ItemGuid>`). Written as an outbox record in the commit's own transaction",
     id: '`LibraryItemsAdded-<AnonymousUserId>` (the same when a completion is repeated, and a repeat writes no second record)',
   },
+  LibraryItemRenditionsDecided: {
+    when: "the renditions function decided an item's renditions; detail `ApiKeyId`, `ItemGuid`, `Status` (`Ready` or `Failed`), `Reason` (Failed). Written as an outbox record in the decision's own transaction",
+    id: '`LibraryItemRenditionsDecided-<ItemGuid>-<decision time in ms>`',
+  },
 };
 
 export function eventsTable(): string {

@@ -24,6 +24,7 @@ export const EVENT_SUBSCRIPTIONS = {
   OrderCreated: { scopes: ['fulfilment', 'site'], audience: 'scope', summary: 'A paid checkout became an order.' },
   OrderStatusChanged: { scopes: ['fulfilment', 'site'], audience: 'scope', summary: "An order moved along its status transitions." },
   LibraryItemsAdded: { scopes: ['library'], audience: 'owner', summary: 'Images pushed, pulled or uploaded by the key were added to the library.' },
+  LibraryItemRenditionsDecided: { scopes: ['library'], audience: 'owner', summary: "An item's renditions are Ready (GET /library/{itemGuid} answers them) or Failed." },
 } as const satisfies Record<DomainEventType, EventSubscription>;
 
 export type WebhookEventType = keyof typeof EVENT_SUBSCRIPTIONS;

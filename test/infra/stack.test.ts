@@ -758,8 +758,16 @@ describe('renditions', () => {
     expect(fn.Environment.Variables.RENDITION_MAX_ATTEMPTS).toBe('3');
   });
 
-  it('reads and updates library items and entries only, and reads, writes and deletes library objects only', () => {
-    expect(leadingKeysOf(stack.renditions.handlerFunction.role).read).toEqual(['LIBITEM#*']);
+  it('reads and updates library items and entries only, puts outbox records only, and reads, writes and deletes library objects only', () => {
+    expect(leadingKeysOf(stack.renditions.handlerFunction.role)).toEqual({
+      read: ['LIBITEM#*'],
+      write: ['LIBITEM#*', 'LIBUSER#*', 'OUTBOX#*'],
+    });
+    const puts = statementsOf(stack.renditions.handlerFunction.role).find((statement) =>
+      [statement.Action].flat().includes('dynamodb:PutItem'),
+    );
+    expect([puts?.Action].flat()).toEqual(['dynamodb:PutItem']);
+    expect(puts?.Condition[LEADING_KEYS]['dynamodb:LeadingKeys']).toEqual(['OUTBOX#*']);
     const statements = statementsOf(stack.renditions.handlerFunction.role);
     const writes = statements.find((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'));
     expect([writes?.Action].flat()).toEqual(['dynamodb:UpdateItem']);
