@@ -107,6 +107,52 @@ async function commitStatusEvent(orderGuid: string): Promise<{ id: string; time:
 }
 
 describe('webhook deliveries', () => {
+  it("costs a change's commit no round trip more with subscribers than without", async () => {
+    const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
+    const { runningFunction } = await import('../../lib/local/source-invocations.ts');
+    const calls: string[] = [];
+    dynamoDbClient.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (runningFunction() === 'update-order-status') calls.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name: 'countStatusChangeCalls' },
+    );
+    try {
+      const project = await service.project(7);
+      const basketGuid = (await service.request('POST', '/basket', { token: alice })).body.Guid as string;
+      await service.request('POST', `/basket/${basketGuid}/line`, {
+        token: alice,
+        json: { ProjectGuid: project, Quantity: 1 },
+      });
+      const checkout = await service.request('POST', `/basket/${basketGuid}/checkout`, { token: alice });
+      const checkoutId = (checkout.body.CheckoutUrl as string).split('/').pop() as string;
+      const order = await service.request('POST', `/checkout/${checkoutId}/complete`, {
+        apiKey: siteKey,
+        json: { PaymentReference: 'psp-round-trips' },
+      });
+      const path = `/order/${order.body.Order.OrderGuid}/status`;
+      // No webhook subscribes to OrderStatusChanged yet.
+      expect(
+        (await service.request('PUT', path, { apiKey: fulfilmentKey, json: { Status: 'Processing' } })).status,
+      ).toBe(200);
+      const without = [...calls];
+      calls.length = 0;
+      await register(fulfilmentKey, '/round-trips', ['OrderStatusChanged']);
+      await register(siteKey, '/round-trips-site', ['OrderStatusChanged']);
+      expect((await service.request('PUT', path, { apiKey: fulfilmentKey, json: { Status: 'Shipped' } })).status).toBe(
+        200,
+      );
+      expect(calls).toEqual(without);
+      await until(
+        'the deliveries',
+        () => deliveriesTo('/round-trips').length > 0 && deliveriesTo('/round-trips-site').length > 0,
+      );
+    } finally {
+      dynamoDbClient.middlewareStack.remove('countStatusChangeCalls');
+    }
+  });
+
   it('delivers a completed order within 2 s, signed so that standardwebhooks verifies it', async () => {
     const { WebhookId, Secret } = await register(siteKey, '/orders', ['OrderCreated']);
     const project = await service.project(12.5);
