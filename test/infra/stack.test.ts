@@ -13,6 +13,7 @@ import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { binaryMediaTypes, routes, takesApiKey, type Route } from '../../functions/routes.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../functions/webhooks/event-subscriptions.ts';
 import { API_KEY_SCOPES } from '../../functions/auth/principal.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
 import { uploadObjectKey } from '../../functions/store/image-object-store.ts';
@@ -720,6 +721,61 @@ describe('library sweeper', () => {
       'ApproximateNumberOfMessagesVisible',
     ])
       expect(body).toContain(text);
+  });
+});
+
+describe('webhooks', () => {
+  const kmsActions = (role: IConstruct) => actionsOf(role).filter((action) => action.startsWith('kms:'));
+
+  it('lets only the management routes encrypt and only the delivery function decrypt secrets, with a webhook id as context', () => {
+    for (const route of routes)
+      expect(kmsActions(endpointOf(route).role), route.handler).toEqual(
+        route.grants.webhookSecrets === 'seal' ? ['kms:Encrypt'] : [],
+      );
+    expect(kmsActions(stack.webhooks.deliveries.handlerFunction.role)).toEqual(['kms:Decrypt']);
+    expect(kmsActions(stack.webhooks.fanout.handlerFunction.role)).toEqual([]);
+    const decrypt = statementsOf(stack.webhooks.deliveries.handlerFunction.role).find((statement) =>
+      [statement.Action].flat().includes('kms:Decrypt'),
+    );
+    expect(decrypt?.Resource).toEqual(arnOf(stack.data.webhookSecrets));
+    expect(decrypt?.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['WebhookId'] },
+      Null: { 'kms:EncryptionContext:WebhookId': 'false' },
+    });
+    const key = resources[logicalId(stack.data.webhookSecrets)];
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.DeletionPolicy).toBe('Retain');
+  });
+
+  it('sends to the deliveries queue from the fan-out and the redeliver route only', () => {
+    const sends = (role: IConstruct) => actionsOf(role).includes('sqs:SendMessage');
+    expect(sends(stack.webhooks.fanout.handlerFunction.role)).toBe(true);
+    for (const route of routes)
+      expect(sends(endpointOf(route).role), route.handler).toBe(route.grants.webhookDeliveries === true);
+  });
+
+  it('keeps a delivery longer than the retry schedule, for more receipts than attempts, then dead-letters it', () => {
+    const queue = resources[logicalId(stack.webhooks.deliveries.queue)].Properties;
+    expect(queue.MessageRetentionPeriod).toBe(14 * 24 * 60 * 60);
+    expect(queue.RedrivePolicy).toEqual({
+      deadLetterTargetArn: arnOf(stack.webhooks.deliveries.deadLetters),
+      maxReceiveCount: 20,
+    });
+    const names = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties.AlarmName);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'photo-commerce-dev-webhook-fanout-dead-letters',
+        'photo-commerce-dev-webhook-deliveries-dead-letters',
+      ]),
+    );
+  });
+
+  it('routes every subscribable event type of the bus to the fan-out queue', () => {
+    const rule = ofType('AWS::Events::Rule').find(
+      ([, candidate]) => candidate.Properties.Name === 'photo-commerce-dev-webhooks',
+    )!;
+    expect(rule[1].Properties.EventPattern['detail-type']).toEqual(WEBHOOK_EVENT_TYPES);
+    expect(rule[1].Properties.Targets[0].Arn).toEqual(arnOf(stack.webhooks.fanout.queue));
   });
 });
 
