@@ -99,7 +99,9 @@ export interface Schemas {
   CreatedWebhook: {
     WebhookId: string;
     Url: string;
-    EventTypes: Array<'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded'>;
+    EventTypes: Array<
+      'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded' | 'LibraryItemRenditionsDecided'
+    >;
     Status: 'Enabled' | 'Disabled';
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     CreatedDateUtc: Date;
@@ -388,7 +390,9 @@ export interface Schemas {
   Webhook: {
     WebhookId: string;
     Url: string;
-    EventTypes: Array<'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded'>;
+    EventTypes: Array<
+      'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded' | 'LibraryItemRenditionsDecided'
+    >;
     Status: 'Enabled' | 'Disabled';
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     CreatedDateUtc: Date;
@@ -396,7 +400,8 @@ export interface Schemas {
   WebhookDelivery: {
     /** The webhook-id header every attempt of this delivery sent */
     DeliveryId: string;
-    EventType: 'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded';
+    EventType:
+      'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded' | 'LibraryItemRenditionsDecided';
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     CreatedDateUtc: Date;
     State: 'Pending' | 'Delivered' | 'Failed';
@@ -417,7 +422,7 @@ export interface Schemas {
   WebhookInput: {
     /** An https URL whose host resolves to public addresses only; no user info */
     Url: string;
-    /** Event types to receive (BasketCheckedOut, OrderCreated, OrderStatusChanged, LibraryItemsAdded); which ones a key may subscribe to depends on its scope */
+    /** Event types to receive (BasketCheckedOut, OrderCreated, OrderStatusChanged, LibraryItemsAdded, LibraryItemRenditionsDecided); which ones a key may subscribe to depends on its scope */
     EventTypes: Array<string>;
   };
   WebhookList: {
@@ -430,7 +435,7 @@ export interface Schemas {
   WebhookUpdateInput: {
     /** An https URL whose host resolves to public addresses only; no user info */
     Url?: string;
-    /** Event types to receive (BasketCheckedOut, OrderCreated, OrderStatusChanged, LibraryItemsAdded); which ones a key may subscribe to depends on its scope */
+    /** Event types to receive (BasketCheckedOut, OrderCreated, OrderStatusChanged, LibraryItemsAdded, LibraryItemRenditionsDecided); which ones a key may subscribe to depends on its scope */
     EventTypes?: Array<string>;
     Status?: 'Enabled' | 'Disabled';
   };
