@@ -6,7 +6,7 @@
 import * as z from 'zod/mini';
 import { formatDate } from '../shared/dates.ts';
 import { WEBHOOK_STATUSES, type Webhook } from '../domain/webhook.ts';
-import { WEBHOOK_EVENT_TYPES } from '../webhooks/event-subscriptions.ts';
+import { EVENT_SUBSCRIPTIONS, WEBHOOK_EVENT_TYPES } from '../webhooks/event-subscriptions.ts';
 import { DELIVERY_STATES, type Delivery } from '../domain/webhook-delivery.ts';
 import {
   Guid,
@@ -43,7 +43,10 @@ const EventTypesIn = listOf(
   z.string().check(z.maxLength(64, 'must be at most 64 characters')),
   WEBHOOK_EVENT_TYPES.length,
   'event type',
-  `Event types to receive (${WEBHOOK_EVENT_TYPES.join(', ')}); which ones a key may subscribe to depends on its scope`,
+  `Event types to receive, each open to API keys of the scopes named (the event-subscription table): ${WEBHOOK_EVENT_TYPES.map(
+    (type) =>
+      `${type} (${EVENT_SUBSCRIPTIONS[type].scopes.join(', ')}${EVENT_SUBSCRIPTIONS[type].audience === 'owner' ? '; only the key that caused it' : ''})`,
+  ).join(', ')}`,
 );
 
 const StatusField = z.enum(WEBHOOK_STATUSES);

@@ -422,7 +422,7 @@ export interface Schemas {
   WebhookInput: {
     /** An https URL whose host resolves to public addresses only; no user info */
     Url: string;
-    /** Event types to receive (BasketCheckedOut, OrderCreated, OrderStatusChanged, LibraryItemsAdded, LibraryItemRenditionsDecided); which ones a key may subscribe to depends on its scope */
+    /** Event types to receive, each open to API keys of the scopes named (the event-subscription table): BasketCheckedOut (site), OrderCreated (fulfilment, site), OrderStatusChanged (fulfilment, site), LibraryItemsAdded (library; only the key that caused it), LibraryItemRenditionsDecided (library; only the key that caused it) */
     EventTypes: Array<string>;
   };
   WebhookList: {
@@ -435,7 +435,7 @@ export interface Schemas {
   WebhookUpdateInput: {
     /** An https URL whose host resolves to public addresses only; no user info */
     Url?: string;
-    /** Event types to receive (BasketCheckedOut, OrderCreated, OrderStatusChanged, LibraryItemsAdded, LibraryItemRenditionsDecided); which ones a key may subscribe to depends on its scope */
+    /** Event types to receive, each open to API keys of the scopes named (the event-subscription table): BasketCheckedOut (site), OrderCreated (fulfilment, site), OrderStatusChanged (fulfilment, site), LibraryItemsAdded (library; only the key that caused it), LibraryItemRenditionsDecided (library; only the key that caused it) */
     EventTypes?: Array<string>;
     Status?: 'Enabled' | 'Disabled';
   };
