@@ -139,8 +139,11 @@ export function startLocalQueue(options: LocalQueueOptions): LocalQueue {
       )
       .finally(() => handling.delete(receiptHandle));
     if (!failed) return store.delete(received);
-    // Closed meanwhile: the message stays stored for the next start.
-    if (closed) return;
+    // Closed meanwhile: the message stays stored for the next start, keeping a visibility its handler set.
+    if (closed) {
+      if (visibility.visibleAt !== undefined) store.hide(received, visibility.visibleAt);
+      return;
+    }
     if (received.receives >= options.maxReceiveCount) {
       process.stderr.write(
         `${name}: message ${received.id} failed ${received.receives} times; AWS would dead-letter it\n`,
