@@ -6,12 +6,19 @@
 import { KEYS, type KeyPrefix } from './store/keys.ts';
 import { isApiKeyScope, type ApiKeyScope } from './auth/principal.ts';
 
-/** Which credential a route takes. `user`: bearer JWT. An API key scope: an API key of that scope. */
-export type Credential = 'none' | 'user' | ApiKeyScope;
+/**
+ * Which credential a route takes. `user`: bearer JWT. An API key scope: an API key of that scope. `apiKey`:
+ * an API key of any scope (what each key may do there is the route's own rule, e.g. webhooks' event types).
+ */
+export type Credential = 'none' | 'user' | 'apiKey' | ApiKeyScope;
 
-/** The API key scope a route takes, or undefined when it takes a bearer token or nothing. */
+/** The API key scope a route takes, or undefined when it takes a bearer token, any API key or nothing. */
 export const keyScopeOf = (route: Pick<Route, 'credential'>): ApiKeyScope | undefined =>
   isApiKeyScope(route.credential) ? route.credential : undefined;
+
+/** Whether the route takes an API key (of its scope, or of any). */
+export const takesApiKey = (route: Pick<Route, 'credential'>): boolean =>
+  route.credential === 'apiKey' || keyScopeOf(route) !== undefined;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -34,6 +41,10 @@ export interface Grants {
   bucket?: 'read' | 'put' | 'delete' | 'write' | 'readwrite' | 'multipart';
   /** events:PutEvents on the service's bus. */
   events?: true;
+  /** sqs:SendMessage to the webhook deliveries queue (a redelivery), and its URL in WEBHOOK_DELIVERY_QUEUE_URL. */
+  webhookDeliveries?: true;
+  /** The webhook secrets' KMS key: `seal` (kms:Encrypt, management) or `open` (kms:Decrypt, delivery), each only with a webhook's id as encryption context. */
+  webhookSecrets?: 'seal' | 'open';
 }
 
 const { user, project, checkout, order, apiKey, idempotency, outbox } = KEYS;
@@ -66,6 +77,12 @@ const tables = {
   /** A push, pull or completed upload: its commit records the LibraryItemsAdded event in the outbox. */
   libraryIngest: { read: LIBRARY_KEYS, write: [...LIBRARY_KEYS, KEYS.outbox] },
   libraryRead: { read: LIBRARY_KEYS },
+  /** A key's webhooks and, written with them, their subscription index items. */
+  webhookRead: { read: [KEYS.webhook] },
+  webhookChange: { read: [KEYS.webhook], write: [KEYS.webhook, KEYS.webhookSubscription] },
+  /** A webhook's delivery log, read after its webhook (the caller's own); a redelivery marks one Pending again. */
+  deliveryLog: { read: [KEYS.webhook, KEYS.webhookDelivery] },
+  redelivery: { read: [KEYS.webhook, KEYS.webhookDelivery], write: [KEYS.webhookDelivery] },
 } satisfies Record<string, TableGrant>;
 
 /** The API-key authorizer: a GetItem of the key's hash. */
@@ -76,6 +93,19 @@ export const sweeperTableGrant: TableGrant = { read: [KEYS.anonymousUser] };
 export const renditionsTableGrant: TableGrant = {
   read: [KEYS.libraryItem],
   write: [KEYS.libraryItem, KEYS.libraryUser],
+};
+/** ... and puts the LibraryItemRenditionsDecided event's outbox record in the decision's transaction. */
+export const renditionsOutboxPrefixes: readonly KeyPrefix[] = [KEYS.outbox];
+
+/** The webhook fan-out: reads an event type's subscribers, writes their deliveries. */
+export const webhookFanoutTableGrant: TableGrant = {
+  read: [KEYS.webhookSubscription],
+  write: [KEYS.webhookDelivery],
+};
+/** The webhook delivery: reads webhooks and deliveries, records attempts, disables a webhook (with its subscription items). */
+export const webhookDeliverTableGrant: TableGrant = {
+  read: [KEYS.webhook, KEYS.webhookDelivery],
+  write: [KEYS.webhook, KEYS.webhookSubscription, KEYS.webhookDelivery],
 };
 
 export interface Route {
@@ -132,6 +162,15 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/library/claim', handler: 'claim-library-items', credential: 'user', summary: "Move the items of a product builder URL into the user's library", grants: { table: tables.library, bucket: 'read' } },
   { method: 'GET', path: '/library', handler: 'list-library', credential: 'user', summary: "List the user's library items, newest first, a page at a time", grants: { table: tables.libraryRead, bucket: 'read' } },
   { method: 'DELETE', path: '/library/{itemGuid}', handler: 'delete-library-item', credential: 'user', summary: "Erase one of the user's library items: its records and its image", grants: { table: tables.library, bucket: 'delete' } },
+
+  { method: 'POST', path: '/webhooks', handler: 'create-webhook', credential: 'apiKey', summary: 'Register a webhook: a URL that receives signed events of the types named', grants: { table: tables.webhookChange, webhookSecrets: 'seal' } },
+  { method: 'GET', path: '/webhooks', handler: 'list-webhooks', credential: 'apiKey', summary: "List this key's webhooks", grants: { table: tables.webhookRead } },
+  { method: 'GET', path: '/webhooks/{webhookId}', handler: 'get-webhook', credential: 'apiKey', summary: 'Read one of this key\'s webhooks', grants: { table: tables.webhookRead } },
+  { method: 'PUT', path: '/webhooks/{webhookId}', handler: 'update-webhook', credential: 'apiKey', summary: "Change a webhook's URL, event types or status", grants: { table: tables.webhookChange } },
+  { method: 'DELETE', path: '/webhooks/{webhookId}', handler: 'delete-webhook', credential: 'apiKey', summary: 'Delete a webhook', grants: { table: tables.webhookChange } },
+  { method: 'GET', path: '/webhooks/{webhookId}/deliveries', handler: 'list-webhook-deliveries', credential: 'apiKey', summary: "A webhook's deliveries, newest first, a page at a time, with their attempts", grants: { table: tables.deliveryLog } },
+  { method: 'POST', path: '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', handler: 'redeliver-webhook-delivery', credential: 'apiKey', summary: 'Send a delivery again: the same event and webhook-id, signed anew', grants: { table: tables.redelivery, webhookDeliveries: true } },
+  { method: 'POST', path: '/webhooks/{webhookId}/secret', handler: 'rotate-webhook-secret', credential: 'apiKey', summary: "Rotate a webhook's signing secret (the old one signs too for 24 hours)", grants: { table: tables.webhookChange, webhookSecrets: 'seal' } },
 ];
 
 /** Content types API Gateway must pass through as binary (base64) rather than as UTF-8 text. */

@@ -59,7 +59,7 @@ export function expectedAnswer(route: Pick<Route, 'credential'>, column: MatrixC
   if (route.credential === 'none') return 'in';
   const kind = opens[column];
   if (kind === undefined) return 401;
-  return kind === route.credential ? 'in' : 403;
+  return kind === route.credential || (route.credential === 'apiKey' && kind !== 'user') ? 'in' : 403;
 }
 
 /** What the 401 of each refused column says (functions/auth/token-refusal.ts, credential-headers.ts, refusal.ts). */
@@ -77,5 +77,5 @@ export const REFUSAL_WORDS: Partial<Record<MatrixColumn, string>> = {
 };
 
 /** The start of a 403's message on a route: it names what the route takes. */
-export const forbiddenWords = (route: Pick<Route, 'credential'>): string =>
-  `This endpoint takes ${route.credential === 'user' ? 'a bearer token' : `an API key of scope ${route.credential}`}`;
+export const forbiddenWords = ({ credential }: Pick<Route, 'credential'>): string =>
+  `This endpoint takes ${credential === 'user' ? 'a bearer token' : credential === 'apiKey' ? 'an API key' : `an API key of scope ${credential}`}`;

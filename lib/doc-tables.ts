@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { authorizationMatrix } from './doc-tables/authorization.ts';
 import { configurationTable } from './doc-tables/configuration.ts';
-import { eventsTable } from './doc-tables/events.ts';
+import { eventsTable, webhookEventsTable } from './doc-tables/events.ts';
 import { limitsTable } from './doc-tables/limits.ts';
 import { alarmsSummary, functionsTable, grantsTable } from './doc-tables/stack.ts';
 
@@ -31,6 +31,7 @@ export const SECTIONS: { file: string; name: string; make: () => string }[] = [
   { file: 'docs/deploy.md', name: 'functions', make: functionsTable },
   { file: 'docs/deploy.md', name: 'alarms', make: alarmsSummary },
   { file: 'docs/design.md', name: 'events', make: eventsTable },
+  { file: 'docs/api.md', name: 'webhook-events', make: webhookEventsTable },
 ];
 
 /** `text` with the section `name` replaced by `content`; throws when its markers are missing. */

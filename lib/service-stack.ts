@@ -15,6 +15,7 @@ import { EventPublisher } from './constructs/event-publisher.ts';
 import { LibrarySweeper } from './constructs/library-sweeper.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { Renditions } from './constructs/renditions.ts';
+import { Webhooks } from './constructs/webhooks.ts';
 import { nagArnOf } from './constructs/dead-letters.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -29,6 +30,7 @@ export class ServiceStack extends Stack {
   readonly api: Api;
   readonly librarySweeper: LibrarySweeper;
   readonly renditions: Renditions;
+  readonly webhooks: Webhooks;
   readonly eventPublisher: EventPublisher;
   readonly monitoring: Monitoring;
 
@@ -61,10 +63,23 @@ export class ServiceStack extends Stack {
       cacheSeconds: config.authorizerCacheSeconds,
       logRetention: config.logRetentionDays,
     });
+    this.webhooks = new Webhooks(this, 'Webhooks', {
+      namePrefix,
+      table: this.data.table,
+      bus: this.data.bus,
+      webhookSecrets: this.data.webhookSecrets,
+      logRetention: config.logRetentionDays,
+    });
     this.api = new Api(this, 'Api', {
       config,
       namePrefix,
-      data: this.data,
+      data: {
+        table: this.data.table,
+        bucket: this.data.bucket,
+        bus: this.data.bus,
+        webhookSecrets: this.data.webhookSecrets,
+        webhookDeliveries: this.webhooks.deliveries.queue,
+      },
       authorizers: this.authorizers,
       routes: props.routes ?? routes,
     });
@@ -95,6 +110,7 @@ export class ServiceStack extends Stack {
       authorizer: this.authorizers.handlerFunction,
       streamConsumers: [this.librarySweeper, this.eventPublisher],
       renditions: this.renditions,
+      webhooks: this.webhooks,
       table: this.data.table,
       bucket: this.data.bucket,
       alarmEmail: config.alarmEmail,

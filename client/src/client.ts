@@ -40,17 +40,16 @@ export class PhotoCommerceClient {
   }
 
   /** A list as an async iterator over its items, following `NextCursor` from page to page. */
-  #list<K extends 'listBaskets' | 'listOrders' | 'listLibrary', Key extends keyof ResponseOf<K>>(
-    operation: K,
-    key: Key,
-    query: object,
-    options?: CallOptions,
-  ) {
+  #list<
+    K extends 'listBaskets' | 'listOrders' | 'listLibrary' | 'listWebhookDeliveries',
+    Key extends keyof ResponseOf<K>,
+  >(operation: K, key: Key, query: object, options?: CallOptions, path?: Record<string, string>) {
     return new Paginated<ItemOf<ResponseOf<K>, Key>, ResponseOf<K>>(
       (cursor) =>
         this.#transport.call(
           operation,
           {
+            ...(path !== undefined ? { path } : {}),
             query: {
               ...(query as Record<string, string | number | undefined>),
               ...(cursor !== undefined ? { cursor } : {}),
@@ -202,5 +201,34 @@ export class PhotoCommerceClient {
     /** DELETE /library/{itemGuid}: erases one of the user's items, its record and its image. */
     delete: (itemGuid: string, options?: CallOptions) =>
       this.#transport.call('deleteLibraryItem', { path: { itemGuid } }, options),
+  };
+
+  /**
+   * Webhooks (any API key; each key manages its own). Deliveries are signed as Standard Webhooks says:
+   * verify them with the `standardwebhooks` package and the `Secret` answered on creation or rotation
+   * (README, Webhooks).
+   */
+  readonly webhooks = {
+    /** POST /webhooks: answers the webhook and its `Secret`, which is never answered again. */
+    create: (body: BodyOf<'createWebhook'>, options?: CallOptions) =>
+      this.#transport.call('createWebhook', { body }, options),
+    /** GET /webhooks: this key's webhooks (at most 20). */
+    list: (options?: CallOptions) => this.#transport.call('listWebhooks', {}, options),
+    get: (webhookId: string, options?: CallOptions) =>
+      this.#transport.call('getWebhook', { path: { webhookId } }, options),
+    /** PUT /webhooks/{webhookId}: changes its Url, EventTypes or Status. */
+    update: (webhookId: string, body: BodyOf<'updateWebhook'>, options?: CallOptions) =>
+      this.#transport.call('updateWebhook', { path: { webhookId }, body }, options),
+    delete: (webhookId: string, options?: CallOptions) =>
+      this.#transport.call('deleteWebhook', { path: { webhookId } }, options),
+    /** POST /webhooks/{webhookId}/secret: a new `Secret`; for 24 hours deliveries are signed with both. */
+    rotateSecret: (webhookId: string, options?: CallOptions) =>
+      this.#transport.call('rotateWebhookSecret', { path: { webhookId } }, options),
+    /** GET /webhooks/{webhookId}/deliveries, as an async iterator over its deliveries, newest first. */
+    deliveries: (webhookId: string, query: ListQuery<'listWebhookDeliveries'> = {}, options?: CallOptions) =>
+      this.#list('listWebhookDeliveries', 'Deliveries', query, options, { webhookId }),
+    /** POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver: the same event and webhook-id, signed anew. */
+    redeliver: (webhookId: string, deliveryId: string, options?: CallOptions) =>
+      this.#transport.call('redeliverWebhookDelivery', { path: { webhookId, deliveryId } }, options),
   };
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../test/support/service.ts';
 import { gif, jpeg, photoOfSize, png, pngOfSize } from '../../test/support/images.ts';
@@ -55,7 +56,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => imageServer.listen(0, '127.0.0.1', resolve));
   images = `http://127.0.0.1:${(imageServer.address() as AddressInfo).port}`;
-  service = await startTestService({ env: { PULL_ALLOW_LOOPBACK: 'true' } });
+  service = await startTestService({ env: { PULL_ALLOW_LOOPBACK: 'true', WEBHOOK_ALLOW_LOOPBACK: 'true' } });
   const base: ClientOptions = { baseUrl: service.url, fetch: recordingFetch };
   user = new PhotoCommerceClient({ ...base, token: () => service.token('client-user') });
   library = new PhotoCommerceClient({ ...base, apiKey: await service.apiKey('client-library', 'library') });
@@ -370,6 +371,61 @@ describe('resumable uploads', { timeout: 60_000 }, () => {
     for (const size of [1, 5 * 1024 * 1024, 50 * 1024 * 1024 * 1024, 2 ** 31])
       expect(libraryUploads(library).getChunkSize({ size })).toBe(partPlan(size).partSize);
   });
+});
+
+describe('webhooks', () => {
+  it('registers, lists, changes and rotates; a delivery verifies with standardwebhooks; the log and a redelivery', async () => {
+    const received: { headers: Record<string, string>; body: string }[] = [];
+    const receiver = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const headers = Object.fromEntries(
+          Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
+        );
+        received.push({ headers, body: Buffer.concat(chunks).toString('utf8') });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const until = async (count: number) => {
+      for (let waited = 0; received.length < count; waited += 25) {
+        if (waited > 15_000) throw new Error(`${count} deliveries did not arrive`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+      const created = await site.webhooks.create({ Url: url, EventTypes: ['OrderCreated'] });
+      expect(created).toMatchObject({ Url: url, Status: 'Enabled', EventTypes: ['OrderCreated'] });
+      expect(created.CreatedDateUtc).toBeInstanceOf(Date);
+      expect((await site.webhooks.list()).Webhooks.map((webhook) => webhook.WebhookId)).toContain(created.WebhookId);
+      expect((await site.webhooks.get(created.WebhookId)).Url).toBe(url);
+      const updated = await site.webhooks.update(created.WebhookId, { EventTypes: ['BasketCheckedOut'] });
+      expect(updated.EventTypes).toEqual(['BasketCheckedOut']);
+      const { Secret } = await site.webhooks.rotateSecret(created.WebhookId);
+
+      const basket = await user.baskets.create();
+      await user.baskets.addLine(basket.Guid, { ProjectGuid: await service.project(4), Quantity: 1 });
+      await user.baskets.checkout(basket.Guid);
+      await until(1);
+      // What a receiver does: verify with the library and the secret, then trust the payload.
+      const payload = new Webhook(Secret).verify(received[0]!.body, received[0]!.headers) as { type: string };
+      expect(payload.type).toBe('BasketCheckedOut');
+
+      const deliveries = [];
+      for await (const delivery of site.webhooks.deliveries(created.WebhookId)) deliveries.push(delivery);
+      expect(deliveries.map((delivery) => delivery.DeliveryId)).toEqual([received[0]!.headers['webhook-id']]);
+      expect(deliveries[0]!.CreatedDateUtc).toBeInstanceOf(Date);
+      const again = await site.webhooks.redeliver(created.WebhookId, deliveries[0]!.DeliveryId);
+      expect(again).toEqual({ DeliveryId: deliveries[0]!.DeliveryId, State: 'Pending' });
+      await until(2);
+      expect(received[1]!.headers['webhook-id']).toBe(received[0]!.headers['webhook-id']);
+      expect(await site.webhooks.delete(created.WebhookId)).toEqual({ WebhookId: created.WebhookId, Deleted: true });
+    } finally {
+      receiver.close();
+    }
+  }, 60_000);
 });
 
 describe('coverage', () => {

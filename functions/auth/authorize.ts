@@ -29,15 +29,15 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { dirname } from 'node:path';
 import { verifyBearerToken } from './jwt.ts';
-import { credentialsOf, policyFor, wholeApiPolicy } from './policy.ts';
-import { toAuthorizerContext, type Principal } from './principal.ts';
+import { policyFor, wholeApiPolicy } from './policy.ts';
+import { credentialsOf, toAuthorizerContext, type Principal } from './principal.ts';
 import { forbiddenMessage, bearerChallenge, toRefusalContext, type Refusal } from './refusal.ts';
 import { bearerTokenOf, misplacedCredentialOf, misplacedTokenOf } from './credential-headers.ts';
 import { tokenRefusalMessage } from './token-refusal.ts';
 import { findApiKey, hashApiKey } from '../store/api-key-store.ts';
 import { config } from '../shared/config.ts';
 import { logger } from '../shared/powertools.ts';
-import { keyScopeOf, routes, type Route } from '../routes.ts';
+import { routes, takesApiKey, type Route } from '../routes.ts';
 import { headerOf } from '../http/headers.ts';
 
 type Answer = APIGatewayAuthorizerResult;
@@ -80,7 +80,7 @@ async function keyPrincipal(apiKey: string): Promise<Principal | Refusal> {
 
 /** Lets the request through to its handler, which answers 401 with the reason; it carries no identity. */
 function refuse(route: Route, event: APIGatewayRequestAuthorizerEvent, refusal: Refusal): Answer {
-  const usageIdentifierKey = keyScopeOf(route) ? config.refusedCredentialsUsageKey : undefined;
+  const usageIdentifierKey = takesApiKey(route) ? config.refusedCredentialsUsageKey : undefined;
   return {
     principalId: 'refused',
     policyDocument: wholeApiPolicy('Allow', event.methodArn),

@@ -4,18 +4,11 @@
  * other routes. What it does not allow is answered 403 by API Gateway (and by the local front).
  */
 import { resourcePattern, routes, type Credential } from '../routes.ts';
-import type { Principal } from './principal.ts';
+import { credentialsOf, type Principal } from './principal.ts';
 
 export interface PolicyDocument {
   Version: '2012-10-17';
   Statement: { Action: 'execute-api:Invoke'; Effect: 'Allow' | 'Deny'; Resource: string[] }[];
-}
-
-export function credentialsOf(principal: Principal): Credential[] {
-  const kinds: Credential[] = [];
-  if (principal.userId !== undefined) kinds.push('user');
-  if (principal.apiKey) kinds.push(principal.apiKey.scope);
-  return kinds;
 }
 
 /** `arn:aws:execute-api:<region>:<account>:<api-id>/<stage>/<METHOD>/<path>` → everything up to the stage. */

@@ -2,6 +2,8 @@
  * Who is calling: what the authorizer found in the credentials, flattened into the string-only context
  * API Gateway passes to handlers as `requestContext.authorizer`, and read back from it.
  */
+import type { Credential } from '../routes.ts';
+
 /**
  * An API key's scope: which routes it opens (functions/routes.ts). One scope per kind of holder, so a key
  * extracted from one holder opens only that holder's routes (docs/security.md, Authorization matrix):
@@ -18,6 +20,14 @@ export interface Principal {
   /** Subject of a verified bearer token. */
   userId?: string;
   apiKey?: { id: string; name: string; scope: ApiKeyScope };
+}
+
+/** The route credential kinds (functions/routes.ts) a principal's credentials satisfy. */
+export function credentialsOf(principal: Principal): Credential[] {
+  const kinds: Credential[] = [];
+  if (principal.userId !== undefined) kinds.push('user');
+  if (principal.apiKey) kinds.push(principal.apiKey.scope, 'apiKey');
+  return kinds;
 }
 
 export type AuthorizerContext = Record<string, string>;

@@ -43,6 +43,7 @@ export function refusalOf(context: Record<string, unknown> | null | undefined): 
 /** What a credential kind is, in the words of a refusal. */
 function describe(kind: Exclude<Credential, 'none'>): string {
   if (kind === 'user') return 'a bearer token (Authorization: Bearer <token>)';
+  if (kind === 'apiKey') return `an API key (${API_KEY_HEADER})`;
   return `an API key of scope ${kind} (${API_KEY_HEADER})`;
 }
 

@@ -28,6 +28,30 @@ export const itemsAddedEvent = (
   detail: { ApiKeyId: commit.apiKeyId, AnonymousUserId: commit.anonymousUserId, ItemGuids: itemGuids },
 });
 
+export const RENDITIONS_DECIDED = 'LibraryItemRenditionsDecided';
+
+/**
+ * The event the renditions function records in the commit that decides an item's renditions (its outbox
+ * record in the same transaction): `Status` Ready or Failed, for the webhooks of the key that added the item.
+ * Its id is the decision's own (the item and the moment), so a decision made again after a reset is an event
+ * of its own.
+ */
+export const renditionsDecidedEvent = (
+  item: { itemGuid: string; apiKeyId: string },
+  state: { status: 'Ready' | 'Failed'; reason?: string },
+  decidedAt: number,
+): DomainEvent => ({
+  type: RENDITIONS_DECIDED,
+  id: `${RENDITIONS_DECIDED}-${item.itemGuid}-${decidedAt}`,
+  time: decidedAt,
+  detail: {
+    ApiKeyId: item.apiKeyId,
+    ItemGuid: item.itemGuid,
+    Status: state.status,
+    ...(state.reason !== undefined ? { Reason: state.reason } : {}),
+  },
+});
+
 /**
  * Where the event goes: an EventBridge rule sends it to the renditions queue, whose consumer is this
  * handler module; after `maxReceiveCount` deliveries a message moves to the dead-letter queue. The CDK stack

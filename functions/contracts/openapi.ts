@@ -22,6 +22,7 @@ const pascal = (handler: string): string => operationIdOf(handler).replace(/^[a-
 const security: Record<Credential, Record<string, string[]>[]> = {
   none: [],
   user: [{ bearerToken: [] }],
+  apiKey: [{ apiKey: [] }],
   library: [{ apiKey: ['library'] }],
   site: [{ apiKey: ['site'] }],
   catalog: [{ apiKey: ['catalog'] }],
@@ -34,7 +35,9 @@ export const credentialText = (credential: Credential): string =>
     ? 'no credential'
     : credential === 'user'
       ? "a user's bearer token"
-      : `an API key of scope \`${credential}\``;
+      : credential === 'apiKey'
+        ? 'an API key of any scope'
+        : `an API key of scope \`${credential}\``;
 
 /** By the path's first segment; in alphabetical order, as the document lists them. */
 const tagList = [
@@ -57,6 +60,12 @@ const tagList = [
   },
   { name: 'Projects', description: "Project prices, registered by the company's own systems.", segments: ['project'] },
   { name: 'Service', description: 'Liveness and this document.', segments: ['health', 'openapi.json'] },
+  {
+    name: 'Webhooks',
+    description:
+      'URLs that receive signed events (Standard Webhooks); each API key manages its own, and subscribes only to the event types its scope may read.',
+    segments: ['webhooks'],
+  },
 ];
 
 const tagOf = (route: Route): string => {

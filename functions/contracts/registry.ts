@@ -13,6 +13,7 @@ import { libraryMultipartContracts } from './library-multipart.ts';
 import { orderContracts } from './order.ts';
 import { nameSchemas, responseSchemas } from './common.ts';
 import { userLibraryContracts } from './user-library.ts';
+import { deliveryContracts, webhookContracts } from './webhooks.ts';
 
 export interface RouteContract {
   /** The route's credential (the route table's `credential`; a test keeps them equal). */
@@ -75,4 +76,12 @@ export const contracts: Record<string, RouteContract> = {
   'get-multipart-upload': libraryMultipartContracts.status,
   'complete-multipart-upload': libraryMultipartContracts.complete,
   'abort-multipart-upload': libraryMultipartContracts.abort,
+  'create-webhook': webhookContracts.create,
+  'list-webhooks': webhookContracts.list,
+  'get-webhook': webhookContracts.get,
+  'update-webhook': webhookContracts.update,
+  'delete-webhook': webhookContracts.delete,
+  'rotate-webhook-secret': webhookContracts.rotateSecret,
+  'list-webhook-deliveries': deliveryContracts.list,
+  'redeliver-webhook-delivery': deliveryContracts.redeliver,
 };

@@ -17,7 +17,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type * as z from 'zod/mini';
 import { DomainError, forbidden } from '../shared/errors.ts';
 import { logger } from '../shared/powertools.ts';
-import { fromAuthorizerContext, type ApiKeyScope, type Principal } from '../auth/principal.ts';
+import { credentialsOf, fromAuthorizerContext, type ApiKeyScope, type Principal } from '../auth/principal.ts';
 import { forbiddenMessage, refusalOf, type Refusal } from '../auth/refusal.ts';
 import { withCors } from './cors.ts';
 import { errorAnswer, errorResponse } from './errors.ts';
@@ -27,11 +27,11 @@ import { jsonResponse, parseJsonBody, validate } from './json.ts';
 type Schema = z.ZodMiniType;
 type Infer<S> = S extends Schema ? z.output<S> : undefined;
 
-/** The route's credential kind (functions/routes.ts): a bearer token, or an API key of that scope. */
-type PrincipalKind = 'user' | ApiKeyScope | undefined;
+/** The route's credential kind (functions/routes.ts): a bearer token, an API key of that scope, or of any. */
+type PrincipalKind = 'user' | 'apiKey' | ApiKeyScope | undefined;
 type PrincipalOf<K extends PrincipalKind> = K extends 'user'
   ? Principal & { userId: string }
-  : K extends ApiKeyScope
+  : K extends ApiKeyScope | 'apiKey'
     ? Principal & { apiKey: NonNullable<Principal['apiKey']> }
     : Principal;
 
@@ -99,10 +99,7 @@ export function endpoint<
     const refusal = refusalOf(event.requestContext?.authorizer);
     if (refusal) return refusedCredentialAnswer(refusal);
     const principal = fromAuthorizerContext(event.requestContext?.authorizer);
-    if (
-      (spec.principal === 'user' && principal.userId === undefined) ||
-      (spec.principal !== undefined && spec.principal !== 'user' && principal.apiKey?.scope !== spec.principal)
-    )
+    if (spec.principal !== undefined && !credentialsOf(principal).includes(spec.principal))
       throw forbidden(forbiddenMessage(spec.principal, principal));
     let headers: Record<string, string | undefined> | undefined;
     const request = {

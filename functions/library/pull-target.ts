@@ -81,9 +81,9 @@ export const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
  * the function's resolver (which internal names exist, and what they point at). The detail is logged.
  */
 export const NOT_PUBLIC = 'does not resolve to public addresses only';
-const refusedName = (requested: string, host: string, detail: string, hint = '') => {
-  logger.info('pull host refused', { host, detail });
-  return pullRefused(requested, `the host ${host} ${NOT_PUBLIC}${hint}`);
+const refusedName = (refusal: TargetRefusal, requested: string, host: string, detail: string, hint = '') => {
+  logger.info('host refused', { host, detail });
+  return refusal.refused(requested, `the host ${host} ${NOT_PUBLIC}${hint}`);
 };
 
 /**
@@ -92,7 +92,17 @@ const refusedName = (requested: string, host: string, detail: string, hint = '')
  * `localhost` names (loopback by definition, RFC 6761), so it tells nothing about the resolver.
  */
 export const LOOPBACK_HINT = '; PULL_ALLOW_LOOPBACK=true allows loopback, for local development and tests';
-const isLocalhostName = (host: string) => /(^|\.)localhost\.?$/i.test(host);
+export const isLocalhostName = (host: string) => /(^|\.)localhost\.?$/i.test(host);
+
+/**
+ * How a refusal of resolveAndVet reads for its caller: the pull's PullRefused naming PULL_ALLOW_LOOPBACK,
+ * or a webhook's refusal naming its own switch (functions/webhooks/webhook-target.ts).
+ */
+export interface TargetRefusal {
+  refused: (requested: string, reason: string) => Error;
+  loopbackHint: string;
+}
+const PULL_REFUSAL: TargetRefusal = { refused: pullRefused, loopbackHint: LOOPBACK_HINT };
 
 /**
  * Resolves the URL's host and vets every address: one refused address refuses the URL (a host that
@@ -100,27 +110,33 @@ const isLocalhostName = (host: string) => /(^|\.)localhost\.?$/i.test(host);
  * first address, which the connection is pinned to. An address literal's refusal names its class (the
  * caller wrote the address); a name's does not (see refusedName).
  */
-export async function resolveAndVet(url: URL, policy: PullPolicy, requested: string = url.href): Promise<VettedTarget> {
+export async function resolveAndVet(
+  url: URL,
+  policy: AddressPolicy & Pick<PullPolicy, 'resolve'>,
+  requested: string = url.href,
+  refusal: TargetRefusal = PULL_REFUSAL,
+): Promise<VettedTarget> {
   const host = bareHost(url);
   if (isIP(host) !== 0) {
     const verdict = classifyAddress(host, policy);
-    if (!verdict.allowed) throw pullRefused(requested, verdict.reason + (isLoopback(host) ? LOOPBACK_HINT : ''));
+    if (!verdict.allowed)
+      throw refusal.refused(requested, verdict.reason + (isLoopback(host) ? refusal.loopbackHint : ''));
     return { address: verdict.address, family: verdict.family };
   }
   let addresses: ResolvedAddress[];
   try {
     addresses = await policy.resolve(host);
   } catch (error) {
-    throw refusedName(requested, host, `lookup failed: ${(error as NodeJS.ErrnoException).code ?? 'unknown'}`);
+    throw refusedName(refusal, requested, host, `lookup failed: ${(error as NodeJS.ErrnoException).code ?? 'unknown'}`);
   }
   const verdicts = addresses.map(({ address }) => classifyAddress(address, policy));
   const refused = verdicts.find((verdict) => !verdict.allowed);
   if (refused) {
     const onlyLoopback = isLocalhostName(host) && addresses.every(({ address }) => isLoopback(address));
-    throw refusedName(requested, host, refused.reason, onlyLoopback ? LOOPBACK_HINT : '');
+    throw refusedName(refusal, requested, host, refused.reason, onlyLoopback ? refusal.loopbackHint : '');
   }
   const first = verdicts[0];
-  if (!first?.allowed) throw refusedName(requested, host, 'no addresses');
+  if (!first?.allowed) throw refusedName(refusal, requested, host, 'no addresses');
   return { address: first.address, family: first.family };
 }
 

@@ -48,8 +48,8 @@ export interface FetchedImage {
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** A `lookup` that answers every query with the vetted address, in both callback forms `net` uses. */
-function pinnedLookup(target: VettedTarget): LookupFunction {
+/** A `lookup` that answers every query with the vetted address, in both callback forms `net` uses (webhook deliveries pin theirs too). */
+export function pinnedLookup(target: VettedTarget): LookupFunction {
   return (_hostname, options, callback) => {
     if (options.all) callback(null, [target]);
     else callback(null, target.address, target.family);

@@ -174,6 +174,28 @@ export const config = readOnce({
   renditionMaxRssBytes: () => Math.floor(0.9 * intEnv('AWS_LAMBDA_FUNCTION_MEMORY_SIZE', 1769)) * 1024 * 1024,
   /** Renditions: deliveries of one commit's event before its items are marked Failed (the queue's maxReceiveCount). */
   renditionMaxAttempts: () => intEnv('RENDITION_MAX_ATTEMPTS', 3),
+  /** Webhooks: `http://` to loopback receivers is allowed when this is `true` (local development, tests); otherwise https to public addresses only. */
+  webhookAllowLoopback: () => env('WEBHOOK_ALLOW_LOOPBACK') === 'true',
+  /** Webhooks: one delivery attempt (connect, send, answer) must finish within this. */
+  webhookTimeoutMs: () => intEnv('WEBHOOK_TIMEOUT_MS', 10_000),
+  /**
+   * Webhooks: the delays in seconds before each retry of a failed delivery, after the first attempt
+   * (comma-separated; `1,1,1` is four attempts). Each at most 12 hours (SQS's longest visibility timeout), at
+   * most 15 retries (the deliveries queue's maxReceiveCount exceeds the attempts).
+   */
+  webhookRetrySchedule: (): number[] => {
+    const text = env('WEBHOOK_RETRY_SCHEDULE') ?? '5,300,1800,7200,18000,36000,36000';
+    const delays = listEnvText(text).map(Number);
+    if (delays.length > 15 || !delays.every((delay) => Number.isInteger(delay) && delay >= 0 && delay <= 43_200))
+      throw new Error(
+        'environment variable WEBHOOK_RETRY_SCHEDULE must be at most 15 delays in seconds (0-43200), comma-separated',
+      );
+    return delays;
+  },
+  /** Webhooks: the SQS queue the fan-out sends one message per delivery to. */
+  webhookDeliveryQueueUrl: () => requiredEnv('WEBHOOK_DELIVERY_QUEUE_URL'),
+  /** Webhooks: the KMS key (id, ARN or alias) that encrypts webhook secrets. */
+  webhookKeyId: () => requiredEnv('WEBHOOK_KMS_KEY_ID'),
   /** The EventBridge bus domain events go to (AWS). */
   eventBusName: () => env('EVENT_BUS_NAME'),
   /** Local: the file domain events are appended to, one JSON line each, when no bus is set. */

@@ -4,5 +4,6 @@ export const DOMAIN_EVENT_TYPES = [
   'OrderCreated',
   'OrderStatusChanged',
   'LibraryItemsAdded',
+  'LibraryItemRenditionsDecided',
 ] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];

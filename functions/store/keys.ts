@@ -27,6 +27,9 @@ export const KEYS = {
   libraryUser: 'LIBUSER#',
   erasure: 'ERASE#',
   outbox: 'OUTBOX#',
+  webhook: 'WEBHOOK#',
+  webhookSubscription: 'WEBHOOKSUB#',
+  webhookDelivery: 'WHDELIVERY#',
 } as const;
 
 export type KeyPrefix = (typeof KEYS)[keyof typeof KEYS];
@@ -103,4 +106,27 @@ export const libraryEntrySortKey = (item: { createdAt: number; itemGuid: string 
 export const libraryEntryKey = (userId: string, sortKey: string): TableKey => ({
   PK: libraryUserPk(userId),
   SK: sortKey,
+});
+
+// Webhooks: each API key's webhooks in its own partition (with the key's count of them), and per event type
+// an index item per subscribed, enabled webhook, which the fan-out queries.
+export const webhookOwnerPk = (apiKeyId: string) => `${KEYS.webhook}${keyPart(apiKeyId)}`;
+export const WEBHOOK_PREFIX = 'WEBHOOK#';
+export const webhookKey = (apiKeyId: string, webhookId: string): TableKey => ({
+  PK: webhookOwnerPk(apiKeyId),
+  SK: `${WEBHOOK_PREFIX}${webhookId}`,
+});
+/** How many webhooks the key has: the create transaction's condition holds it to the cap. */
+export const webhookCountKey = (apiKeyId: string): TableKey => ({ PK: webhookOwnerPk(apiKeyId), SK: 'COUNT' });
+export const webhookSubscriptionPk = (eventType: string) => `${KEYS.webhookSubscription}${eventType}`;
+export const webhookSubscriptionKey = (eventType: string, webhookId: string): TableKey => ({
+  PK: webhookSubscriptionPk(eventType),
+  SK: webhookId,
+});
+/** A webhook's deliveries, newest first by their time-ordered id. */
+export const webhookDeliveryPk = (webhookId: string) => `${KEYS.webhookDelivery}${webhookId}`;
+export const DELIVERY_PREFIX = 'DELIVERY#';
+export const webhookDeliveryKey = (webhookId: string, deliveryId: string): TableKey => ({
+  PK: webhookDeliveryPk(webhookId),
+  SK: `${DELIVERY_PREFIX}${deliveryId}`,
 });

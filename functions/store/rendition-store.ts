@@ -1,9 +1,10 @@
 /**
  * The one place that reads and writes renditions: their objects in the bucket (beside the original, see
  * domain/renditions.ts) and their state on the item record, and on its copy in the user's library
- * (`LIBUSER#<user>`, store/user-library-store.ts) once the item was claimed. Each state change is one
- * conditional UpdateItem, or one TransactWriteItems when the item record and the library entry change
- * together, so a reader never sees them disagree.
+ * (`LIBUSER#<user>`, store/user-library-store.ts) once the item was claimed. The decision (Ready or Failed)
+ * is one TransactWriteItems: the item record, its library entry when it has one, and the
+ * LibraryItemRenditionsDecided event's outbox record, so a reader never sees them disagree and the event
+ * exists exactly when the decision committed.
  */
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -17,6 +18,8 @@ import { deleteImageObject } from './image-object-store.ts';
 import { writeIf } from './writes.ts';
 import { readExactly } from '../shared/read-exactly.ts';
 import { check, transact, update } from './transaction.ts';
+import { recordEvent } from './outbox-store.ts';
+import { renditionsDecidedEvent } from '../contracts/library-events.ts';
 import type { StoredItem } from '../domain/library-read.ts';
 import type { RenditionsState } from '../domain/renditions.ts';
 
@@ -78,7 +81,7 @@ export async function deleteRenditionObjects(objectKeys: string[]): Promise<void
 }
 
 /**
- * Writes the renditions' state where the item is read from. `keepReady`: only if the state is not Ready
+ * Writes the renditions' state where the item is read from, with its event. `keepReady`: only if the state is not Ready
  * already (a late failure never undoes renditions a duplicate delivery made). The item must still be held
  * by whom it was read with (nobody, or that user), so a claim racing this write is noticed. 'refused' when a
  * condition of the item did not hold (it is gone, changed hands or is Ready): the caller reads it again.
@@ -103,7 +106,11 @@ export async function recordRenditions(
       ...(options.keepReady ? { names: { '#status': 'status' } } : {}),
     },
   });
-  if (item.userId === undefined) return (await writeIf(new UpdateCommand(itemUpdate.Update!))) ? 'written' : 'refused';
+  const event = recordEvent(renditionsDecidedEvent(item, state, Date.now()));
+  if (item.userId === undefined) {
+    const outcome = await transact([itemUpdate, event]);
+    return outcome.committed ? 'written' : 'refused';
+  }
   // The user's library entry copies the record: both change in one transaction, or neither does.
   const outcome = await transact([
     itemUpdate,
@@ -111,6 +118,7 @@ export async function recordRenditions(
       values: { ':renditions': state },
       condition: { if: 'attribute_exists(PK)' },
     }),
+    event,
   ]);
   if (outcome.committed) return 'written';
   return outcome.failed.every((failure) => failure.index === 1) ? 'entryMissing' : 'refused';

@@ -31,6 +31,14 @@
  * | claim a builder link (user)      | conditional UpdateItem PK=BUILDER#<token> (claimedBy); TransactWriteItems of PK=LIBITEM#<guid> (userId); TransactWriteItems of the entries below |
  * | list the user's library (user)   | Query PK=LIBUSER#<user>, SK begins_with ITEM#, descending (entries copy the item; SK ITEM#<createdAt>#<itemGuid>) |
  * | delete a user's item (user)      | GetItem PK=LIBITEM#<guid>; TransactWriteItems: delete it, its entry, PK=UPLOAD#<guid>; put PK=ERASE#<guid> (TTL, feeds the sweeper) |
+ * | list a key's webhooks            | Query PK=WEBHOOK#<key id>, SK begins_with WEBHOOK# (at most 20: the cap)  |
+ * | read one webhook                 | GetItem PK=WEBHOOK#<key id> SK=WEBHOOK#<webhookId> (another key's is not in its partition) |
+ * | create a webhook                 | TransactWriteItems: the webhook, PK=WEBHOOK#<key id> SK=COUNT (count < 20), PK=WEBHOOKSUB#<type> SK=<webhookId> per type |
+ * | update / rotate / delete webhook | GetItem of it, then TransactWriteItems: it (revision condition), its subscription items, the count (delete) |
+ * | subscribers of an event (fan-out) | Query PK=WEBHOOKSUB#<type> (one item per enabled webhook subscribed to it) |
+ * | a delivery (fan-out, delivery)   | conditional PutItem / GetItem / UpdateItem PK=WHDELIVERY#<webhookId> SK=DELIVERY#<deliveryId> (TTL) |
+ * | a webhook's deliveries, newest 1st | GetItem of the webhook (its key's), then Query PK=WHDELIVERY#<webhookId>, SK begins_with DELIVERY#, descending, one page (ids are time-ordered) |
+ * | a webhook's failure streak       | UpdateItem PK=WEBHOOK#<key id> SK=WEBHOOK#<webhookId> (failingSince)  |
  */
 export const table = {
   partitionKey: 'PK',

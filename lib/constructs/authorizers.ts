@@ -3,8 +3,8 @@
  * one API Gateway REQUEST authorizer per route credential kind:
  *
  * - `user` routes: identity source `Authorization`;
- * - API key routes, one authorizer per scope (`library`, `site`, `catalog`, `fulfilment`): identity source
- *   `X-SERVICE-API-Key`.
+ * - API key routes, one authorizer per scope (`library`, `site`, `catalog`, `fulfilment`) and one for the
+ *   routes that take a key of any scope (`apiKey`: webhooks): identity source `X-SERVICE-API-Key`.
  *
  * API Gateway caches an answer per authorizer and identity-source value, and reuses it on every route of
  * that authorizer. With one authorizer per kind, every route an answer is reused on takes the same kind, so
@@ -57,6 +57,7 @@ export class Authorizers extends Construct {
   readonly handlerFunction: HandlerFunction;
   readonly user: RequestAuthorizer;
   readonly apiKey: Record<ApiKeyScope, RequestAuthorizer>;
+  readonly anyApiKey: RequestAuthorizer;
 
   constructor(scope: Construct, id: string, props: AuthorizersProps) {
     super(scope, id);
@@ -92,11 +93,13 @@ export class Authorizers extends Construct {
         authorizer(scope === 'library' ? 'ApiKey' : `ApiKey-${scope}`, API_KEY_HEADER),
       ]),
     ) as Record<ApiKeyScope, RequestAuthorizer>;
+    this.anyApiKey = authorizer('ApiKey-any', API_KEY_HEADER);
   }
 
   /** The API Gateway authorizer for a route's credential kind; none for public routes. */
   for(credential: Credential): IAuthorizer | undefined {
     if (credential === 'none') return undefined;
-    return credential === 'user' ? this.user : this.apiKey[credential];
+    if (credential === 'user') return this.user;
+    return credential === 'apiKey' ? this.anyApiKey : this.apiKey[credential];
   }
 }

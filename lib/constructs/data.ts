@@ -1,12 +1,14 @@
 /**
  * Where the service keeps things: the single DynamoDB table (schema from functions/store/table.ts, the
  * same one the local stand-in creates), the image bucket with its access-log bucket, and the EventBridge
- * bus for domain events. Customer data is retained when the stack is deleted.
+ * bus for domain events, and the KMS key that encrypts webhook signing secrets. Customer data is retained
+ * when the stack is deleted.
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { table as tableSchema } from '../../functions/store/table.ts';
 
@@ -25,6 +27,8 @@ export class Data extends Construct {
   readonly table: Table;
   readonly bucket: Bucket;
   readonly bus: EventBus;
+  /** Encrypts webhook signing secrets (functions/webhooks/webhook-secrets.ts); kept with the table that holds them. */
+  readonly webhookSecrets: Key;
 
   constructor(scope: Construct, id: string, props: DataProps) {
     super(scope, id);
@@ -102,6 +106,14 @@ export class Data extends Construct {
     this.bus = new EventBus(this, 'Bus', {
       eventBusName: `${props.namePrefix}-events`,
       description: 'Domain events: BasketCheckedOut, OrderCreated, OrderStatusChanged',
+    });
+
+    // Only the webhook functions may use it, each for one direction: their roles name it (HandlerFunction.grant).
+    this.webhookSecrets = new Key(this, 'WebhookSecrets', {
+      alias: `${props.namePrefix}-webhook-secrets`,
+      description: 'Encrypts webhook signing secrets; the encryption context names the webhook',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
   }
 }

@@ -13,6 +13,8 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Grants, TableGrant } from '../../functions/routes.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
@@ -148,6 +150,19 @@ export const ROUTELESS_FUNCTIONS = {
   },
   // A batch is published one PutEvents per event, in order: 25 of them take about a second, so the timeout
   // only bounds a hung call (the SDK's own retries included) before the stream retries the batch.
+  webhookFanout: {
+    handler: 'webhook-fanout',
+    description: 'Webhook fan-out queue (subscribable events): one delivery per subscribed webhook, queued',
+    memorySize: 256,
+    timeout: Duration.seconds(30),
+  },
+  // One attempt waits at most WEBHOOK_TIMEOUT_MS (10 s) for a receiver; the rest is a few table and KMS calls.
+  webhookDeliver: {
+    handler: 'webhook-deliver',
+    description: "Webhook deliveries queue: one signed POST to the webhook's URL per message, retried on the schedule",
+    memorySize: 256,
+    timeout: Duration.seconds(30),
+  },
   publisher: {
     handler: 'publish-events',
     description: "Table stream (new outbox records): puts each committed change's domain event on the EventBridge bus",
@@ -160,6 +175,9 @@ export interface DataResources {
   table: ITable;
   bucket: IBucket;
   bus: IEventBus;
+  webhookSecrets: IKey;
+  /** The webhook deliveries queue (a redelivery sends to it). */
+  webhookDeliveries: IQueue;
 }
 
 export class HandlerFunction extends Construct {
@@ -227,6 +245,32 @@ export class HandlerFunction extends Construct {
         );
     }
     if (grants.events) this.grantEvents(data.bus);
+    if (grants.webhookSecrets) this.grantWebhookSecrets(data.webhookSecrets, grants.webhookSecrets);
+    if (grants.webhookDeliveries) this.grantWebhookDeliveries(data.webhookDeliveries);
+  }
+
+  /** sqs:SendMessage to the webhook deliveries queue, and its URL in WEBHOOK_DELIVERY_QUEUE_URL. */
+  grantWebhookDeliveries(queue: IQueue): void {
+    this.function.addEnvironment('WEBHOOK_DELIVERY_QUEUE_URL', queue.queueUrl);
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [queue.queueArn] }));
+  }
+
+  /**
+   * kms:Encrypt (`seal`) or kms:Decrypt (`open`) with the webhook secrets' key, only with a webhook id as the
+   * encryption context, and the key in WEBHOOK_KMS_KEY_ID.
+   */
+  grantWebhookSecrets(key: IKey, use: 'seal' | 'open'): void {
+    this.function.addEnvironment('WEBHOOK_KMS_KEY_ID', key.keyArn);
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [use === 'seal' ? 'kms:Encrypt' : 'kms:Decrypt'],
+        resources: [key.keyArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['WebhookId'] },
+          Null: { 'kms:EncryptionContext:WebhookId': 'false' },
+        },
+      }),
+    );
   }
 
   /** events:PutEvents on the service's bus, and its name in EVENT_BUS_NAME. */

@@ -15,6 +15,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { Endpoint } from './route-groups.ts';
 import type { Renditions } from './renditions.ts';
+import type { Webhooks } from './webhooks.ts';
 import type { HandlerFunction } from './handler-function.ts';
 import type { StreamConsumer } from './stream-consumer.ts';
 import { createAlarms } from './monitoring/alarms.ts';
@@ -30,6 +31,8 @@ export interface MonitoringProps {
   /** The table stream's consumers: each gets its failures, dead-letter (and lateness) alarms and a dashboard row. */
   streamConsumers: StreamConsumer[];
   renditions: Renditions;
+  /** The webhook queues: their functions' failure alarms and a dead-letter alarm each. */
+  webhooks: Webhooks;
   table: Table;
   bucket: IBucket;
   alarmEmail: string;

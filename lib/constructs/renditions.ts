@@ -22,9 +22,9 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-events.ts';
-import { renditionsTableGrant } from '../../functions/routes.ts';
+import { renditionsOutboxPrefixes, renditionsTableGrant } from '../../functions/routes.ts';
 import { SERVICE_NAME } from '../../functions/shared/metric-names.ts';
-import { HandlerFunction, ROUTELESS_FUNCTIONS } from './handler-function.ts';
+import { HandlerFunction, leadingKeys, ROUTELESS_FUNCTIONS } from './handler-function.ts';
 import { deadLetterQueue, nagArnOf } from './dead-letters.ts';
 import { arm64SharpPackages, LAMBDA_ARM64_MODULES } from '../lambda-arm64.ts';
 
@@ -94,6 +94,14 @@ export class Renditions extends Construct {
       },
     });
     this.handlerFunction.grantTable(props.table, renditionsTableGrant, ['dynamodb:UpdateItem']);
+    // The decision's event: a new outbox record (PutItem), in the same transaction as the decision.
+    this.handlerFunction.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:PutItem'],
+        resources: [props.table.tableArn],
+        conditions: leadingKeys(renditionsOutboxPrefixes),
+      }),
+    );
     this.handlerFunction.function.addEnvironment('BUCKET_NAME', props.bucket.bucketName);
     this.handlerFunction.role.addToPrincipalPolicy(
       new PolicyStatement({

@@ -13,7 +13,7 @@ import { ArnFormat, Duration, NestedStack } from 'aws-cdk-lib';
 import { Integration, IntegrationType, Resource, type IResource, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { keyScopeOf, resourcePattern, type Route } from '../../functions/routes.ts';
+import { resourcePattern, takesApiKey, type Route } from '../../functions/routes.ts';
 import type { ServiceConfig } from '../service-config.ts';
 import type { Authorizers } from './authorizers.ts';
 import { HandlerFunction, type DataResources } from './handler-function.ts';
@@ -26,6 +26,7 @@ export const ROUTE_GROUPS = {
   Checkout: ['checkout'],
   Orders: ['orders', 'order'],
   Library: ['library', 'builder'],
+  Webhooks: ['webhooks'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type RouteGroup = keyof typeof ROUTE_GROUPS;
@@ -123,7 +124,7 @@ export class RouteGroupStack extends NestedStack {
           operationName: route.handler,
           ...(authorizer ? { authorizer } : {}),
           // The usage plan's per-key throttle applies where API Gateway requires the key the authorizer names.
-          apiKeyRequired: keyScopeOf(route) !== undefined,
+          apiKeyRequired: takesApiKey(route),
         },
       );
       return { route, endpoint };

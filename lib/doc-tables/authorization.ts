@@ -3,7 +3,7 @@ import { routes, type Credential } from '../../functions/routes.ts';
 import { AUTHORIZATION_COLUMNS, expectedAnswer, type MatrixColumn } from '../authorization-matrix.ts';
 import { table } from './markdown.ts';
 
-const ROUTE_KINDS: Credential[] = ['none', 'user', 'library', 'site', 'catalog', 'fulfilment'];
+const ROUTE_KINDS: Credential[] = ['none', 'user', 'apiKey', 'library', 'site', 'catalog', 'fulfilment'];
 
 /** What a cell adds to its answer, beyond 'in' / 401 / 403. */
 /** What a row's label adds to the column's name. */

@@ -142,6 +142,29 @@ const VARIABLES: Record<string, VariableDoc> = {
     meaning: 'print quality: the least effective pixels per inch rated `Good` (see [API](api.md#print-quality))',
   },
   PRINT_FAIR_PPI: { meaning: 'print quality: the least rated `Fair`; below it is `Poor`' },
+  WEBHOOK_ALLOW_LOOPBACK: {
+    meaning:
+      '`true` lets webhooks use `http://` to loopback receivers (127.0.0.0/8, ::1): local development and tests only. Otherwise a webhook URL is `https://` to public addresses only; a URL refused for loopback alone names this switch',
+  },
+  WEBHOOK_TIMEOUT_MS: {
+    meaning:
+      "webhooks: one delivery attempt (connect, send, the answer's status) must finish within this; a slower receiver is a failed attempt, retried on the schedule",
+  },
+  WEBHOOK_RETRY_SCHEDULE: {
+    default: '`5,300,1800,7200,18000,36000,36000` (Standard Webhooks: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)',
+    meaning:
+      'webhooks: the delays in seconds before each retry of a failed delivery, after the first attempt (`1,1,1` is four attempts); each at most 43200 (SQS holds a message up to 12 hours), at most 15. After the last, the delivery is `Failed`',
+  },
+  WEBHOOK_DELIVERY_QUEUE_URL: {
+    default: '— (set by the stack; `npm start`: its local queue)',
+    meaning:
+      'webhooks: the SQS queue the fan-out sends one message per delivery to, and the delivery function sets retry delays on',
+  },
+  WEBHOOK_KMS_KEY_ID: {
+    default: "— (set by the stack; `npm start`: the local KMS stand-in's alias)",
+    meaning:
+      'KMS key (id, ARN or alias) that encrypts webhook signing secrets, with the webhook id as encryption context',
+  },
   PULL_ALLOW_LOOPBACK: {
     meaning:
       '`true` lets pull fetch from loopback (127.0.0.0/8, ::1), on any port: local development and tests only. Every other internal address stays refused. A pull refused for loopback alone names this switch',

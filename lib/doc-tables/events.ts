@@ -1,5 +1,6 @@
-/** docs/design.md: the domain events. */
+/** docs/design.md: the domain events; docs/api.md: which of them each key scope's webhooks may receive. */
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../../functions/shared/event-types.ts';
+import { EVENT_SUBSCRIPTIONS, WEBHOOK_EVENT_TYPES } from '../../functions/webhooks/event-subscriptions.ts';
 import { table } from './markdown.ts';
 
 const EVENT_DOCS: Record<DomainEventType, { when: string; id: string }> = {
@@ -16,11 +17,33 @@ const EVENT_DOCS: Record<DomainEventType, { when: string; id: string }> = {
     when: "a push, pull, multi push, multi pull or large-file completion committed its items; detail `ApiKeyId`, `AnonymousUserId`, `ItemGuids` (in request order; a consumer such as renditions reads the item records, whose object is `library/<AnonymousUserId>/<ItemGuid>`). Written as an outbox record in the commit's own transaction",
     id: '`LibraryItemsAdded-<AnonymousUserId>` (the same when a completion is repeated, and a repeat writes no second record)',
   },
+  LibraryItemRenditionsDecided: {
+    when: "the renditions function decided an item's renditions; detail `ApiKeyId`, `ItemGuid`, `Status` (`Ready` or `Failed`), `Reason` (Failed). Written as an outbox record in the decision's own transaction",
+    id: '`LibraryItemRenditionsDecided-<ItemGuid>-<decision time in ms>`',
+  },
 };
 
 export function eventsTable(): string {
   return table(
     ['event', 'when', '`EventId`'],
     DOMAIN_EVENT_TYPES.map((type) => [`\`${type}\``, EVENT_DOCS[type].when, EVENT_DOCS[type].id]),
+  );
+}
+
+/** Which API key scopes' webhooks may subscribe to each event type, and who of them receives it. */
+export function webhookEventsTable(): string {
+  return table(
+    ['event type', 'what it says', 'key scopes that may subscribe', 'delivered to'],
+    WEBHOOK_EVENT_TYPES.map((type) => {
+      const { scopes, audience, summary } = EVENT_SUBSCRIPTIONS[type];
+      return [
+        `\`${type}\``,
+        summary,
+        scopes.map((scope) => `\`${scope}\``).join(', '),
+        audience === 'owner'
+          ? "the webhooks of the key that caused it (the event's `ApiKeyId`)"
+          : 'every subscribed webhook of those scopes',
+      ];
+    }),
   );
 }

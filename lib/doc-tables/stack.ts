@@ -108,7 +108,14 @@ export function grantsTable(): string {
         );
       } else if (actions.some((action) => action.startsWith('events:'))) other.push(`${actions.join(', ')} on the bus`);
       else if (actions.includes('sqs:ReceiveMessage')) other.push('receives from its queue');
-      else if (actions.includes('sqs:SendMessage')) other.push('sends to its dead-letter queue');
+      else if (actions.includes('sqs:SendMessage'))
+        other.push(
+          /DeadLetters/.test(JSON.stringify(statement.Resource))
+            ? 'sends to its dead-letter queue'
+            : 'sends to the webhook deliveries queue',
+        );
+      else if (actions.some((action) => action.startsWith('kms:')))
+        other.push(`${actions.join(', ')} with the webhook secrets' key (a webhook id as encryption context)`);
     }
     return {
       label: functionLabel(handlerFunction.handlerName),

@@ -1,111 +1,170 @@
 /**
- * The EventBridge rule and SQS queue of the renditions function, in process, for `npm start` and the
- * tests: each published event the rule routes is handed to the same handler in the shape its queue gives
- * (an SQS event of one record whose body is the envelope, ApproximateReceiveCount counting deliveries),
- * delivered again after a short wait while the handler reports it failed, at most maxReceiveCount times
- * (after that AWS would move it to the dead-letter queue; here it is logged). Two messages are worked on at
- * a time, as a small reserved concurrency would.
+ * An SQS queue and its Lambda event source mapping, in process, for `npm start` and the tests: each message
+ * is handed to the queue's handler in the shape SQS gives (an SQS event of one record, ApproximateReceiveCount
+ * counting deliveries), delivered again while the handler reports it failed, at most maxReceiveCount times
+ * (after that AWS would move it to the dead-letter queue; here it is logged). A failed message waits the
+ * visibility timeout's stand-in, or as long as the handler set with ChangeMessageVisibility on its receipt
+ * handle (the webhook deliveries' retry schedule), and a send may be delayed (DelaySeconds). Two messages
+ * are worked on at a time, as a small reserved concurrency would.
  *
- * The queue is durable, as SQS is (queue-store.ts): a message is stored before the publication that sent it
- * is answered, and deleted once handled, so the table stream's checkpoint never passes an event that only
- * memory held. Closing stops deliveries and waits a moment for those under way; what is left, waiting or
- * cut short, is delivered by the next start, as SQS delivers a message again after its visibility timeout.
+ * The queue is durable, as SQS is (queue-store.ts): a message is stored before its sender is answered, with
+ * the time it becomes visible, and deleted once handled, so the table stream's checkpoint never passes an
+ * event that only memory held, and a message waiting for its retry still waits after a restart. Closing stops
+ * deliveries and waits a moment for those under way; what is left, waiting or cut short, is delivered by the
+ * next start, as SQS delivers a message again after its visibility timeout.
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { EventEnvelope } from '../../functions/shared/events.ts';
-import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-events.ts';
 import { queueStore, type StoredMessage } from './queue-store.ts';
-import { lambdaContext } from './lambda-event.ts';
+import { ACCOUNT, lambdaContext } from './lambda-event.ts';
 
 export type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
-export interface EventDelivery {
-  /** Resolves once every message delivered so far is handled (or given up). */
+export interface LocalQueueOptions {
+  /** The queue's name: its ARN and URL end with it, and the logs name it. */
+  name: string;
+  /** The handler module (functions/handlers/) its event source mapping invokes. */
+  handler: string;
+  maxReceiveCount: number;
+  /** Where its messages are kept (in DATA_DIR: a restart delivers what a crash left). */
+  folder: string;
+  loadHandler: (name: string) => Promise<QueueHandler>;
+  /** The local SQS front its URL points at (sqs-front.ts), when its messages are sent through the SDK. */
+  endpoint?: string;
+}
+
+export interface LocalQueue {
+  arn: string;
+  /** The queue URL that SQS calls name (the local SQS front serves it: sqs-front.ts). */
+  url: string;
+  /** SendMessage: stored when this returns, delivered after `delaySeconds`. */
+  send(body: string, delaySeconds?: number): void;
+  /** ChangeMessageVisibility of a message being handled; false when no message of that receipt handle is. */
+  changeVisibility(receiptHandle: string, seconds: number): boolean;
+  /**
+   * Resolves once every message sent so far is handled (or given up), retries included, except those that
+   * wait longer than DRAIN_HORIZON_MS to be delivered (a webhook's retry in 5 minutes is not waited for).
+   */
   drain(): Promise<void>;
-  /** Stops taking events and starting deliveries; waits up to CLOSE_WAIT_MS for those under way. */
+  /** Stops starting deliveries; waits up to CLOSE_WAIT_MS for those under way. */
   close(): Promise<void>;
 }
 
 const CONCURRENCY = 2;
-/** The visibility timeout's stand-in: how long a failed message waits before it is delivered again. */
+/** The visibility timeout's stand-in: how long a failed message waits unless its handler said otherwise. */
 const RETRY_DELAY_MS = 500;
+/** The longest wait for a message's delivery that `drain` sits out. */
+const DRAIN_HORIZON_MS = 2_000;
 /** How long closing waits for deliveries under way (a rendition takes about a second); `npm start` has 10 s to exit. */
 const CLOSE_WAIT_MS = 3_000;
+/** The URL host of a queue no SDK call reaches (its messages come from a local rule). */
+const UNREACHED_QUEUE_HOST = 'http://sqs.local';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The SQS event the renditions queue hands its function: one message whose body is the rule's envelope. */
-export const sqsEvent = (envelope: EventEnvelope, receiveCount: number): SQSEvent => ({
+const sqsEventOf = (arn: string, message: StoredMessage<string>, receiptHandle: string): SQSEvent => ({
   Records: [
     {
-      messageId: `${envelope.id}-${receiveCount}`,
-      receiptHandle: envelope.id,
-      body: JSON.stringify(envelope),
+      messageId: message.id,
+      receiptHandle,
+      body: message.body,
       attributes: {
-        ApproximateReceiveCount: String(receiveCount),
-        SentTimestamp: String(Date.parse(envelope.time)),
-        SenderId: 'events.amazonaws.com',
+        ApproximateReceiveCount: String(message.receives),
+        SentTimestamp: String(message.sentAt),
+        SenderId: 'local',
         ApproximateFirstReceiveTimestamp: String(Date.now()),
       },
       messageAttributes: {},
       md5OfBody: '',
       eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:local:000000000000:renditions',
+      eventSourceARN: arn,
       awsRegion: 'local',
     },
   ],
 });
 
+/** The SQS event the renditions queue hands its function: one message whose body is the rule's envelope. */
+export const sqsEvent = (envelope: EventEnvelope, receiveCount: number): SQSEvent =>
+  sqsEventOf(
+    `arn:aws:sqs:local:${ACCOUNT}:renditions`,
+    {
+      id: `${envelope.id}-${receiveCount}`,
+      body: JSON.stringify(envelope),
+      sentAt: Date.parse(envelope.time),
+      receives: receiveCount,
+      visibleAt: 0,
+    },
+    envelope.id,
+  );
+
+/** A local queue's URL: on the local SQS front when SDK calls reach it, otherwise on a host nothing calls. */
+export const localQueueUrl = (name: string, endpoint = UNREACHED_QUEUE_HOST) => `${endpoint}/${ACCOUNT}/${name}`;
+
 /**
- * `subscribe` is where published events come from: the in-process publisher (functions/shared/events.ts)
- * when the handlers run from source, the local EventBridge (lib/local/eventbridge.ts) when they run from their
- * assets. `queueFolder` holds the queue's messages (in DATA_DIR: a restart delivers what a crash left).
+ * An EventBridge rule's stand-in: the events `subscribe` publishes whose detail-type `matches` become messages
+ * of `queue` (the envelope as body), stored before the publication is answered. Answers the unsubscribe.
  */
-export function startEventDelivery(
-  loadHandler: (name: string) => Promise<QueueHandler>,
+export const ruleToQueue = (
   subscribe: (subscriber: (event: EventEnvelope) => void) => () => void,
-  queueFolder: string,
-): EventDelivery {
-  const store = queueStore<EventEnvelope>(queueFolder);
+  matches: (detailType: string) => boolean,
+  queue: LocalQueue,
+): (() => void) =>
+  subscribe((envelope) => {
+    if (matches(envelope['detail-type'])) queue.send(JSON.stringify(envelope));
+  });
+
+export function startLocalQueue(options: LocalQueueOptions): LocalQueue {
+  const { name } = options;
+  const arn = `arn:aws:sqs:local:${ACCOUNT}:${name}`;
+  const store = queueStore<string>(options.folder);
   const waiting = store.left();
+  /** Messages being handled, by receipt handle, with the visibility their handler set. */
+  const handling = new Map<string, { visibleAt?: number }>();
   const inFlight = new Set<Promise<void>>();
   let running = 0;
   let closed = false;
+  let timer: NodeJS.Timeout | undefined;
 
-  const deliver = async (message: StoredMessage<EventEnvelope>): Promise<void> => {
+  const deliver = async (message: StoredMessage<string>): Promise<void> => {
     const received = store.receive(message);
-    const handler = await loadHandler(RENDITIONS_SUBSCRIPTION.handler);
-    const failed = await handler(
-      sqsEvent(received.body, received.receives),
-      lambdaContext(RENDITIONS_SUBSCRIPTION.handler),
-    ).then(
-      (answer) => answer.batchItemFailures.length > 0,
-      (error: unknown) => {
-        process.stderr.write(`renditions: ${String(error)}\n`);
-        return true;
-      },
-    );
+    const receiptHandle = `${received.id}#${received.receives}`;
+    const visibility: { visibleAt?: number } = {};
+    handling.set(receiptHandle, visibility);
+    const handler = await options.loadHandler(options.handler);
+    const failed = await handler(sqsEventOf(arn, received, receiptHandle), lambdaContext(options.handler))
+      .then(
+        (answer) => answer.batchItemFailures.length > 0,
+        (error: unknown) => {
+          process.stderr.write(`${name}: ${String(error)}\n`);
+          return true;
+        },
+      )
+      .finally(() => handling.delete(receiptHandle));
     if (!failed) return store.delete(received);
-    // Closed meanwhile: the message stays stored for the next start.
-    if (closed) return;
-    if (received.receives >= RENDITIONS_SUBSCRIPTION.maxReceiveCount) {
+    // Closed meanwhile: the message stays stored for the next start, keeping a visibility its handler set.
+    if (closed) {
+      if (visibility.visibleAt !== undefined) store.hide(received, visibility.visibleAt);
+      return;
+    }
+    if (received.receives >= options.maxReceiveCount) {
       process.stderr.write(
-        `renditions: ${received.body.id} failed ${received.receives} times; AWS would dead-letter it\n`,
+        `${name}: message ${received.id} failed ${received.receives} times; AWS would dead-letter it\n`,
       );
       return store.delete(received);
     }
-    await sleep(RETRY_DELAY_MS);
-    waiting.push(received);
+    waiting.push(store.hide(received, visibility.visibleAt ?? Date.now() + RETRY_DELAY_MS));
   };
 
   const pump = (): void => {
-    while (!closed && running < CONCURRENCY && waiting.length > 0) {
-      const message = waiting.shift()!;
+    clearTimeout(timer);
+    if (closed) return;
+    const now = Date.now();
+    waiting.sort((a, b) => a.visibleAt - b.visibleAt || a.sentAt - b.sentAt);
+    while (running < CONCURRENCY && waiting.length > 0 && (waiting[0] as StoredMessage<string>).visibleAt <= now) {
+      const message = waiting.shift() as StoredMessage<string>;
       running++;
       const work = deliver(message)
         .catch((error: unknown) => {
           // The message stays stored: the next start delivers it.
-          process.stderr.write(`renditions queue: ${String(error)}\n`);
+          process.stderr.write(`${name} queue: ${String(error)}\n`);
         })
         .finally(() => {
           running--;
@@ -114,26 +173,42 @@ export function startEventDelivery(
         });
       inFlight.add(work);
     }
+    const next = waiting[0];
+    if (next && running < CONCURRENCY) timer = setTimeout(pump, Math.max(0, next.visibleAt - now)).unref();
   };
-
-  const unsubscribe = subscribe((envelope) => {
-    if (envelope['detail-type'] !== RENDITIONS_SUBSCRIPTION.detailType) return;
-    waiting.push(store.send(envelope));
-    pump();
-  });
   pump();
 
   const drain = async (): Promise<void> => {
-    while (inFlight.size > 0) await Promise.allSettled(inFlight);
+    for (;;) {
+      if (inFlight.size > 0) {
+        await Promise.allSettled(inFlight);
+        continue;
+      }
+      const next = Math.min(...waiting.map((message) => message.visibleAt));
+      if (closed || next > Date.now() + DRAIN_HORIZON_MS) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(10, next - Date.now())));
+    }
   };
   return {
+    arn,
+    url: localQueueUrl(name, options.endpoint),
+    send(body, delaySeconds = 0) {
+      waiting.push(store.send(body, delaySeconds * 1000));
+      pump();
+    },
+    changeVisibility(receiptHandle, seconds) {
+      const visibility = handling.get(receiptHandle);
+      if (!visibility) return false;
+      visibility.visibleAt = Date.now() + seconds * 1000;
+      return true;
+    },
     drain,
     async close() {
       closed = true;
-      unsubscribe();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([drain(), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
       clearTimeout(timer);
+      let wait: NodeJS.Timeout | undefined;
+      await Promise.race([drain(), new Promise((resolve) => (wait = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+      clearTimeout(wait);
     },
   };
 }

@@ -4,12 +4,12 @@
  * appended to the events file (as the source-mode publisher writes it) and handed to the local rules'
  * subscribers (the renditions queue's stand-in). Entries for another bus fail as EventBridge fails them.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { appendFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '../../functions/shared/events.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION } from './aws-call-log.ts';
-import { closeServer, listenLocally } from './listen.ts';
+import { startAwsJsonFront } from './aws-json-front.ts';
 
 export interface LocalEventBus {
   /** The endpoint functions reach it at (AWS_ENDPOINT_URL_EVENTBRIDGE). */
@@ -36,12 +36,6 @@ interface PutEventsEntry {
 
 const accessKeyOf = (request: IncomingMessage) =>
   /Credential=([^/]+)\//.exec(request.headers.authorization ?? '')?.[1] ?? '';
-
-async function bodyOf(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** The SDK sends Time as epoch seconds (JSON protocol timestamps). */
 const isoTime = (time: PutEventsEntry['Time']) =>
@@ -78,29 +72,19 @@ export async function startLocalEventBus(options: LocalEventBusOptions): Promise
     return { FailedEntryCount: entries.length - accepted.length, Entries: answers };
   };
 
-  const server: Server = createServer((request, response) => {
-    const answer = (status: number, body: unknown) => {
-      response.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.1' });
-      response.end(JSON.stringify(body));
-    };
-    void (async () => {
-      const target = String(request.headers['x-amz-target'] ?? '');
-      const body = await bodyOf(request);
-      if (target !== 'AWSEvents.PutEvents')
-        return answer(400, { __type: 'UnknownOperationException', message: `${target} is not served locally` });
+  const front = await startAwsJsonFront('AWSEvents.', {
+    PutEvents: (input: { Entries: PutEventsEntry[] }, request) => {
       options.onCall?.({ accessKeyId: accessKeyOf(request), action: 'events:PutEvents', resource: busArn });
-      const { Entries } = JSON.parse(body) as { Entries: PutEventsEntry[] };
-      answer(200, await putEvents(Entries));
-    })().catch((error: unknown) => answer(500, { __type: 'InternalException', message: String(error) }));
+      return putEvents(input.Entries);
+    },
   });
-  const url = await listenLocally(server, 0, '127.0.0.1');
 
   return {
-    endpoint: url,
+    endpoint: front.endpoint,
     subscribe(subscriber) {
       subscribers.add(subscriber);
       return () => subscribers.delete(subscriber);
     },
-    close: () => closeServer(server),
+    close: front.close,
   };
 }

@@ -63,7 +63,7 @@ export interface AssetFunctionsOptions {
   context: Record<string, string> & { stage: string };
   /** The environment after the local stack's defaults: TABLE_NAME, BUCKET_NAME, EVENTS_FILE, AWS_REGION. */
   env: Record<string, string | undefined>;
-  endpoints: Omit<LocalEndpoints, 'eventBridgeEndpoint' | 'region'>;
+  endpoints: Omit<LocalEndpoints, 'eventBridgeEndpoint' | 'region' | 'kmsEndpoint' | 'sqsEndpoint'>;
   dataDir: string;
   overrides?: Record<string, string>;
   onSynthesize?: (reason: string) => void;
@@ -79,8 +79,20 @@ export async function functionsFromAssets(options: AssetFunctionsOptions): Promi
   });
   const bundled = startBundledFunctions({
     context: options.context,
-    resources: { tableName: env.TABLE_NAME!, bucketName: env.BUCKET_NAME!, eventBusName: LOCAL_EVENT_BUS },
-    endpoints: { ...options.endpoints, region: env.AWS_REGION!, eventBridgeEndpoint: bus.endpoint },
+    resources: {
+      tableName: env.TABLE_NAME!,
+      bucketName: env.BUCKET_NAME!,
+      eventBusName: LOCAL_EVENT_BUS,
+      webhookDeliveryQueueUrl: env.WEBHOOK_DELIVERY_QUEUE_URL!,
+      webhookKeyId: env.WEBHOOK_KMS_KEY_ID!,
+    },
+    endpoints: {
+      ...options.endpoints,
+      region: env.AWS_REGION!,
+      eventBridgeEndpoint: bus.endpoint,
+      kmsEndpoint: env.AWS_ENDPOINT_URL_KMS!,
+      sqsEndpoint: env.AWS_ENDPOINT_URL_SQS!,
+    },
     logDir: join(options.dataDir, 'logs'),
     ...(options.overrides ? { overrides: options.overrides } : {}),
     ...(options.onSynthesize ? { onSynthesize: options.onSynthesize } : {}),

@@ -19,7 +19,11 @@ import { LIBRARY_SWEEPER, streamConsumers, streamCheckpointFile } from './stream
 import { functionsFromAssets, functionsFromSource } from './function-sources.ts';
 import { apiDocs } from './api-docs.ts';
 import { currencyText, DEFAULT_CURRENCY, reloadConfig } from '../../functions/shared/config.ts';
-import { startEventDelivery, type QueueHandler } from './event-delivery.ts';
+import { ruleToQueue, startLocalQueue, type QueueHandler } from './event-delivery.ts';
+import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-events.ts';
+import { startLocalSqsFront } from './sqs-front.ts';
+import { startWebhookQueues, webhookQueueEnv } from './webhook-queues.ts';
+import { LOCAL_WEBHOOK_KEY_ALIAS, startLocalKms } from './kms.ts';
 
 export interface LocalServiceOptions {
   /** 0 picks a free port. */
@@ -102,6 +106,10 @@ export const localSynthesisContext = (env: NodeJS.ProcessEnv) => ({
 /** Lambda's synchronous invocation payload limit, the tighter of API Gateway's and Lambda's. */
 export const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 
+/** The ports of the KMS and SQS fronts each data folder last had in this process. */
+const lastFrontPorts = new Map<string, { kms: number; sqs: number }>();
+const portOf = (endpoint: string) => Number(new URL(endpoint).port);
+
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
   // Refused before anything starts, as the synth refuses it: every checkout would answer it.
   currencyText(options.env?.CURRENCY || process.env.CURRENCY || DEFAULT_CURRENCY, 'environment variable CURRENCY');
@@ -117,6 +125,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         ...(options.onS3Request ? { onS3Request: options.onS3Request } : {}),
       });
   const keys = await ensureSigningKeys(dataDir);
+  // The KMS stand-in that seals webhook secrets; its key lives in the data folder, as the signing keys do.
+  // The SQS front the webhook functions send deliveries and set retry delays through. Both fronts keep their
+  // ports across a restart in one process (the handlers' SDK clients keep the endpoints they were made with).
+  const frontPorts = lastFrontPorts.get(dataDir);
+  const localKms = await startLocalKms(dataDir, frontPorts?.kms);
+  const sqsFront = await startLocalSqsFront(frontPorts?.sqs);
+  lastFrontPorts.set(dataDir, { kms: portOf(localKms.endpoint), sqs: portOf(sqsFront.endpoint) });
 
   const defaults: Record<string, string> = {
     TABLE_NAME: 'photo-commerce',
@@ -126,6 +141,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     JWT_AUDIENCE: LOCAL_AUDIENCE,
     POWERTOOLS_METRICS_DISABLED: 'true',
     EVENTS_FILE: join(dataDir, 'events.jsonl'),
+    WEBHOOK_KMS_KEY_ID: LOCAL_WEBHOOK_KEY_ALIAS,
     // Any SDK client without an explicit local endpoint goes to a closed loopback port, never to AWS.
     AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
     ...LOCAL_AWS_ENV,
@@ -137,6 +153,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     DYNAMODB_ENDPOINT: storage.dynamoEndpoint,
     S3_ENDPOINT: storage.s3Endpoint,
     JWT_JWKS_FILE: keys.jwksFile,
+    AWS_ENDPOINT_URL_KMS: localKms.endpoint,
+    ...webhookQueueEnv(sqsFront.endpoint),
   });
   // The handlers read the environment once; anything they read before this must be read again.
   reloadConfig();
@@ -157,15 +175,33 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const { loadHandler } = functions;
   const authorizer = (await loadHandler('authorizer')) as unknown as RequestAuthorizer;
 
-  // The renditions queue's stand-in: the same handler on the same event, its messages kept in the data folder.
-  const events =
+  // The queues that published events reach, with their handlers, their messages kept in the data folder:
+  // the renditions queue (its EventBridge rule: LibraryItemsAdded) and the webhook pipeline.
+  const queueHandler = (name: string) => loadHandler(name) as unknown as Promise<QueueHandler>;
+  const renditions =
     options.renditions === false
-      ? { drain: async () => {}, close: async () => {} }
-      : startEventDelivery(
-          (name) => loadHandler(name) as unknown as Promise<QueueHandler>,
-          functions.subscribe,
-          join(dataDir, 'queues', 'renditions'),
-        );
+      ? undefined
+      : startLocalQueue({
+          name: 'renditions',
+          handler: RENDITIONS_SUBSCRIPTION.handler,
+          maxReceiveCount: RENDITIONS_SUBSCRIPTION.maxReceiveCount,
+          folder: join(dataDir, 'queues', 'renditions'),
+          loadHandler: queueHandler,
+        });
+  const unsubscribeRenditions =
+    renditions && ruleToQueue(functions.subscribe, (type) => type === RENDITIONS_SUBSCRIPTION.detailType, renditions);
+  const webhooks = startWebhookQueues({ loadHandler: queueHandler, subscribe: functions.subscribe, sqsFront, dataDir });
+  const events = {
+    drain: async () => {
+      await renditions?.drain();
+      await webhooks.drain();
+    },
+    close: async () => {
+      unsubscribeRenditions?.();
+      await renditions?.close();
+      await webhooks.close();
+    },
+  };
 
   // The table stream's consumers, as its event source mappings run them in AWS (event publisher, library sweeper).
   const stream = tableStream(storage, process.env.TABLE_NAME as string, streamConsumers(loadHandler), {
@@ -225,6 +261,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       await stream.close();
       await events.close();
       await functions.close();
+      await sqsFront.close();
+      await localKms.close();
       await storage.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });
       else withdrawEndpoints(dataDir);

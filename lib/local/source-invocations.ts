@@ -64,6 +64,33 @@ interface SignedClient {
 
 const attributed = new WeakSet<object>();
 
+interface SigningConfig {
+  signer?: (authScheme?: unknown) => Promise<object>;
+}
+
+/**
+ * Makes this call's SigV4 signer sign with `credentials`. The SDK's signer does not sign with the identity
+ * the call resolved: it asks the client's memoized credentials provider, which hands one pending answer to
+ * calls made at the same moment, so two functions calling at once (a queue's event reaching two consumers
+ * in one tick) could both sign as one of them. The call's signing config falls through to the client's,
+ * with a signer that is the client's but for its credentials.
+ */
+function signWith(scheme: object, credentials: AwsCredentialIdentity): void {
+  const properties = (scheme as { httpAuthOption?: { signingProperties?: { config?: SigningConfig } } }).httpAuthOption
+    ?.signingProperties;
+  const config = properties?.config;
+  const signer = config?.signer;
+  if (!properties || !config || !signer) return;
+  properties.config = Object.create(config, {
+    signer: {
+      value: async (authScheme?: unknown) =>
+        Object.create(await signer.call(config, authScheme), {
+          credentialProvider: { value: async () => credentials },
+        }),
+    },
+  }) as SigningConfig;
+}
+
 /**
  * Makes `client` sign as the running function: its requests (the identity the SDK resolved is replaced
  * before signing; the SDK keeps it in the call's smithy context) and its presigned URLs and POSTs (which
@@ -83,7 +110,11 @@ export function signAsRunningFunction(client: SignedClient): void {
       const name = runningFunction();
       const scheme = (context.__smithy_context as { selectedHttpAuthScheme?: { identity: unknown } } | undefined)
         ?.selectedHttpAuthScheme;
-      if (name !== undefined && scheme) scheme.identity = functionCredentials(name);
+      if (name !== undefined && scheme) {
+        const credentials = functionCredentials(name);
+        scheme.identity = credentials;
+        signWith(scheme, credentials);
+      }
       return next(args);
     },
     { step: 'build', name: 'localFunctionCredentials' },

@@ -20,6 +20,7 @@ const SUITES = [
   'resumable-uploads',
   'pull-memory-figure',
   'renditions',
+  'webhooks',
 ];
 
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false }, only: { type: 'string' } } });

@@ -34,7 +34,13 @@ const outdir = mkdtempSync(join(tmpdir(), 'bundle-test-'));
 /** Handler module name -> its staged asset directory (route functions are in the nested route-group templates). */
 const assets = new Map(
   synthesizedFunctions(
-    { tableName: 'table', bucketName: 'bucket', eventBusName: 'bus' },
+    {
+      tableName: 'table',
+      bucketName: 'bucket',
+      eventBusName: 'bus',
+      webhookDeliveryQueueUrl: 'queue',
+      webhookKeyId: 'key',
+    },
     localSynthesisContext(process.env).stage,
   ).map((fn) => [fn.module, fn.assetDir]),
 );

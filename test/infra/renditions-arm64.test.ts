@@ -38,7 +38,13 @@ beforeAll(async () => {
   apiKey = await service.apiKey('renditions-arm64', 'library');
   const env = process.env as Record<string, string>;
   const fn = synthesizedFunctions(
-    { tableName: env.TABLE_NAME!, bucketName: env.BUCKET_NAME!, eventBusName: 'unused' },
+    {
+      tableName: env.TABLE_NAME!,
+      bucketName: env.BUCKET_NAME!,
+      eventBusName: 'unused',
+      webhookDeliveryQueueUrl: env.WEBHOOK_DELIVERY_QUEUE_URL!,
+      webhookKeyId: env.WEBHOOK_KMS_KEY_ID!,
+    },
     localSynthesisContext(env).stage,
   ).find((candidate) => candidate.module === 'make-renditions')!;
   renditions = functionProcess({
@@ -48,6 +54,8 @@ beforeAll(async () => {
     memorySize: fn.memorySize,
     environment: functionEnvironment(fn, {
       region: env.AWS_REGION!,
+      kmsEndpoint: env.AWS_ENDPOINT_URL_KMS!,
+      sqsEndpoint: env.AWS_ENDPOINT_URL_SQS!,
       dynamoEndpoint: service.storage.dynamoEndpoint,
       s3Endpoint: service.storage.s3Endpoint,
       eventBridgeEndpoint: 'http://127.0.0.1:9',

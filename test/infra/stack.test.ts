@@ -12,7 +12,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { binaryMediaTypes, keyScopeOf, routes, type Route } from '../../functions/routes.ts';
+import { binaryMediaTypes, routes, takesApiKey, type Route } from '../../functions/routes.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../functions/webhooks/event-subscriptions.ts';
 import { API_KEY_SCOPES } from '../../functions/auth/principal.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
 import { uploadObjectKey } from '../../functions/store/image-object-store.ts';
@@ -103,7 +104,7 @@ describe('routes', () => {
       expect(JSON.stringify(properties.Integration.Uri)).toContain(`"${functionId}","Arn"`);
       expect(resources[functionId].Properties.FunctionName).toBe(`photo-commerce-dev-${route.handler}`);
 
-      expect(properties.ApiKeyRequired ?? false, route.handler).toBe(keyScopeOf(route) !== undefined);
+      expect(properties.ApiKeyRequired ?? false, route.handler).toBe(takesApiKey(route));
       const authorizer = stack.authorizers.for(route.credential);
       if (authorizer) {
         expect(properties.AuthorizationType).toBe('CUSTOM');
@@ -184,7 +185,8 @@ describe('authorizers', () => {
     const authorizers = ofType('AWS::ApiGateway::Authorizer').map(([, a]) => a.Properties);
     expect(authorizers.map((a) => a.IdentitySource).sort()).toEqual([
       'method.request.header.Authorization',
-      ...API_KEY_SCOPES.map(() => 'method.request.header.X-SERVICE-API-Key'),
+      // One per key scope, and one for the routes that take a key of any scope (webhooks).
+      ...[...API_KEY_SCOPES, 'apiKey'].map(() => 'method.request.header.X-SERVICE-API-Key'),
     ]);
     // An answer is reused on the routes of its authorizer only: each serves the routes of one kind.
     for (const route of routes.filter((candidate) => candidate.credential !== 'none')) {
@@ -332,7 +334,8 @@ function leadingKeysOf(role: IConstruct): { read: string[]; write: string[] } {
     const actions = [statement.Action].flat();
     const patterns: string[] = [statement.Condition?.[LEADING_KEYS]?.['dynamodb:LeadingKeys'] ?? []].flat();
     if (actions.includes('dynamodb:GetItem')) patterns.forEach((pattern) => keys.read.add(pattern));
-    if (actions.includes('dynamodb:DeleteItem')) patterns.forEach((pattern) => keys.write.add(pattern));
+    if (['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'].some((action) => actions.includes(action)))
+      patterns.forEach((pattern) => keys.write.add(pattern));
   }
   return { read: [...keys.read].sort(), write: [...keys.write].sort() };
 }
@@ -387,6 +390,14 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
   'claim-library-items': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   'list-library': { read: LIBRARY_KEYS, write: [] },
   'delete-library-item': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  'create-webhook': { read: ['WEBHOOK#*'], write: ['WEBHOOK#*', 'WEBHOOKSUB#*'] },
+  'list-webhooks': { read: ['WEBHOOK#*'], write: [] },
+  'get-webhook': { read: ['WEBHOOK#*'], write: [] },
+  'update-webhook': { read: ['WEBHOOK#*'], write: ['WEBHOOK#*', 'WEBHOOKSUB#*'] },
+  'delete-webhook': { read: ['WEBHOOK#*'], write: ['WEBHOOK#*', 'WEBHOOKSUB#*'] },
+  'rotate-webhook-secret': { read: ['WEBHOOK#*'], write: ['WEBHOOK#*', 'WEBHOOKSUB#*'] },
+  'list-webhook-deliveries': { read: ['WEBHOOK#*', 'WHDELIVERY#*'], write: [] },
+  'redeliver-webhook-delivery': { read: ['WEBHOOK#*', 'WHDELIVERY#*'], write: ['WHDELIVERY#*'] },
 };
 
 describe('leading keys (which items a function may touch)', () => {
@@ -425,6 +436,17 @@ describe('leading keys (which items a function may touch)', () => {
     expect(leadingKeysOf(stack.authorizers.handlerFunction.role)).toEqual({ read: ['APIKEY#*'], write: [] });
     expect(leadingKeysOf(stack.librarySweeper.handlerFunction.role)).toEqual({ read: ['ANONUSER#*'], write: [] });
     expect(leadingKeysOf(stack.eventPublisher.handlerFunction.role)).toEqual({ read: [], write: [] });
+  });
+
+  it('lets the webhook fan-out read subscriptions and write deliveries, the delivery function webhooks and deliveries only', () => {
+    expect(leadingKeysOf(stack.webhooks.fanout.handlerFunction.role)).toEqual({
+      read: ['WEBHOOKSUB#*'],
+      write: ['WHDELIVERY#*'],
+    });
+    expect(leadingKeysOf(stack.webhooks.deliveries.handlerFunction.role)).toEqual({
+      read: ['WEBHOOK#*', 'WHDELIVERY#*'],
+      write: ['WEBHOOK#*', 'WEBHOOKSUB#*', 'WHDELIVERY#*'],
+    });
   });
 });
 
@@ -740,6 +762,61 @@ describe('library sweeper', () => {
   });
 });
 
+describe('webhooks', () => {
+  const kmsActions = (role: IConstruct) => actionsOf(role).filter((action) => action.startsWith('kms:'));
+
+  it('lets only the management routes encrypt and only the delivery function decrypt secrets, with a webhook id as context', () => {
+    for (const route of routes)
+      expect(kmsActions(endpointOf(route).role), route.handler).toEqual(
+        route.grants.webhookSecrets === 'seal' ? ['kms:Encrypt'] : [],
+      );
+    expect(kmsActions(stack.webhooks.deliveries.handlerFunction.role)).toEqual(['kms:Decrypt']);
+    expect(kmsActions(stack.webhooks.fanout.handlerFunction.role)).toEqual([]);
+    const decrypt = statementsOf(stack.webhooks.deliveries.handlerFunction.role).find((statement) =>
+      [statement.Action].flat().includes('kms:Decrypt'),
+    );
+    expect(decrypt?.Resource).toEqual(arnOf(stack.data.webhookSecrets));
+    expect(decrypt?.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['WebhookId'] },
+      Null: { 'kms:EncryptionContext:WebhookId': 'false' },
+    });
+    const key = resources[logicalId(stack.data.webhookSecrets)];
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.DeletionPolicy).toBe('Retain');
+  });
+
+  it('sends to the deliveries queue from the fan-out and the redeliver route only', () => {
+    const sends = (role: IConstruct) => actionsOf(role).includes('sqs:SendMessage');
+    expect(sends(stack.webhooks.fanout.handlerFunction.role)).toBe(true);
+    for (const route of routes)
+      expect(sends(endpointOf(route).role), route.handler).toBe(route.grants.webhookDeliveries === true);
+  });
+
+  it('keeps a delivery longer than the retry schedule, for more receipts than attempts, then dead-letters it', () => {
+    const queue = resources[logicalId(stack.webhooks.deliveries.queue)].Properties;
+    expect(queue.MessageRetentionPeriod).toBe(14 * 24 * 60 * 60);
+    expect(queue.RedrivePolicy).toEqual({
+      deadLetterTargetArn: arnOf(stack.webhooks.deliveries.deadLetters),
+      maxReceiveCount: 20,
+    });
+    const names = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties.AlarmName);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'photo-commerce-dev-webhook-fanout-dead-letters',
+        'photo-commerce-dev-webhook-deliveries-dead-letters',
+      ]),
+    );
+  });
+
+  it('routes every subscribable event type of the bus to the fan-out queue', () => {
+    const rule = ofType('AWS::Events::Rule').find(
+      ([, candidate]) => candidate.Properties.Name === 'photo-commerce-dev-webhooks',
+    )!;
+    expect(rule[1].Properties.EventPattern['detail-type']).toEqual(WEBHOOK_EVENT_TYPES);
+    expect(rule[1].Properties.Targets[0].Arn).toEqual(arnOf(stack.webhooks.fanout.queue));
+  });
+});
+
 describe('renditions', () => {
   it('routes LibraryItemsAdded from the bus to a queue with a dead-letter queue after 3 deliveries', () => {
     const [, rule] = ofType('AWS::Events::Rule').find(
@@ -775,8 +852,16 @@ describe('renditions', () => {
     expect(fn.Environment.Variables.RENDITION_MAX_ATTEMPTS).toBe('3');
   });
 
-  it('reads and updates library items and entries only, and reads, writes and deletes library objects only', () => {
-    expect(leadingKeysOf(stack.renditions.handlerFunction.role).read).toEqual(['LIBITEM#*']);
+  it('reads and updates library items and entries only, puts outbox records only, and reads, writes and deletes library objects only', () => {
+    expect(leadingKeysOf(stack.renditions.handlerFunction.role)).toEqual({
+      read: ['LIBITEM#*'],
+      write: ['LIBITEM#*', 'LIBUSER#*', 'OUTBOX#*'],
+    });
+    const puts = statementsOf(stack.renditions.handlerFunction.role).find((statement) =>
+      [statement.Action].flat().includes('dynamodb:PutItem'),
+    );
+    expect([puts?.Action].flat()).toEqual(['dynamodb:PutItem']);
+    expect(puts?.Condition[LEADING_KEYS]['dynamodb:LeadingKeys']).toEqual(['OUTBOX#*']);
     const statements = statementsOf(stack.renditions.handlerFunction.role);
     const writes = statements.find((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'));
     expect([writes?.Action].flat()).toEqual(['dynamodb:UpdateItem']);

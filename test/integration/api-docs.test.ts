@@ -96,7 +96,13 @@ describe('GET /docs', () => {
 
 /** The words a credential is stated in, from the route table's value (scope names are not written here). */
 const credentialWords = (credential: Credential): string =>
-  credential === 'none' ? 'no credential' : credential === 'user' ? 'bearer token' : `API key of scope ${credential}`;
+  credential === 'none'
+    ? 'no credential'
+    : credential === 'user'
+      ? 'bearer token'
+      : credential === 'apiKey'
+        ? 'API key of any scope'
+        : `API key of scope ${credential}`;
 
 const normalized = (text: string) => text.replace(/\s+/g, ' ').trim();
 

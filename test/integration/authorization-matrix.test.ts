@@ -73,6 +73,14 @@ const samples: Record<string, Sample> = {
   'POST /library/claim': { json: { ProductBuilderUrl: 'not a builder URL' } },
   'GET /library': {},
   'DELETE /library/{itemGuid}': {},
+  'POST /webhooks': { json: {} },
+  'GET /webhooks': {},
+  'GET /webhooks/{webhookId}': {},
+  'PUT /webhooks/{webhookId}': { json: { Status: 'Disabled' } },
+  'DELETE /webhooks/{webhookId}': {},
+  'POST /webhooks/{webhookId}/secret': {},
+  'GET /webhooks/{webhookId}/deliveries': {},
+  'POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver': {},
 };
 
 let service: TestService;

@@ -79,7 +79,7 @@ describe('authorizer policies', () => {
         route.credential === 'user',
       );
       expect(isAllowed(library, arn(route.method, path)), `${route.method} ${route.path}`).toBe(
-        route.credential === 'library',
+        route.credential === 'library' || route.credential === 'apiKey',
       );
     }
   });

@@ -97,6 +97,7 @@ describe('the OpenAPI document', () => {
     const expected = {
       none: [],
       user: [{ bearerToken: [] }],
+      apiKey: [{ apiKey: [] }],
       library: [{ apiKey: ['library'] }],
       site: [{ apiKey: ['site'] }],
       catalog: [{ apiKey: ['catalog'] }],

@@ -108,8 +108,24 @@ export interface Schemas {
     /** Every part, 1 to PartCount, each once, in any order */
     Parts: Array<Schemas['CompletedPart']>;
   };
+  CreatedWebhook: {
+    WebhookId: string;
+    Url: string;
+    EventTypes: Array<
+      'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded' | 'LibraryItemRenditionsDecided'
+    >;
+    Status: 'Enabled' | 'Disabled';
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    CreatedDateUtc: Date;
+    /** The signing secret (Standard Webhooks): answered on creation and rotation only, never again */
+    Secret: string;
+  };
   DeletedBasket: {
     BasketGuid: string;
+    Deleted: true;
+  };
+  DeletedWebhook: {
+    WebhookId: string;
     Deleted: true;
   };
   DeleteLibraryItemResponse: {
@@ -309,6 +325,10 @@ export interface Schemas {
     /** Absolute http or https URL of an image on a public address */
     Url: string;
   };
+  Redelivery: {
+    DeliveryId: string;
+    State: 'Pending';
+  };
   Rendition: {
     /** Presigned S3 GET of the rendition, answered with ContentType; valid as long as DownloadUrl */
     Url: string;
@@ -387,6 +407,58 @@ export interface Schemas {
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     ExpiresDateUtc: Date;
   };
+  Webhook: {
+    WebhookId: string;
+    Url: string;
+    EventTypes: Array<
+      'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded' | 'LibraryItemRenditionsDecided'
+    >;
+    Status: 'Enabled' | 'Disabled';
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    CreatedDateUtc: Date;
+  };
+  WebhookDelivery: {
+    /** The webhook-id header every attempt of this delivery sent */
+    DeliveryId: string;
+    EventType:
+      'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded' | 'LibraryItemRenditionsDecided';
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    CreatedDateUtc: Date;
+    State: 'Pending' | 'Delivered' | 'Failed';
+    Attempts: Array<Schemas['WebhookDeliveryAttempt']>;
+  };
+  WebhookDeliveryAttempt: {
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    DateUtc: Date;
+    /** The receiver's HTTP status; 0 when there was none (refused URL, connection error, time-out) */
+    Status: number;
+    DurationMs: number;
+  };
+  WebhookDeliveryList: {
+    Deliveries: Array<Schemas['WebhookDelivery']>;
+    /** Pass as ?cursor= for the next page; absent on the last page */
+    NextCursor?: string;
+  };
+  WebhookInput: {
+    /** An https URL whose host resolves to public addresses only; no user info */
+    Url: string;
+    /** Event types to receive, each open to API keys of the scopes named (the event-subscription table): BasketCheckedOut (site), OrderCreated (fulfilment, site), OrderStatusChanged (fulfilment, site), LibraryItemsAdded (library; only the key that caused it), LibraryItemRenditionsDecided (library; only the key that caused it) */
+    EventTypes: Array<string>;
+  };
+  WebhookList: {
+    Webhooks: Array<Schemas['Webhook']>;
+  };
+  WebhookSecret: {
+    /** The signing secret (Standard Webhooks): answered on creation and rotation only, never again */
+    Secret: string;
+  };
+  WebhookUpdateInput: {
+    /** An https URL whose host resolves to public addresses only; no user info */
+    Url?: string;
+    /** Event types to receive, each open to API keys of the scopes named (the event-subscription table): BasketCheckedOut (site), OrderCreated (fulfilment, site), OrderStatusChanged (fulfilment, site), LibraryItemsAdded (library; only the key that caused it), LibraryItemRenditionsDecided (library; only the key that caused it) */
+    EventTypes?: Array<string>;
+    Status?: 'Enabled' | 'Disabled';
+  };
 }
 
 export type AbortedUpload = Schemas['AbortedUpload'];
@@ -407,7 +479,9 @@ export type ClaimLibraryItemsResponse = Schemas['ClaimLibraryItemsResponse'];
 export type CompleteCheckoutInput = Schemas['CompleteCheckoutInput'];
 export type CompletedPart = Schemas['CompletedPart'];
 export type CompleteUploadInput = Schemas['CompleteUploadInput'];
+export type CreatedWebhook = Schemas['CreatedWebhook'];
 export type DeletedBasket = Schemas['DeletedBasket'];
+export type DeletedWebhook = Schemas['DeletedWebhook'];
 export type DeleteLibraryItemResponse = Schemas['DeleteLibraryItemResponse'];
 export type ErrorDetail = Schemas['ErrorDetail'];
 export type Health = Schemas['Health'];
@@ -434,6 +508,7 @@ export type PrintQuality = Schemas['PrintQuality'];
 export type Project = Schemas['Project'];
 export type ProjectInput = Schemas['ProjectInput'];
 export type PullInput = Schemas['PullInput'];
+export type Redelivery = Schemas['Redelivery'];
 export type Rendition = Schemas['Rendition'];
 export type Renditions = Schemas['Renditions'];
 export type ResumableUpload = Schemas['ResumableUpload'];
@@ -445,6 +520,14 @@ export type StartUploadInput = Schemas['StartUploadInput'];
 export type StatusInput = Schemas['StatusInput'];
 export type StoredPart = Schemas['StoredPart'];
 export type UploadTicket = Schemas['UploadTicket'];
+export type Webhook = Schemas['Webhook'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookDeliveryAttempt = Schemas['WebhookDeliveryAttempt'];
+export type WebhookDeliveryList = Schemas['WebhookDeliveryList'];
+export type WebhookInput = Schemas['WebhookInput'];
+export type WebhookList = Schemas['WebhookList'];
+export type WebhookSecret = Schemas['WebhookSecret'];
+export type WebhookUpdateInput = Schemas['WebhookUpdateInput'];
 
 /** Per operation: path and query parameters, JSON request body and the success response. */
 export interface Operations {
@@ -529,6 +612,13 @@ export interface Operations {
     body: undefined;
     response: Schemas['UploadTicket'];
   };
+  /** POST /webhooks: Register a webhook: a URL that receives signed events of the types named */
+  createWebhook: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: Schemas['WebhookInput'];
+    response: Schemas['CreatedWebhook'];
+  };
   /** DELETE /basket/{basketGuid}: Delete a basket */
   deleteBasket: {
     path: {
@@ -560,6 +650,16 @@ export interface Operations {
     query: Record<string, never>;
     body: undefined;
     response: Schemas['DeleteLibraryItemResponse'];
+  };
+  /** DELETE /webhooks/{webhookId}: Delete a webhook */
+  deleteWebhook: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      webhookId: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: Schemas['DeletedWebhook'];
   };
   /** GET /basket/{basketGuid}: Read a basket */
   getBasket: {
@@ -667,6 +767,16 @@ export interface Operations {
     body: undefined;
     response: Schemas['Project'];
   };
+  /** GET /webhooks/{webhookId}: Read one of this key's webhooks */
+  getWebhook: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      webhookId: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: Schemas['Webhook'];
+  };
   /** GET /baskets: List the user's baskets */
   listBaskets: {
     path: Record<string, never>;
@@ -704,6 +814,28 @@ export interface Operations {
     };
     body: undefined;
     response: Schemas['OrderList'];
+  };
+  /** GET /webhooks/{webhookId}/deliveries: A webhook's deliveries, newest first, a page at a time, with their attempts */
+  listWebhookDeliveries: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      webhookId: string;
+    };
+    query: {
+      /** Items per page, 1 to 100 (default 50) */
+      limit?: number | string;
+      /** NextCursor of the previous page */
+      cursor?: string;
+    };
+    body: undefined;
+    response: Schemas['WebhookDeliveryList'];
+  };
+  /** GET /webhooks: List this key's webhooks */
+  listWebhooks: {
+    path: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    response: Schemas['WebhookList'];
   };
   /** POST /library/pull: Fetch one image from a URL */
   pullLibraryItem: {
@@ -743,6 +875,28 @@ export interface Operations {
     body: Schemas['ProjectInput'];
     response: Schemas['Project'];
   };
+  /** POST /webhooks/{webhookId}/deliveries/{deliveryId}/redeliver: Send a delivery again: the same event and webhook-id, signed anew */
+  redeliverWebhookDelivery: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      webhookId: string;
+      /** A DeliveryId of the log: the webhook-id its attempts sent */
+      deliveryId: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: Schemas['Redelivery'];
+  };
+  /** POST /webhooks/{webhookId}/secret: Rotate a webhook's signing secret (the old one signs too for 24 hours) */
+  rotateWebhookSecret: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      webhookId: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: Schemas['WebhookSecret'];
+  };
   /** POST /library/uploads/{itemGuid}/parts: Presigned PUT URLs for parts of a resumable upload */
   signMultipartParts: {
     path: {
@@ -781,6 +935,16 @@ export interface Operations {
     query: Record<string, never>;
     body: Schemas['StatusInput'];
     response: Schemas['OrderResult'];
+  };
+  /** PUT /webhooks/{webhookId}: Change a webhook's URL, event types or status */
+  updateWebhook: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      webhookId: string;
+    };
+    query: Record<string, never>;
+    body: Schemas['WebhookUpdateInput'];
+    response: Schemas['Webhook'];
   };
 }
 
@@ -880,6 +1044,14 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     body: 'none',
     dates: [['ExpiresDateUtc']],
   },
+  createWebhook: {
+    method: 'POST',
+    path: '/webhooks',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'json',
+    dates: [['CreatedDateUtc']],
+  },
   deleteBasket: {
     method: 'DELETE',
     path: '/basket/{basketGuid}',
@@ -903,6 +1075,14 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     method: 'DELETE',
     path: '/library/{itemGuid}',
     credential: 'bearer',
+    idempotent: false,
+    body: 'none',
+    dates: [],
+  },
+  deleteWebhook: {
+    method: 'DELETE',
+    path: '/webhooks/{webhookId}',
+    credential: 'apiKey',
     idempotent: false,
     body: 'none',
     dates: [],
@@ -991,6 +1171,14 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     body: 'none',
     dates: [['LastSavedDateUtc']],
   },
+  getWebhook: {
+    method: 'GET',
+    path: '/webhooks/{webhookId}',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [['CreatedDateUtc']],
+  },
   listBaskets: {
     method: 'GET',
     path: '/baskets',
@@ -1024,6 +1212,25 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
       ['Orders', '*', 'CompletedDateUtc'],
       ['Orders', '*', 'LastSavedDateUtc'],
     ],
+  },
+  listWebhookDeliveries: {
+    method: 'GET',
+    path: '/webhooks/{webhookId}/deliveries',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [
+      ['Deliveries', '*', 'CreatedDateUtc'],
+      ['Deliveries', '*', 'Attempts', '*', 'DateUtc'],
+    ],
+  },
+  listWebhooks: {
+    method: 'GET',
+    path: '/webhooks',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [['Webhooks', '*', 'CreatedDateUtc']],
   },
   pullLibraryItem: {
     method: 'POST',
@@ -1065,6 +1272,22 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     body: 'json',
     dates: [['LastSavedDateUtc']],
   },
+  redeliverWebhookDelivery: {
+    method: 'POST',
+    path: '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [],
+  },
+  rotateWebhookSecret: {
+    method: 'POST',
+    path: '/webhooks/{webhookId}/secret',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [],
+  },
   signMultipartParts: {
     method: 'POST',
     path: '/library/uploads/{itemGuid}/parts',
@@ -1103,5 +1326,13 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
       ['Order', 'CompletedDateUtc'],
       ['Order', 'LastSavedDateUtc'],
     ],
+  },
+  updateWebhook: {
+    method: 'PUT',
+    path: '/webhooks/{webhookId}',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'json',
+    dates: [['CreatedDateUtc']],
   },
 };

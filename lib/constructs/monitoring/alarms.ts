@@ -121,6 +121,15 @@ export function createAlarms(scope: Construct, props: AlarmProps): Alarm[] {
     1,
     1,
   );
+  for (const { name, deadLetters } of props.webhooks.consumers)
+    alarm(
+      `${name}-dead-letters`,
+      deadLetters.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+      1,
+      `Webhook messages whose function failed on every delivery (storage, KMS or a bug, not a receiver's failure, which ends the delivery Failed): queue ${deadLetters.queueName}. Their deliveries may still read Pending.`,
+      1,
+      1,
+    );
   alarm(
     'checkout-paid-twice',
     business(METRIC.CheckoutPaidTwice),

@@ -10,6 +10,7 @@ import type { Construct } from 'constructs';
 import type { Endpoint } from '../route-groups.ts';
 import type { HandlerFunction } from '../handler-function.ts';
 import type { Renditions } from '../renditions.ts';
+import type { Webhooks } from '../webhooks.ts';
 import type { StreamConsumer } from '../stream-consumer.ts';
 import { METRICS_NAMESPACE, SERVICE_NAME } from '../../../functions/shared/metric-names.ts';
 
@@ -33,6 +34,7 @@ export interface Watched {
   authorizer: HandlerFunction;
   streamConsumers: StreamConsumer[];
   renditions: Renditions;
+  webhooks: Webhooks;
 }
 
 export const allFunctionsOf = (watched: Watched): HandlerFunction[] => [
@@ -40,6 +42,7 @@ export const allFunctionsOf = (watched: Watched): HandlerFunction[] => [
   watched.authorizer,
   ...watched.streamConsumers.map((consumer) => consumer.handlerFunction),
   watched.renditions.handlerFunction,
+  ...watched.webhooks.consumers.map((consumer) => consumer.handlerFunction),
 ];
 
 /** A five-minute sum of one of the service's own metrics. */

@@ -26,6 +26,9 @@ export interface LocalEndpoints {
   dynamoEndpoint: string;
   s3Endpoint: string;
   eventBridgeEndpoint: string;
+  /** The local KMS stand-in and SQS front (webhooks). */
+  kmsEndpoint: string;
+  sqsEndpoint: string;
   /** The local issuer's key set, in place of the template's JWT_JWKS_URL (an https endpoint of the real issuer). */
   jwksFile: string;
 }
@@ -91,6 +94,8 @@ export function functionEnvironment(
     DYNAMODB_ENDPOINT: endpoints.dynamoEndpoint,
     S3_ENDPOINT: endpoints.s3Endpoint,
     AWS_ENDPOINT_URL_EVENTBRIDGE: endpoints.eventBridgeEndpoint,
+    AWS_ENDPOINT_URL_KMS: endpoints.kmsEndpoint,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqsEndpoint,
     // Any other SDK client goes to a closed loopback port, never to AWS.
     AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
     ...(JWT_JWKS_URL !== undefined ? { JWT_JWKS_FILE: endpoints.jwksFile } : {}),

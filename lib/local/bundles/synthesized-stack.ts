@@ -43,6 +43,10 @@ export interface LocalResources {
   tableName: string;
   bucketName: string;
   eventBusName: string;
+  /** The local webhook deliveries queue's URL (the one queue a function's environment names). */
+  webhookDeliveryQueueUrl: string;
+  /** The local KMS stand-in's key for webhook secrets. */
+  webhookKeyId: string;
 }
 
 /** The app's modules: bin/app.ts and the relative imports it reaches (lib/, not the local stack it never imports). */
@@ -105,20 +109,28 @@ export function synthesize(context: Record<string, string>, outdir = CDK_OUT): v
 }
 
 /**
- * A template value as CloudFormation would resolve it, for what function environments hold: strings, and
- * `Ref`s to the table, bucket and bus. Anything else fails: a function must not start with a value the
- * local stack cannot give it.
+ * A template value as CloudFormation would resolve it, for what function environments hold: strings,
+ * `Ref`s to the table, bucket, bus and the webhook deliveries queue, and the webhook secrets' key's ARN.
+ * Anything else fails: a function must not start with a value the local stack cannot give it.
  */
 function resolver(local: LocalResources, resources: Record<string, CfnResource>) {
   const byType: Record<string, string> = {
     'AWS::DynamoDB::Table': local.tableName,
     'AWS::S3::Bucket': local.bucketName,
     'AWS::Events::EventBus': local.eventBusName,
+    'AWS::SQS::Queue': local.webhookDeliveryQueueUrl,
   };
+  const arnByType: Record<string, string> = { 'AWS::KMS::Key': local.webhookKeyId };
   return (value: unknown): string => {
     if (typeof value === 'string') return value;
     const ref = (value as { Ref?: string } | null)?.Ref;
-    const resolved = ref === undefined ? undefined : byType[resources[ref]?.Type ?? ''];
+    const [attributeOf, attribute] = (value as { 'Fn::GetAtt'?: [string, string] } | null)?.['Fn::GetAtt'] ?? [];
+    const resolved =
+      ref !== undefined
+        ? byType[resources[ref]?.Type ?? '']
+        : attribute === 'Arn' && attributeOf !== undefined
+          ? arnByType[resources[attributeOf]?.Type ?? '']
+          : undefined;
     if (resolved === undefined)
       throw new Error(`the local stack cannot resolve ${JSON.stringify(value)} in a function's environment`);
     return resolved;

@@ -1,0 +1,30 @@
+/**
+ * What travels on the webhook queues: the fan-out queue carries the EventBridge envelope of a subscribable
+ * event (an EventBridge rule sends it there), the deliveries queue one message per delivery. The CDK stack
+ * and the local stack's stand-ins (lib/local/webhook-queues.ts) read the queues' settings here.
+ */
+import * as z from 'zod/mini';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/event-subscriptions.ts';
+
+export const WebhookEventEnvelope = z.object({
+  'detail-type': z.enum(WEBHOOK_EVENT_TYPES),
+  time: z.string(),
+  detail: z.looseObject({ EventId: z.string().check(z.minLength(1)) }),
+});
+
+export const DeliveryMessage = z.object({
+  webhookId: z.string().check(z.regex(/^[0-9a-f]{32}$/)),
+  ownerKeyId: z.string().check(z.minLength(1)),
+  deliveryId: z.string().check(z.regex(/^[0-9a-f]{32}$/)),
+});
+export type DeliveryMessage = z.infer<typeof DeliveryMessage>;
+
+/**
+ * The queues and their consumers. The deliveries queue's maxReceiveCount exceeds the most attempts a
+ * schedule allows (WEBHOOK_RETRY_SCHEDULE: at most 15 retries), so only a delivery whose function keeps
+ * failing reaches the dead-letter queue; a delivery whose receiver keeps failing ends Failed.
+ */
+export const WEBHOOK_QUEUES = {
+  fanout: { name: 'webhook-fanout', handler: 'webhook-fanout', maxReceiveCount: 5 },
+  deliveries: { name: 'webhook-deliveries', handler: 'webhook-deliver', maxReceiveCount: 20 },
+} as const;

@@ -1,0 +1,80 @@
+/**
+ * One event sent to one webhook: the delivery, its attempts, and the rules that decide what follows an
+ * attempt (Standard Webhooks' retry schedule, 410 disables, five days of failures disable). Pure: the
+ * delivery service reads and writes, sends, and asks these rules.
+ */
+import { createHash } from 'node:crypto';
+import { timeOrderedGuid } from '../shared/ids.ts';
+import type { WebhookEventType } from '../webhooks/event-subscriptions.ts';
+
+export const DELIVERY_STATES = ['Pending', 'Delivered', 'Failed'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export interface DeliveryAttempt {
+  /** Epoch ms when the attempt began. */
+  at: number;
+  /** The receiver's HTTP status; 0 when there was none (refused URL, connection error, time-out). */
+  status: number;
+  durationMs: number;
+}
+
+export interface Delivery {
+  /** The `webhook-id` sent: the same for every attempt and redelivery, so receivers drop repeats. */
+  deliveryId: string;
+  webhookId: string;
+  eventType: WebhookEventType;
+  /** The domain event's id: one delivery per event and webhook. */
+  eventId: string;
+  createdAt: number;
+  state: DeliveryState;
+  attempts: DeliveryAttempt[];
+  /** The JSON body every attempt sends: `{ type, timestamp, data }`. */
+  body: string;
+}
+
+/** A webhook whose deliveries failed this long without a success in between is disabled. */
+export const FAILING_DISABLE_MS = 5 * 24 * 60 * 60 * 1000;
+
+/**
+ * The delivery id of an event for a webhook: time-ordered by the event's time (the log lists newest first
+ * straight from the key), and the same for the same event and webhook, so a repeated fan-out of one event
+ * finds the delivery it made before instead of making a second.
+ */
+export const deliveryIdFor = (eventId: string, webhookId: string, eventTime: number): string =>
+  timeOrderedGuid(eventTime, createHash('sha256').update(`${eventId}\n${webhookId}`).digest());
+
+/** The body Standard Webhooks prescribes: the event's name, its time, its detail. */
+export const deliveryBody = (event: { type: WebhookEventType; time: number; detail: Record<string, unknown> }) =>
+  JSON.stringify({ type: event.type, timestamp: new Date(event.time).toISOString(), data: event.detail });
+
+export type AttemptResult = { status: number } | { error: string };
+
+export const succeeded = (result: AttemptResult): boolean =>
+  'status' in result && result.status >= 200 && result.status < 300;
+
+/** What follows an attempt. */
+export type AttemptOutcome =
+  | { state: 'Delivered' }
+  | { state: 'Pending'; retryAfterSeconds: number }
+  | { state: 'Failed'; disableWebhook?: string };
+
+/**
+ * The outcome of attempt number `attempt` (1-based) of a delivery. `schedule`: the delays before each retry;
+ * `failingSince`: when the webhook's deliveries began failing without a success since (undefined: they are
+ * not), which this attempt's failure may carry past FAILING_DISABLE_MS.
+ */
+export function attemptOutcome(
+  result: AttemptResult,
+  attempt: number,
+  schedule: readonly number[],
+  failingSince: number | undefined,
+  now: number,
+): AttemptOutcome {
+  if (succeeded(result)) return { state: 'Delivered' };
+  if ('status' in result && result.status === 410)
+    return { state: 'Failed', disableWebhook: 'the receiver answered 410 Gone' };
+  if (failingSince !== undefined && now - failingSince >= FAILING_DISABLE_MS)
+    return { state: 'Failed', disableWebhook: 'deliveries failed for 5 days without a success' };
+  const delay = schedule[attempt - 1];
+  return delay === undefined ? { state: 'Failed' } : { state: 'Pending', retryAfterSeconds: delay };
+}

@@ -1,0 +1,74 @@
+/**
+ * One attempt of one delivery (a message of the deliveries queue): read the webhook and the delivery, open
+ * the secrets (the current one, and the previous one while its rotation overlap lasts), send, record the
+ * attempt, and answer whether and when to try again (domain/webhook-delivery.ts). A 410, or five days of
+ * failures, disables the webhook at once.
+ */
+import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
+import { attemptOutcome, succeeded, type AttemptOutcome } from '../domain/webhook-delivery.ts';
+import { disabled, type Webhook } from '../domain/webhook.ts';
+import { config } from '../shared/config.ts';
+import { logger } from '../shared/powertools.ts';
+import { getDelivery, settleDelivery } from '../store/webhook-delivery-store.ts';
+import { getWebhook, recordDeliveryStreak, replaceWebhook } from '../store/webhook-store.ts';
+import { sendDelivery } from '../webhooks/send-delivery.ts';
+import { openSecret } from '../webhooks/webhook-secrets.ts';
+import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
+
+/** The secrets that sign now: the current one first, the previous one until its overlap ends. */
+async function signingSecrets(webhook: Webhook, now: number): Promise<string[]> {
+  const sealed = [webhook.sealedSecret];
+  if (webhook.previousSecret && webhook.previousSecret.expiresAt > now)
+    sealed.push(webhook.previousSecret.sealedSecret);
+  return Promise.all(sealed.map((secret) => openSecret(webhook.webhookId, secret)));
+}
+
+/** Disables the webhook unless its key changed it meanwhile (then its key's word stands). */
+async function disable(webhook: Webhook, reason: string): Promise<void> {
+  const done = await replaceWebhook(webhook, disabled(webhook, reason));
+  logger.warn('webhook disabled', { webhookId: webhook.webhookId, reason, done });
+}
+
+/**
+ * Attempt number `attempt` of the message's delivery. Answers `retryAfterSeconds` when it should be tried
+ * again after that long; undefined when it is settled (or there is nothing left to deliver).
+ */
+export async function attemptDelivery(
+  message: DeliveryMessage,
+  attempt: number,
+  now = Date.now(),
+): Promise<number | undefined> {
+  const [webhook, delivery] = await Promise.all([
+    getWebhook(message.ownerKeyId, message.webhookId),
+    getDelivery(message.webhookId, message.deliveryId),
+  ]);
+  // Deleted meanwhile, or a repeated message of a delivery that already went through.
+  if (!webhook || !delivery || delivery.state === 'Delivered') return undefined;
+  if (webhook.status === 'Disabled') {
+    await settleDelivery(delivery, 'Failed');
+    return undefined;
+  }
+  const result = await sendDelivery(
+    webhook.url,
+    { id: delivery.deliveryId, timestamp: new Date(now), body: delivery.body },
+    await signingSecrets(webhook, now),
+    { ...webhookTargetPolicy(), timeoutMs: config.webhookTimeoutMs },
+  );
+  const finished = Date.now();
+  const outcome: AttemptOutcome = attemptOutcome(
+    result,
+    attempt,
+    config.webhookRetrySchedule,
+    webhook.failingSince,
+    finished,
+  );
+  await settleDelivery(delivery, outcome.state, {
+    at: now,
+    status: 'status' in result ? result.status : 0,
+    durationMs: finished - now,
+  });
+  if ('error' in result) logger.info('webhook delivery failed', { webhookId: webhook.webhookId, error: result.error });
+  if (outcome.state === 'Failed' && outcome.disableWebhook) await disable(webhook, outcome.disableWebhook);
+  else await recordDeliveryStreak(webhook, succeeded(result), finished);
+  return outcome.state === 'Pending' ? outcome.retryAfterSeconds : undefined;
+}

@@ -1,0 +1,68 @@
+/**
+ * The fan-out of one subscribable event: its subscribers are the enabled webhooks in the index partition of
+ * its type (one Query per page, never a Scan), kept only when the event-subscription table lets their key
+ * receive it (its scope; for `owner` events, only the key that caused it). Each gets a Pending delivery and
+ * one message on the deliveries queue. A repeated fan-out of the same event finds the deliveries it made
+ * (their ids derive from the event and the webhook) and sends their messages again: at least once, and the
+ * receiver drops the repeat by its webhook-id.
+ */
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
+import { deliveryBody, deliveryIdFor, type Delivery } from '../domain/webhook-delivery.ts';
+import { sqs } from '../shared/clients/sqs.ts';
+import { config } from '../shared/config.ts';
+import { createDelivery } from '../store/webhook-delivery-store.ts';
+import { listSubscribers } from '../store/webhook-store.ts';
+import { receives, type WebhookEventType } from '../webhooks/event-subscriptions.ts';
+
+export interface SubscribableEvent {
+  type: WebhookEventType;
+  id: string;
+  time: number;
+  detail: Record<string, unknown>;
+}
+
+/** SQS's most entries per SendMessageBatch. */
+const BATCH = 10;
+
+/** Makes the event's deliveries and queues them; answers how many. */
+export async function fanOut(event: SubscribableEvent): Promise<number> {
+  const subscribers = (await listSubscribers(event.type)).filter((subscriber) => receives(subscriber, event));
+  const body = deliveryBody(event);
+  const messages: DeliveryMessage[] = [];
+  for (const subscriber of subscribers) {
+    const delivery: Delivery = {
+      deliveryId: deliveryIdFor(event.id, subscriber.webhookId, event.time),
+      webhookId: subscriber.webhookId,
+      eventType: event.type,
+      eventId: event.id,
+      createdAt: event.time,
+      state: 'Pending',
+      attempts: [],
+      body,
+    };
+    await createDelivery(delivery);
+    messages.push({
+      webhookId: subscriber.webhookId,
+      ownerKeyId: subscriber.ownerKeyId,
+      deliveryId: delivery.deliveryId,
+    });
+  }
+  await sendDeliveryMessages(messages);
+  return messages.length;
+}
+
+/** One message per delivery on the deliveries queue, ten per call. */
+export async function sendDeliveryMessages(messages: readonly DeliveryMessage[]): Promise<void> {
+  for (let start = 0; start < messages.length; start += BATCH) {
+    const batch = messages.slice(start, start + BATCH);
+    const result = await sqs().send(
+      new SendMessageBatchCommand({
+        QueueUrl: config.webhookDeliveryQueueUrl,
+        Entries: batch.map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) })),
+      }),
+    );
+    if ((result.Failed ?? []).length > 0)
+      throw new Error(`SQS refused ${result.Failed?.length} delivery messages: ${result.Failed?.[0]?.Message}`);
+  }
+}

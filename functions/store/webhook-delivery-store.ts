@@ -1,0 +1,88 @@
+/**
+ * The one place that reads and writes webhook deliveries (domain/webhook-delivery.ts): one item per event
+ * and webhook in the webhook's partition, keyed by the time-ordered delivery id, kept DELIVERY_LOG_DAYS.
+ */
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../shared/clients/dynamodb.ts';
+import { config } from '../shared/config.ts';
+import type { Delivery, DeliveryAttempt, DeliveryState } from '../domain/webhook-delivery.ts';
+import { DELIVERY_PREFIX, webhookDeliveryKey, webhookDeliveryPk } from './keys.ts';
+import { queryPage, type PageRequest } from './query.ts';
+import { fromItem, table, toItem } from './table.ts';
+import { writeIf } from './writes.ts';
+
+/** How long the log keeps a delivery: past the longest retry schedule, long enough to look into a partner's failures. */
+const DELIVERY_LOG_DAYS = 30;
+
+/** Stores a new delivery; false when that event's delivery to that webhook exists already (a repeated fan-out). */
+export const createDelivery = (delivery: Delivery): Promise<boolean> =>
+  writeIf(
+    new PutCommand({
+      TableName: config.tableName,
+      Item: toItem(
+        webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
+        'WebhookDelivery',
+        delivery,
+        delivery.createdAt + DELIVERY_LOG_DAYS * 24 * 60 * 60 * 1000,
+      ),
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+
+export async function getDelivery(webhookId: string, deliveryId: string): Promise<Delivery | undefined> {
+  const result = await dynamo.send(
+    new GetCommand({
+      TableName: config.tableName,
+      Key: webhookDeliveryKey(webhookId, deliveryId),
+      ConsistentRead: true,
+    }),
+  );
+  return result.Item ? fromItem<Delivery>(result.Item) : undefined;
+}
+
+/** Sets the delivery's state, appending the attempt that led to it (none: it was not attempted, its webhook is disabled). */
+export async function settleDelivery(
+  delivery: Delivery,
+  state: DeliveryState,
+  attempt?: DeliveryAttempt,
+): Promise<void> {
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
+      UpdateExpression: attempt
+        ? 'SET attempts = list_append(attempts, :attempt), #state = :state'
+        : 'SET #state = :state',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':state': state, ...(attempt ? { ':attempt': [attempt] } : {}) },
+    }),
+  );
+}
+
+/** One page of a webhook's deliveries, newest first (delivery ids sort by their event's time). */
+export async function listDeliveries(
+  webhookId: string,
+  page: PageRequest,
+): Promise<{ deliveries: Delivery[]; nextCursor?: string }> {
+  const range = {
+    partitionKey: table.partitionKey,
+    partitionValue: webhookDeliveryPk(webhookId),
+    sortKey: table.sortKey,
+    sortKeyPrefix: DELIVERY_PREFIX,
+  };
+  const { items, nextCursor } = await queryPage(
+    {
+      TableName: config.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': range.partitionValue, ':prefix': DELIVERY_PREFIX },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+    },
+    range,
+    page,
+  );
+  return {
+    deliveries: items.map((item) => fromItem<Delivery>(item)),
+    ...(nextCursor === undefined ? {} : { nextCursor }),
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * The one place that reads and writes webhooks (domain/webhook.ts). A webhook lives in its API key's
+ * partition, beside the key's count of webhooks; for each event type it is subscribed to while enabled, an
+ * index item in that type's partition names it (and what the fan-out needs: its owner and scope), so the
+ * subscribers of an event are one Query, never a Scan. Every change writes the webhook, its index items and
+ * the count in one transaction, conditional on the revision it read.
+ */
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from '../shared/clients/dynamodb.ts';
+import { config } from '../shared/config.ts';
+import { MAX_WEBHOOKS_PER_KEY, subscribedTypes, type Webhook, type WebhookSubscriber } from '../domain/webhook.ts';
+import {
+  WEBHOOK_PREFIX,
+  webhookCountKey,
+  webhookKey,
+  webhookOwnerPk,
+  webhookSubscriptionKey,
+  webhookSubscriptionPk,
+} from './keys.ts';
+import { queryEach } from './query.ts';
+import { writeIf } from './writes.ts';
+import { fromItem } from './table.ts';
+import { create, put, remove, transact, update, type WriteAction } from './transaction.ts';
+
+const WEBHOOK_TYPE = 'Webhook';
+const SUBSCRIPTION_TYPE = 'WebhookSubscription';
+
+const subscriberOf = (webhook: Webhook): WebhookSubscriber => ({
+  webhookId: webhook.webhookId,
+  ownerKeyId: webhook.ownerKeyId,
+  ownerScope: webhook.ownerScope,
+});
+
+const subscriptionKey = (type: string, webhook: Webhook) => webhookSubscriptionKey(type, webhook.webhookId);
+
+/** The index items that differ between two states of a webhook: put the new ones, delete the dropped ones. */
+function subscriptionActions(before: Webhook | undefined, after: Webhook | undefined): WriteAction[] {
+  const was = new Set<string>(before ? subscribedTypes(before) : []);
+  const is = new Set<string>(after ? subscribedTypes(after) : []);
+  return [
+    ...[...was].filter((type) => !is.has(type)).map((type) => remove(subscriptionKey(type, before as Webhook))),
+    ...[...is]
+      .filter((type) => !was.has(type))
+      .map((type) => put(subscriptionKey(type, after as Webhook), SUBSCRIPTION_TYPE, subscriberOf(after as Webhook))),
+  ];
+}
+
+const sameRevision = (revision: number) => ({
+  if: '#revision = :revision',
+  names: { '#revision': 'revision' },
+  values: { ':revision': revision },
+});
+
+/** Creates the webhook unless its key has MAX_WEBHOOKS_PER_KEY already: false then, and nothing is written. */
+export async function createWebhook(webhook: Webhook): Promise<boolean> {
+  const outcome = await transact([
+    update(webhookCountKey(webhook.ownerKeyId), 'ADD #count :one', {
+      values: { ':one': 1 },
+      condition: {
+        if: 'attribute_not_exists(#count) OR #count < :max',
+        names: { '#count': 'count' },
+        values: { ':max': MAX_WEBHOOKS_PER_KEY },
+      },
+    }),
+    create(webhookKey(webhook.ownerKeyId, webhook.webhookId), WEBHOOK_TYPE, webhook),
+    ...subscriptionActions(undefined, webhook),
+  ]);
+  return outcome.committed;
+}
+
+export async function getWebhook(ownerKeyId: string, webhookId: string): Promise<Webhook | undefined> {
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: webhookKey(ownerKeyId, webhookId), ConsistentRead: true }),
+  );
+  return result.Item ? fromItem<Webhook>(result.Item) : undefined;
+}
+
+/** The key's webhooks, oldest first: one Query, at most MAX_WEBHOOKS_PER_KEY items. */
+export async function listWebhooks(ownerKeyId: string): Promise<Webhook[]> {
+  const result = await dynamo.send(
+    new QueryCommand({
+      TableName: config.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': webhookOwnerPk(ownerKeyId), ':prefix': WEBHOOK_PREFIX },
+      ConsistentRead: true,
+      Limit: MAX_WEBHOOKS_PER_KEY,
+    }),
+  );
+  return (result.Items ?? []).map((item) => fromItem<Webhook>(item)).sort((a, b) => a.createdAt - b.createdAt);
+}
+
+/** Writes `after` over `before` with their index items; false when the webhook changed or went meanwhile. */
+export async function replaceWebhook(before: Webhook, after: Webhook): Promise<boolean> {
+  const outcome = await transact([
+    put(webhookKey(after.ownerKeyId, after.webhookId), WEBHOOK_TYPE, after, {
+      condition: sameRevision(before.revision),
+    }),
+    ...subscriptionActions(before, after),
+  ]);
+  return outcome.committed;
+}
+
+/** Deletes the webhook, its index items and its place in the count; false when it changed or went meanwhile. */
+export async function deleteWebhook(webhook: Webhook): Promise<boolean> {
+  const outcome = await transact([
+    remove(webhookKey(webhook.ownerKeyId, webhook.webhookId), sameRevision(webhook.revision)),
+    ...subscriptionActions(webhook, undefined),
+    update(webhookCountKey(webhook.ownerKeyId), 'ADD #count :minusOne', {
+      names: { '#count': 'count' },
+      values: { ':minusOne': -1 },
+    }),
+  ]);
+  return outcome.committed;
+}
+
+/** The enabled webhooks subscribed to an event type: a Query of that type's index partition, page after page. */
+export async function listSubscribers(eventType: string): Promise<WebhookSubscriber[]> {
+  const subscribers: WebhookSubscriber[] = [];
+  await queryEach(
+    {
+      TableName: config.tableName,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': webhookSubscriptionPk(eventType) },
+    },
+    (page) => {
+      for (const item of page.Items ?? []) subscribers.push(fromItem<WebhookSubscriber>(item));
+    },
+  );
+  return subscribers;
+}
+
+/**
+ * Records how the webhook's latest delivery attempt went: a failure starts its failure streak (kept if one
+ * runs), a success ends it. Not a change of its key's: no revision, and only when the streak changes.
+ */
+export async function recordDeliveryStreak(webhook: Webhook, succeeded: boolean, now: number): Promise<void> {
+  if (succeeded === (webhook.failingSince === undefined)) return;
+  // A webhook deleted meanwhile fails the condition: it has no streak to keep.
+  await writeIf(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: webhookKey(webhook.ownerKeyId, webhook.webhookId),
+      ...(succeeded
+        ? { UpdateExpression: 'REMOVE failingSince' }
+        : {
+            UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
+            ExpressionAttributeValues: { ':now': now },
+          }),
+      ConditionExpression: 'attribute_exists(PK)',
+    }),
+  );
+}

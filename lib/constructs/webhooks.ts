@@ -1,0 +1,143 @@
+/**
+ * The webhook pipeline (docs/design.md, Webhooks): an EventBridge rule sends every subscribable event of the
+ * service's bus to the fan-out queue, whose function writes one delivery per subscribed webhook and sends one
+ * message per delivery to the deliveries queue, whose function makes one signed attempt per message. The
+ * publisher never waits for a partner. A failed attempt sets its message's visibility to the retry
+ * schedule's next delay (up to SQS's 12 hours; the schedule's longest is 10) and reports it failed, so the
+ * queue itself holds a delivery between attempts; the queue keeps messages 14 days, longer than the whole
+ * schedule (about 27.5 hours), and its maxReceiveCount exceeds the attempts, so only a delivery whose
+ * function keeps breaking reaches the dead-letter queue, which an alarm watches (one per queue).
+ */
+import { Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { WEBHOOK_QUEUES } from '../../functions/contracts/webhook-queues.ts';
+import { webhookDeliverTableGrant, webhookFanoutTableGrant } from '../../functions/routes.ts';
+import { SERVICE_NAME } from '../../functions/shared/metric-names.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../functions/webhooks/event-subscriptions.ts';
+import { HandlerFunction, ROUTELESS_FUNCTIONS, type RoutelessFunction } from './handler-function.ts';
+import { deadLetterQueue } from './dead-letters.ts';
+
+export interface WebhooksProps {
+  namePrefix: string;
+  table: ITable;
+  bus: IEventBus;
+  webhookSecrets: IKey;
+  logRetention: RetentionDays;
+}
+
+/** A queue, its dead letters and the function its event source mapping feeds, one message per invocation. */
+export class ConsumedQueue extends Construct {
+  /** The queue's name without the stage prefix (alarms are named after it). */
+  readonly name: string;
+  readonly queue: Queue;
+  readonly deadLetters: Queue;
+  readonly handlerFunction: HandlerFunction;
+
+  constructor(
+    scope: Construct,
+    id: string,
+    props: {
+      namePrefix: string;
+      settings: (typeof WEBHOOK_QUEUES)[keyof typeof WEBHOOK_QUEUES];
+      spec: RoutelessFunction;
+      logRetention: RetentionDays;
+      environment?: Record<string, string>;
+    },
+  ) {
+    super(scope, id);
+    const { settings, spec } = props;
+    this.name = settings.name;
+    this.deadLetters = deadLetterQueue(
+      this,
+      `${props.namePrefix}-${settings.name}-dlq`,
+      `the ${settings.name} queue (after maxReceiveCount deliveries)`,
+    );
+    this.queue = new Queue(this, 'Queue', {
+      queueName: `${props.namePrefix}-${settings.name}`,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // AWS's advice for a Lambda source: six times the function's timeout, so a slow batch is not handed out twice.
+      visibilityTimeout: Duration.seconds(spec.timeout.toSeconds() * 6),
+      retentionPeriod: Duration.days(14),
+      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: settings.maxReceiveCount },
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.handlerFunction = new HandlerFunction(this, 'Function', {
+      ...spec,
+      namePrefix: props.namePrefix,
+      logRetention: props.logRetention,
+      ...(props.environment ? { environment: props.environment } : {}),
+    });
+    this.handlerFunction.function.addEventSource(
+      new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }),
+    );
+    Validations.of(this.handlerFunction.function).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        "The function is invoked by its SQS event source mapping, never asynchronously; failed messages go to the queue's dead-letter queue.",
+    });
+    const mapping = this.handlerFunction.function.node.findChild(
+      `SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`,
+    );
+    Validations.of(mapping.node.defaultChild ?? mapping).acknowledge({
+      id: 'Serverless-LambdaEventSourceMappingDestination',
+      reason:
+        "An SQS event source mapping takes no on-failure destination (only stream and Kafka sources do); the queue's redrive policy moves a message to the dead-letter queue after maxReceiveCount deliveries.",
+    });
+    Validations.of(this.handlerFunction.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions; AWS documents Resource "*" for them.',
+    });
+  }
+}
+
+export class Webhooks extends Construct {
+  readonly fanout: ConsumedQueue;
+  readonly deliveries: ConsumedQueue;
+
+  constructor(scope: Construct, id: string, props: WebhooksProps) {
+    super(scope, id);
+    const common = { namePrefix: props.namePrefix, logRetention: props.logRetention };
+    this.deliveries = new ConsumedQueue(this, 'Deliveries', {
+      ...common,
+      settings: WEBHOOK_QUEUES.deliveries,
+      spec: ROUTELESS_FUNCTIONS.webhookDeliver,
+    });
+    // The delivery function names its own queue: it sets a failed message's visibility there.
+    this.deliveries.handlerFunction.function.addEnvironment(
+      'WEBHOOK_DELIVERY_QUEUE_URL',
+      this.deliveries.queue.queueUrl,
+    );
+    this.deliveries.handlerFunction.grantTable(props.table, webhookDeliverTableGrant);
+    this.deliveries.handlerFunction.grantWebhookSecrets(props.webhookSecrets, 'open');
+
+    this.fanout = new ConsumedQueue(this, 'Fanout', {
+      ...common,
+      settings: WEBHOOK_QUEUES.fanout,
+      spec: ROUTELESS_FUNCTIONS.webhookFanout,
+    });
+    this.fanout.handlerFunction.grantTable(props.table, webhookFanoutTableGrant, ['dynamodb:PutItem']);
+    this.fanout.handlerFunction.grantWebhookDeliveries(this.deliveries.queue);
+
+    new Rule(this, 'Subscribable', {
+      ruleName: `${props.namePrefix}-webhooks`,
+      description: 'Subscribable events -> the webhook fan-out queue',
+      eventBus: props.bus,
+      eventPattern: { source: [SERVICE_NAME], detailType: [...WEBHOOK_EVENT_TYPES] },
+      // An event EventBridge cannot hand to the queue (after its own retries) goes to its dead letters.
+      targets: [new SqsQueue(this.fanout.queue, { deadLetterQueue: this.fanout.deadLetters })],
+    });
+  }
+
+  get consumers(): ConsumedQueue[] {
+    return [this.fanout, this.deliveries];
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * KMS's Encrypt and Decrypt, locally, behind an HTTP front that the real @aws-sdk/client-kms reaches (its
+ * JSON protocol, `TrentService.*` targets), as the local S3 front serves the S3 client. One symmetric key,
+ * kept in DATA_DIR (created on first start, readable by its owner only), so sealed webhook secrets outlive a
+ * restart. AES-256-GCM with the encryption context as additional authenticated data: as in KMS, a
+ * ciphertext decrypts only with the context it was sealed with, and a tampered one is refused
+ * (InvalidCiphertextException). Only the key's id, ARN or alias is accepted (NotFoundException otherwise).
+ * It is not a store of secrets: the key sits next to the data, which is what local development wants.
+ */
+import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LOCAL_ACCOUNT, LOCAL_REGION } from './aws-call-log.ts';
+import { writeFileAtomically } from './atomic-file.ts';
+import { AwsJsonError, startAwsJsonFront } from './aws-json-front.ts';
+
+/** The alias the local stack names in WEBHOOK_KMS_KEY_ID. */
+export const LOCAL_WEBHOOK_KEY_ALIAS = 'alias/photo-commerce-webhooks';
+
+export interface LocalKms {
+  /** The endpoint the SDK reaches it at (AWS_ENDPOINT_URL_KMS). */
+  endpoint: string;
+  keyArn: string;
+  close(): Promise<void>;
+}
+
+interface KeyFile {
+  keyId: string;
+  /** base64 of the 32-byte AES key. */
+  material: string;
+}
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** The key of the data folder, made on first use. */
+function loadKey(dataDir: string): KeyFile {
+  const file = join(dataDir, 'kms-key.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as KeyFile;
+  const key: KeyFile = { keyId: randomUUID(), material: randomBytes(32).toString('base64') };
+  writeFileAtomically(file, JSON.stringify(key));
+  return key;
+}
+
+/** The context as KMS binds it: the same pairs in any order are the same context. */
+const contextBytes = (context: Record<string, string> | undefined) =>
+  Buffer.from(JSON.stringify(Object.entries(context ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+
+/** The fields of Encrypt and Decrypt requests the stand-in reads (blobs are base64 in KMS's JSON protocol). */
+interface KmsRequest {
+  KeyId?: string;
+  Plaintext?: string;
+  CiphertextBlob?: string;
+  EncryptionContext?: Record<string, string>;
+}
+
+export async function startLocalKms(dataDir: string, port = 0): Promise<LocalKms> {
+  const key = loadKey(dataDir);
+  const material = Buffer.from(key.material, 'base64');
+  const keyArn = `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:key/${key.keyId}`;
+  const known = new Set([
+    key.keyId,
+    keyArn,
+    LOCAL_WEBHOOK_KEY_ALIAS,
+    `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_WEBHOOK_KEY_ALIAS}`,
+  ]);
+  const checkKey = (keyId: string | undefined) => {
+    if (keyId !== undefined && !known.has(keyId))
+      throw new AwsJsonError('NotFoundException', `Key '${keyId}' does not exist`);
+  };
+
+  const operations: Record<string, (input: KmsRequest) => Record<string, unknown>> = {
+    Encrypt(input) {
+      if (input.KeyId === undefined) throw new AwsJsonError('ValidationException', 'KeyId is required');
+      checkKey(input.KeyId);
+      const plaintext = Buffer.from(input.Plaintext ?? '', 'base64');
+      if (plaintext.length === 0 || plaintext.length > 4096)
+        throw new AwsJsonError('ValidationException', 'Plaintext must be 1 to 4096 bytes');
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', material, iv);
+      cipher.setAAD(contextBytes(input.EncryptionContext));
+      const sealed = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+      return {
+        CiphertextBlob: Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64'),
+        KeyId: keyArn,
+        EncryptionAlgorithm: 'SYMMETRIC_DEFAULT',
+      };
+    },
+    Decrypt(input) {
+      checkKey(input.KeyId);
+      const blob = Buffer.from(input.CiphertextBlob ?? '', 'base64');
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', material, blob.subarray(0, IV_BYTES));
+        decipher.setAuthTag(blob.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+        decipher.setAAD(contextBytes(input.EncryptionContext));
+        const plaintext = Buffer.concat([decipher.update(blob.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+        return { Plaintext: plaintext.toString('base64'), KeyId: keyArn, EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
+      } catch {
+        throw new AwsJsonError('InvalidCiphertextException', 'The ciphertext or its encryption context is not valid');
+      }
+    },
+  };
+
+  const front = await startAwsJsonFront('TrentService.', operations, port);
+  return { endpoint: front.endpoint, keyArn, close: front.close };
+}

@@ -1,0 +1,70 @@
+/**
+ * SQS's SendMessage, SendMessageBatch and ChangeMessageVisibility, locally, for the queues the functions
+ * send to or hold messages of through the real @aws-sdk/client-sqs (the webhook fan-out sends deliveries;
+ * the delivery function sets each failed message's visibility to its retry delay). It answers as SQS does,
+ * with the body's MD5 that the SDK checks, and refuses what SQS refuses: an unknown queue, a delay over
+ * 900 s, a visibility over 12 hours, a receipt handle of no message being handled.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { AwsJsonError, startAwsJsonFront, type AwsJsonFront } from './aws-json-front.ts';
+import type { LocalQueue } from './event-delivery.ts';
+
+/** SQS's limits: DelaySeconds at most 15 minutes, a visibility timeout at most 12 hours. */
+const MAX_DELAY_SECONDS = 900;
+const MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
+
+export interface LocalSqsFront extends AwsJsonFront {
+  /** Serves the queue at its URL from now on. */
+  serve(queue: LocalQueue): void;
+}
+
+interface SendEntry {
+  Id?: string;
+  MessageBody: string;
+  DelaySeconds?: number;
+}
+
+const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
+
+export async function startLocalSqsFront(port = 0): Promise<LocalSqsFront> {
+  const queues = new Map<string, LocalQueue>();
+  const queueOf = (url: string) => {
+    const queue = queues.get(url);
+    if (!queue) throw new AwsJsonError('QueueDoesNotExist', `The specified queue ${url} does not exist.`);
+    return queue;
+  };
+  const sendTo = (queue: LocalQueue, entry: SendEntry) => {
+    const delay = entry.DelaySeconds ?? 0;
+    if (!Number.isInteger(delay) || delay < 0 || delay > MAX_DELAY_SECONDS)
+      throw new AwsJsonError('InvalidParameterValue', `DelaySeconds must be 0 to ${MAX_DELAY_SECONDS}.`);
+    queue.send(entry.MessageBody, delay);
+    return { MessageId: randomUUID(), MD5OfMessageBody: md5(entry.MessageBody) };
+  };
+
+  const front = await startAwsJsonFront(
+    'AmazonSQS.',
+    {
+      SendMessage: (input: SendEntry & { QueueUrl: string }) => sendTo(queueOf(input.QueueUrl), input),
+      SendMessageBatch(input: { QueueUrl: string; Entries: (SendEntry & { Id: string })[] }) {
+        const queue = queueOf(input.QueueUrl);
+        if (input.Entries.length === 0 || input.Entries.length > 10)
+          throw new AwsJsonError('TooManyEntriesInBatchRequest', 'A batch holds 1 to 10 entries.');
+        return { Successful: input.Entries.map((entry) => ({ Id: entry.Id, ...sendTo(queue, entry) })), Failed: [] };
+      },
+      ChangeMessageVisibility(input: { QueueUrl: string; ReceiptHandle: string; VisibilityTimeout: number }) {
+        const queue = queueOf(input.QueueUrl);
+        const seconds = input.VisibilityTimeout;
+        if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_SECONDS)
+          throw new AwsJsonError('InvalidParameterValue', `VisibilityTimeout must be 0 to ${MAX_VISIBILITY_SECONDS}.`);
+        if (!queue.changeVisibility(input.ReceiptHandle, seconds))
+          throw new AwsJsonError('MessageNotInflight', 'The message referred to is not in flight.');
+        return {};
+      },
+    },
+    port,
+  );
+  return {
+    ...front,
+    serve: (queue) => void queues.set(queue.url, queue),
+  };
+}
