@@ -25,7 +25,7 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
     try {
       const retryAfterSeconds = await attemptDelivery(parsed.data, Number(record.attributes.ApproximateReceiveCount));
       if (retryAfterSeconds === undefined) continue;
-      await sqs().send(
+      await sqs.send(
         new ChangeMessageVisibilityCommand({
           QueueUrl: config.webhookDeliveryQueueUrl,
           ReceiptHandle: record.receiptHandle,

@@ -56,7 +56,7 @@ export async function fanOut(event: SubscribableEvent): Promise<number> {
 export async function sendDeliveryMessages(messages: readonly DeliveryMessage[]): Promise<void> {
   for (let start = 0; start < messages.length; start += BATCH) {
     const batch = messages.slice(start, start + BATCH);
-    const result = await sqs().send(
+    const result = await sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: config.webhookDeliveryQueueUrl,
         Entries: batch.map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) })),

@@ -20,7 +20,7 @@ const contextOf = (webhookId: string) => ({ WebhookId: webhookId });
 
 /** The secret encrypted for storage (base64 of KMS's ciphertext blob). */
 export async function sealSecret(webhookId: string, secret: string): Promise<string> {
-  const result = await kms().send(
+  const result = await kms.send(
     new EncryptCommand({
       KeyId: config.webhookKeyId,
       Plaintext: Buffer.from(secret, 'utf8'),
@@ -33,7 +33,7 @@ export async function sealSecret(webhookId: string, secret: string): Promise<str
 
 /** The secret a sealed one holds; fails (InvalidCiphertextException) for another webhook's ciphertext. */
 export async function openSecret(webhookId: string, sealed: string): Promise<string> {
-  const result = await kms().send(
+  const result = await kms.send(
     new DecryptCommand({
       KeyId: config.webhookKeyId,
       CiphertextBlob: Buffer.from(sealed, 'base64'),

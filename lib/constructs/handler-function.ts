@@ -267,7 +267,7 @@ export class HandlerFunction extends Construct {
         resources: [key.keyArn],
         conditions: {
           'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['WebhookId'] },
-          Null: { 'kms:EncryptionContext:WebhookId': 'false' },
+          Null: { 'kms:EncryptionContextKeys': 'false' },
         },
       }),
     );

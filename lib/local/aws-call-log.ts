@@ -1,5 +1,5 @@
 /**
- * The AWS call log: every call a function makes to the local stand-ins (DynamoDB, S3, EventBridge), as
+ * The AWS call log: every call a function makes to the local stand-ins (DynamoDB, S3, EventBridge, KMS, SQS), as
  * IAM would authorize it, so the test command can evaluate each against the template's policies
  * (test/support/iam). Only written when AWS_CALL_LOG_DIR names a directory (the test run sets it); then
  * each process appends to a JSONL file of its own (vitest's workers are separate processes), one line per
@@ -48,7 +48,7 @@ const shaped = (call: AwsCall): AwsCall => ({
   context: Object.fromEntries(
     Object.entries(call.context).map(([key, value]) => [
       key,
-      Array.isArray(value) ? [...new Set(value.map(shapeOf))] : value,
+      Array.isArray(value) ? [...new Set(value.map(shapeOf))] : shapeOf(value),
     ]),
   ),
 });
@@ -85,12 +85,19 @@ export const recordS3Request = ({ accessKeyId, action, resource, via, context }:
     context: { ...context, 'aws:SecureTransport': 'true', 's3:TlsVersion': '1.2' },
   });
 
-/** For the local EventBridge: one PutEvents on the bus `resource` (its ARN). */
-export const recordEventBridgeCall = (call: {
+/** A call to one of the JSON-protocol stand-ins (EventBridge, KMS, SQS): its action, resource ARN and condition keys. */
+export interface ServiceCall {
   accessKeyId: string;
-  action: 'events:PutEvents';
+  action: string;
   resource: string;
-}): void => recordAwsCall({ ...call, context: { 'aws:SecureTransport': 'true' }, via: 'PutEvents' });
+  /** The API operation (`PutEvents`, `Decrypt`, `SendMessageBatch`). */
+  via: string;
+  context?: Record<string, string | string[]>;
+}
+
+/** For the JSON-protocol stand-ins; in AWS their SDK clients always call over HTTPS. */
+export const recordServiceCall = ({ context, ...call }: ServiceCall): void =>
+  recordAwsCall({ ...call, context: { ...context, 'aws:SecureTransport': 'true' } });
 
 /** Every distinct call recorded in `dir` by any process. */
 export function readAwsCallLog(dir: string): AwsCall[] {

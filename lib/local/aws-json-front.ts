@@ -23,6 +23,10 @@ export interface AwsJsonFront {
   close: () => Promise<void>;
 }
 
+/** The access key id that signed `request` (its SigV4 `Credential=`), as the call log records it. */
+export const signerOf = (request: IncomingMessage): string =>
+  /Credential=([^/]+)\//.exec(request.headers.authorization ?? '')?.[1] ?? '';
+
 async function bodyOf(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);

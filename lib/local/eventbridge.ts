@@ -4,12 +4,11 @@
  * appended to the events file (as the source-mode publisher writes it) and handed to the local rules'
  * subscribers (the renditions queue's stand-in). Entries for another bus fail as EventBridge fails them.
  */
-import type { IncomingMessage } from 'node:http';
 import { appendFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '../../functions/shared/events.ts';
-import { LOCAL_ACCOUNT, LOCAL_REGION } from './aws-call-log.ts';
-import { startAwsJsonFront } from './aws-json-front.ts';
+import { LOCAL_ACCOUNT, LOCAL_REGION, type ServiceCall } from './aws-call-log.ts';
+import { signerOf, startAwsJsonFront } from './aws-json-front.ts';
 
 export interface LocalEventBus {
   /** The endpoint functions reach it at (AWS_ENDPOINT_URL_EVENTBRIDGE). */
@@ -23,7 +22,7 @@ export interface LocalEventBusOptions {
   busName: string;
   eventsFile: string;
   /** Told of every PutEvents call, by the access key that signed it (the IAM check's record). */
-  onCall?: (call: { accessKeyId: string; action: 'events:PutEvents'; resource: string }) => void;
+  onCall?: (call: ServiceCall) => void;
 }
 
 interface PutEventsEntry {
@@ -33,9 +32,6 @@ interface PutEventsEntry {
   Detail?: string;
   Time?: number | string;
 }
-
-const accessKeyOf = (request: IncomingMessage) =>
-  /Credential=([^/]+)\//.exec(request.headers.authorization ?? '')?.[1] ?? '';
 
 /** The SDK sends Time as epoch seconds (JSON protocol timestamps). */
 const isoTime = (time: PutEventsEntry['Time']) =>
@@ -74,7 +70,12 @@ export async function startLocalEventBus(options: LocalEventBusOptions): Promise
 
   const front = await startAwsJsonFront('AWSEvents.', {
     PutEvents: (input: { Entries: PutEventsEntry[] }, request) => {
-      options.onCall?.({ accessKeyId: accessKeyOf(request), action: 'events:PutEvents', resource: busArn });
+      options.onCall?.({
+        accessKeyId: signerOf(request),
+        action: 'events:PutEvents',
+        resource: busArn,
+        via: 'PutEvents',
+      });
       return putEvents(input.Entries);
     },
   });

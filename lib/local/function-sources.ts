@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { subscribeLocally } from '../../functions/shared/events.ts';
 import type { ProxyHandler } from './api-gateway.ts';
-import { awsCallLogDir, recordEventBridgeCall } from './aws-call-log.ts';
+import { awsCallLogDir, recordServiceCall } from './aws-call-log.ts';
 import { startBundledFunctions, type LocalEndpoints } from './bundles/bundled-functions.ts';
 import { startLocalEventBus } from './eventbridge.ts';
 import { asInvocationOf, scopeInvocations, signAsRunningFunction } from './source-invocations.ts';
@@ -32,11 +32,13 @@ export interface LocalFunctions {
  * context (source-invocations.ts).
  */
 export async function functionsFromSource(): Promise<LocalFunctions> {
-  const [{ dynamoDbClient }, { s3 }] = await Promise.all([
+  const [{ dynamoDbClient }, { s3 }, { kms }, { sqs }] = await Promise.all([
     import('../../functions/shared/clients/dynamodb.ts'),
     import('../../functions/shared/clients/s3.ts'),
+    import('../../functions/shared/clients/kms.ts'),
+    import('../../functions/shared/clients/sqs.ts'),
   ]);
-  for (const client of [dynamoDbClient, s3]) signAsRunningFunction(client as never);
+  for (const client of [dynamoDbClient, s3, kms, sqs]) signAsRunningFunction(client as never);
   scopeInvocations();
   const handlers = new Map<string, Promise<ProxyHandler>>();
   return {
@@ -75,7 +77,7 @@ export async function functionsFromAssets(options: AssetFunctionsOptions): Promi
   const bus = await startLocalEventBus({
     busName: LOCAL_EVENT_BUS,
     eventsFile: env.EVENTS_FILE!,
-    ...(awsCallLogDir() ? { onCall: recordEventBridgeCall } : {}),
+    ...(awsCallLogDir() ? { onCall: recordServiceCall } : {}),
   });
   const bundled = startBundledFunctions({
     context: options.context,

@@ -10,9 +10,10 @@
 import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOCAL_ACCOUNT, LOCAL_REGION } from './aws-call-log.ts';
+import type { IncomingMessage } from 'node:http';
+import { LOCAL_ACCOUNT, LOCAL_REGION, type ServiceCall } from './aws-call-log.ts';
 import { writeFileAtomically } from './atomic-file.ts';
-import { AwsJsonError, startAwsJsonFront } from './aws-json-front.ts';
+import { AwsJsonError, signerOf, startAwsJsonFront } from './aws-json-front.ts';
 
 /** The alias the local stack names in WEBHOOK_KMS_KEY_ID. */
 export const LOCAL_WEBHOOK_KEY_ALIAS = 'alias/photo-commerce-webhooks';
@@ -54,7 +55,24 @@ interface KmsRequest {
   EncryptionContext?: Record<string, string>;
 }
 
-export async function startLocalKms(dataDir: string, port = 0): Promise<LocalKms> {
+/**
+ * The condition keys KMS gives a call with `context`: its keys, and each pair as `kms:EncryptionContext:<key>`;
+ * none without a context (the keys are absent then, not empty).
+ */
+const contextConditions = (context: Record<string, string> = {}): Record<string, string | string[]> =>
+  Object.keys(context).length === 0
+    ? {}
+    : {
+        'kms:EncryptionContextKeys': Object.keys(context),
+        ...Object.fromEntries(Object.entries(context).map(([key, value]) => [`kms:EncryptionContext:${key}`, value])),
+      };
+
+/** `onCall` is told of every call, by the access key that signed it (the IAM check's record). */
+export async function startLocalKms(
+  dataDir: string,
+  port = 0,
+  onCall?: (call: ServiceCall) => void,
+): Promise<LocalKms> {
   const key = loadKey(dataDir);
   const material = Buffer.from(key.material, 'base64');
   const keyArn = `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:key/${key.keyId}`;
@@ -64,13 +82,22 @@ export async function startLocalKms(dataDir: string, port = 0): Promise<LocalKms
     LOCAL_WEBHOOK_KEY_ALIAS,
     `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_WEBHOOK_KEY_ALIAS}`,
   ]);
+  const report = (operation: 'Encrypt' | 'Decrypt', input: KmsRequest, request: IncomingMessage) =>
+    onCall?.({
+      accessKeyId: signerOf(request),
+      action: `kms:${operation}`,
+      resource: keyArn, // the one key; a Decrypt's is the key that sealed the blob
+      via: operation,
+      context: contextConditions(input.EncryptionContext),
+    });
   const checkKey = (keyId: string | undefined) => {
     if (keyId !== undefined && !known.has(keyId))
       throw new AwsJsonError('NotFoundException', `Key '${keyId}' does not exist`);
   };
 
-  const operations: Record<string, (input: KmsRequest) => Record<string, unknown>> = {
-    Encrypt(input) {
+  const operations: Record<string, (input: KmsRequest, request: IncomingMessage) => Record<string, unknown>> = {
+    Encrypt(input, request) {
+      report('Encrypt', input, request);
       if (input.KeyId === undefined) throw new AwsJsonError('ValidationException', 'KeyId is required');
       checkKey(input.KeyId);
       const plaintext = Buffer.from(input.Plaintext ?? '', 'base64');
@@ -86,7 +113,8 @@ export async function startLocalKms(dataDir: string, port = 0): Promise<LocalKms
         EncryptionAlgorithm: 'SYMMETRIC_DEFAULT',
       };
     },
-    Decrypt(input) {
+    Decrypt(input, request) {
+      report('Decrypt', input, request);
       checkKey(input.KeyId);
       const blob = Buffer.from(input.CiphertextBlob ?? '', 'base64');
       try {

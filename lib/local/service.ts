@@ -24,6 +24,7 @@ import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-event
 import { startLocalSqsFront } from './sqs-front.ts';
 import { startWebhookQueues, webhookQueueEnv } from './webhook-queues.ts';
 import { LOCAL_WEBHOOK_KEY_ALIAS, startLocalKms } from './kms.ts';
+import { awsCallLogDir, recordServiceCall } from './aws-call-log.ts';
 
 export interface LocalServiceOptions {
   /** 0 picks a free port. */
@@ -129,8 +130,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   // The SQS front the webhook functions send deliveries and set retry delays through. Both fronts keep their
   // ports across a restart in one process (the handlers' SDK clients keep the endpoints they were made with).
   const frontPorts = lastFrontPorts.get(dataDir);
-  const localKms = await startLocalKms(dataDir, frontPorts?.kms);
-  const sqsFront = await startLocalSqsFront(frontPorts?.sqs);
+  const onCall = awsCallLogDir() ? recordServiceCall : undefined;
+  const localKms = await startLocalKms(dataDir, frontPorts?.kms, onCall);
+  const sqsFront = await startLocalSqsFront(frontPorts?.sqs, onCall);
   lastFrontPorts.set(dataDir, { kms: portOf(localKms.endpoint), sqs: portOf(sqsFront.endpoint) });
 
   const defaults: Record<string, string> = {

@@ -6,7 +6,9 @@
  * 900 s, a visibility over 12 hours, a receipt handle of no message being handled.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { AwsJsonError, startAwsJsonFront, type AwsJsonFront } from './aws-json-front.ts';
+import type { IncomingMessage } from 'node:http';
+import { LOCAL_ACCOUNT, LOCAL_REGION, type ServiceCall } from './aws-call-log.ts';
+import { AwsJsonError, signerOf, startAwsJsonFront, type AwsJsonFront } from './aws-json-front.ts';
 import type { LocalQueue } from './event-delivery.ts';
 
 /** SQS's limits: DelaySeconds at most 15 minutes, a visibility timeout at most 12 hours. */
@@ -26,8 +28,15 @@ interface SendEntry {
 
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
-export async function startLocalSqsFront(port = 0): Promise<LocalSqsFront> {
+/** The ARN of the queue at `url` (`<endpoint>/<account>/<name>`), as IAM names it. */
+const queueArn = (url: string) => `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${url.slice(url.lastIndexOf('/') + 1)}`;
+
+/** `onCall` is told of every call, by the access key that signed it (the IAM check's record). */
+export async function startLocalSqsFront(port = 0, onCall?: (call: ServiceCall) => void): Promise<LocalSqsFront> {
   const queues = new Map<string, LocalQueue>();
+  // SendMessageBatch is authorized as sqs:SendMessage, as IAM does.
+  const report = (operation: string, action: string, queueUrl: string, request: IncomingMessage) =>
+    onCall?.({ accessKeyId: signerOf(request), action, resource: queueArn(queueUrl), via: operation });
   const queueOf = (url: string) => {
     const queue = queues.get(url);
     if (!queue) throw new AwsJsonError('QueueDoesNotExist', `The specified queue ${url} does not exist.`);
@@ -44,14 +53,22 @@ export async function startLocalSqsFront(port = 0): Promise<LocalSqsFront> {
   const front = await startAwsJsonFront(
     'AmazonSQS.',
     {
-      SendMessage: (input: SendEntry & { QueueUrl: string }) => sendTo(queueOf(input.QueueUrl), input),
-      SendMessageBatch(input: { QueueUrl: string; Entries: (SendEntry & { Id: string })[] }) {
+      SendMessage(input: SendEntry & { QueueUrl: string }, request) {
+        report('SendMessage', 'sqs:SendMessage', input.QueueUrl, request);
+        return sendTo(queueOf(input.QueueUrl), input);
+      },
+      SendMessageBatch(input: { QueueUrl: string; Entries: (SendEntry & { Id: string })[] }, request) {
+        report('SendMessageBatch', 'sqs:SendMessage', input.QueueUrl, request);
         const queue = queueOf(input.QueueUrl);
         if (input.Entries.length === 0 || input.Entries.length > 10)
           throw new AwsJsonError('TooManyEntriesInBatchRequest', 'A batch holds 1 to 10 entries.');
         return { Successful: input.Entries.map((entry) => ({ Id: entry.Id, ...sendTo(queue, entry) })), Failed: [] };
       },
-      ChangeMessageVisibility(input: { QueueUrl: string; ReceiptHandle: string; VisibilityTimeout: number }) {
+      ChangeMessageVisibility(
+        input: { QueueUrl: string; ReceiptHandle: string; VisibilityTimeout: number },
+        request: IncomingMessage,
+      ) {
+        report('ChangeMessageVisibility', 'sqs:ChangeMessageVisibility', input.QueueUrl, request);
         const queue = queueOf(input.QueueUrl);
         const seconds = input.VisibilityTimeout;
         if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_SECONDS)

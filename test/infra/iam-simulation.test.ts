@@ -1,7 +1,7 @@
 /**
  * The IAM check (test/support/iam) on the synthesized template: it allows the calls the functions make and
  * catches the mistakes the CDK code that turns grants into policies could make (a key prefix, an index
- * ARN, an action of a transaction, the bucket policy's TLS deny, an S3 action), which a check against the
+ * ARN, an action of a transaction, the bucket policy's TLS deny, an S3 action, a KMS encryption context), which a check against the
  * route table's grants cannot see. The policies are taken from the real template and then broken one way
  * each, as the CDK code would break them.
  */
@@ -144,6 +144,19 @@ describe('the template denies, and says why', () => {
     const verdict = await verdictOf(call('claim-library-items', 'dynamodb:GetItem', TABLE, HTTPS));
     expect(verdict.allowed).toBe(false);
     expect(verdict.reason).toMatch(/conditions on dynamodb:LeadingKeys, which the call log does not record/);
+  });
+
+  it('a webhook secret sealed or opened with any context but a webhook id, or by a function not granted it', async () => {
+    const KEY = 'arn:aws:kms:us-east-1:000000000000:key/local';
+    // Without a context, KMS gives no kms:EncryptionContextKeys at all.
+    const sealing = (handler: string, action: string, keys: string[]) =>
+      call(handler, action, KEY, keys.length === 0 ? HTTPS : { ...HTTPS, 'kms:EncryptionContextKeys': keys });
+    expect((await verdictOf(sealing('create-webhook', 'kms:Encrypt', ['WebhookId']))).allowed).toBe(true);
+    expect((await verdictOf(sealing('webhook-deliver', 'kms:Decrypt', ['WebhookId']))).allowed).toBe(true);
+    for (const keys of [[], ['Other'], ['WebhookId', 'Other']])
+      expect((await verdictOf(sealing('webhook-deliver', 'kms:Decrypt', keys))).allowed, keys.join()).toBe(false);
+    expect((await verdictOf(sealing('create-webhook', 'kms:Decrypt', ['WebhookId']))).allowed).toBe(false);
+    expect((await verdictOf(sealing('get-webhook', 'kms:Decrypt', ['WebhookId']))).allowed).toBe(false);
   });
 
   it('a function the template does not define', async () => {

@@ -778,7 +778,7 @@ describe('webhooks', () => {
     expect(decrypt?.Resource).toEqual(arnOf(stack.data.webhookSecrets));
     expect(decrypt?.Condition).toEqual({
       'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['WebhookId'] },
-      Null: { 'kms:EncryptionContext:WebhookId': 'false' },
+      Null: { 'kms:EncryptionContextKeys': 'false' },
     });
     const key = resources[logicalId(stack.data.webhookSecrets)];
     expect(key.Properties.EnableKeyRotation).toBe(true);

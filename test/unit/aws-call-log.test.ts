@@ -6,7 +6,7 @@ import { afterAll, expect, it, vi } from 'vitest';
 import {
   AWS_CALL_LOG_DIR,
   readAwsCallLog,
-  recordEventBridgeCall,
+  recordServiceCall,
   recordS3Request,
   shapeOf,
 } from '../../lib/local/aws-call-log.ts';
@@ -41,10 +41,11 @@ it('records S3 requests and PutEvents of functions, once each, with the context 
   recordS3Request(presigned);
   recordS3Request({ ...presigned, accessKeyId: TOOL_CREDENTIALS.accessKeyId });
   const bus = 'arn:aws:events:us-east-1:000000000000:event-bus/local';
-  recordEventBridgeCall({
+  recordServiceCall({
     accessKeyId: functionCredentials('publish-events').accessKeyId,
     action: 'events:PutEvents',
     resource: bus,
+    via: 'PutEvents',
   });
   // Recording off: nothing written anywhere.
   vi.stubEnv(AWS_CALL_LOG_DIR, '');

@@ -1,10 +1,8 @@
 /**
- * The KMS client, created at its first use: only the webhook functions import it (webhook secrets). The
+ * The KMS client: only the webhook functions import it (webhook secrets). The
  * endpoint comes from the SDK's own AWS_ENDPOINT_URL_KMS when set: the local stack's KMS stand-in
  * (lib/local/kms.ts). See clients/dynamodb.ts for why each service has its own module.
  */
 import { KMSClient } from '@aws-sdk/client-kms';
 
-let client: KMSClient | undefined;
-
-export const kms = (): KMSClient => (client ??= new KMSClient({}));
+export const kms = new KMSClient({});

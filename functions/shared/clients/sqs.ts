@@ -1,10 +1,8 @@
 /**
- * The SQS client, created at its first use: only the webhook functions import it (the fan-out sends
+ * The SQS client: only the webhook functions import it (the fan-out sends
  * deliveries, the delivery function sets a failed message's retry delay). The endpoint comes from the SDK's
  * own AWS_ENDPOINT_URL_SQS when set: the local SQS front (lib/local/sqs-front.ts).
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 
-let client: SQSClient | undefined;
-
-export const sqs = (): SQSClient => (client ??= new SQSClient({}));
+export const sqs = new SQSClient({});

@@ -1,9 +1,10 @@
 /**
  * Evaluates recorded AWS calls (lib/local/aws-call-log.ts) against the template's IAM with
- * @cloud-copilot/iam-simulate: the calling function's role policies as identity policies and, for S3, the
- * bucket policy as resource policy, in one account, with the call's condition keys. A call's local names
- * (table, bucket, bus) are mapped onto the template's through the function's own environment (TABLE_NAME,
- * BUCKET_NAME, EVENT_BUS_NAME), which is what it would use in AWS.
+ * @cloud-copilot/iam-simulate: the calling function's role policies as identity policies and, for S3 and KMS,
+ * the bucket or key policy as resource policy, in one account, with the call's condition keys. A call's local names
+ * (table, bucket, bus, key, queue) are mapped onto the template's through the function's own environment
+ * (TABLE_NAME, BUCKET_NAME, EVENT_BUS_NAME, WEBHOOK_KMS_KEY_ID, WEBHOOK_DELIVERY_QUEUE_URL), which is what it
+ * would use in AWS.
  */
 import { getDenialReasons, getGrantReasons, runSimulation, type RequestGrant } from '@cloud-copilot/iam-simulate';
 import type { AwsCall } from '../../../lib/local/aws-call-log.ts';
@@ -32,7 +33,7 @@ export interface CallVerdict {
   grants: RequestGrant[];
 }
 
-/** `resource` (an ARN of the local stand-ins) with the template's name of its table, bucket or bus. */
+/** `resource` (an ARN of the local stand-ins) with the template's name of its table, bucket, bus, key or queue. */
 export function templateResource(resource: string, environment: Record<string, string | undefined>): string {
   const table = /^arn:aws:dynamodb:[^:]*:[^:]*:table\/[^/]+(.*)$/.exec(resource);
   if (table && environment.TABLE_NAME)
@@ -41,6 +42,15 @@ export function templateResource(resource: string, environment: Record<string, s
   if (object && environment.BUCKET_NAME) return `arn:aws:s3:::${environment.BUCKET_NAME}${object[1]}`;
   if (/^arn:aws:events:[^:]*:[^:]*:event-bus\//.test(resource) && environment.EVENT_BUS_NAME)
     return `arn:aws:events:${TEMPLATE_REGION}:${TEMPLATE_ACCOUNT}:event-bus/${environment.EVENT_BUS_NAME}`;
+  // The webhook secrets' key, as the stack names it (its ARN).
+  if (/^arn:aws:kms:[^:]*:[^:]*:key\//.test(resource) && environment.WEBHOOK_KMS_KEY_ID)
+    return environment.WEBHOOK_KMS_KEY_ID;
+  // The one queue a function sends to or holds messages of: the deliveries queue (its URL names it).
+  const queueUrl = environment.WEBHOOK_DELIVERY_QUEUE_URL;
+  if (/^arn:aws:sqs:/.test(resource) && queueUrl) {
+    const [account, name] = new URL(queueUrl).pathname.split('/').slice(1);
+    return `arn:aws:sqs:${TEMPLATE_REGION}:${account}:${name}`;
+  }
   // A function without the variable was given nothing of that kind: its call stays on a name no policy grants.
   return resource;
 }
@@ -49,7 +59,8 @@ export function templateResource(resource: string, environment: Record<string, s
 const templateNames = (access: TemplateAccess): Record<string, string | undefined> =>
   Object.assign({}, ...[...access.functions.values()].map((fn) => fn.environment));
 
-const bucketOf = (resource: string) => /^arn:aws:s3:::([^/]+)/.exec(resource)?.[1];
+/** The ARN a resource policy of `resource` is kept under: its bucket's, or the key's own. */
+const policyHolderOf = (resource: string) => /^arn:aws:s3:::[^/]+/.exec(resource)?.[0] ?? resource;
 
 /**
  * Condition keys a statement that applies to the action tests but the call does not carry: the simulator
@@ -74,6 +85,7 @@ function denialReason(
   analysis: Parameters<typeof getDenialReasons>[0],
   fn: FunctionAccess,
   resourcePolicy: PolicyDocument | undefined,
+  resource: string,
 ): string {
   const reasons = getDenialReasons(analysis).map((denial) => {
     if (denial.denialType === 'Explicit') {
@@ -82,7 +94,8 @@ function denialReason(
           ? resourcePolicy
           : fn.policies.find((policy) => policy.name === denial.policyIdentifier)?.document;
       const statement = document ? statementsOf(document)[denial.statementIndex - 1] : undefined;
-      const policy = denial.policyType === 'resource' ? 'the bucket policy' : `policy ${denial.policyIdentifier}`;
+      const holder = resource.startsWith('arn:aws:s3:') ? 'bucket' : 'key';
+      const policy = denial.policyType === 'resource' ? `the ${holder} policy` : `policy ${denial.policyIdentifier}`;
       return `explicitly denied by statement ${denial.statementId ?? `#${denial.statementIndex}`} of ${policy} (${describeStatement(statement)})`;
     }
     return denial.policyType === 'identity'
@@ -111,8 +124,7 @@ export async function evaluateCalls(calls: AwsCall[], access: TemplateAccess): P
       continue;
     }
     const resource = templateResource(call.resource, { ...fallbackNames, ...fn.environment });
-    const bucket = bucketOf(resource);
-    const resourcePolicy = bucket === undefined ? undefined : access.bucketPolicies.get(bucket);
+    const resourcePolicy = access.resourcePolicies.get(policyHolderOf(resource));
     const documents = [...fn.policies.map((policy) => policy.document), ...(resourcePolicy ? [resourcePolicy] : [])];
     const missing = missingConditionKeys(documents, call.action, call.context);
     if (missing.length > 0) {
@@ -148,7 +160,7 @@ export async function evaluateCalls(calls: AwsCall[], access: TemplateAccess): P
     verdicts.push(
       response.overallResult === 'Allowed'
         ? { ...base, resource, allowed: true, grants: getGrantReasons(analysis) }
-        : { ...base, resource, allowed: false, reason: denialReason(analysis, fn, resourcePolicy) },
+        : { ...base, resource, allowed: false, reason: denialReason(analysis, fn, resourcePolicy, resource) },
     );
   }
   return verdicts;

@@ -60,6 +60,7 @@ const ARNS: Record<string, (name: string) => string> = {
   'AWS::S3::Bucket': (name) => `arn:aws:s3:::${name}`,
   'AWS::Events::EventBus': (name) => `arn:aws:events:${TEMPLATE_REGION}:${TEMPLATE_ACCOUNT}:event-bus/${name}`,
   'AWS::SQS::Queue': (name) => `arn:aws:sqs:${TEMPLATE_REGION}:${TEMPLATE_ACCOUNT}:${name}`,
+  'AWS::KMS::Key': (name) => `arn:aws:kms:${TEMPLATE_REGION}:${TEMPLATE_ACCOUNT}:key/${name}`,
   'AWS::IAM::Role': (name) => `arn:aws:iam::${TEMPLATE_ACCOUNT}:role/${name}`,
   'AWS::Lambda::Function': (name) => `arn:aws:lambda:${TEMPLATE_REGION}:${TEMPLATE_ACCOUNT}:function:${name}`,
   'AWS::Logs::LogGroup': (name) => `arn:aws:logs:${TEMPLATE_REGION}:${TEMPLATE_ACCOUNT}:log-group:${name}:*`,

@@ -41,8 +41,8 @@ export interface FunctionAccess {
 export interface TemplateAccess {
   /** By handler module name. */
   functions: Map<string, FunctionAccess>;
-  /** By bucket name. */
-  bucketPolicies: Map<string, PolicyDocument>;
+  /** Resource policies (bucket policies, key policies) by the ARN of their bucket or key. */
+  resourcePolicies: Map<string, PolicyDocument>;
 }
 
 export const statementsOf = (document: PolicyDocument): PolicyStatement[] =>
@@ -72,12 +72,12 @@ const scopesOf = (scope: TemplateScope): TemplateScope[] => [scope, ...Object.va
 const roleNameOfArn = (arn: string) => arn.slice(arn.lastIndexOf('/') + 1);
 const list = (value: Json | undefined): Json[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
-/** The functions named `<namePrefix>-<handler>` with their roles' policies, and the bucket policies. */
+/** The functions named `<namePrefix>-<handler>` with their roles' policies, and the resource policies. */
 export function templateAccess(root: TemplateScope, namePrefix: string): TemplateAccess {
   const policiesByRole = new Map<string, NamedPolicy[]>();
   const attach = (roleName: string, policy: NamedPolicy) =>
     policiesByRole.set(roleName, [...(policiesByRole.get(roleName) ?? []), policy]);
-  const bucketPolicies = new Map<string, PolicyDocument>();
+  const resourcePolicies = new Map<string, PolicyDocument>();
   const functions: { scope: TemplateScope; properties: Record<string, Json> }[] = [];
 
   for (const scope of scopesOf(root))
@@ -104,9 +104,13 @@ export function templateAccess(root: TemplateScope, namePrefix: string): Templat
           break;
         case 'AWS::S3::BucketPolicy': {
           const { Bucket, PolicyDocument } = resolved();
-          bucketPolicies.set(String(Bucket), PolicyDocument);
+          resourcePolicies.set(`arn:aws:s3:::${String(Bucket)}`, PolicyDocument);
           break;
         }
+        // A key's policy decides with its role's: the default one lets the account's IAM policies grant.
+        case 'AWS::KMS::Key':
+          resourcePolicies.set(String(resolve(scope, { 'Fn::GetAtt': [logicalId, 'Arn'] })), resolved().KeyPolicy);
+          break;
         case 'AWS::Lambda::Function':
           functions.push({ scope, properties });
           break;
@@ -130,5 +134,5 @@ export function templateAccess(root: TemplateScope, namePrefix: string): Templat
       ),
     });
   }
-  return { functions: access, bucketPolicies };
+  return { functions: access, resourcePolicies };
 }
