@@ -19,6 +19,10 @@ const BUNDLE_FILES = [
   'test/integration/renditions.test.ts',
   'test/integration/image-bombs.test.ts',
   'test/integration/renditions-decode-limits.test.ts',
+  'test/integration/webhooks.test.ts',
+  'test/integration/webhook-delivery.test.ts',
+  'test/integration/webhook-retries.test.ts',
+  'test/integration/webhook-library-events.test.ts',
   'client/test/endpoints.test.ts',
 ];
 

@@ -4,58 +4,25 @@
  * delivery waiting for its retry (a stored visibility delay) still waits after the restart and is then sent
  * with the same webhook-id. The receiver is on loopback.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { temporaryDataDir } from '../support/data-dir.ts';
 import type { TestService } from '../support/service.ts';
+import { commitStatusEvent, startWebhookReceiver, until, type WebhookReceiver } from '../support/webhooks.ts';
 
 const dataDir = temporaryDataDir('photo-commerce-webhooks-');
 const env = { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE: '2' };
 let service: TestService;
-let receiver: Server;
-let receiverUrl: string;
-const received: { path: string; headers: IncomingHttpHeaders; at: number }[] = [];
-const answers = new Map<string, number[]>();
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  receiver = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      const path = request.url ?? '/';
-      received.push({ path, headers: request.headers, at: Date.now() });
-      response.writeHead(answers.get(path)?.shift() ?? 200).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
   await dataDir.remove();
-  receiver?.close();
+  await receiver?.close();
 });
 
-const to = (path: string) => received.filter((request) => request.path === path);
-
-async function until(what: string, probe: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-async function commitStatusEvent(orderGuid: string): Promise<void> {
-  const { transact } = await import('../../functions/store/transaction.ts');
-  const { recordEvent } = await import('../../functions/store/outbox-store.ts');
-  const event = {
-    type: 'OrderStatusChanged' as const,
-    id: `OrderStatusChanged-${orderGuid}-2`,
-    time: Date.now(),
-    detail: { OrderGuid: orderGuid },
-  };
-  expect((await transact([recordEvent(event)])).committed).toBe(true);
-}
+const to = (path: string) => receiver.to(path);
 
 it('delivers an event committed before a stop after the restart, and keeps a waiting retry waiting', async () => {
   // The stream is read only when the test says so: the stop comes between the commit and its publication.
@@ -66,11 +33,11 @@ it('delivers an event committed before a stop after the restart, and keeps a wai
       (
         await service.request('POST', '/webhooks', {
           apiKey: key,
-          json: { Url: `${receiverUrl}${path}`, EventTypes: ['OrderStatusChanged'] },
+          json: { Url: `${receiver.url}${path}`, EventTypes: ['OrderStatusChanged'] },
         })
       ).status,
     ).toBe(200);
-  answers.set('/retried', [500]);
+  receiver.script('/retried', [500]);
   await commitStatusEvent('1'.repeat(32));
   await service.drainStream();
   // The first attempt failed; the retry waits 2 s in the stored queue.

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
+import { until } from '../support/webhooks.ts';
 
 let service: TestService;
 let siteKey: string;
@@ -31,17 +32,9 @@ function run(...args: string[]): {
   return { child, output: () => text, exited };
 }
 
-async function until(what: string, probe: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 it('listens: registers, prints a verified delivery, deletes the webhook on Ctrl-C', async () => {
   const cli = run('--listen', '--key', siteKey, '--events', 'BasketCheckedOut', '--url', service.url);
-  await until('Ready', () => cli.output().includes('Ready: webhook'));
+  await until('Ready', () => cli.output().includes('Ready: webhook'), 15_000);
   const webhookId = /Ready: webhook ([0-9a-f]{32})/.exec(cli.output())![1]!;
   expect((await service.request('GET', '/webhooks', { apiKey: siteKey })).body.Webhooks).toHaveLength(1);
 
@@ -51,7 +44,7 @@ it('listens: registers, prints a verified delivery, deletes the webhook on Ctrl-
     json: { ProjectGuid: await service.project(3), Quantity: 1 },
   });
   await service.request('POST', `/basket/${basket}/checkout`, { token: alice });
-  await until('the delivery', () => cli.output().includes('signature verified'));
+  await until('the delivery', () => cli.output().includes('signature verified'), 15_000);
   expect(cli.output()).toMatch(/BasketCheckedOut [0-9a-f]{32} signature verified\n\{"type":"BasketCheckedOut"/);
 
   cli.child.kill('SIGINT');

@@ -47,7 +47,7 @@ export function templateResource(resource: string, environment: Record<string, s
     return environment.WEBHOOK_KMS_KEY_ID;
   // The one queue a function sends to or holds messages of: the deliveries queue (its URL names it).
   const queueUrl = environment.WEBHOOK_DELIVERY_QUEUE_URL;
-  if (/^arn:aws:sqs:/.test(resource) && queueUrl) {
+  if (resource.startsWith('arn:aws:sqs:') && queueUrl) {
     const [account, name] = new URL(queueUrl).pathname.split('/').slice(1);
     return `arn:aws:sqs:${TEMPLATE_REGION}:${account}:${name}`;
   }
