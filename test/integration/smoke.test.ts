@@ -15,9 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inProcessIt } from '../support/bundles.ts';
 import { runSmoke } from '../../lib/smoke.ts';
 import { SMOKE_PNG } from '../../lib/smoke/session.ts';
-import { routes } from '../../functions/routes.ts';
 import type { ApiKeyScope } from '../../functions/auth/principal.ts';
-import { matchRoute } from '../../lib/local/route-matching.ts';
+import { runningFunction } from '../../lib/local/source-invocations.ts';
 import type { AwsCall } from '../../lib/local/aws-call-log.ts';
 import { functionCredentials } from '../../lib/local/function-credentials.ts';
 import { serviceTemplateAccess } from '../support/iam/check.ts';
@@ -32,48 +31,19 @@ let imageUrl: string;
 let credentials: { token: string; keys: Record<ApiKeyScope, string> };
 
 let calls: AwsCall[] = [];
-let currentHandler: string | undefined;
-
 /**
- * The function a call of the service's clients is put down to: the route being served, or the API-key
- * authorizer for its read of the key (it runs within the request).
+ * The service's own clients, imported once the service has set their environment (as in Lambda); each call
+ * is put down to the function whose invocation is running (lib/local/source-invocations.ts): the route's,
+ * the authorizer's, or one fed in the background meanwhile (the webhook fan-out).
  */
-const functionOf = (call: Omit<AwsCall, 'accessKeyId'>): string | undefined => {
-  const keys = call.context['dynamodb:LeadingKeys'];
-  const apiKeyRead = Array.isArray(keys) && keys.every((key) => key.startsWith('APIKEY#'));
-  const route = routes.find((candidate) => candidate.handler === currentHandler);
-  return route && apiKeyRead && route.credential !== 'user' ? 'authorizer' : currentHandler;
-};
-
-/** The service's own clients, imported once the service has set their environment (as in Lambda). */
 async function recordCalls() {
   const { dynamoDbClient } = await import('../../functions/shared/clients/dynamodb.ts');
   const { s3 } = await import('../../functions/shared/clients/s3.ts');
-  calls = recordSdkCalls({ dynamoDb: dynamoDbClient, s3 }, functionOf);
+  calls = recordSdkCalls({ dynamoDb: dynamoDbClient, s3 }, runningFunction);
 }
 
-/**
- * fetch that notes which route (handler) the smoke flow is calling; the flow is sequential, so everything
- * in between is that route's. (No route publishes events: they record them in their transactions, and the
- * table stream's publisher puts them on the bus.)
- */
-const routedFetch: typeof fetch = async (input, init) => {
-  const url = new URL(String(input));
-  const match =
-    url.origin === new URL(service.url).origin
-      ? matchRoute(routes, (init?.method ?? 'GET').toUpperCase(), url.pathname)
-      : undefined;
-  currentHandler = typeof match === 'object' ? match.route.handler : undefined;
-  try {
-    return await fetch(input, init);
-  } finally {
-    currentHandler = undefined;
-  }
-};
-
 beforeAll(async () => {
-  // Each SDK call is put down to the route being served; renditions made in the background (in AWS, by a
-  // function of their own, whose grants test/infra/stack.test.ts checks) would be put down to another.
+  // Renditions are left out of this flow: their own tests exercise them.
   service = await startTestService({ env: { PULL_ALLOW_LOOPBACK: 'true' }, renditions: false });
   images = createServer((_request, response) => {
     response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': String(SMOKE_PNG.length) });
@@ -101,7 +71,7 @@ afterAll(async () => {
 describe('smoke flow', () => {
   it('passes every step against the local service', async () => {
     expect(process.env.EVENTS_FILE).toBeDefined();
-    const result = await runSmoke({ url: service.url, imageUrl, fetch: routedFetch, ...credentials });
+    const result = await runSmoke({ url: service.url, imageUrl, ...credentials });
     expect(result.skipped).toEqual([]);
     expect(result.passed).toEqual([
       'health',
