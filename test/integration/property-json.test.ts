@@ -49,6 +49,8 @@ beforeAll(async () => {
   credentials.user = { Authorization: `Bearer ${await service.token('prop-user')}` };
   for (const scope of API_KEY_SCOPES)
     credentials[scope] = { 'X-SERVICE-API-Key': await service.apiKey(`prop-${scope}`, scope) };
+  // Routes that take a key of any scope (webhooks): the fulfilment key's.
+  credentials.apiKey = credentials.fulfilment;
 });
 afterAll(() => service?.close());
 
