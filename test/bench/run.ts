@@ -21,6 +21,7 @@ const SUITES = [
   'pull-memory-figure',
   'renditions',
   'webhooks',
+  'webhook-latency',
 ];
 
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false }, only: { type: 'string' } } });
