@@ -23,10 +23,21 @@ async function signingSecrets(webhook: Webhook, now: number): Promise<string[]> 
   return Promise.all(sealed.map((secret) => openSecret(webhook.webhookId, secret)));
 }
 
-/** Disables the webhook unless its key changed it meanwhile (then its key's word stands). */
-async function disable(webhook: Webhook, reason: string): Promise<void> {
-  const done = await replaceWebhook(webhook, disabled(webhook, reason));
-  logger.warn('webhook disabled', { webhookId: webhook.webhookId, reason, done });
+/**
+ * Disables the webhook for the reason `reasonFor` gives it, judged on the webhook as it is now: a delivery's
+ * outcome recorded meanwhile (its failure streak begun or ended) is read again, a change of its key's (a new
+ * revision) stands.
+ */
+async function disable(webhook: Webhook, reasonFor: (read: Webhook) => string | undefined): Promise<void> {
+  let read: Webhook | undefined = webhook;
+  for (let tries = 0; tries < 3 && read?.revision === webhook.revision; tries++) {
+    const reason = reasonFor(read);
+    if (reason === undefined) return;
+    if (await replaceWebhook(read, disabled(read, reason)))
+      return logger.warn('webhook disabled', { webhookId: webhook.webhookId, reason });
+    read = await getWebhook(webhook.ownerKeyId, webhook.webhookId);
+  }
+  logger.warn('webhook left as its key changed it meanwhile', { webhookId: webhook.webhookId });
 }
 
 /**
@@ -55,20 +66,20 @@ export async function attemptDelivery(
     { ...webhookTargetPolicy(), timeoutMs: config.webhookTimeoutMs },
   );
   const finished = Date.now();
-  const outcome: AttemptOutcome = attemptOutcome(
-    result,
-    attempt,
-    config.webhookRetrySchedule,
-    webhook.failingSince,
-    finished,
-  );
+  const outcomeWith = (failingSince: number | undefined): AttemptOutcome =>
+    attemptOutcome(result, attempt, config.webhookRetrySchedule, failingSince, finished);
+  const outcome = outcomeWith(webhook.failingSince);
   await settleDelivery(delivery, outcome.state, {
     at: now,
     status: 'status' in result ? result.status : 0,
     durationMs: finished - now,
   });
   if ('error' in result) logger.info('webhook delivery failed', { webhookId: webhook.webhookId, error: result.error });
-  if (outcome.state === 'Failed' && outcome.disableWebhook) await disable(webhook, outcome.disableWebhook);
+  if (outcome.state === 'Failed' && outcome.disableWebhook)
+    await disable(webhook, (read) => {
+      const now = outcomeWith(read.failingSince);
+      return now.state === 'Failed' ? now.disableWebhook : undefined;
+    });
   else await recordDeliveryStreak(webhook, succeeded(result), finished);
   return outcome.state === 'Pending' ? outcome.retryAfterSeconds : undefined;
 }

@@ -89,12 +89,26 @@ export async function listWebhooks(ownerKeyId: string): Promise<Webhook[]> {
   return (result.Items ?? []).map((item) => fromItem<Webhook>(item)).sort((a, b) => a.createdAt - b.createdAt);
 }
 
-/** Writes `after` over `before` with their index items; false when the webhook changed or went meanwhile. */
+/**
+ * The webhook as `read` left it: its revision, and its failure streak, which deliveries record without a
+ * revision (recordDeliveryStreak); a write over a streak recorded meanwhile would erase it.
+ */
+const asRead = (read: Webhook) =>
+  read.failingSince === undefined
+    ? { ...sameRevision(read.revision), if: '#revision = :revision AND attribute_not_exists(failingSince)' }
+    : {
+        if: '#revision = :revision AND failingSince = :failingSince',
+        names: { '#revision': 'revision' },
+        values: { ':revision': read.revision, ':failingSince': read.failingSince },
+      };
+
+/**
+ * Writes `after` over `before` with their index items; false when the webhook changed, went, or recorded a
+ * delivery's outcome meanwhile (the caller reads it again).
+ */
 export async function replaceWebhook(before: Webhook, after: Webhook): Promise<boolean> {
   const outcome = await transact([
-    put(webhookKey(after.ownerKeyId, after.webhookId), WEBHOOK_TYPE, after, {
-      condition: sameRevision(before.revision),
-    }),
+    put(webhookKey(after.ownerKeyId, after.webhookId), WEBHOOK_TYPE, after, { condition: asRead(before) }),
     ...subscriptionActions(before, after),
   ]);
   return outcome.committed;

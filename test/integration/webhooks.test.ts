@@ -132,6 +132,25 @@ describe('webhook management', () => {
     expect(item.previousSecret.expiresAt).toBeLessThanOrEqual(Date.now() + 24 * 3600_000);
   });
 
+  it("keeps a delivery's failure streak that began while a change of its key's was in flight", async () => {
+    const store = await import('../../functions/store/webhook-store.ts');
+    const { WebhookId } = (await create(siteKey, { Url: RECEIVER, EventTypes: ['OrderCreated'] })).body;
+    const read = (await store.getWebhook(keyIdOf(siteKey), WebhookId))!;
+    // A delivery fails meanwhile: the streak begins, without a new revision.
+    await store.recordDeliveryStreak(read, false, 1_000);
+    // A change written over the webhook as read would erase it: refused, so its writer reads again.
+    expect(await store.replaceWebhook(read, { ...read, url: 'http://127.0.0.1:11/hooks' })).toBe(false);
+    const changed = await service.request('PUT', `/webhooks/${WebhookId}`, {
+      apiKey: siteKey,
+      json: { Url: 'http://127.0.0.1:11/hooks' },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect(await store.getWebhook(keyIdOf(siteKey), WebhookId)).toMatchObject({
+      url: 'http://127.0.0.1:11/hooks',
+      failingSince: 1_000,
+    });
+  });
+
   it('deletes a webhook with its subscription items', async () => {
     const { WebhookId } = (await create(siteKey, { Url: RECEIVER, EventTypes: ['OrderCreated'] })).body;
     const deleted = await service.request('DELETE', `/webhooks/${WebhookId}`, { apiKey: siteKey });
