@@ -4,33 +4,14 @@
  * calls are counted on the handlers' shared client, so this runs the handlers from source.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
-import { registerWebhook, startWebhookReceiver, until, type WebhookReceiver } from '../support/webhooks.ts';
+import { startWebhookStack, type WebhookStack, until } from '../support/webhooks.ts';
 
-let service: TestService;
-let receiver: WebhookReceiver;
-let siteKey: string;
-let fulfilmentKey: string;
-let alice: string;
+let stack: WebhookStack;
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  service = await startTestService({
-    env: { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1' },
-    renditions: false,
-    streamPollMs: 50,
-  });
-  siteKey = await service.apiKey('deliveries-site', 'site');
-  fulfilmentKey = await service.apiKey('deliveries-fulfilment', 'fulfilment');
-  alice = await service.token('alice-webhooks');
+  stack = await startWebhookStack();
 });
-afterAll(async () => {
-  await service?.close();
-  await receiver?.close();
-});
-
-const register = (apiKey: string, path: string, EventTypes: string[]) =>
-  registerWebhook(service, apiKey, `${receiver.url}${path}`, EventTypes);
+afterAll(() => stack?.close());
 
 describe('webhook subscribers and the commit', () => {
   it("costs a change's commit no round trip more with subscribers than without", async () => {
@@ -45,34 +26,35 @@ describe('webhook subscribers and the commit', () => {
       { step: 'initialize', name: 'countStatusChangeCalls' },
     );
     try {
-      const project = await service.project(7);
-      const basketGuid = (await service.request('POST', '/basket', { token: alice })).body.Guid as string;
-      await service.request('POST', `/basket/${basketGuid}/line`, {
-        token: alice,
+      const project = await stack.service.project(7);
+      const basketGuid = (await stack.service.request('POST', '/basket', { token: stack.alice })).body.Guid as string;
+      await stack.service.request('POST', `/basket/${basketGuid}/line`, {
+        token: stack.alice,
         json: { ProjectGuid: project, Quantity: 1 },
       });
-      const checkout = await service.request('POST', `/basket/${basketGuid}/checkout`, { token: alice });
+      const checkout = await stack.service.request('POST', `/basket/${basketGuid}/checkout`, { token: stack.alice });
       const checkoutId = (checkout.body.CheckoutUrl as string).split('/').pop() as string;
-      const order = await service.request('POST', `/checkout/${checkoutId}/complete`, {
-        apiKey: siteKey,
+      const order = await stack.service.request('POST', `/checkout/${checkoutId}/complete`, {
+        apiKey: stack.siteKey,
         json: { PaymentReference: 'psp-round-trips' },
       });
       const path = `/order/${order.body.Order.OrderGuid}/status`;
       // No webhook subscribes to OrderStatusChanged yet.
       expect(
-        (await service.request('PUT', path, { apiKey: fulfilmentKey, json: { Status: 'Processing' } })).status,
+        (await stack.service.request('PUT', path, { apiKey: stack.fulfilmentKey, json: { Status: 'Processing' } }))
+          .status,
       ).toBe(200);
       const without = [...calls];
       calls.length = 0;
-      await register(fulfilmentKey, '/round-trips', ['OrderStatusChanged']);
-      await register(siteKey, '/round-trips-site', ['OrderStatusChanged']);
-      expect((await service.request('PUT', path, { apiKey: fulfilmentKey, json: { Status: 'Shipped' } })).status).toBe(
-        200,
-      );
+      await stack.register(stack.fulfilmentKey, '/round-trips', ['OrderStatusChanged']);
+      await stack.register(stack.siteKey, '/round-trips-site', ['OrderStatusChanged']);
+      expect(
+        (await stack.service.request('PUT', path, { apiKey: stack.fulfilmentKey, json: { Status: 'Shipped' } })).status,
+      ).toBe(200);
       expect(calls).toEqual(without);
       await until(
         'the deliveries',
-        () => receiver.to('/round-trips').length > 0 && receiver.to('/round-trips-site').length > 0,
+        () => stack.receiver.to('/round-trips').length > 0 && stack.receiver.to('/round-trips-site').length > 0,
       );
     } finally {
       dynamoDbClient.middlewareStack.remove('countStatusChangeCalls');

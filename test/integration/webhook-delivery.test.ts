@@ -7,61 +7,35 @@
  */
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
-import {
-  commitStatusEvent,
-  headerRecord,
-  registerWebhook,
-  startWebhookReceiver,
-  until,
-  type WebhookReceiver,
-} from '../support/webhooks.ts';
+import { commitStatusEvent, headerRecord, startWebhookStack, type WebhookStack, until } from '../support/webhooks.ts';
 
-let service: TestService;
-let receiver: WebhookReceiver;
-let siteKey: string;
-let fulfilmentKey: string;
-let alice: string;
+let stack: WebhookStack;
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  service = await startTestService({
-    env: { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1' },
-    renditions: false,
-    streamPollMs: 50,
-  });
-  siteKey = await service.apiKey('deliveries-site', 'site');
-  fulfilmentKey = await service.apiKey('deliveries-fulfilment', 'fulfilment');
-  alice = await service.token('alice-webhooks');
+  stack = await startWebhookStack({ WEBHOOK_RETRY_SCHEDULE: '1,1' });
 });
-afterAll(async () => {
-  await service?.close();
-  await receiver?.close();
-});
-
-const register = (apiKey: string, path: string, EventTypes: string[]) =>
-  registerWebhook(service, apiKey, `${receiver.url}${path}`, EventTypes);
+afterAll(() => stack?.close());
 
 describe('webhook deliveries', () => {
   it('delivers a completed order, signed so that standardwebhooks verifies it', async () => {
-    const { WebhookId, Secret } = await register(siteKey, '/orders', ['OrderCreated']);
-    const project = await service.project(12.5);
-    const basketGuid = (await service.request('POST', '/basket', { token: alice })).body.Guid as string;
-    await service.request('POST', `/basket/${basketGuid}/line`, {
-      token: alice,
+    const { WebhookId, Secret } = await stack.register(stack.siteKey, '/orders', ['OrderCreated']);
+    const project = await stack.service.project(12.5);
+    const basketGuid = (await stack.service.request('POST', '/basket', { token: stack.alice })).body.Guid as string;
+    await stack.service.request('POST', `/basket/${basketGuid}/line`, {
+      token: stack.alice,
       json: { ProjectGuid: project, Quantity: 2 },
     });
-    const checkout = await service.request('POST', `/basket/${basketGuid}/checkout`, { token: alice });
+    const checkout = await stack.service.request('POST', `/basket/${basketGuid}/checkout`, { token: stack.alice });
     const checkoutId = (checkout.body.CheckoutUrl as string).split('/').pop() as string;
-    const completed = await service.request('POST', `/checkout/${checkoutId}/complete`, {
-      apiKey: siteKey,
+    const completed = await stack.service.request('POST', `/checkout/${checkoutId}/complete`, {
+      apiKey: stack.siteKey,
       json: { PaymentReference: 'psp-webhook-1' },
     });
     expect(completed.status, completed.text).toBe(200);
 
     const [delivery] = await until(
       'the order delivery',
-      () => receiver.to('/orders').length > 0 && receiver.to('/orders'),
+      () => stack.receiver.to('/orders').length > 0 && stack.receiver.to('/orders'),
     );
     expect(delivery!.headers['content-type']).toBe('application/json');
     const payload = new StandardWebhook(Secret).verify(delivery!.body, headerRecord(delivery!.headers)) as {
@@ -81,7 +55,7 @@ describe('webhook deliveries', () => {
 
     // The delivery log says so, with the one attempt.
     const logged = await until('the Delivered state', async () => {
-      const log = await service.request('GET', `/webhooks/${WebhookId}/deliveries`, { apiKey: siteKey });
+      const log = await stack.service.request('GET', `/webhooks/${WebhookId}/deliveries`, { apiKey: stack.siteKey });
       const [entry] = log.body.Deliveries as { DeliveryId: string; State: string; Attempts: { Status: number }[] }[];
       return entry?.State === 'Delivered' && entry;
     });
@@ -90,29 +64,33 @@ describe('webhook deliveries', () => {
   });
 
   it('disables the webhook at a 410 and sends it nothing more', async () => {
-    const { WebhookId } = await register(fulfilmentKey, '/gone', ['OrderStatusChanged']);
-    receiver.script('/gone', [410]);
+    const { WebhookId } = await stack.register(stack.fulfilmentKey, '/gone', ['OrderStatusChanged']);
+    stack.receiver.script('/gone', [410]);
     await commitStatusEvent('c'.repeat(32));
-    await until('the 410', () => receiver.to('/gone').length === 1);
+    await until('the 410', () => stack.receiver.to('/gone').length === 1);
     const webhook = await until('the webhook disabled', async () => {
-      const read = await service.request('GET', `/webhooks/${WebhookId}`, { apiKey: fulfilmentKey });
+      const read = await stack.service.request('GET', `/webhooks/${WebhookId}`, { apiKey: stack.fulfilmentKey });
       return read.body.Status === 'Disabled' && read.body;
     });
     expect(webhook.Status).toBe('Disabled');
     await commitStatusEvent('d'.repeat(32));
-    await service.drainEvents();
+    await stack.service.drainEvents();
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(receiver.to('/gone')).toHaveLength(1);
+    expect(stack.receiver.to('/gone')).toHaveLength(1);
   }, 30_000);
 
   it('signs with the old and the new secret during a rotation, each signature verifying with its secret', async () => {
-    const { WebhookId, Secret: oldSecret } = await register(fulfilmentKey, '/rotating', ['OrderStatusChanged']);
-    const rotated = await service.request('POST', `/webhooks/${WebhookId}/secret`, { apiKey: fulfilmentKey });
+    const { WebhookId, Secret: oldSecret } = await stack.register(stack.fulfilmentKey, '/rotating', [
+      'OrderStatusChanged',
+    ]);
+    const rotated = await stack.service.request('POST', `/webhooks/${WebhookId}/secret`, {
+      apiKey: stack.fulfilmentKey,
+    });
     const newSecret = rotated.body.Secret as string;
     await commitStatusEvent('e'.repeat(32));
     const [delivery] = await until(
       'the delivery',
-      () => receiver.to('/rotating').length > 0 && receiver.to('/rotating'),
+      () => stack.receiver.to('/rotating').length > 0 && stack.receiver.to('/rotating'),
     );
     const signatures = String(delivery!.headers['webhook-signature']).split(' ');
     expect(signatures).toHaveLength(2);
@@ -132,15 +110,15 @@ describe('webhook deliveries', () => {
   });
 
   it("sends a key only what its scope reads: a site key's OrderStatusChanged webhook, not a library key's", async () => {
-    const libraryKey = await service.apiKey('deliveries-library', 'library');
-    const refused = await service.request('POST', '/webhooks', {
+    const libraryKey = await stack.service.apiKey('deliveries-library', 'library');
+    const refused = await stack.service.request('POST', '/webhooks', {
       apiKey: libraryKey,
-      json: { Url: `${receiver.url}/library`, EventTypes: ['OrderStatusChanged'] },
+      json: { Url: `${stack.receiver.url}/library`, EventTypes: ['OrderStatusChanged'] },
     });
     expect(refused.status).toBe(403);
-    await register(siteKey, '/site-status', ['OrderStatusChanged']);
+    await stack.register(stack.siteKey, '/site-status', ['OrderStatusChanged']);
     await commitStatusEvent('f'.repeat(32));
-    await until('the site delivery', () => receiver.to('/site-status').length > 0);
-    expect(receiver.to('/library')).toHaveLength(0);
+    await until('the site delivery', () => stack.receiver.to('/site-status').length > 0);
+    expect(stack.receiver.to('/library')).toHaveLength(0);
   });
 });

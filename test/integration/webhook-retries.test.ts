@@ -6,50 +6,26 @@
  */
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
-import {
-  commitStatusEvent,
-  headerRecord,
-  registerWebhook,
-  startWebhookReceiver,
-  until,
-  type WebhookReceiver,
-} from '../support/webhooks.ts';
+import { commitStatusEvent, headerRecord, startWebhookStack, type WebhookStack, until } from '../support/webhooks.ts';
 import { deliveryIdFor, type Delivery } from '../../functions/domain/webhook-delivery.ts';
 
-let service: TestService;
-let receiver: WebhookReceiver;
-let siteKey: string;
-let fulfilmentKey: string;
+let stack: WebhookStack;
 let getDelivery: typeof import('../../functions/store/webhook-delivery-store.ts').getDelivery;
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
-  service = await startTestService({
-    env: { WEBHOOK_ALLOW_LOOPBACK: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1' },
-    renditions: false,
-    streamPollMs: 50,
-  });
-  siteKey = await service.apiKey('deliveries-site', 'site');
-  fulfilmentKey = await service.apiKey('deliveries-fulfilment', 'fulfilment');
+  stack = await startWebhookStack({ WEBHOOK_RETRY_SCHEDULE: '1,1' });
   ({ getDelivery } = await import('../../functions/store/webhook-delivery-store.ts'));
 });
-afterAll(async () => {
-  await service?.close();
-  await receiver?.close();
-});
-
-const register = (apiKey: string, path: string, EventTypes: string[]) =>
-  registerWebhook(service, apiKey, `${receiver.url}${path}`, EventTypes);
+afterAll(() => stack?.close());
 
 describe('webhook retries', () => {
   it('retries 500, 500, then 200: three attempts with one webhook-id, Delivered, each attempt logged', async () => {
-    const { WebhookId } = await register(fulfilmentKey, '/flaky', ['OrderStatusChanged']);
-    receiver.script('/flaky', [500, 500]);
+    const { WebhookId } = await stack.register(stack.fulfilmentKey, '/flaky', ['OrderStatusChanged']);
+    stack.receiver.script('/flaky', [500, 500]);
     const event = await commitStatusEvent('a'.repeat(32));
     const attempts = await until(
       'three attempts',
-      () => receiver.to('/flaky').length >= 3 && receiver.to('/flaky'),
+      () => stack.receiver.to('/flaky').length >= 3 && stack.receiver.to('/flaky'),
       15_000,
     );
     const ids = new Set(attempts.map((attempt) => attempt.headers['webhook-id']));
@@ -63,10 +39,12 @@ describe('webhook retries', () => {
     })) as Delivery;
     expect(stored.attempts.map((attempt) => attempt.status)).toEqual([500, 500, 200]);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(receiver.to('/flaky')).toHaveLength(3);
+    expect(stack.receiver.to('/flaky')).toHaveLength(3);
 
     // The log answers the same, newest first, to the owning key only.
-    const log = await service.request('GET', `/webhooks/${WebhookId}/deliveries`, { apiKey: fulfilmentKey });
+    const log = await stack.service.request('GET', `/webhooks/${WebhookId}/deliveries`, {
+      apiKey: stack.fulfilmentKey,
+    });
     expect(log.status, log.text).toBe(200);
     expect(log.body.Deliveries).toHaveLength(1);
     expect(log.body.Deliveries[0]).toMatchObject({
@@ -81,26 +59,26 @@ describe('webhook retries', () => {
       expect(attempt.DateUtc).toMatch(/^\/Date\(\d+\)\/$/);
       expect(attempt.DurationMs).toBeGreaterThanOrEqual(0);
     }
-    const foreign = await service.request('GET', `/webhooks/${WebhookId}/deliveries`, { apiKey: siteKey });
+    const foreign = await stack.service.request('GET', `/webhooks/${WebhookId}/deliveries`, { apiKey: stack.siteKey });
     expect(foreign.status).toBe(404);
   }, 30_000);
 
   it('redelivers a delivery: the same webhook-id, a new timestamp and signature, logged as a new attempt', async () => {
-    const { WebhookId, Secret } = await register(fulfilmentKey, '/again', ['OrderStatusChanged']);
+    const { WebhookId, Secret } = await stack.register(stack.fulfilmentKey, '/again', ['OrderStatusChanged']);
     const event = await commitStatusEvent('9'.repeat(32));
     const deliveryId = deliveryIdFor(event.id, WebhookId, event.time);
-    await until('the first delivery', () => receiver.to('/again').length === 1);
+    await until('the first delivery', () => stack.receiver.to('/again').length === 1);
     await until('Delivered', async () => (await getDelivery(WebhookId, deliveryId))?.state === 'Delivered');
     await new Promise((resolve) => setTimeout(resolve, 1_100)); // a later second for the new timestamp
 
     const path = `/webhooks/${WebhookId}/deliveries/${deliveryId}/redeliver`;
-    expect((await service.request('POST', path, { apiKey: siteKey })).status).toBe(404);
-    const redelivered = await service.request('POST', path, { apiKey: fulfilmentKey });
+    expect((await stack.service.request('POST', path, { apiKey: stack.siteKey })).status).toBe(404);
+    const redelivered = await stack.service.request('POST', path, { apiKey: stack.fulfilmentKey });
     expect(redelivered.status, redelivered.text).toBe(200);
     expect(redelivered.body).toEqual({ DeliveryId: deliveryId, State: 'Pending' });
     const [first, second] = await until(
       'the redelivery',
-      () => receiver.to('/again').length === 2 && receiver.to('/again'),
+      () => stack.receiver.to('/again').length === 2 && stack.receiver.to('/again'),
     );
     expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
     expect(second!.headers['webhook-timestamp']).not.toBe(first!.headers['webhook-timestamp']);
@@ -112,16 +90,20 @@ describe('webhook retries', () => {
       return found?.state === 'Delivered' && found.attempts.length === 2 && found;
     });
     expect(stored.attempts.map((attempt) => attempt.status)).toEqual([200, 200]);
-    const missing = await service.request('POST', `/webhooks/${WebhookId}/deliveries/${'0'.repeat(32)}/redeliver`, {
-      apiKey: fulfilmentKey,
-    });
+    const missing = await stack.service.request(
+      'POST',
+      `/webhooks/${WebhookId}/deliveries/${'0'.repeat(32)}/redeliver`,
+      {
+        apiKey: stack.fulfilmentKey,
+      },
+    );
     expect(missing.status).toBe(404);
     expect(missing.body.Error.Code).toBe('DeliveryNotFound');
   }, 30_000);
 
   it('gives up after the last attempt of the schedule: Failed', async () => {
-    const { WebhookId } = await register(fulfilmentKey, '/down', ['OrderStatusChanged']);
-    receiver.script('/down', [503, 503, 503, 503]);
+    const { WebhookId } = await stack.register(stack.fulfilmentKey, '/down', ['OrderStatusChanged']);
+    stack.receiver.script('/down', [503, 503, 503, 503]);
     const event = await commitStatusEvent('b'.repeat(32));
     const deliveryId = deliveryIdFor(event.id, WebhookId, event.time);
     const stored = await until(
@@ -133,7 +115,7 @@ describe('webhook retries', () => {
       15_000,
     );
     expect(stored.attempts.map((attempt) => attempt.status)).toEqual([503, 503, 503]);
-    const webhook = await service.request('GET', `/webhooks/${WebhookId}`, { apiKey: fulfilmentKey });
+    const webhook = await stack.service.request('GET', `/webhooks/${WebhookId}`, { apiKey: stack.fulfilmentKey });
     expect(webhook.body.Status).toBe('Enabled');
   }, 30_000);
 });

@@ -1,12 +1,13 @@
 /**
  * What the webhook tests share: a receiver on loopback that keeps every request by path and answers the
- * statuses a test scripts for a path (200 once they are used up), a poll for a condition, registration
- * through the API, and an event committed as a change commits one (its outbox record, in a transaction).
+ * statuses a test scripts for a path (200 once they are used up), the local stack beside it with the keys
+ * and user a delivery test needs, a poll for a condition, registration through the API, and an event
+ * committed as a change commits one (its outbox record, in a transaction).
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import type { TestService } from './service.ts';
+import { startTestService, type TestService } from './service.ts';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -87,4 +88,39 @@ export async function commitStatusEvent(orderGuid: string): Promise<{ id: string
   };
   expect((await transact([recordEvent(event)])).committed).toBe(true);
   return event;
+}
+
+/** A delivery test's world: the local stack with loopback receivers allowed, a receiver, keys and a user. */
+export interface WebhookStack {
+  service: TestService;
+  receiver: WebhookReceiver;
+  siteKey: string;
+  fulfilmentKey: string;
+  /** A signed-in user's bearer token. */
+  alice: string;
+  /** Registers a webhook of `apiKey` for the receiver's `path`. */
+  register(apiKey: string, path: string, EventTypes: string[]): ReturnType<typeof registerWebhook>;
+  close(): Promise<void>;
+}
+
+/** Starts it with `env` (WEBHOOK_RETRY_SCHEDULE, ...); no renditions, the table stream read every 50 ms. */
+export async function startWebhookStack(env: Record<string, string> = {}): Promise<WebhookStack> {
+  const receiver = await startWebhookReceiver();
+  const service = await startTestService({
+    env: { WEBHOOK_ALLOW_LOOPBACK: 'true', ...env },
+    renditions: false,
+    streamPollMs: 50,
+  });
+  return {
+    service,
+    receiver,
+    siteKey: await service.apiKey('webhooks-site', 'site'),
+    fulfilmentKey: await service.apiKey('webhooks-fulfilment', 'fulfilment'),
+    alice: await service.token('alice-webhooks'),
+    register: (apiKey, path, EventTypes) => registerWebhook(service, apiKey, `${receiver.url}${path}`, EventTypes),
+    async close() {
+      await service.close();
+      await receiver.close();
+    },
+  };
 }
