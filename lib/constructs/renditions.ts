@@ -11,11 +11,10 @@
  * runs it on arm64.
  */
 import { dirname } from 'node:path';
-import { Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -25,6 +24,7 @@ import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-event
 import { renditionsOutboxPrefixes, renditionsTableGrant } from '../../functions/routes.ts';
 import { SERVICE_NAME } from '../../functions/shared/metric-names.ts';
 import { HandlerFunction, leadingKeys, ROUTELESS_FUNCTIONS } from './handler-function.ts';
+import { consumeQueue } from './queue-consumer.ts';
 import { deadLetterQueue, nagArnOf } from './dead-letters.ts';
 import { arm64SharpPackages, LAMBDA_ARM64_MODULES } from '../lambda-arm64.ts';
 
@@ -110,22 +110,7 @@ export class Renditions extends Construct {
         resources: [props.bucket.arnForObjects('library/*')],
       }),
     );
-    const source = new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true });
-    this.handlerFunction.function.addEventSource(source);
-
-    Validations.of(this.handlerFunction.function).acknowledge({
-      id: 'Serverless-LambdaDLQ',
-      reason:
-        "The function is invoked by its SQS event source mapping, never asynchronously; failed messages go to the queue's dead-letter queue.",
-    });
-    const mapping = this.handlerFunction.function.node.findChild(
-      `SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`,
-    );
-    Validations.of(mapping.node.defaultChild ?? mapping).acknowledge({
-      id: 'Serverless-LambdaEventSourceMappingDestination',
-      reason:
-        "An SQS event source mapping takes no on-failure destination (only stream and Kafka sources do); the queue's redrive policy moves a message to the dead-letter queue after maxReceiveCount deliveries.",
-    });
+    consumeQueue(this.handlerFunction, this.queue);
     Validations.of(this.handlerFunction.role).acknowledge(
       {
         id: 'AwsSolutions-IAM5[Resource::*]',

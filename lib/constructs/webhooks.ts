@@ -8,12 +8,11 @@
  * schedule (about 27.5 hours), and its maxReceiveCount exceeds the attempts, so only a delivery whose
  * function keeps breaking reaches the dead-letter queue, which an alarm watches (one per queue).
  */
-import { Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -22,6 +21,7 @@ import { webhookDeliverTableGrant, webhookFanoutTableGrant } from '../../functio
 import { SERVICE_NAME } from '../../functions/shared/metric-names.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../functions/webhooks/event-subscriptions.ts';
 import { HandlerFunction, ROUTELESS_FUNCTIONS, type RoutelessFunction } from './handler-function.ts';
+import { consumeQueue } from './queue-consumer.ts';
 import { deadLetterQueue } from './dead-letters.ts';
 
 export interface WebhooksProps {
@@ -75,22 +75,7 @@ export class ConsumedQueue extends Construct {
       logRetention: props.logRetention,
       ...(props.environment ? { environment: props.environment } : {}),
     });
-    this.handlerFunction.function.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }),
-    );
-    Validations.of(this.handlerFunction.function).acknowledge({
-      id: 'Serverless-LambdaDLQ',
-      reason:
-        "The function is invoked by its SQS event source mapping, never asynchronously; failed messages go to the queue's dead-letter queue.",
-    });
-    const mapping = this.handlerFunction.function.node.findChild(
-      `SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`,
-    );
-    Validations.of(mapping.node.defaultChild ?? mapping).acknowledge({
-      id: 'Serverless-LambdaEventSourceMappingDestination',
-      reason:
-        "An SQS event source mapping takes no on-failure destination (only stream and Kafka sources do); the queue's redrive policy moves a message to the dead-letter queue after maxReceiveCount deliveries.",
-    });
+    consumeQueue(this.handlerFunction, this.queue);
     Validations.of(this.handlerFunction.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
