@@ -32,7 +32,8 @@ import { Construct } from 'constructs';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../functions/auth/principal.ts';
 import { API_KEY_HEADER } from '../../functions/auth/refusal.ts';
 import { authorizerTableGrant, type Credential } from '../../functions/routes.ts';
-import { HandlerFunction, ROUTELESS_FUNCTIONS } from './handler-function.ts';
+import { HandlerFunction } from './handler-function.ts';
+import { ROUTELESS_FUNCTIONS } from './routeless-functions.ts';
 
 /**
  * The value of the API Gateway API key refused credentials are counted under on API-key routes. Not a

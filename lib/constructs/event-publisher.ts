@@ -14,7 +14,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { OUTBOX_STREAM_FILTER } from '../../functions/contracts/outbox-stream.ts';
 import { PUBLISHER_COUNTS } from '../../functions/shared/metric-names.ts';
-import { ROUTELESS_FUNCTIONS } from './handler-function.ts';
+import { ROUTELESS_FUNCTIONS } from './routeless-functions.ts';
 import { StreamConsumer } from './stream-consumer.ts';
 
 export interface EventPublisherProps {

@@ -15,7 +15,7 @@ import type { Construct } from 'constructs';
 import { SWEEPER_STREAM_FILTER } from '../../functions/contracts/library-sweep.ts';
 import { sweeperTableGrant } from '../../functions/routes.ts';
 import { SWEEPER_COUNTS } from '../../functions/shared/metric-names.ts';
-import { ROUTELESS_FUNCTIONS } from './handler-function.ts';
+import { ROUTELESS_FUNCTIONS } from './routeless-functions.ts';
 import { nagArnOf } from './dead-letters.ts';
 import { StreamConsumer } from './stream-consumer.ts';
 

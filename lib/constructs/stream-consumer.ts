@@ -17,7 +17,8 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { deadLetterQueue, nagArnOf } from './dead-letters.ts';
-import { HandlerFunction, type RoutelessFunction } from './handler-function.ts';
+import { HandlerFunction } from './handler-function.ts';
+import { type RoutelessFunction } from './routeless-functions.ts';
 
 /** The event source mapping's settings that differ between consumers (each says why in its construct). */
 export interface StreamMapping {

@@ -20,7 +20,8 @@ import { WEBHOOK_QUEUES } from '../../functions/contracts/webhook-queues.ts';
 import { webhookDeliverTableGrant, webhookFanoutTableGrant } from '../../functions/routes.ts';
 import { SERVICE_NAME } from '../../functions/shared/metric-names.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../functions/webhooks/event-subscriptions.ts';
-import { HandlerFunction, ROUTELESS_FUNCTIONS, type RoutelessFunction } from './handler-function.ts';
+import { HandlerFunction } from './handler-function.ts';
+import { ROUTELESS_FUNCTIONS, type RoutelessFunction } from './routeless-functions.ts';
 import { consumeQueue } from './queue-consumer.ts';
 import { deadLetterQueue } from './dead-letters.ts';
 

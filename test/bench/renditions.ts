@@ -16,7 +16,7 @@ import { median, mib, ms, pairedRatio, sideBySide, timed } from './support/stats
 import { photoHeic, photoJpeg, photoPng, photoTiff16 } from './support/photos.ts';
 import { measureRenditionsMemory, type MemoryInput } from './renditions-memory.ts';
 import { decodingWithinLimit, renderRenditions } from '../../functions/renditions/render.ts';
-import { ROUTELESS_FUNCTIONS } from '../../lib/constructs/handler-function.ts';
+import { ROUTELESS_FUNCTIONS } from '../../lib/constructs/routeless-functions.ts';
 import { startSiteStack } from '../support/site.ts';
 
 const ROUNDS = 7;

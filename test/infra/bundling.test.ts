@@ -25,7 +25,8 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { OUTBOX_TYPE } from '../../functions/contracts/outbox-stream.ts';
 import { outboxKey } from '../../functions/store/outbox-store.ts';
 import { routes } from '../../functions/routes.ts';
-import { BUNDLE_BANNER, ROUTELESS_FUNCTIONS } from '../../lib/constructs/handler-function.ts';
+import { BUNDLE_BANNER } from '../../lib/constructs/handler-function.ts';
+import { ROUTELESS_FUNCTIONS } from '../../lib/constructs/routeless-functions.ts';
 import { localSynthesisContext } from '../../lib/local/service.ts';
 import { synthesizedFunctions } from '../../lib/local/bundles/synthesized-stack.ts';
 
