@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inProcessIt } from '../support/bundles.ts';
+import { inRouteHandler } from '../support/running-function.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 let service: TestService;
@@ -211,7 +212,7 @@ describe('storage cost', () => {
       const name = 'count-calls';
       dynamoDbClient.middlewareStack.add(
         (next, context) => async (args) => {
-          calls.push(context.commandName as string);
+          if (inRouteHandler()) calls.push(context.commandName as string);
           return next(args);
         },
         { step: 'initialize', name },

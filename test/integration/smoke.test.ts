@@ -68,29 +68,39 @@ afterAll(async () => {
   await service?.close();
 });
 
+/**
+ * From the bundles, the flow's first call of each of some 25 functions starts its process (a cold start), and
+ * the events it causes start the publisher's and the webhook fan-out's: a minute on a busy machine.
+ */
+const FLOW_TIMEOUT = 120_000;
+
 describe('smoke flow', () => {
-  it('passes every step against the local service', async () => {
-    expect(process.env.EVENTS_FILE).toBeDefined();
-    const result = await runSmoke({ url: service.url, imageUrl, ...credentials });
-    expect(result.skipped).toEqual([]);
-    expect(result.passed).toEqual([
-      'health',
-      'credentials are required',
-      'project price and name (catalog key)',
-      'basket and lines',
-      'checkout',
-      'completion (idempotent, site key)',
-      'orders',
-      'keys open only their scope',
-      'push',
-      'pull',
-      'large-file upload (presigned)',
-      'builder',
-      'library read',
-      'builder resolution (site key)',
-      'user library (claim, list, delete)',
-    ]);
-  });
+  it(
+    'passes every step against the local service',
+    async () => {
+      expect(process.env.EVENTS_FILE).toBeDefined();
+      const result = await runSmoke({ url: service.url, imageUrl, ...credentials });
+      expect(result.skipped).toEqual([]);
+      expect(result.passed).toEqual([
+        'health',
+        'credentials are required',
+        'project price and name (catalog key)',
+        'basket and lines',
+        'checkout',
+        'completion (idempotent, site key)',
+        'orders',
+        'keys open only their scope',
+        'push',
+        'pull',
+        'large-file upload (presigned)',
+        'builder',
+        'library read',
+        'builder resolution (site key)',
+        'user library (claim, list, delete)',
+      ]);
+    },
+    FLOW_TIMEOUT,
+  );
 
   inProcessIt(
     'made only the AWS calls the template grants each function (IAM is not enforced locally)',
@@ -123,20 +133,24 @@ describe('smoke flow', () => {
     180_000,
   );
 
-  it('runs from the command line and skips pull without --image-url', async () => {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [
-        'bin/smoke.ts',
-        '--url',
-        service.url,
-        '--token',
-        credentials.token,
-        ...Object.entries(credentials.keys).flatMap(([scope, key]) => [`--${scope}-key`, key]),
-      ],
-      { cwd: new URL('../../', import.meta.url).pathname },
-    );
-    expect(stdout).toContain('ok   builder');
-    expect(stdout).toMatch(/smoke passed: \d+ steps, skipped: pull/);
-  });
+  it(
+    'runs from the command line and skips pull without --image-url',
+    async () => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [
+          'bin/smoke.ts',
+          '--url',
+          service.url,
+          '--token',
+          credentials.token,
+          ...Object.entries(credentials.keys).flatMap(([scope, key]) => [`--${scope}-key`, key]),
+        ],
+        { cwd: new URL('../../', import.meta.url).pathname },
+      );
+      expect(stdout).toContain('ok   builder');
+      expect(stdout).toMatch(/smoke passed: \d+ steps, skipped: pull/);
+    },
+    FLOW_TIMEOUT,
+  );
 });
