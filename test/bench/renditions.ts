@@ -4,7 +4,7 @@
  *   (shrink-on-load, same WebP settings), side by side in this process; a 12-megapixel HEIC (HEVC, through
  *   libheif-js) and a 12-megapixel JPEG for scale.
  * - 8b: peak memory of 50-megapixel images, each in a fresh process (renditions-memory.ts), against the
- *   function's memory size (lib/constructs/handler-function.ts).
+ *   function's memory size (lib/constructs/routeless-functions.ts).
  * - 8c: what the product builder page downloads for 20 phone-size photos, in Chromium, against the bytes
  *   of the originals.
  */
@@ -163,7 +163,7 @@ async function memory(): Promise<Figure> {
     title: '8b. Renditions: peak memory of a 50-megapixel image and of the largest original',
     howToRead:
       `Both renditions of a ${width} x ${height} image (50 megapixels) and of a ${mib(largeBytes)} original (RENDITION_MAX_BYTES is 512 MiB), each in a fresh process with the Lambda functions' Node options (test/bench/renditions-memory.ts), which reads the file as the function reads an original from S3 (once, into a buffer of its size); "RSS before" is with the modules loaded and the original not read yet; peak = the kernel's high-water mark of the process's resident set (VmHWM), Node.js and the modules included. ` +
-      `Budgets: the highest peak stays within the renditions function's memory size (${memoryMb} MB, lib/constructs/handler-function.ts), which was chosen from this figure; and the largest original costs at most its own size plus ${mib(DECODE_ALLOWANCE_BYTES)} for decoding (libvips reads the TIFF in strips; the Preview's pixels): one copy of the bytes, never two.`,
+      `Budgets: the highest peak stays within the renditions function's memory size (${memoryMb} MB, lib/constructs/routeless-functions.ts), which was chosen from this figure; and the largest original costs at most its own size plus ${mib(DECODE_ALLOWANCE_BYTES)} for decoding (libvips reads the TIFF in strips; the Preview's pixels): one copy of the bytes, never two.`,
     columns: ['Image', 'RSS before', 'Peak RSS', 'Time'],
     rows,
     checks: [
