@@ -7,8 +7,9 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invokeRoute } from '../support/direct-invocation.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { keyScopeOf, routes, type Route } from '../../functions/routes.ts';
 import { API_KEY_SCOPES } from '../../functions/auth/principal.ts';
@@ -144,35 +145,12 @@ describe("the authorizer's answer holds the route's credential only", () => {
 });
 
 describe('handlers check the key scope themselves (a forged authorizer context)', () => {
-  const forged = (route: Route, scope: string): APIGatewayProxyEvent =>
-    ({
-      resource: route.path,
-      path: route.path,
-      httpMethod: route.method,
-      headers: { 'Content-Type': 'application/json' },
-      multiValueHeaders: {},
-      queryStringParameters: null,
-      multiValueQueryStringParameters: null,
-      pathParameters: {
-        projectGuid: '0123456789abcdef0123456789abcdef',
-        checkoutId: '0123456789abcdef0123456789abcdef',
-        orderGuid: '0123456789abcdef0123456789abcdef',
-      },
-      stageVariables: null,
-      requestContext: {
-        requestId: 'forged',
-        authorizer: { apiKeyId: 'k', apiKeyName: 'forged', apiKeyScope: scope, principalId: 'apikey:k' },
-      },
-      body: JSON.stringify({ UnitPrice: 1, Version: 1, Status: 'InProduction', PaymentReference: 'forged', Guids: [] }),
-      isBase64Encoded: false,
-    }) as unknown as APIGatewayProxyEvent;
-
-  const invoke = async (route: Route, scope: string) => {
-    const { handler } = (await import(`../../functions/handlers/${route.handler}.ts`)) as {
-      handler: (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; body: string }>;
-    };
-    return handler(forged(route, scope), lambdaContext(route.handler));
-  };
+  const invoke = (route: Route, scope: string) =>
+    invokeRoute(
+      route,
+      { apiKeyId: 'k', apiKeyName: 'forged', apiKeyScope: scope, principalId: 'apikey:k' },
+      JSON.stringify({ UnitPrice: 1, Version: 1, Status: 'InProduction', PaymentReference: 'forged', Guids: [] }),
+    );
 
   it("every route's contract names the route table's credential, so the handler checks the right scope", () => {
     for (const route of routes)

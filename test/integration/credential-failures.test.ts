@@ -7,10 +7,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invokeRoute } from '../support/direct-invocation.ts';
 import { startTestService, type TestResponse, type TestService } from '../support/service.ts';
-import { routes, type Route } from '../../functions/routes.ts';
+import { routes } from '../../functions/routes.ts';
 import { ensureSigningKeys, signLocalToken } from '../../lib/local/signing-keys.ts';
 import { lambdaContext } from '../../lib/local/lambda-event.ts';
 import type { RequestAuthorizer } from '../../lib/local/api-gateway.ts';
@@ -165,30 +166,12 @@ describe('403: what the route takes, and what the request carried', () => {
 });
 
 describe('no handler serves a refused request', () => {
-  const requestOf = (route: Route, authorizer: Record<string, string>): APIGatewayProxyEvent =>
-    ({
-      resource: route.path,
-      path: route.path,
-      httpMethod: route.method,
-      headers: { 'Content-Type': 'application/json' },
-      multiValueHeaders: {},
-      queryStringParameters: null,
-      multiValueQueryStringParameters: null,
-      pathParameters: Object.fromEntries([...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name, GUID])),
-      stageVariables: null,
-      requestContext: { requestId: 'refused', authorizer: { ...authorizer, principalId: 'refused' } },
-      body: '{}',
-      isBase64Encoded: false,
-    }) as unknown as APIGatewayProxyEvent;
-
   it('every route of the route table answers 401 with the reason of a refusal context', async () => {
     for (const route of routes) {
-      const { handler } = (await import(`../../functions/handlers/${route.handler}.ts`)) as {
-        handler: (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; body: string }>;
-      };
-      const answer = await handler(
-        requestOf(route, { refusal: 'The API key is unknown or revoked.' }),
-        lambdaContext(route.handler),
+      const answer = await invokeRoute(
+        route,
+        { refusal: 'The API key is unknown or revoked.', principalId: 'refused' },
+        '{}',
       );
       expect(answer.statusCode, route.handler).toBe(401);
       expect(JSON.parse(answer.body).Error, route.handler).toEqual({
