@@ -57,11 +57,14 @@ const tables = {
   lineAdd: { read: [user, project, idempotency], write: [user, idempotency] },
   basketCheckout: { read: [user, project, idempotency], write: [user, checkout, idempotency, outbox] },
   projectRead: { read: [project] },
-  projectWrite: { read: [project], write: [project] },
+  /** A version's artwork: its items are read (they must exist) and described in the artwork record. */
+  projectWrite: { read: [project, KEYS.libraryItem], write: [project] },
   checkoutRead: { read: [checkout, user] },
   checkoutComplete: { read: [checkout, user], write: [checkout, user, order, outbox] },
   orderRead: { read: [user] },
   orderStatus: { read: [order, user], write: [user, outbox] },
+  /** The lab's read of an order's artwork: the owner pointer, then the artwork records under their projects. */
+  orderArtwork: { read: [order, project] },
   library: { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   /** A push, pull or completed upload: its commit records the LibraryItemsAdded event in the outbox. */
   libraryIngest: { read: LIBRARY_KEYS, write: [...LIBRARY_KEYS, KEYS.outbox] },
@@ -112,6 +115,7 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'site', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: tables.checkoutComplete } },
   { method: 'GET', path: '/orders', handler: 'list-orders', credential: 'user', summary: "List the user's orders, optionally only those with a project", grants: { table: tables.orderRead } },
   { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: tables.orderRead } },
+  { method: 'GET', path: '/order/{orderGuid}/artwork', handler: 'get-order-artwork', credential: 'fulfilment', summary: "Presigned downloads of the originals an order's lines print, a page of lines at a time", grants: { table: tables.orderArtwork, bucket: 'read' } },
   { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'fulfilment', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus } },
 
   { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: tables.libraryIngest, bucket: 'write' } },

@@ -11,6 +11,7 @@ import { libraryPullContracts } from './library-pull.ts';
 import { libraryReadContracts } from './library-read.ts';
 import { libraryMultipartContracts } from './library-multipart.ts';
 import { orderContracts } from './order.ts';
+import { artworkContracts } from './artwork.ts';
 import { nameSchemas, responseSchemas } from './common.ts';
 import { userLibraryContracts } from './user-library.ts';
 
@@ -57,6 +58,7 @@ export const contracts: Record<string, RouteContract> = {
   'list-orders': orderContracts.list,
   'get-order': orderContracts.get,
   'update-order-status': orderContracts.updateStatus,
+  'get-order-artwork': artworkContracts.get,
   'push-library-item': libraryContracts.push,
   'push-library-items': libraryContracts.pushMany,
   'pull-library-item': libraryPullContracts.pull,

@@ -4,13 +4,15 @@
  */
 import { basketTotalMinor, type Basket, type BasketLine, type SaveTime } from './basket.ts';
 import type { Project } from './project.ts';
+import type { ArtworkRef } from './artwork.ts';
 
 /**
  * A line as checked out: the basket line with its project's name at that moment, kept as its price is, so
  * the page that charges and the order show what was bought even after a rename. No name: the project had none
- * (or the snapshot predates names).
+ * (or the snapshot predates names). Its artwork, when the project version names some, is kept by the name of
+ * its immutable record (the item guids, up to 200 a line, would not fit a 94-line order in one item).
  */
-export interface CheckoutLine extends BasketLine {
+export interface CheckoutLine extends BasketLine, Partial<ArtworkRef> {
   name?: string;
 }
 
@@ -47,7 +49,7 @@ export const takeCheckout = (
   checkoutId: string,
   basket: Basket,
   basketVersion: number,
-  projects: ReadonlyMap<string, Pick<Project, 'name'>>,
+  projects: ReadonlyMap<string, Pick<Project, 'name' | 'itemGuids' | 'artworkDigest'>>,
   saved: SaveTime,
 ): Checkout => ({
   checkoutId,
@@ -55,8 +57,14 @@ export const takeCheckout = (
   basketGuid: basket.guid,
   basketVersion,
   lines: basket.lines.map((line) => {
-    const name = projects.get(line.projectGuid)?.name;
-    return name === undefined ? line : { ...line, name };
+    const { name, itemGuids, artworkDigest } = projects.get(line.projectGuid) ?? {};
+    return {
+      ...line,
+      ...(name === undefined ? {} : { name }),
+      ...(artworkDigest === undefined || itemGuids === undefined
+        ? {}
+        : { artworkDigest, artworkItemCount: itemGuids.length }),
+    };
   }),
   totalMinor: basketTotalMinor(basket),
   createdAt: saved.now,

@@ -5,6 +5,7 @@
 import { conflict } from '../shared/errors.ts';
 import type { Checkout, CheckoutClaim, CheckoutLine } from './checkout.ts';
 import { timeOrderedGuid } from '../shared/ids.ts';
+import type { ArtworkItem } from './artwork.ts';
 
 export const ORDER_STATUSES = ['OrderReceived', 'Processing', 'Shipped', 'Completed', 'Cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -61,6 +62,36 @@ export function orderFromCheckout(snapshot: PaidSnapshot, claim: CheckoutClaim):
     createdAt: claim.createdAt,
     lastSavedAt: claim.createdAt,
   };
+}
+
+/**
+ * What the lab's read of an order's artwork needs of each line, kept on the order's owner pointer so that
+ * the read is that GetItem and one BatchGetItem of the artwork records (services/artwork-service.ts).
+ */
+export type ArtworkLine = Pick<
+  OrderLine,
+  'id' | 'projectGuid' | 'projectVersion' | 'artworkDigest' | 'artworkItemCount'
+>;
+
+export const artworkLinesOf = (order: Pick<Order, 'lines'>): ArtworkLine[] =>
+  order.lines.map(({ id, projectGuid, projectVersion, artworkDigest, artworkItemCount }) => ({
+    id,
+    projectGuid,
+    projectVersion,
+    ...(artworkDigest === undefined ? {} : { artworkDigest, artworkItemCount: artworkItemCount ?? 0 }),
+  }));
+
+/** An artwork item as the lab reads it: with a presigned GET of its original. */
+export interface ReadableArtworkItem extends ArtworkItem {
+  downloadUrl: string;
+  downloadExpiresAt: number;
+}
+
+/** One page of an order's artwork: whole lines (domain/artwork.ts artworkPage). */
+export interface OrderArtworkPage {
+  orderGuid: string;
+  lines: (ArtworkLine & { items: ReadableArtworkItem[] })[];
+  nextCursor?: string;
 }
 
 /** The projects an order contains, each once: one project copy of the order is kept per entry. */

@@ -70,7 +70,10 @@ const orderCreatedEvent = (order: Order): DomainEvent => ({
       ProjectVersion: line.projectVersion,
       Quantity: line.quantity,
       Total: fromMinorUnits(lineTotalMinor(line)),
+      ArtworkItemCount: line.artworkItemCount ?? 0,
     })),
+    // The lab reads the artwork when it prints (presigned URLs would expire in the event): where, not how.
+    ArtworkPath: `/order/${order.orderGuid}/artwork`,
   },
 });
 
