@@ -24,6 +24,8 @@ export interface RouteContract {
   /** Non-JSON request bodies (multipart uploads) are described here instead of `body`. */
   requestContentType?: string;
   response?: z.ZodMiniType;
+  /** A second success answer, 202 Accepted (the handler answers it with `withStatus(202, ...)`). */
+  accepted?: z.ZodMiniType;
   /** Binary parts of a multipart body, by part name: what each holds, and whether the part repeats (OpenAPI). */
   fileParts?: Readonly<Record<string, { description: string; repeated?: true }>>;
   /** Takes an `Idempotency-Key` header (see functions/http/idempotency.ts). */

@@ -28,6 +28,13 @@ export interface Checkout {
   expiresAt: number;
   /** Set by the completion, in its transaction: the order this checkout became. */
   order?: CheckoutClaim;
+  /**
+   * Set while a checkout whose artwork holds need several transactions is being written: not payable, read
+   * as missing (domain/artwork-hold.ts).
+   */
+  pending?: true;
+  /** Set by an erasure that broke a pending checkout: it never becomes payable. */
+  brokenBy?: string;
 }
 
 /** What a completion records on its checkout: it fixes the order's identity, payment and time. */
@@ -70,6 +77,10 @@ export const takeCheckout = (
   createdAt: saved.now,
   expiresAt: saved.now + saved.ttlMs,
 });
+
+/** Whether the checkout holds library items: a line of it names its project version's artwork. */
+export const holdsArtwork = (checkout: Pick<Checkout, 'lines'>): boolean =>
+  checkout.lines.some((line) => line.artworkDigest !== undefined);
 
 export const isCheckoutExpired = (checkout: Pick<Checkout, 'expiresAt'>, now: number): boolean =>
   checkout.expiresAt <= now;

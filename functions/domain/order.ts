@@ -3,7 +3,7 @@
  * for) and then only its status moves, along the transition table below.
  */
 import { conflict } from '../shared/errors.ts';
-import type { Checkout, CheckoutClaim, CheckoutLine } from './checkout.ts';
+import { holdsArtwork, type Checkout, type CheckoutClaim, type CheckoutLine } from './checkout.ts';
 import { timeOrderedGuid } from '../shared/ids.ts';
 import type { ArtworkItem } from './artwork.ts';
 
@@ -41,10 +41,13 @@ export interface Order {
   lastSavedAt: number;
   /** When the order reached `Completed`; unset before (written as the .NET minimum date). */
   completedAt?: number;
+  /** The checkout whose record holds the order's artwork (domain/artwork-hold.ts); absent when it names none. */
+  artworkHold?: string;
 }
 
 /** The checkout snapshot fields an order is made from. */
-export type PaidSnapshot = Pick<Checkout, 'userId' | 'basketGuid' | 'lines' | 'totalMinor'>;
+export type PaidSnapshot = Pick<Checkout, 'userId' | 'basketGuid' | 'lines' | 'totalMinor'> &
+  Partial<Pick<Checkout, 'checkoutId'>>;
 
 /** Order guids are time-ordered, so a user's orders read newest first straight from the key. */
 export const orderGuidAt = timeOrderedGuid;
@@ -61,6 +64,7 @@ export function orderFromCheckout(snapshot: PaidSnapshot, claim: CheckoutClaim):
     revision: 1,
     createdAt: claim.createdAt,
     lastSavedAt: claim.createdAt,
+    ...(snapshot.checkoutId !== undefined && holdsArtwork(snapshot) ? { artworkHold: snapshot.checkoutId } : {}),
   };
 }
 
