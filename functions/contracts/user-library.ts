@@ -1,6 +1,6 @@
 /** The signed-in user's library (bearer token): claim a product builder URL, list the items, delete one. */
 import * as z from 'zod/mini';
-import { GuidOut, NextCursorOut, PageQuery, WireDateOut } from './common.ts';
+import { GuidOut, nameSchemas, NextCursorOut, PageQuery, responseSchemas, WireDateOut } from './common.ts';
 import { LibraryItemPath } from './library.ts';
 import { LibraryItemReadOut, toLibraryItemReadOut } from './library-read.ts';
 import type { LibraryPage, ReadableItem } from '../domain/library-read.ts';
@@ -75,3 +75,5 @@ export const userLibraryContracts = {
     errors: { 404: ['LibraryItemNotFound'] },
   },
 } as const;
+
+nameSchemas(responseSchemas, { ErasureScheduled: ErasureScheduledOut });
