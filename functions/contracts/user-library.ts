@@ -45,7 +45,7 @@ export const ErasureScheduledOut = z.object({
   ErasureScheduledDateUtc: WireDateOut.check(
     z.meta({
       description:
-        'When the erasure was scheduled: the item is gone for the user from then on; its original and renditions are erased when the last checkout or order holding them releases them',
+        'When the erasure was scheduled, as "\\/Date(<ms>)\\/": the item is gone for the user from then on; its original and renditions are erased when the last checkout or order holding them releases them',
     }),
   ),
 });

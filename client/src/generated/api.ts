@@ -143,7 +143,7 @@ export interface Schemas {
   };
   ErasureScheduled: {
     ItemGuid: string;
-    /** When the erasure was scheduled: the item is gone for the user from then on; its original and renditions are erased when the last checkout or order holding them releases them */
+    /** When the erasure was scheduled, as "\/Date(<ms>)\/": the item is gone for the user from then on; its original and renditions are erased when the last checkout or order holding them releases them */
     ErasureScheduledDateUtc: Date;
   };
   Error: {
