@@ -50,17 +50,14 @@ export const artworkItemOf = (item: StoredItem): ArtworkItem => ({
 
 /**
  * The project's artwork from the item records found, in the order named; 422 naming every guid that has no
- * record, or whose erasure is scheduled (erased as far as anyone but the lab is concerned).
+ * record: unknown, erased, or scheduled for erasure (whose records the erasure deleted at once).
  */
 export function artworkOf(
   projectGuid: string,
   itemGuids: readonly string[],
-  found: ReadonlyMap<string, StoredItem & { erasureScheduledAt?: number }>,
+  found: ReadonlyMap<string, StoredItem>,
 ): Artwork {
-  const missing = itemGuids.filter((guid) => {
-    const item = found.get(guid);
-    return item === undefined || item.erasureScheduledAt !== undefined;
-  });
+  const missing = itemGuids.filter((guid) => !found.has(guid));
   if (missing.length > 0)
     throw new DomainError(
       'Unprocessable',
