@@ -9,98 +9,41 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
-import { png } from '../support/images.ts';
-import { pushFiles } from '../support/library-push.ts';
+import { checkoutIdOf, startArtworkParties, type ArtworkParties } from '../support/artwork.ts';
 import { libraryObjectKeyOf, snapshotStore } from '../support/store-snapshot.ts';
 import { newGuid } from '../../functions/shared/ids.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-let service: TestService;
-let libraryKey: string;
-let catalogKey: string;
-let siteKey: string;
-let fulfilmentKey: string;
-let alice: string;
-let seed = 1000;
+let parties: ArtworkParties;
+let service: ArtworkParties['service'];
 
 beforeAll(async () => {
-  service = await startTestService();
-  libraryKey = await service.apiKey('holds-app', 'library');
-  catalogKey = await service.apiKey('holds-catalog', 'catalog');
-  siteKey = await service.apiKey('holds-site', 'site');
-  fulfilmentKey = await service.apiKey('holds-lab', 'fulfilment');
-  alice = await service.token(`holds-${Date.now()}`);
+  parties = await startArtworkParties('holds');
+  service = parties.service;
 }, 60_000);
 afterAll(() => service?.close());
 
 const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('hex').toUpperCase();
+/** `count` new PNGs in the customer's library: their guids. */
+const customerPhotos = async (count: number) => (await parties.photos(count, { claim: true })).itemGuids;
+const projectWith = (itemGuids: string[]) => parties.projectWith(itemGuids);
+const basketWith = (projects: string[]) => parties.basketWith(projects);
+const checkOut = (basketGuid: string) => parties.checkOut(basketGuid);
+const paidOrder = (projects: string[]) => parties.paidOrder(projects);
 
-/** `count` new PNGs in alice's library (pushed 20 at a time, claimed): their guids. */
-async function aliceItems(count: number): Promise<string[]> {
-  const guids: string[] = [];
-  for (let done = 0; done < count; done += 20) {
-    const images = Array.from({ length: Math.min(20, count - done) }, () => ({ bytes: png(2, 3, ++seed) }));
-    const pushed = await pushFiles(service.url, libraryKey, images, { multi: true });
-    const claimed = await service.request('POST', '/library/claim', {
-      token: alice,
-      json: { ProductBuilderUrl: pushed.productBuilderUrl },
-    });
-    expect(claimed.status, claimed.text).toBe(200);
-    guids.push(...pushed.itemGuids);
-  }
-  return guids;
-}
-
-async function projectWith(itemGuids: string[]): Promise<string> {
-  const guid = newGuid();
-  const saved = await service.request('PUT', `/project/${guid}`, {
-    apiKey: catalogKey,
-    json: { UnitPrice: 12, Version: 1, ItemGuids: itemGuids },
-  });
-  expect(saved.status, saved.text).toBe(200);
-  return guid;
-}
-
-async function basketWith(projects: string[]): Promise<string> {
-  const basketGuid = (await service.request('POST', '/basket', { token: alice })).body.Guid as string;
-  for (const ProjectGuid of projects) {
-    const added = await service.request('POST', `/basket/${basketGuid}/line`, {
-      token: alice,
-      json: { ProjectGuid, Quantity: 1 },
-    });
-    expect(added.status, added.text).toBe(200);
-  }
-  return basketGuid;
-}
-
-const checkOut = (basketGuid: string) => service.request('POST', `/basket/${basketGuid}/checkout`, { token: alice });
-const checkoutIdOf = (response: { body: any }) => (response.body.CheckoutUrl as string).split('/').pop() as string;
-
-async function paidOrder(projects: string[]): Promise<string> {
-  const checkout = await checkOut(await basketWith(projects));
-  expect(checkout.status, checkout.text).toBe(200);
-  const completed = await service.request('POST', `/checkout/${checkoutIdOf(checkout)}/complete`, {
-    apiKey: siteKey,
-    json: { PaymentReference: `pay-${newGuid()}` },
-  });
-  expect(completed.status, completed.text).toBe(200);
-  return completed.body.Order.OrderGuid as string;
-}
-
-const erase = (itemGuid: string) => service.request('DELETE', `/library/${itemGuid}`, { token: alice });
+const erase = (itemGuid: string) => service.request('DELETE', `/library/${itemGuid}`, { token: parties.customer });
 const setStatus = async (orderGuid: string, ...statuses: string[]) => {
   for (const Status of statuses) {
     const changed = await service.request('PUT', `/order/${orderGuid}/status`, {
-      apiKey: fulfilmentKey,
+      apiKey: parties.fulfilmentKey,
       json: { Status },
     });
     expect(changed.status, changed.text).toBe(200);
   }
 };
 const listed = async () =>
-  ((await service.request('GET', '/library?limit=200', { token: alice })).body.LibraryItems as any[]).map(
+  ((await service.request('GET', '/library?limit=200', { token: parties.customer })).body.LibraryItems as any[]).map(
     (item) => item.ItemGuid as string,
   );
 const stored = async (itemGuid: string) => (await libraryObjectKeyOf(service.storage, itemGuid)) !== undefined;
@@ -117,7 +60,7 @@ async function holdsEndBy(at: number): Promise<void> {
 
 describe('erasure of an item no checkout names', () => {
   it('erases at once, as before: 200 Deleted, records and object gone', async () => {
-    const [item] = (await aliceItems(1)) as [string];
+    const [item] = (await customerPhotos(1)) as [string];
     const erased = await erase(item);
     expect(erased.status, erased.text).toBe(200);
     expect(erased.body).toEqual({ ItemGuid: item, Deleted: true });
@@ -128,7 +71,7 @@ describe('erasure of an item no checkout names', () => {
 
 describe('erasure of a held item', () => {
   it('is scheduled: hidden from the user at once, still read by the lab, erased ARTWORK_HOLD_DAYS after completion', async () => {
-    const [held, other] = (await aliceItems(2)) as [string, string];
+    const [held, other] = (await customerPhotos(2)) as [string, string];
     const orderGuid = await paidOrder([await projectWith([held, other])]);
     const scheduled = await erase(held);
     expect(scheduled.status, scheduled.text).toBe(202);
@@ -138,15 +81,15 @@ describe('erasure of a held item', () => {
     });
     // Gone for the user: the listing, the read, a second erasure, a new project naming it.
     expect(await listed()).not.toContain(held);
-    expect((await service.request('GET', `/library/${held}`, { apiKey: libraryKey })).status).toBe(404);
+    expect((await service.request('GET', `/library/${held}`, { apiKey: parties.libraryKey })).status).toBe(404);
     expect((await erase(held)).status).toBe(404);
     const refused = await service.request('PUT', `/project/${newGuid()}`, {
-      apiKey: catalogKey,
+      apiKey: parties.catalogKey,
       json: { UnitPrice: 1, Version: 1, ItemGuids: [held] },
     });
     expect(refused.status).toBe(422);
     // The lab still prints it.
-    const artwork = await service.request('GET', `/order/${orderGuid}/artwork`, { apiKey: fulfilmentKey });
+    const artwork = await service.request('GET', `/order/${orderGuid}/artwork`, { apiKey: parties.fulfilmentKey });
     const item = artwork.body.Lines[0].Items.find((one: any) => one.ItemGuid === held);
     const bytes = new Uint8Array(await (await fetch(item.DownloadUrl)).arrayBuffer());
     expect(md5(bytes)).toBe(item.FileMd5);
@@ -163,7 +106,7 @@ describe('erasure of a held item', () => {
   });
 
   it('ends with a cancelled order, at once', async () => {
-    const [held] = (await aliceItems(1)) as [string];
+    const [held] = (await customerPhotos(1)) as [string];
     const orderGuid = await paidOrder([await projectWith([held])]);
     expect((await erase(held)).status).toBe(202);
     await holdsEndBy(Date.now());
@@ -175,7 +118,7 @@ describe('erasure of a held item', () => {
   });
 
   it('ends with a checkout that expires unpaid; the last of several holds decides', async () => {
-    const [held] = (await aliceItems(1)) as [string];
+    const [held] = (await customerPhotos(1)) as [string];
     const project = await projectWith([held]);
     const unpaid = await checkOut(await basketWith([project]));
     expect(unpaid.status).toBe(200);
@@ -185,7 +128,7 @@ describe('erasure of a held item', () => {
     await holdsEndBy(Date.now() + 2000);
     // The unpaid checkout still holds it, and can be read and paid.
     expect(await stored(held)).toBe(true);
-    const open = await service.request('GET', `/checkout/${checkoutIdOf(unpaid)}`, { apiKey: siteKey });
+    const open = await service.request('GET', `/checkout/${checkoutIdOf(unpaid)}`, { apiKey: parties.siteKey });
     expect(open.body.Checkout.Status).toBe('Open');
     await holdsEndBy(Date.now() + 61 * DAY);
     expect(await stored(held)).toBe(false);
@@ -194,7 +137,7 @@ describe('erasure of a held item', () => {
 
 describe('an erasure racing the checkout that names its item', () => {
   it('erases first (checkout 409 naming the item) or is scheduled (checkout payable), 50 times out of 50', async () => {
-    const items = await aliceItems(50);
+    const items = await customerPhotos(50);
     const baskets: string[] = [];
     for (const item of items) baskets.push(await basketWith([await projectWith([item])]));
     const outcomes = await Promise.all(
@@ -209,7 +152,7 @@ describe('an erasure racing the checkout that names its item', () => {
         }
         expect(erasure.status, erasure.text).toBe(202);
         expect(checkout.status, checkout.text).toBe(200);
-        const read = await service.request('GET', `/checkout/${checkoutIdOf(checkout)}`, { apiKey: siteKey });
+        const read = await service.request('GET', `/checkout/${checkoutIdOf(checkout)}`, { apiKey: parties.siteKey });
         expect(read.body.Checkout.Status).toBe('Open');
         expect(await stored(item)).toBe(true);
         return 'scheduled';
@@ -225,7 +168,7 @@ describe('an erasure racing the checkout that names its item', () => {
 
 describe('a checkout whose artwork takes more than one transaction', () => {
   it('holds every item of 2 lines of 120 items (marks in several transactions) and is payable', async () => {
-    const items = await aliceItems(240);
+    const items = await customerPhotos(240);
     const orderGuid = await paidOrder([await projectWith(items.slice(0, 120)), await projectWith(items.slice(120))]);
     expect((await erase(items[239] as string)).status).toBe(202);
     expect((await erase(items[0] as string)).status).toBe(202);
@@ -236,7 +179,7 @@ describe('a checkout whose artwork takes more than one transaction', () => {
   }, 300_000);
 
   it('an erasure racing it breaks it (409 naming the item) or waits for it, never a payable checkout without artwork', async () => {
-    const items = await aliceItems(120);
+    const items = await customerPhotos(120);
     const basketGuid = await basketWith([await projectWith(items)]);
     const target = items[110] as string;
     const [checkout, erasure] = await Promise.all([checkOut(basketGuid), erase(target)]);

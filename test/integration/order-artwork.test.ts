@@ -8,83 +8,25 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/service.ts';
-import { png } from '../support/images.ts';
-import { pushFiles } from '../support/library-push.ts';
+import { startArtworkParties, type ArtworkParties } from '../support/artwork.ts';
 import { snapshotStore, storeDiff } from '../support/store-snapshot.ts';
 import { newGuid } from '../../functions/shared/ids.ts';
 
-let service: TestService;
-let libraryKey: string;
-let catalogKey: string;
-let siteKey: string;
-let fulfilmentKey: string;
-let alice: string;
-let seed = 0;
+let parties: ArtworkParties;
 
 beforeAll(async () => {
-  service = await startTestService();
-  libraryKey = await service.apiKey('artwork-app', 'library');
-  catalogKey = await service.apiKey('artwork-catalog', 'catalog');
-  siteKey = await service.apiKey('artwork-site', 'site');
-  fulfilmentKey = await service.apiKey('artwork-lab', 'fulfilment');
-  alice = await service.token(`artwork-${Date.now()}`);
+  parties = await startArtworkParties('artwork');
 }, 60_000);
-afterAll(() => service?.close());
+afterAll(() => parties?.service.close());
 
 const md5 = (bytes: Uint8Array) => createHash('md5').update(bytes).digest('hex').toUpperCase();
+const pushImages = (count: number) => parties.photos(count);
+const putProject = (guid: string, json: Record<string, unknown>) => parties.putProject(guid, json);
+const projectWith = (itemGuids: string[]) => parties.projectWith(itemGuids);
+const orderOf = (projects: string[]) => parties.paidOrder(projects);
 
-/** Pushes `count` distinct PNGs (multi pushes of at most 20); answers their guids and bytes by guid. */
-async function pushImages(count: number): Promise<{ itemGuids: string[]; bytes: Map<string, Buffer> }> {
-  const itemGuids: string[] = [];
-  const bytes = new Map<string, Buffer>();
-  for (let done = 0; done < count; done += 20) {
-    const images = Array.from({ length: Math.min(20, count - done) }, () => png(3, 2, ++seed));
-    const pushed = await pushFiles(
-      service.url,
-      libraryKey,
-      images.map((image) => ({ bytes: image })),
-      { multi: true },
-    );
-    pushed.itemGuids.forEach((guid, index) => bytes.set(guid, images[index] as Buffer));
-    itemGuids.push(...pushed.itemGuids);
-  }
-  return { itemGuids, bytes };
-}
-
-const putProject = (guid: string, json: Record<string, unknown>) =>
-  service.request('PUT', `/project/${guid}`, { apiKey: catalogKey, json: { UnitPrice: 19.5, Version: 1, ...json } });
-
-async function projectWith(itemGuids: string[]): Promise<string> {
-  const guid = newGuid();
-  const saved = await putProject(guid, { ItemGuids: itemGuids });
-  expect(saved.status, saved.text).toBe(200);
-  return guid;
-}
-
-/** A basket of one line per project, checked out and paid: the new order's guid. */
-async function orderOf(projects: string[]): Promise<string> {
-  const basketGuid = (await service.request('POST', '/basket', { token: alice })).body.Guid as string;
-  for (const ProjectGuid of projects) {
-    const added = await service.request('POST', `/basket/${basketGuid}/line`, {
-      token: alice,
-      json: { ProjectGuid, Quantity: 1 },
-    });
-    expect(added.status, added.text).toBe(200);
-  }
-  const checkout = await service.request('POST', `/basket/${basketGuid}/checkout`, { token: alice });
-  expect(checkout.status, checkout.text).toBe(200);
-  const checkoutId = (checkout.body.CheckoutUrl as string).split('/').pop() as string;
-  const completed = await service.request('POST', `/checkout/${checkoutId}/complete`, {
-    apiKey: siteKey,
-    json: { PaymentReference: `pay-${checkoutId.slice(0, 8)}` },
-  });
-  expect(completed.status, completed.text).toBe(200);
-  return completed.body.Order.OrderGuid as string;
-}
-
-const readArtwork = (orderGuid: string, query = '', apiKey = fulfilmentKey) =>
-  service.request('GET', `/order/${orderGuid}/artwork${query}`, { apiKey });
+const readArtwork = (orderGuid: string, query = '', apiKey = parties.fulfilmentKey) =>
+  parties.service.request('GET', `/order/${orderGuid}/artwork${query}`, { apiKey });
 
 describe('PUT /project ItemGuids', () => {
   it('registers the items a version prints; GET answers them; a PUT without them keeps them', async () => {
@@ -93,7 +35,7 @@ describe('PUT /project ItemGuids', () => {
     const saved = await putProject(guid, { ItemGuids: itemGuids });
     expect(saved.status, saved.text).toBe(200);
     expect(saved.body.ItemGuids).toEqual(itemGuids);
-    const read = await service.request('GET', `/project/${guid}`, { apiKey: catalogKey });
+    const read = await parties.service.request('GET', `/project/${guid}`, { apiKey: parties.catalogKey });
     expect(read.body).toEqual(saved.body);
     // The pricing system moves the price on without knowing of artwork: the artwork stays.
     const repriced = await putProject(guid, { UnitPrice: 21, Version: 1 });
@@ -119,13 +61,13 @@ describe('PUT /project ItemGuids', () => {
       [{ ItemGuids: itemGuids.slice(0, 1) }, 409, 'ArtworkNeedsNewVersion', /new Version/],
     ];
     for (const [json, status, code, message] of cases) {
-      const before = await snapshotStore(service);
+      const before = await snapshotStore(parties.service);
       const refused = await putProject(guid, json);
       expect(refused.status, refused.text).toBe(status);
       expect(refused.body.Error.Code).toBe(code);
       expect(refused.body.Error.Message).toMatch(message);
       // A refused artwork may leave its immutable record behind (named by its digest, named by nothing).
-      expect(storeDiff(before, await snapshotStore(service), (key) => key.includes('|ARTWORK#'))).toEqual([]);
+      expect(storeDiff(before, await snapshotStore(parties.service), (key) => key.includes('|ARTWORK#'))).toEqual([]);
     }
     expect((await putProject(guid, {})).body.ItemGuids).toEqual(itemGuids);
   });
@@ -136,7 +78,7 @@ describe('GET /order/{orderGuid}/artwork', () => {
     const { itemGuids, bytes } = await pushImages(4);
     const book = await projectWith(itemGuids.slice(0, 3));
     const mug = await projectWith(itemGuids.slice(3));
-    const plain = await service.project(5);
+    const plain = await parties.service.project(5);
     const orderGuid = await orderOf([book, mug, plain]);
     const artwork = await readArtwork(orderGuid);
     expect(artwork.status, artwork.text).toBe(200);
@@ -157,8 +99,8 @@ describe('GET /order/{orderGuid}/artwork', () => {
       expect(md5(downloaded)).toBe(item.FileMd5);
       expect(Buffer.from(downloaded).equals(bytes.get(item.ItemGuid) as Buffer)).toBe(true);
     }
-    await service.drainStream();
-    const events = readFileSync(join(service.dataDir, 'events.jsonl'), 'utf8')
+    await parties.service.drainStream();
+    const events = readFileSync(join(parties.service.dataDir, 'events.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
@@ -198,8 +140,8 @@ describe('GET /order/{orderGuid}/artwork', () => {
     const unknown = await readArtwork(newGuid());
     expect(unknown.status).toBe(404);
     expect(unknown.body.Error.Code).toBe('OrderNotFound');
-    expect((await readArtwork(newGuid(), '', siteKey)).status).toBe(403);
-    const asUser = await service.request('GET', `/order/${newGuid()}/artwork`, { token: alice });
+    expect((await readArtwork(newGuid(), '', parties.siteKey)).status).toBe(403);
+    const asUser = await parties.service.request('GET', `/order/${newGuid()}/artwork`, { token: parties.customer });
     expect(asUser.status).toBe(403);
   });
 });
