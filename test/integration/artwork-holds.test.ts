@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutIdOf, startArtworkParties, type ArtworkParties } from '../support/artwork.ts';
-import { libraryObjectKeyOf, snapshotStore } from '../support/store-snapshot.ts';
+import { libraryObjectKeyOf, snapshotStore, storeDiff } from '../support/store-snapshot.ts';
 import { newGuid } from '../../functions/shared/ids.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -66,6 +66,19 @@ describe('erasure of an item no checkout names', () => {
     expect(erased.body).toEqual({ ItemGuid: item, Deleted: true });
     expect(await stored(item)).toBe(false);
     expect((await erase(item)).status).toBe(404);
+  });
+});
+
+describe('refusals', () => {
+  it("another user's erasure of a held item is 404, and changes nothing", async () => {
+    const [held] = (await customerPhotos(1)) as [string];
+    await paidOrder([await projectWith([held])]);
+    const stranger = await service.token(`stranger-${Date.now()}`);
+    const before = await snapshotStore(service);
+    const refused = await service.request('DELETE', `/library/${held}`, { token: stranger });
+    expect(refused.status).toBe(404);
+    expect(refused.body.Error).toEqual({ Code: 'LibraryItemNotFound', Message: `No library item ${held}.` });
+    expect(storeDiff(before, await snapshotStore(service))).toEqual([]);
   });
 });
 
