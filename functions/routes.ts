@@ -66,14 +66,24 @@ const tables = {
   basketCreate: { read: [user, idempotency], write: [user, idempotency] },
   linePricing: { read: [user, project], write: [user] },
   lineAdd: { read: [user, project, idempotency], write: [user, idempotency] },
-  basketCheckout: { read: [user, project, idempotency], write: [user, checkout, idempotency, outbox] },
+  /** A checkout marks each item of its artwork as held (services/checkout-commit.ts). */
+  basketCheckout: {
+    read: [user, project, idempotency],
+    write: [user, checkout, idempotency, outbox, KEYS.libraryItem],
+  },
   projectRead: { read: [project] },
-  projectWrite: { read: [project], write: [project] },
+  /** A version's artwork: its items are read (they must exist) and described in the artwork record. */
+  projectWrite: { read: [project, KEYS.libraryItem], write: [project] },
   checkoutRead: { read: [checkout, user] },
   checkoutComplete: { read: [checkout, user], write: [checkout, user, order, outbox] },
   orderRead: { read: [user] },
-  orderStatus: { read: [order, user], write: [user, outbox] },
+  /** A change that ends the order's artwork hold writes it on the checkout record. */
+  orderStatus: { read: [order, user], write: [user, outbox, checkout] },
+  /** The lab's read of an order's artwork: the owner pointer, then the artwork records under their projects. */
+  orderArtwork: { read: [order, project] },
   library: { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  /** An erasure reads its item's holds (their checkout records) and breaks checkouts that may never be paid. */
+  libraryErase: { read: [...LIBRARY_KEYS, checkout], write: [...LIBRARY_KEYS, checkout] },
   /** A push, pull or completed upload: its commit records the LibraryItemsAdded event in the outbox. */
   libraryIngest: { read: LIBRARY_KEYS, write: [...LIBRARY_KEYS, KEYS.outbox] },
   libraryRead: { read: LIBRARY_KEYS },
@@ -87,8 +97,15 @@ const tables = {
 
 /** The API-key authorizer: a GetItem of the key's hash. */
 export const authorizerTableGrant: TableGrant = { read: [apiKey] };
-/** The library sweeper: reads an intent's owner (whether the request committed); it writes no record. */
-export const sweeperTableGrant: TableGrant = { read: [KEYS.anonymousUser] };
+/**
+ * The library sweeper: reads an intent's owner (whether the request committed); when a checkout's artwork
+ * hold ended, reads its artwork, the deferred erasures of its items and their holds' checkouts, and releases
+ * those erasures (breaking checkouts that may still become payable).
+ */
+export const sweeperTableGrant: TableGrant = {
+  read: [KEYS.anonymousUser, project, KEYS.erasure, checkout],
+  write: [KEYS.erasure, checkout],
+};
 /** The renditions function: reads item records, writes their renditions there and in the holder's library entry. */
 export const renditionsTableGrant: TableGrant = {
   read: [KEYS.libraryItem],
@@ -142,6 +159,7 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'site', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: tables.checkoutComplete } },
   { method: 'GET', path: '/orders', handler: 'list-orders', credential: 'user', summary: "List the user's orders, optionally only those with a project", grants: { table: tables.orderRead } },
   { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: tables.orderRead } },
+  { method: 'GET', path: '/order/{orderGuid}/artwork', handler: 'get-order-artwork', credential: 'fulfilment', summary: "Presigned downloads of the originals an order's lines print, a page of lines at a time", grants: { table: tables.orderArtwork, bucket: 'read' } },
   { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'fulfilment', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus } },
 
   { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: tables.libraryIngest, bucket: 'write' } },
@@ -161,7 +179,7 @@ export const routes: readonly Route[] = [
   { method: 'DELETE', path: '/library/uploads/{itemGuid}', handler: 'abort-multipart-upload', credential: 'library', summary: 'Abort a resumable upload and remove its parts', grants: { table: tables.library, bucket: 'multipart' } },
   { method: 'POST', path: '/library/claim', handler: 'claim-library-items', credential: 'user', summary: "Move the items of a product builder URL into the user's library", grants: { table: tables.library, bucket: 'read' } },
   { method: 'GET', path: '/library', handler: 'list-library', credential: 'user', summary: "List the user's library items, newest first, a page at a time", grants: { table: tables.libraryRead, bucket: 'read' } },
-  { method: 'DELETE', path: '/library/{itemGuid}', handler: 'delete-library-item', credential: 'user', summary: "Erase one of the user's library items: its records and its image", grants: { table: tables.library, bucket: 'delete' } },
+  { method: 'DELETE', path: '/library/{itemGuid}', handler: 'delete-library-item', credential: 'user', summary: "Erase one of the user's library items: its records and its image (later, when a checkout or order holds it)", grants: { table: tables.libraryErase, bucket: 'delete' } },
 
   { method: 'POST', path: '/webhooks', handler: 'create-webhook', credential: 'apiKey', summary: 'Register a webhook: a URL that receives signed events of the types named', grants: { table: tables.webhookChange, webhookSecrets: 'seal' } },
   { method: 'GET', path: '/webhooks', handler: 'list-webhooks', credential: 'apiKey', summary: "List this key's webhooks", grants: { table: tables.webhookRead } },

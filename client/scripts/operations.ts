@@ -48,11 +48,15 @@ export function apiKeyHeaderOf(doc: Doc): string {
   return scheme.name;
 }
 
+/** The success answer's schema; several 2xx answers (a 202 beside the 200) are their union. */
 const successOf = (doc: Doc, operation: Schema): Schema | undefined => {
-  const status = Object.keys(operation.responses ?? {}).find((code) => /^2\d\d$/.test(code));
-  return status === undefined
-    ? undefined
-    : resolve(doc, operation.responses[status]).content?.['application/json']?.schema;
+  const schemas = Object.keys(operation.responses ?? {})
+    .filter((code) => /^2\d\d$/.test(code))
+    .flatMap((code) => {
+      const schema = resolve(doc, operation.responses[code]).content?.['application/json']?.schema;
+      return schema === undefined ? [] : [schema as Schema];
+    });
+  return schemas.length > 1 ? { anyOf: schemas } : schemas[0];
 };
 
 /** A string parameter whose pattern admits digits only (`lineId`, `?limit=`): it takes a number too. */

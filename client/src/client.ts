@@ -97,6 +97,20 @@ export class PhotoCommerceClient {
       this.#transport.call('getOrder', { path: { orderGuid } }, options),
     updateStatus: (orderGuid: string, body: BodyOf<'updateOrderStatus'>, options?: CallOptions) =>
       this.#transport.call('updateOrderStatus', { path: { orderGuid }, body }, options),
+    /**
+     * GET /order/{guid}/artwork (`fulfilment` API key), as an async iterator over the order's lines, each with
+     * the originals it prints and their presigned downloads (valid 15 minutes: download as you go).
+     */
+    artwork: (orderGuid: string, options?: CallOptions) =>
+      new Paginated<ItemOf<ResponseOf<'getOrderArtwork'>, 'Lines'>, ResponseOf<'getOrderArtwork'>>(
+        (cursor) =>
+          this.#transport.call(
+            'getOrderArtwork',
+            { path: { orderGuid }, query: cursor !== undefined ? { cursor } : {} },
+            options,
+          ),
+        (page) => page.Lines,
+      ),
   };
 
   /** Project prices (`catalog` API key). */

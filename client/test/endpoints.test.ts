@@ -134,6 +134,9 @@ describe('projects, baskets, checkout and orders', () => {
     });
     const moved = await fulfilment.orders.updateStatus(Order.OrderGuid, { Status: 'Processing' });
     expect(moved.Order.Status).toBe('Processing');
+    // The project names no artwork: its line prints none.
+    const artwork = await fulfilment.orders.artwork(Order.OrderGuid).toArray();
+    expect(artwork).toEqual([{ Id: 2, ProjectGuid: projectGuid, ProjectVersion: 3, Items: [] }]);
 
     const other = await user.baskets.create();
     expect(await user.baskets.delete(other.Guid)).toEqual({ BasketGuid: other.Guid, Deleted: true });

@@ -96,7 +96,7 @@ export const basketContracts = {
     path: BasketPath,
     idempotent: true,
     response: CheckoutUrlOut,
-    errors: { 404: ['BasketNotFound'], 409: ['BasketEmpty'] },
+    errors: { 404: ['BasketNotFound'], 409: ['BasketEmpty', 'ArtworkErased'] },
   },
 } as const;
 

@@ -6,7 +6,13 @@ import * as z from 'zod/mini';
 import type { Leftover } from '../domain/library.ts';
 
 /** The record types whose expiry the sweeper acts on (library-store writes them). */
-export const SWEPT_RECORD_TYPES = ['IngestIntent', 'PendingUpload', 'MultipartUpload', 'ErasureIntent'] as const;
+export const SWEPT_RECORD_TYPES = [
+  'IngestIntent',
+  'PendingUpload',
+  'MultipartUpload',
+  'ErasureIntent',
+  'ArtworkCheckout',
+] as const;
 
 /**
  * The stream records the sweeper is given, as a Lambda event filter pattern: DynamoDB's own TTL deletions
@@ -26,6 +32,11 @@ export const SweptRecord = z.discriminatedUnion('Type', [
   z.looseObject({ Type: z.literal('PendingUpload'), anonymousUserId: Id, objectKey: z.string() }),
   z.looseObject({ Type: z.literal('ErasureIntent'), objectKey: z.string() }),
   z.looseObject({
+    Type: z.literal('ArtworkCheckout'),
+    checkoutId: Id,
+    lines: z.array(z.looseObject({ projectGuid: Id, artworkDigest: z.optional(Id) })),
+  }),
+  z.looseObject({
     Type: z.literal('MultipartUpload'),
     anonymousUserId: Id,
     objectKey: z.string(),
@@ -36,6 +47,15 @@ export const SweptRecord = z.discriminatedUnion('Type', [
 export type SweptRecord = z.infer<typeof SweptRecord>;
 
 export function toLeftover(record: SweptRecord): Leftover {
+  if (record.Type === 'ArtworkCheckout')
+    return {
+      endedHold: {
+        checkoutId: record.checkoutId,
+        artwork: record.lines.flatMap(({ projectGuid, artworkDigest }) =>
+          artworkDigest === undefined ? [] : [{ projectGuid, artworkDigest }],
+        ),
+      },
+    };
   if (record.Type === 'ErasureIntent') return { erasedObjectKey: record.objectKey };
   if (record.Type === 'PendingUpload') return { anonymousUserId: record.anonymousUserId, stagingKey: record.objectKey };
   if (record.Type === 'MultipartUpload')

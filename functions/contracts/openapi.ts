@@ -171,6 +171,18 @@ function operationOf(route: Route, unnamed: { input: Map<z.ZodMiniType, string>;
           : {}),
         content: { 'application/json': { schema: success } },
       },
+      ...(contract.accepted
+        ? {
+            '202': {
+              description: 'Accepted: done later',
+              content: {
+                'application/json': {
+                  schema: refTo(contract.accepted, responseSchemas, unnamed.output, `${pascal(route.handler)}Accepted`),
+                },
+              },
+            },
+          }
+        : {}),
       ...errorResponsesOf(route, contract),
     },
   };

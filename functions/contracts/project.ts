@@ -3,10 +3,12 @@ import * as z from 'zod/mini';
 import { fromMinorUnits } from '../shared/money.ts';
 import { formatDate } from '../shared/dates.ts';
 import type { Project } from '../domain/project.ts';
+import { MAX_ARTWORK_ITEMS } from '../domain/artwork.ts';
 import {
   Guid,
   GuidOut,
   IntegerOut,
+  listOf,
   MoneyIn,
   MoneyOut,
   nameSchemas,
@@ -58,9 +60,28 @@ export const ProjectNameOut = z
   .nullable(z.string())
   .check(z.meta({ example: NAME_EXAMPLE, description: "The project's name; null when none was registered" }));
 
+/** The library items a version prints: 1 to 200 item guids, none twice. */
+const ItemGuidsIn = listOf(
+  Guid,
+  MAX_ARTWORK_ITEMS,
+  'item',
+  "The library items this version prints, in order (1-200, none twice); each must exist and not be erased. Omitted, the stored artwork stays; a version's artwork changes only with a new Version",
+).check(
+  z.superRefine((guids, context) => {
+    const twice = guids.filter((guid, index) => guids.indexOf(guid) !== index);
+    if (twice.length > 0)
+      context.issues.push({
+        code: 'custom',
+        input: guids,
+        message: `must not name an item twice (${[...new Set(twice)].join(', ')})`,
+      });
+  }),
+);
+
 export const ProjectInput = z.object({
   /** Optional: a PUT without it keeps the stored name (callers that register prices only never erase one). */
   Name: z.optional(ProjectNameIn),
+  ItemGuids: z.optional(ItemGuidsIn),
   /** Parsed into minor units. */
   UnitPrice: MoneyIn(MAX_UNIT_PRICE).check(z.meta({ example: 29.99 })),
   Version: z
@@ -81,13 +102,16 @@ export const ProjectOut = z.object({
   Name: ProjectNameOut,
   UnitPrice: MoneyOut,
   Version: ProjectVersionOut,
+  ItemGuids: z.optional(
+    z.array(GuidOut).check(z.meta({ description: 'The library items this version prints; absent when it names none' })),
+  ),
   LastSavedDateUtc: WireDateOut,
 });
 
 // A contract table reads best one row per operation.
 // prettier-ignore
 export const projectContracts = {
-  put: { principal: 'catalog', path: ProjectPath, body: ProjectInput, response: ProjectOut, errors: { 409: ['StaleProjectVersion'] } },
+  put: { principal: 'catalog', path: ProjectPath, body: ProjectInput, response: ProjectOut, errors: { 409: ['StaleProjectVersion', 'ArtworkNeedsNewVersion'], 422: ['UnknownLibraryItem'] } },
   get: { principal: 'catalog', path: ProjectPath, response: ProjectOut, errors: { 404: ['ProjectNotFound'] } },
 } as const;
 
@@ -96,6 +120,7 @@ export const toProjectOut = (project: Project): z.infer<typeof ProjectOut> => ({
   Name: project.name ?? null,
   UnitPrice: fromMinorUnits(project.unitPriceMinor),
   Version: project.version,
+  ...(project.itemGuids === undefined ? {} : { ItemGuids: project.itemGuids }),
   LastSavedDateUtc: formatDate(project.lastSavedAt),
 });
 

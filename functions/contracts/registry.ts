@@ -11,6 +11,7 @@ import { libraryPullContracts } from './library-pull.ts';
 import { libraryReadContracts } from './library-read.ts';
 import { libraryMultipartContracts } from './library-multipart.ts';
 import { orderContracts } from './order.ts';
+import { artworkContracts } from './artwork.ts';
 import { nameSchemas, responseSchemas } from './common.ts';
 import { userLibraryContracts } from './user-library.ts';
 import { deliveryContracts, webhookContracts } from './webhooks.ts';
@@ -24,6 +25,8 @@ export interface RouteContract {
   /** Non-JSON request bodies (multipart uploads) are described here instead of `body`. */
   requestContentType?: string;
   response?: z.ZodMiniType;
+  /** A second success answer, 202 Accepted (the handler answers it with `withStatus(202, ...)`). */
+  accepted?: z.ZodMiniType;
   /** Binary parts of a multipart body, by part name: what each holds, and whether the part repeats (OpenAPI). */
   fileParts?: Readonly<Record<string, { description: string; repeated?: true }>>;
   /** Takes an `Idempotency-Key` header (see functions/http/idempotency.ts). */
@@ -58,6 +61,7 @@ export const contracts: Record<string, RouteContract> = {
   'list-orders': orderContracts.list,
   'get-order': orderContracts.get,
   'update-order-status': orderContracts.updateStatus,
+  'get-order-artwork': artworkContracts.get,
   'push-library-item': libraryContracts.push,
   'push-library-items': libraryContracts.pushMany,
   'pull-library-item': libraryPullContracts.pull,

@@ -1,6 +1,6 @@
 /** The signed-in user's library (bearer token): claim a product builder URL, list the items, delete one. */
 import * as z from 'zod/mini';
-import { GuidOut, NextCursorOut, PageQuery } from './common.ts';
+import { GuidOut, nameSchemas, NextCursorOut, PageQuery, responseSchemas, WireDateOut } from './common.ts';
 import { LibraryItemPath } from './library.ts';
 import { LibraryItemReadOut, toLibraryItemReadOut } from './library-read.ts';
 import type { LibraryPage, ReadableItem } from '../domain/library-read.ts';
@@ -39,6 +39,16 @@ export const LibraryPageOut = z.object({
 export const LibraryPageQuery = z.object(PageQuery(LIBRARY_PAGE_DEFAULT));
 
 export const DeletedLibraryItemOut = z.object({ ItemGuid: GuidOut, Deleted: z.literal(true) });
+/** 202: the item is held by a checkout or order; hidden at once, erased when the last hold ends. */
+export const ErasureScheduledOut = z.object({
+  ItemGuid: GuidOut,
+  ErasureScheduledDateUtc: WireDateOut.check(
+    z.meta({
+      description:
+        'When the erasure was scheduled, as "\\/Date(<ms>)\\/": the item is gone for the user from then on; its original and renditions are erased when the last checkout or order holding them releases them',
+    }),
+  ),
+});
 
 export const toClaimedItemsOut = (items: ReadableItem[]): z.infer<typeof ClaimedItemsOut> => ({
   LibraryItems: items.map(toLibraryItemReadOut),
@@ -61,6 +71,9 @@ export const userLibraryContracts = {
     principal: 'user',
     path: LibraryItemPath,
     response: DeletedLibraryItemOut,
+    accepted: ErasureScheduledOut,
     errors: { 404: ['LibraryItemNotFound'] },
   },
 } as const;
+
+nameSchemas(responseSchemas, { ErasureScheduled: ErasureScheduledOut });

@@ -4,13 +4,15 @@
  */
 import { basketTotalMinor, type Basket, type BasketLine, type SaveTime } from './basket.ts';
 import type { Project } from './project.ts';
+import type { ArtworkRef } from './artwork.ts';
 
 /**
  * A line as checked out: the basket line with its project's name at that moment, kept as its price is, so
  * the page that charges and the order show what was bought even after a rename. No name: the project had none
- * (or the snapshot predates names).
+ * (or the snapshot predates names). Its artwork, when the project version names some, is kept by the name of
+ * its immutable record (the item guids, up to 200 a line, would not fit a 94-line order in one item).
  */
-export interface CheckoutLine extends BasketLine {
+export interface CheckoutLine extends BasketLine, Partial<ArtworkRef> {
   name?: string;
 }
 
@@ -26,6 +28,13 @@ export interface Checkout {
   expiresAt: number;
   /** Set by the completion, in its transaction: the order this checkout became. */
   order?: CheckoutClaim;
+  /**
+   * Set while a checkout whose artwork holds need several transactions is being written: not payable, read
+   * as missing (domain/artwork-hold.ts).
+   */
+  pending?: true;
+  /** Set by an erasure that broke a pending checkout: it never becomes payable. */
+  brokenBy?: string;
 }
 
 /** What a completion records on its checkout: it fixes the order's identity, payment and time. */
@@ -47,7 +56,7 @@ export const takeCheckout = (
   checkoutId: string,
   basket: Basket,
   basketVersion: number,
-  projects: ReadonlyMap<string, Pick<Project, 'name'>>,
+  projects: ReadonlyMap<string, Pick<Project, 'name' | 'itemGuids' | 'artworkDigest'>>,
   saved: SaveTime,
 ): Checkout => ({
   checkoutId,
@@ -55,13 +64,23 @@ export const takeCheckout = (
   basketGuid: basket.guid,
   basketVersion,
   lines: basket.lines.map((line) => {
-    const name = projects.get(line.projectGuid)?.name;
-    return name === undefined ? line : { ...line, name };
+    const { name, itemGuids, artworkDigest } = projects.get(line.projectGuid) ?? {};
+    return {
+      ...line,
+      ...(name === undefined ? {} : { name }),
+      ...(artworkDigest === undefined || itemGuids === undefined
+        ? {}
+        : { artworkDigest, artworkItemCount: itemGuids.length }),
+    };
   }),
   totalMinor: basketTotalMinor(basket),
   createdAt: saved.now,
   expiresAt: saved.now + saved.ttlMs,
 });
+
+/** Whether the checkout holds library items: a line of it names its project version's artwork. */
+export const holdsArtwork = (checkout: Pick<Checkout, 'lines'>): boolean =>
+  checkout.lines.some((line) => line.artworkDigest !== undefined);
 
 export const isCheckoutExpired = (checkout: Pick<Checkout, 'expiresAt'>, now: number): boolean =>
   checkout.expiresAt <= now;

@@ -3,8 +3,9 @@
  * for) and then only its status moves, along the transition table below.
  */
 import { conflict } from '../shared/errors.ts';
-import type { Checkout, CheckoutClaim, CheckoutLine } from './checkout.ts';
+import { holdsArtwork, type Checkout, type CheckoutClaim, type CheckoutLine } from './checkout.ts';
 import { timeOrderedGuid } from '../shared/ids.ts';
+import type { ArtworkItem } from './artwork.ts';
 
 export const ORDER_STATUSES = ['OrderReceived', 'Processing', 'Shipped', 'Completed', 'Cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -40,10 +41,13 @@ export interface Order {
   lastSavedAt: number;
   /** When the order reached `Completed`; unset before (written as the .NET minimum date). */
   completedAt?: number;
+  /** The checkout whose record holds the order's artwork (domain/artwork-hold.ts); absent when it names none. */
+  artworkHold?: string;
 }
 
 /** The checkout snapshot fields an order is made from. */
-export type PaidSnapshot = Pick<Checkout, 'userId' | 'basketGuid' | 'lines' | 'totalMinor'>;
+export type PaidSnapshot = Pick<Checkout, 'userId' | 'basketGuid' | 'lines' | 'totalMinor'> &
+  Partial<Pick<Checkout, 'checkoutId'>>;
 
 /** Order guids are time-ordered, so a user's orders read newest first straight from the key. */
 export const orderGuidAt = timeOrderedGuid;
@@ -60,7 +64,38 @@ export function orderFromCheckout(snapshot: PaidSnapshot, claim: CheckoutClaim):
     revision: 1,
     createdAt: claim.createdAt,
     lastSavedAt: claim.createdAt,
+    ...(snapshot.checkoutId !== undefined && holdsArtwork(snapshot) ? { artworkHold: snapshot.checkoutId } : {}),
   };
+}
+
+/**
+ * What the lab's read of an order's artwork needs of each line, kept on the order's owner pointer so that
+ * the read is that GetItem and one BatchGetItem of the artwork records (services/artwork-service.ts).
+ */
+export type ArtworkLine = Pick<
+  OrderLine,
+  'id' | 'projectGuid' | 'projectVersion' | 'artworkDigest' | 'artworkItemCount'
+>;
+
+export const artworkLinesOf = (order: Pick<Order, 'lines'>): ArtworkLine[] =>
+  order.lines.map(({ id, projectGuid, projectVersion, artworkDigest, artworkItemCount }) => ({
+    id,
+    projectGuid,
+    projectVersion,
+    ...(artworkDigest === undefined ? {} : { artworkDigest, artworkItemCount: artworkItemCount ?? 0 }),
+  }));
+
+/** An artwork item as the lab reads it: with a presigned GET of its original. */
+export interface ReadableArtworkItem extends ArtworkItem {
+  downloadUrl: string;
+  downloadExpiresAt: number;
+}
+
+/** One page of an order's artwork: whole lines (domain/artwork.ts artworkPage). */
+export interface OrderArtworkPage {
+  orderGuid: string;
+  lines: (ArtworkLine & { items: ReadableArtworkItem[] })[];
+  nextCursor?: string;
 }
 
 /** The projects an order contains, each once: one project copy of the order is kept per entry. */

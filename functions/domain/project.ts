@@ -14,6 +14,10 @@ export interface ProjectPrice {
 export interface Project extends ProjectPrice {
   /** What the checkout site and order reads show; absent for a project registered without a name. */
   name?: string;
+  /** The library items this version prints, in order (domain/artwork.ts); absent when it names none. */
+  itemGuids?: string[];
+  /** The name of their artwork record (artworkDigest of itemGuids); set with itemGuids. */
+  artworkDigest?: string;
   lastSavedAt: number;
 }
 

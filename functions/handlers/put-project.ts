@@ -7,6 +7,7 @@ export const handler = endpoint(projectContracts.put, async ({ path, body }) =>
     await saveProject({
       projectGuid: path.projectGuid,
       ...(body.Name === undefined ? {} : { name: body.Name }),
+      ...(body.ItemGuids === undefined ? {} : { itemGuids: body.ItemGuids }),
       unitPriceMinor: body.UnitPrice,
       version: body.Version,
       lastSavedAt: Date.now(),

@@ -81,6 +81,18 @@ export type Respond = (
   answer: () => Promise<APIGatewayProxyResult>,
 ) => Promise<APIGatewayProxyResult>;
 
+/** A handler's answer with a status other than 200 (a contract's `accepted` answer is 202). */
+class StatusAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(status: number, body: unknown) {
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export const withStatus = (status: number, body: unknown): StatusAnswer => new StatusAnswer(status, body);
+
 /** Builds a Lambda handler for one API Gateway REST (v1 proxy) route. */
 export function endpoint<
   P extends Schema | undefined = undefined,
@@ -113,7 +125,10 @@ export function endpoint<
       },
       event,
     };
-    const answer = async () => jsonResponse(200, await run(request));
+    const answer = async () => {
+      const result = await run(request);
+      return result instanceof StatusAnswer ? jsonResponse(result.status, result.body) : jsonResponse(200, result);
+    };
     return respond ? respond(request, context, answer) : answer();
   };
 

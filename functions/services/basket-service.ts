@@ -21,7 +21,7 @@ import { config } from '../shared/config.ts';
 import { retryOnConflict } from '../shared/retry.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import * as baskets from '../store/basket-store.ts';
-import { createCheckoutAction } from '../store/checkout-store.ts';
+import { commitCheckout } from './checkout-commit.ts';
 import * as quotas from '../store/basket-quota-store.ts';
 import { recordEvent } from '../store/outbox-store.ts';
 import { transact, TransactionConflictError } from '../store/transaction.ts';
@@ -155,9 +155,10 @@ export function deleteBasketLine(userId: string, guid: string, lineId: number): 
  * Takes a snapshot of the basket at the projects' current prices, each line named with its project's current
  * name; the checkout site charges for exactly that. A line's stored price is the one it had when last
  * written, possibly long ago, so every line is repriced first (one BatchGetItem of the basket's projects,
- * which names them too). One transaction then writes the snapshot, the BasketCheckedOut event and, when a
- * price moved, the repriced basket as its next version (the snapshot binds to that version; its version
- * condition decides, a lost race starts over). A snapshot of a version that changes meanwhile is harmless:
+ * which names them and their artwork too). One transaction then writes the snapshot, the BasketCheckedOut
+ * event, when a price moved the repriced basket as its next version (the snapshot binds to that version; its
+ * version condition decides, a lost race starts over), and a hold mark on each item of the lines' artwork
+ * (services/checkout-commit.ts: more than one transaction when they pass 100 actions). A snapshot of a version that changes meanwhile is harmless:
  * completion refuses it (BasketChanged).
  */
 export function checkOutBasket(userId: string, guid: string): Promise<Checkout> {
@@ -169,23 +170,26 @@ export function checkOutBasket(userId: string, guid: string): Promise<Checkout> 
     const basket = repriceLines(stored, projects, now);
     const repriced = basket !== stored;
     const checkout = takeCheckout(newSecretId(), basket, repriced ? stored.version + 1 : stored.version, projects, now);
-    const outcome = await transact([
-      createCheckoutAction(checkout),
-      recordEvent({
-        type: 'BasketCheckedOut',
-        id: `BasketCheckedOut-${newGuid()}`,
-        time: checkout.createdAt,
-        detail: {
-          UserId: userId,
-          BasketGuid: basket.guid,
-          BasketVersion: checkout.basketVersion,
-          OrderTotal: fromMinorUnits(checkout.totalMinor),
-          LineCount: basket.lines.length,
-        },
-      }),
-      ...(repriced ? [baskets.saveBasketAction(basket, stored.version)] : []),
-    ]);
-    if (!outcome.committed) throw new baskets.StaleBasketError();
+    const artwork = [...new Set(basket.lines.flatMap((line) => projects.get(line.projectGuid)?.itemGuids ?? []))];
+    await commitCheckout(
+      checkout,
+      [
+        recordEvent({
+          type: 'BasketCheckedOut',
+          id: `BasketCheckedOut-${newGuid()}`,
+          time: checkout.createdAt,
+          detail: {
+            UserId: userId,
+            BasketGuid: basket.guid,
+            BasketVersion: checkout.basketVersion,
+            OrderTotal: fromMinorUnits(checkout.totalMinor),
+            LineCount: basket.lines.length,
+          },
+        }),
+        ...(repriced ? [baskets.saveBasketAction(basket, stored.version)] : []),
+      ],
+      artwork,
+    );
     return checkout;
   }, isStaleOrConflict);
 }

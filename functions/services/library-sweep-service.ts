@@ -4,22 +4,25 @@
  * process died, the commit failed, the client gave up), an
  * hour after it began, so the request is long over; and the object of an erased item, should the erasure
  * not have deleted it itself. Records need no sweeping: a request's records are created in its commit's
- * one transaction, and an erasure deletes an item's records in one.
+ * one transaction, and an erasure deletes an item's records in one. When a checkout whose artwork hold ended
+ * expires, the erasures that waited for it (and for no other live hold) are released.
  */
 import * as library from '../store/library-store.ts';
 import * as objects from '../store/image-object-store.ts';
 import { abortS3Upload } from '../store/multipart-object-store.ts';
 import { imageObjectKeys } from '../domain/renditions.ts';
 import type { Leftover } from '../domain/library.ts';
+import { releaseEndedHold } from './artwork-hold-service.ts';
 
 export interface SweepOutcome {
   /** `committed`: the request's images are in the library and nothing is removed. */
-  kind: 'committed' | 'uncommitted' | 'erased';
-  /** Library objects removed. */
+  kind: 'committed' | 'uncommitted' | 'erased' | 'released';
+  /** Library objects removed (`released`: deferred erasures released, their objects go when their intents expire). */
   objectsRemoved: number;
 }
 
 export async function sweepLeftover(leftover: Leftover): Promise<SweepOutcome> {
+  if ('endedHold' in leftover) return { kind: 'released', objectsRemoved: await releaseEndedHold(leftover.endedHold) };
   if ('erasedObjectKey' in leftover) {
     const keys = imageObjectKeys(leftover.erasedObjectKey);
     await Promise.all(keys.map((key) => objects.deleteImageObject(key)));

@@ -29,6 +29,9 @@ import * as orders from '../store/order-store.ts';
 import { recordEvent } from '../store/outbox-store.ts';
 import type { PageRequest } from '../store/query.ts';
 import { transact, TransactionConflictError } from '../store/transaction.ts';
+import { endHoldAction } from '../store/artwork-hold-store.ts';
+import { holdEndFor } from '../domain/artwork-hold.ts';
+import { config } from '../shared/config.ts';
 
 const checkoutNotFound = (checkoutId: string) =>
   notFound('CheckoutNotFound', `No checkout ${checkoutId} (unknown or expired).`);
@@ -70,7 +73,10 @@ const orderCreatedEvent = (order: Order): DomainEvent => ({
       ProjectVersion: line.projectVersion,
       Quantity: line.quantity,
       Total: fromMinorUnits(lineTotalMinor(line)),
+      ArtworkItemCount: line.artworkItemCount ?? 0,
     })),
+    // The lab reads the artwork when it prints (presigned URLs would expire in the event): where, not how.
+    ArtworkPath: `/order/${order.orderGuid}/artwork`,
   },
 });
 
@@ -138,7 +144,7 @@ export async function completeCheckout(checkoutId: string, paymentReference: str
     const { userId, basketGuid, basketVersion } = checkout;
     const outcome = await transactReleasing(
       [
-        claimCheckoutAction(checkoutId, { orderGuid: order.orderGuid, paymentReference, createdAt: now }),
+        claimCheckoutAction(checkout, { orderGuid: order.orderGuid, paymentReference, createdAt: now }),
         baskets.removeBasketAction(userId, basketGuid, basketVersion),
         ...orders.createOrderActions(order),
         recordEvent(orderCreatedEvent(order)),
@@ -172,10 +178,19 @@ export const listOrders = (userId: string, page: PageRequest, projectGuid?: stri
 /** Another status change won: decide again on the order its failed condition returned. */
 class StaleOrder extends Error {}
 
+/** The end of the order's artwork hold, when this change ends it (Cancelled, Completed), in its transaction. */
+function holdEndActions(order: Order) {
+  const heldUntil = holdEndFor(order.status, order.lastSavedAt, config.artworkHoldDays);
+  return order.artworkHold === undefined || heldUntil === undefined
+    ? []
+    : [endHoldAction(order.artworkHold, heldUntil)];
+}
+
 /**
  * Moves an order along the transition table (domain/order.ts): one transaction writes the order, its
- * project copies and the OrderStatusChanged outbox record, on the condition that the order is still at
- * the revision the change was decided on. Requesting the status it has already writes nothing.
+ * project copies, the OrderStatusChanged outbox record and, when the change ends the order's artwork hold,
+ * the hold's end, on the condition that the order is still at the revision the change was decided on.
+ * Requesting the status it has already writes nothing.
  */
 export async function changeOrderStatus(orderGuid: string, to: OrderStatus): Promise<Order> {
   const userId = await orders.findOrderOwner(orderGuid);
@@ -188,6 +203,7 @@ export async function changeOrderStatus(orderGuid: string, to: OrderStatus): Pro
       const outcome = await transact([
         ...orders.changeStatusActions(next, current.revision),
         recordEvent(statusChangedEvent(next)),
+        ...holdEndActions(next),
       ]);
       if (!outcome.committed) {
         const found = outcome.failed.find((failed) => failed.index === 0)?.item;

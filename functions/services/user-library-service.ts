@@ -3,12 +3,13 @@
  * time, and deleting one (the right to erasure). Each change is a few transactions whose conditions decide
  * it; docs/design.md ("The signed-in user's library") tells how they look atomic to every reader.
  */
-import { badRequest, conflict, notFound } from '../shared/errors.ts';
+import { badRequest, conflict, notFound, serviceUnavailable } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
 import { getBuilderLink, getItem, getItems } from '../store/library-store.ts';
 import { deleteImageObject } from '../store/image-object-store.ts';
 import * as userLibrary from '../store/user-library-store.ts';
-import type { ClaimedItem, ClaimedLink, Holds } from '../store/user-library-store.ts';
+import type { ClaimedItem, ClaimedLink, ErasableItem, Holds } from '../store/user-library-store.ts';
+import { decideHolds } from './artwork-hold-service.ts';
 import { readable } from './library-read-service.ts';
 import type { LibraryPage, ReadableItem } from '../domain/library-read.ts';
 import { imageObjectKeys } from '../domain/renditions.ts';
@@ -111,17 +112,46 @@ export async function listLibrary(
   return { items: await readable(items), ...(nextCursor !== undefined ? { nextCursor } : {}) };
 }
 
+/** What an erasure did: erased at once, or scheduled for when the last hold on the item ends. */
+export type ErasureOutcome = { erased: true } | { erased: false; scheduledAt: number };
+
+/** Erasure decisions that lost a race to a hold mark before this one gives up (503, retryable). */
+const ERASURE_ATTEMPTS = 5;
+
 /**
- * Erases one of the user's items: reads its record (the user must hold it), erases its records in one
- * transaction with an erasure intent naming the object (store/user-library-store.ts eraseItem), then
- * deletes the object and its renditions. Three round trips. Should the object delete fail, the answer is an error and the
- * intent's expiry has the sweeper delete the object; the records are gone either way, so every later
- * DELETE answers 404, as for another user's item or one never claimed (docs/security.md, "Erasure").
+ * Erases one of the user's items: reads its record (the user must hold it), decides on its hold marks (a
+ * BatchGetItem of their checkouts, only when it has any: services/artwork-hold-service.ts), erases its
+ * records in one transaction with an erasure intent naming the object (store/user-library-store.ts
+ * eraseItem), then deletes the object and its renditions. Three round trips for an item never held. Held,
+ * the intent waits for the holds and nothing is deleted from the bucket: the lab still reads the object
+ * through its order, and the sweeper releases the intent when the last hold ends. A hold mark taken between
+ * the read and the commit fails the commit, and the decision is made again. Should the object delete fail,
+ * the answer is an error and the intent's expiry has the sweeper delete the object; the records are gone
+ * either way, so every later DELETE answers 404, as for another user's item or one never claimed
+ * (docs/security.md, "Erasure").
  */
-export async function deleteLibraryItem(userId: string, itemGuid: string): Promise<void> {
+export async function deleteLibraryItem(userId: string, itemGuid: string): Promise<ErasureOutcome> {
   const notYours = () => notFound('LibraryItemNotFound', `No library item ${itemGuid}.`);
-  const item = await getItem<ClaimedItem>(itemGuid);
-  if (item?.userId !== userId) throw notYours();
-  if (!(await userLibrary.eraseItem(userId, item, Date.now()))) throw notYours();
-  await Promise.all(imageObjectKeys(item.objectKey).map(deleteImageObject));
+  for (let attempt = 0; attempt < ERASURE_ATTEMPTS; attempt++) {
+    const item = await getItem<ErasableItem>(itemGuid);
+    if (item?.userId !== userId) throw notYours();
+    const now = Date.now();
+    const holds = [...(item.holds ?? [])];
+    const decision = await decideHolds(itemGuid, holds, now);
+    const deferred = decision.live.length > 0;
+    const outcome = await userLibrary.eraseItem(userId, item, now, {
+      also: decision.also,
+      ...(deferred ? { deferredFor: holds } : {}),
+    });
+    if (outcome.committed) {
+      if (deferred) return { erased: false, scheduledAt: now };
+      await Promise.all(imageObjectKeys(item.objectKey).map(deleteImageObject));
+      return { erased: true };
+    }
+    // Decide again only when a hold moved: the item is still this user's, or a hold condition failed.
+    const found = outcome.failed.find((failed) => failed.index === 0);
+    const holdMoved = found ? found.item?.userId === userId : outcome.failed.some((failed) => failed.index > 3);
+    if (!holdMoved) throw notYours();
+  }
+  throw serviceUnavailable(`Item ${itemGuid} is being checked out right now; retry the erasure.`);
 }

@@ -85,6 +85,8 @@ export const config = readOnce({
   /** The currency of every price (ISO 4217): one per service, as prices are registered without one. */
   currency: () => currencyText(env('CURRENCY') ?? DEFAULT_CURRENCY, 'environment variable CURRENCY'),
   basketTtlDays: () => intEnv('BASKET_TTL_DAYS', 60),
+  /** Days a Completed order keeps holding its artwork (the reprint window); 0 ends the hold with the completion. */
+  artworkHoldDays: () => intEnv('ARTWORK_HOLD_DAYS', 30),
   /** Open (unexpired) baskets one user may have; creating one more answers 409 BasketQuotaExceeded. */
   maxOpenBasketsPerUser: () => intEnv('MAX_OPEN_BASKETS_PER_USER', 100),
   /** Pull (fetch by URL): loopback image servers are refused unless this is `true` (local development, tests). */

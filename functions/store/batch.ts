@@ -15,7 +15,8 @@ const KEYS_PER_GET = 100;
 /** Calls for one chunk before the request gives up. */
 const MAX_ROUNDS = 6;
 
-const chunks = <T>(all: readonly T[], size: number): T[][] =>
+/** `all` in runs of at most `size`, in order. */
+export const chunks = <T>(all: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(all.length / size) }, (_, index) => all.slice(index * size, (index + 1) * size));
 
 /** Sends `call` with `pending`, then with what it left unprocessed, until nothing is left. */

@@ -44,6 +44,11 @@ export const basketKey = (userId: string, basketGuid: string): TableKey => ({
 export const BASKET_PREFIX = 'BASKET#';
 
 export const projectKey = (projectGuid: string): TableKey => ({ PK: `${KEYS.project}${projectGuid}`, SK: 'PROJECT' });
+/** A project version's artwork, immutable, named by its digest (domain/artwork.ts). */
+export const artworkKey = (projectGuid: string, digest: string): TableKey => ({
+  PK: `${KEYS.project}${projectGuid}`,
+  SK: `ARTWORK#${digest}`,
+});
 
 export const checkoutKey = (checkoutId: string): TableKey => ({ PK: `${KEYS.checkout}${checkoutId}`, SK: 'CHECKOUT' });
 

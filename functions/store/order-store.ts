@@ -4,7 +4,8 @@
  * - the order:          PK=USER#<user>                    SK=ORDER#<orderGuid>  (the truth; guids sort by time)
  * - project copies:     PK=USER#<user>#PROJECT#<project>  SK=ORDER#<orderGuid>  (the whole order again, one per
  *                       project in it, so "orders with project P" is one Query bounded by the matching orders)
- * - the owner pointer:  PK=ORDER#<orderGuid>              SK=ORDER              (internal callers know only the guid)
+ * - the owner pointer:  PK=ORDER#<orderGuid>              SK=ORDER              (internal callers know only the guid;
+ *                       it keeps each line's artwork reference for the lab's read)
  *
  * Every change writes the order and all its copies in one transaction (the caller's), so a copy is never
  * behind its order: these are the actions.
@@ -16,7 +17,7 @@ import { fromItem, table } from './table.ts';
 import { ORDER_PREFIX, orderCopyKey, orderKey, orderOwnerKey, userPk, userProjectPk } from './keys.ts';
 import { queryPage, type PageRequest } from './query.ts';
 import { create, put, update, type WriteAction } from './transaction.ts';
-import { orderProjects, type Order } from '../domain/order.ts';
+import { artworkLinesOf, orderProjects, type ArtworkLine, type Order } from '../domain/order.ts';
 
 const ORDER_TYPE = 'Order';
 const COPY_TYPE = 'OrderProjectCopy';
@@ -56,6 +57,18 @@ export async function findOrderOwner(orderGuid: string): Promise<string | undefi
   return result.Item?.userId as string | undefined;
 }
 
+/** The order's owner and its lines' artwork, from the owner pointer (one GetItem); undefined for no such order. */
+export async function getOrderArtworkLines(
+  orderGuid: string,
+): Promise<{ userId: string; artworkLines: ArtworkLine[] } | undefined> {
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: orderOwnerKey(orderGuid), ConsistentRead: true }),
+  );
+  if (!result.Item) return undefined;
+  // An order created before artwork was kept has no lines on its pointer: it names no artwork.
+  return { userId: result.Item.userId as string, artworkLines: (result.Item.artworkLines ?? []) as ArtworkLine[] };
+}
+
 /** One GetItem; the key holds the owner, so another user's order reads exactly like a missing one. */
 export async function getOrder(userId: string, orderGuid: string): Promise<Order | undefined> {
   const result = await dynamo.send(
@@ -80,7 +93,7 @@ const copyActions = (order: Order): WriteAction[] =>
 /** A new order: the order, its owner pointer and its project copies. The order's condition: none under its guid yet. */
 export const createOrderActions = (order: Order): WriteAction[] => [
   create(orderKey(order.userId, order.orderGuid), ORDER_TYPE, order),
-  create(orderOwnerKey(order.orderGuid), 'OrderOwner', { userId: order.userId }),
+  create(orderOwnerKey(order.orderGuid), 'OrderOwner', { userId: order.userId, artworkLines: artworkLinesOf(order) }),
   ...copyActions(order),
 ];
 

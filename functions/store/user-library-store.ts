@@ -26,7 +26,7 @@ import {
 } from './keys.ts';
 import { queryPage, type PageRange } from './query.ts';
 import { transactRetrying, type BuilderLink } from './library-store.ts';
-import { check, create, put, remove, update } from './transaction.ts';
+import { check, create, put, remove, update, type TransactionOutcome, type WriteAction } from './transaction.ts';
 import type { StoredItem } from '../domain/library-read.ts';
 
 export interface ClaimedItem extends StoredItem {
@@ -135,26 +135,46 @@ export async function hasLibraryEntry(userId: string, item: ClaimedItem): Promis
 /** How long an erased item's object may wait for the sweeper, should the erasure not delete it itself. */
 const ERASURE_SWEEP_AFTER_MS = 5 * 60 * 1000;
 
+/** An item record as an erasure reads it: with its hold marks (store/artwork-hold-store.ts) when it has any. */
+export interface ErasableItem extends ClaimedItem {
+  holds?: Set<string>;
+  holdRevision?: number;
+}
+
 /**
- * Erases the item's records in one transaction: the item record (only while this user holds it), the
- * user's entry (only if it is there: the item is in the library), a pending upload's record (it keeps a
- * copy of the item's metadata), and an erasure intent naming the object, whose expiry has the sweeper
- * delete the object should the caller not manage to. False when a condition failed: nothing was erased.
+ * Erases the item's records in one transaction: the item record (only while this user holds it and no hold
+ * mark was taken since it was read), the user's entry (only if it is there: the item is in the library), a
+ * pending upload's record (it keeps a copy of the item's metadata), an erasure intent naming the object, and
+ * `also` (the holds this decision breaks, or a check that the hold it waits for is live). The intent's expiry
+ * has the sweeper delete the object should the caller not manage to; an intent `deferredFor` live holds has
+ * no expiry and keeps their marks, until the sweeper releases it when the last of them ends.
  */
-export async function eraseItem(userId: string, item: ClaimedItem, now: number): Promise<boolean> {
-  const outcome = await transactRetrying([
-    remove(libraryItemKey(item.itemGuid), { if: 'userId = :user', values: { ':user': userId } }),
+export const eraseItem = (
+  userId: string,
+  item: ErasableItem,
+  now: number,
+  erasure: { deferredFor?: string[]; also?: WriteAction[] } = {},
+): Promise<TransactionOutcome> =>
+  transactRetrying([
+    remove(libraryItemKey(item.itemGuid), {
+      if: `userId = :user AND ${item.holdRevision === undefined ? 'attribute_not_exists(holdRevision)' : 'holdRevision = :revision'}`,
+      values: { ':user': userId, ...(item.holdRevision === undefined ? {} : { ':revision': item.holdRevision }) },
+    }),
     remove(libraryEntryKey(userId, libraryEntrySortKey(item)), { if: 'attribute_exists(PK)' }),
     remove(uploadKey(item.itemGuid)),
     put(
       erasureIntentKey(item.itemGuid),
       'ErasureIntent',
-      { itemGuid: item.itemGuid, objectKey: item.objectKey, erasedAt: now },
-      { expiresAt: now + ERASURE_SWEEP_AFTER_MS },
+      {
+        itemGuid: item.itemGuid,
+        objectKey: item.objectKey,
+        erasedAt: now,
+        ...(erasure.deferredFor ? { holds: erasure.deferredFor } : {}),
+      },
+      erasure.deferredFor ? {} : { expiresAt: now + ERASURE_SWEEP_AFTER_MS },
     ),
+    ...(erasure.also ?? []),
   ]);
-  return outcome.committed;
-}
 
 const libraryRange = (userId: string): PageRange => ({
   partitionKey: 'PK',

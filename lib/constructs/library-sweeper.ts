@@ -51,7 +51,7 @@ export class LibrarySweeper extends StreamConsumer {
           'Expired library intents the sweeper gave up on after its retries: each message names a stream batch. docs/operations.md, Alarms: re-run the sweep for it.',
       },
     });
-    // GetItem of the owner: whether the request committed. It writes no record.
+    // GetItem of the owner: whether the request committed; an ended artwork hold's releases (routes.ts).
     this.handlerFunction.grantTable(props.table, sweeperTableGrant);
     this.handlerFunction.function.addEnvironment('BUCKET_NAME', props.bucket.bucketName);
     this.handlerFunction.role.addToPrincipalPolicy(

@@ -41,6 +41,10 @@ const VARIABLES: Record<string, VariableDoc> = {
       'local: `1` runs every function from its synthesized asset in `cdk.out` instead of from source ([Testing: the deployed code](testing.md#the-deployed-code-local_bundles1))',
   },
   BASKET_TTL_DAYS: { meaning: 'a basket untouched this long (days) expires' },
+  ARTWORK_HOLD_DAYS: {
+    meaning:
+      "the reprint window: days a `Completed` order keeps holding its artwork (an erasure of its items waits that long after the completion); `0` ends the hold with the completion. A `Cancelled` order's hold ends at once, an unpaid checkout's when it expires",
+  },
   MAX_OPEN_BASKETS_PER_USER: {
     meaning: 'open (unexpired, not ordered) baskets one user may have; one more is 409 `BasketQuotaExceeded`',
   },

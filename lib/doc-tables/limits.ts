@@ -1,4 +1,5 @@
 /** docs/limits.md: every size, count and time limit, from the constants and defaults of the code. */
+import { ARTWORK_PAGE_ITEMS, MAX_ARTWORK_ITEMS } from '../../functions/domain/artwork.ts';
 import { MAX_LINES, MAX_QUANTITY } from '../../functions/domain/basket.ts';
 import { MAX_BUILDER_ITEMS } from '../../functions/domain/library.ts';
 import { z } from 'zod/mini';
@@ -36,6 +37,18 @@ export function limitsTable(): string {
     ],
     ['unit price', `0–${grouped(MAX_UNIT_PRICE)} with at most two fraction digits`],
     ['project `Name`', `1–${MAX_PROJECT_NAME_LENGTH} characters after trimming, no control characters`],
+    [
+      'project `ItemGuids` (artwork)',
+      `1–${MAX_ARTWORK_ITEMS} library items per version, none twice; an unknown or erased one is 422 \`UnknownLibraryItem\``,
+    ],
+    [
+      'items per page of `GET /order/{orderGuid}/artwork`',
+      `whole lines holding at most ${grouped(ARTWORK_PAGE_ITEMS)} items (at least one line); more through \`NextCursor\``,
+    ],
+    [
+      'artwork hold',
+      `from the checkout until it expires unpaid, the order is \`Cancelled\`, or \`ARTWORK_HOLD_DAYS\` (${d('ARTWORK_HOLD_DAYS')}) days after it is \`Completed\``,
+    ],
     ['request body', `${bytes(MAX_REQUEST_BYTES)} (Lambda's synchronous payload limit); larger answers 413`],
     ['basket lifetime', `${d('BASKET_TTL_DAYS')} days untouched (\`BASKET_TTL_DAYS\`)`],
     [

@@ -363,15 +363,19 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
   'delete-basket-line': { read: ['USER#*'], write: ['USER#*'] },
   'checkout-basket': {
     read: ['IDEMPOTENCY#*', 'PROJECT#*', 'USER#*'],
-    write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'OUTBOX#*', 'USER#*'],
+    // LIBITEM#: the hold marks on the artwork's items (issue 33).
+    write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'LIBITEM#*', 'OUTBOX#*', 'USER#*'],
   },
-  'put-project': { read: ['PROJECT#*'], write: ['PROJECT#*'] },
+  // LIBITEM#: a version's artwork items must exist (issue 33).
+  'put-project': { read: ['LIBITEM#*', 'PROJECT#*'], write: ['PROJECT#*'] },
   'get-project': { read: ['PROJECT#*'], write: [] },
   'get-checkout': { read: ['CHECKOUT#*', 'USER#*'], write: [] },
   'complete-checkout': { read: ['CHECKOUT#*', 'USER#*'], write: ['CHECKOUT#*', 'ORDER#*', 'OUTBOX#*', 'USER#*'] },
   'list-orders': { read: ['USER#*'], write: [] },
   'get-order': { read: ['USER#*'], write: [] },
-  'update-order-status': { read: ['ORDER#*', 'USER#*'], write: ['OUTBOX#*', 'USER#*'] },
+  // CHECKOUT#: a change that ends the order's artwork hold writes it on the checkout record.
+  'update-order-status': { read: ['ORDER#*', 'USER#*'], write: ['CHECKOUT#*', 'OUTBOX#*', 'USER#*'] },
+  'get-order-artwork': { read: ['ORDER#*', 'PROJECT#*'], write: [] },
   'push-library-item': INGEST_KEYS,
   'pull-library-item': INGEST_KEYS,
   'push-library-items': INGEST_KEYS,
@@ -389,7 +393,11 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
   'get-builder': { read: LIBRARY_KEYS, write: [] },
   'claim-library-items': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   'list-library': { read: LIBRARY_KEYS, write: [] },
-  'delete-library-item': { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
+  // CHECKOUT#: the holds on the item are checkout records; an erasure reads them and breaks unpayable ones.
+  'delete-library-item': {
+    read: [...LIBRARY_KEYS, 'CHECKOUT#*'].sort(),
+    write: [...LIBRARY_KEYS, 'CHECKOUT#*'].sort(),
+  },
   'create-webhook': { read: ['WEBHOOK#*'], write: ['WEBHOOK#*', 'WEBHOOKSUB#*'] },
   'list-webhooks': { read: ['WEBHOOK#*'], write: [] },
   'get-webhook': { read: ['WEBHOOK#*'], write: [] },
@@ -399,6 +407,9 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
   'list-webhook-deliveries': { read: ['WEBHOOK#*', 'WHDELIVERY#*'], write: [] },
   'redeliver-webhook-delivery': { read: ['WEBHOOK#*', 'WHDELIVERY#*'], write: ['WHDELIVERY#*'] },
 };
+
+/** Library routes that must reach another prefix, and why (the loop below holds every other to none). */
+const LIBRARY_EXCEPTIONS: Record<string, string> = { 'delete-library-item': 'CHECKOUT#*' };
 
 describe('leading keys (which items a function may touch)', () => {
   const tableRoles = () => [
@@ -428,13 +439,17 @@ describe('leading keys (which items a function may touch)', () => {
     for (const handler of Object.keys(EXPECTED_KEYS).filter((name) => name.includes('library'))) {
       const { read, write } = EXPECTED_KEYS[handler]!;
       for (const foreign of ['APIKEY#*', 'USER#*', 'ORDER#*', 'CHECKOUT#*', 'PROJECT#*'])
-        expect([...read, ...write], handler).not.toContain(foreign);
+        if (LIBRARY_EXCEPTIONS[handler] !== foreign) expect([...read, ...write], handler).not.toContain(foreign);
     }
   });
 
-  it('lets the authorizer read API keys only, the sweeper read owners only (it deletes objects, no records), the publisher no item', () => {
+  it('lets the authorizer read API keys only, the sweeper read owners and what an ended hold releases, the publisher no item', () => {
     expect(leadingKeysOf(stack.authorizers.handlerFunction.role)).toEqual({ read: ['APIKEY#*'], write: [] });
-    expect(leadingKeysOf(stack.librarySweeper.handlerFunction.role)).toEqual({ read: ['ANONUSER#*'], write: [] });
+    // Issue 33: an ended artwork hold's checkout, its artwork, the deferred erasures it releases.
+    expect(leadingKeysOf(stack.librarySweeper.handlerFunction.role)).toEqual({
+      read: ['ANONUSER#*', 'CHECKOUT#*', 'ERASE#*', 'PROJECT#*'],
+      write: ['CHECKOUT#*', 'ERASE#*'],
+    });
     expect(leadingKeysOf(stack.eventPublisher.handlerFunction.role)).toEqual({ read: [], write: [] });
   });
 
@@ -710,7 +725,7 @@ describe('library sweeper', () => {
     });
   });
 
-  it('may read records, never write them, and deletes only library and staging objects', () => {
+  it('writes only erasure intents and checkouts (releasing holds), and deletes only library and staging objects', () => {
     const statements = statementsOf(stack.librarySweeper.handlerFunction.role);
     const actions = statements.flatMap((statement) => [statement.Action].flat());
     expect(
@@ -723,7 +738,16 @@ describe('library sweeper', () => {
             !action.startsWith('dynamodb:GetShard'),
         )
         .sort(),
-    ).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+    ).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
     expect(actions.filter((action) => action.startsWith('s3:')).sort()).toEqual([
       's3:AbortMultipartUpload',
       's3:DeleteObject',

@@ -54,6 +54,7 @@ const samples: Record<string, Sample> = {
   'POST /checkout/{checkoutId}/complete': { json: { PaymentReference: 'matrix' } },
   'GET /orders': {},
   'GET /order/{orderGuid}': {},
+  'GET /order/{orderGuid}/artwork': {},
   'PUT /order/{orderGuid}/status': { json: { Status: 'not a status' } },
   'POST /library/push': { raw: { body: '--x--\r\n', contentType: 'multipart/form-data; boundary=x' } },
   'POST /library/pull': { json: {} },

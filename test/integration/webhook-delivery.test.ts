@@ -45,6 +45,8 @@ describe('webhook deliveries', () => {
     };
     expect(payload.type).toBe('OrderCreated');
     expect(payload.data.OrderGuid).toBe(completed.body.Order.OrderGuid);
+    // Where the lab reads the order's artwork, never a URL that expires before a late delivery.
+    expect(payload.data.ArtworkPath).toBe(`/order/${completed.body.Order.OrderGuid}/artwork`);
     expect(Date.parse(payload.timestamp)).toBeGreaterThan(0);
     expect(() =>
       new StandardWebhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(

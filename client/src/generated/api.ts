@@ -10,6 +10,31 @@ export interface Schemas {
     ItemGuid: string;
     Aborted: true;
   };
+  ArtworkItem: {
+    ItemGuid: string;
+    /** The type sniffed from the bytes, not the one the client declared */
+    FileMimeType: string;
+    /** Size in bytes (at most UPLOAD_MAX_BYTES, 100 MiB by default) */
+    FileSize: number;
+    /** MD5 of the bytes, 32 uppercase hexadecimal characters */
+    FileMd5: string;
+    /** Pixels as displayed (orientation applied) */
+    Width: number;
+    /** Pixels as displayed (orientation applied) */
+    Height: number;
+    /** Presigned S3 GET of the original (the print master, not a rendition), answered with FileMimeType; valid DOWNLOAD_URL_SECONDS (900) */
+    DownloadUrl: string;
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    DownloadUrlExpiresDateUtc: Date;
+  };
+  ArtworkLine: {
+    /** The order line's Id */
+    Id: number;
+    ProjectGuid: string;
+    ProjectVersion: number;
+    /** The items the project version named at checkout, in its order; [] for none */
+    Items: Array<Schemas['ArtworkItem']>;
+  };
   Basket: {
     Guid: string;
     Lines: Array<Schemas['BasketLine']>;
@@ -132,6 +157,11 @@ export interface Schemas {
     ItemGuid: string;
     Deleted: true;
   };
+  ErasureScheduled: {
+    ItemGuid: string;
+    /** When the erasure was scheduled, as "\/Date(<ms>)\/": the item is gone for the user from then on; its original and renditions are erased when the last checkout or order holding them releases them */
+    ErasureScheduledDateUtc: Date;
+  };
   Error: {
     Error: Schemas['ErrorDetail'];
   };
@@ -244,6 +274,13 @@ export interface Schemas {
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     LastSavedDateUtc: Date;
   };
+  OrderArtwork: {
+    OrderGuid: string;
+    /** A page of the order's lines, in order: whole lines holding at most 1000 items together (at least one line) */
+    Lines: Array<Schemas['ArtworkLine']>;
+    /** Pass as ?cursor= for the next page; absent on the last page */
+    NextCursor?: string;
+  };
   OrderDetail: {
     OrderGuid: string;
     Lines: Array<Schemas['OrderLineDetail']>;
@@ -312,12 +349,16 @@ export interface Schemas {
     /** Amount as a JSON number, never negative; the number of fraction digits varies */
     UnitPrice: number;
     Version: number;
+    /** The library items this version prints; absent when it names none */
+    ItemGuids?: Array<string>;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     LastSavedDateUtc: Date;
   };
   ProjectInput: {
     /** The name shoppers see, 1-200 characters after trimming, no control characters; omitted, the stored name stays */
     Name?: string;
+    /** The library items this version prints, in order (1-200, none twice); each must exist and not be erased. Omitted, the stored artwork stays; a version's artwork changes only with a new Version */
+    ItemGuids?: Array<string>;
     UnitPrice: number;
     Version: number;
   };
@@ -462,6 +503,8 @@ export interface Schemas {
 }
 
 export type AbortedUpload = Schemas['AbortedUpload'];
+export type ArtworkItem = Schemas['ArtworkItem'];
+export type ArtworkLine = Schemas['ArtworkLine'];
 export type Basket = Schemas['Basket'];
 export type BasketLine = Schemas['BasketLine'];
 export type BasketList = Schemas['BasketList'];
@@ -483,6 +526,7 @@ export type CreatedWebhook = Schemas['CreatedWebhook'];
 export type DeletedBasket = Schemas['DeletedBasket'];
 export type DeletedWebhook = Schemas['DeletedWebhook'];
 export type DeleteLibraryItemResponse = Schemas['DeleteLibraryItemResponse'];
+export type ErasureScheduled = Schemas['ErasureScheduled'];
 export type ErrorDetail = Schemas['ErrorDetail'];
 export type Health = Schemas['Health'];
 export type ItemFailure = Schemas['ItemFailure'];
@@ -497,6 +541,7 @@ export type ListLibraryResponse = Schemas['ListLibraryResponse'];
 export type MultiPullInput = Schemas['MultiPullInput'];
 export type OpenApiDocument = Schemas['OpenApiDocument'];
 export type Order = Schemas['Order'];
+export type OrderArtwork = Schemas['OrderArtwork'];
 export type OrderDetail = Schemas['OrderDetail'];
 export type OrderLine = Schemas['OrderLine'];
 export type OrderLineDetail = Schemas['OrderLineDetail'];
@@ -641,7 +686,7 @@ export interface Operations {
     body: undefined;
     response: Schemas['BasketResult'];
   };
-  /** DELETE /library/{itemGuid}: Erase one of the user's library items: its records and its image */
+  /** DELETE /library/{itemGuid}: Erase one of the user's library items: its records and its image (later, when a checkout or order holds it) */
   deleteLibraryItem: {
     path: {
       /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
@@ -649,7 +694,7 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: undefined;
-    response: Schemas['DeleteLibraryItemResponse'];
+    response: Schemas['DeleteLibraryItemResponse'] | Schemas['ErasureScheduled'];
   };
   /** DELETE /webhooks/{webhookId}: Delete a webhook */
   deleteWebhook: {
@@ -756,6 +801,19 @@ export interface Operations {
     query: Record<string, never>;
     body: undefined;
     response: Schemas['OrderDetail'];
+  };
+  /** GET /order/{orderGuid}/artwork: Presigned downloads of the originals an order's lines print, a page of lines at a time */
+  getOrderArtwork: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      orderGuid: string;
+    };
+    query: {
+      /** The NextCursor of the page before; absent for the first page */
+      cursor?: string;
+    };
+    body: undefined;
+    response: Schemas['OrderArtwork'];
   };
   /** GET /project/{projectGuid}: Read a project price */
   getProject: {
@@ -1077,7 +1135,7 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     credential: 'bearer',
     idempotent: false,
     body: 'none',
-    dates: [],
+    dates: [['ErasureScheduledDateUtc']],
   },
   deleteWebhook: {
     method: 'DELETE',
@@ -1162,6 +1220,14 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     idempotent: false,
     body: 'none',
     dates: [['CreatedDateUtc'], ['CompletedDateUtc'], ['LastSavedDateUtc']],
+  },
+  getOrderArtwork: {
+    method: 'GET',
+    path: '/order/{orderGuid}/artwork',
+    credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [['Lines', '*', 'Items', '*', 'DownloadUrlExpiresDateUtc']],
   },
   getProject: {
     method: 'GET',

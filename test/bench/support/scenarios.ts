@@ -11,6 +11,7 @@ import type { RequestOptions } from '../../support/service.ts';
 import { multipartBody, pngOfSize } from '../../support/multipart.ts';
 import { presentHandlers, type World } from './world.ts';
 import { MAX_BUILDER_ITEMS } from '../../../functions/domain/library.ts';
+import { artworkPlans } from './artwork-scenarios.ts';
 
 export interface Scenario {
   /** Row label: the route, and what the request does when the route has several cases. */
@@ -225,6 +226,10 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
     ? await userLibraryOf(world, library, user)
     : { url: '', itemGuids: [], deleted: '' };
   const [deletedObject] = userLibrary.deleted ? await downloadsOf([userLibrary.deleted]) : [];
+  const artwork: Planned[] = [];
+  if (present.has('get-order-artwork'))
+    for (const { signs, ...plan } of await artworkPlans(world, { user, site, catalog, fulfilment, library }))
+      artwork.push({ ...plan, ...(signs ? { bareSdkWork: signDownloads(await downloadsOf(signs)) } : {}) });
 
   const planned: Planned[] = [
     { label: 'GET /health', handler: 'get-health', method: 'GET', path: '/health', options: {} },
@@ -386,6 +391,7 @@ export async function buildScenarios(world: World): Promise<Scenario[]> {
       options: user,
       ...(deletedObject ? { bareSdkWork: deleteObjectOf(deletedObject.objectKey) } : {}),
     },
+    ...artwork,
   ];
 
   const scenarios: Scenario[] = [];

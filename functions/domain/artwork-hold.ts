@@ -1,0 +1,72 @@
+/**
+ * Holds: a library item named by a checkout's artwork is held, so its erasure waits for the print. Pure:
+ * the stores write the hold marks and the checkout records, the services decide with these rules.
+ *
+ * The item record carries one mark per checkout that named it (`<takenAt>:<checkoutId>`); the hold's state
+ * is its checkout record's: held while the checkout is unpaid and unexpired, then (paid) while its order is
+ * open, until `heldUntil` once the order is Cancelled (at once) or Completed (ARTWORK_HOLD_DAYS later).
+ * A checkout whose artwork needs more than one transaction is first written `pending` (never payable) and
+ * made payable by its last transaction, unless an erasure broke it meanwhile (`brokenBy`).
+ */
+import { conflict } from '../shared/errors.ts';
+import type { OrderStatus } from './order.ts';
+
+/**
+ * How long a checkout may take from its first hold mark to its last transaction: far longer than any
+ * function runs. A mark whose checkout record is missing within this window may belong to a checkout under
+ * way; past it, the checkout never came (or its record expired).
+ */
+export const HOLD_PENDING_MS = 15 * 60 * 1000;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface HoldMark {
+  takenAt: number;
+  checkoutId: string;
+}
+
+export const holdMarkText = (mark: HoldMark): string => `${mark.takenAt}:${mark.checkoutId}`;
+
+export const holdMarkOf = (text: string): HoldMark => {
+  const [takenAt, checkoutId] = text.split(':') as [string, string];
+  return { takenAt: Number(takenAt), checkoutId };
+};
+
+/** What a hold's verdict needs of its checkout record. */
+export interface HoldRecord {
+  expiresAt: number;
+  order?: unknown;
+  heldUntil?: number;
+  pending?: true;
+  brokenBy?: string;
+}
+
+/**
+ * What a hold means to an erasure deciding now: `live` keeps the item; `dead` does not; `break` (a pending
+ * checkout) and `tombstone` (a checkout that may still be writing its record) do not either, once the
+ * erasure's own transaction has broken that checkout, so it can never become payable.
+ */
+export type HoldVerdict = 'live' | 'dead' | 'break' | 'tombstone';
+
+export function holdVerdict(mark: HoldMark, record: HoldRecord | undefined, now: number): HoldVerdict {
+  if (!record) return mark.takenAt + HOLD_PENDING_MS > now ? 'tombstone' : 'dead';
+  if (record.brokenBy !== undefined) return 'dead';
+  if (record.pending) return 'break';
+  if (record.order !== undefined) return record.heldUntil === undefined || record.heldUntil > now ? 'live' : 'dead';
+  return record.expiresAt > now ? 'live' : 'dead';
+}
+
+/** When an order's hold ends on moving to `status`: undefined while it stays open. */
+export function holdEndFor(status: OrderStatus, now: number, holdDays: number): number | undefined {
+  if (status === 'Cancelled') return now;
+  if (status === 'Completed') return now + holdDays * DAY_MS;
+  return undefined;
+}
+
+/** A checkout named artwork that was erased before its hold could be taken: nothing is payable. */
+export const artworkErased = (itemGuids: readonly string[]) =>
+  conflict(
+    'ArtworkErased',
+    `The artwork of this basket names library item ${itemGuids.join(', ')}, which was erased; the project must name other artwork before it can be checked out.`,
+    { ItemGuids: [...itemGuids] },
+  );

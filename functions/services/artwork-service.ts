@@ -1,0 +1,52 @@
+/**
+ * The lab's read of an order's artwork (GET /order/{orderGuid}/artwork): the originals of every item each
+ * line's project version printed when the order was paid, with presigned GETs. Two sequential round trips
+ * whatever the order: the owner pointer (one GetItem: the lines and their artwork references), then the
+ * page's artwork records (one BatchGetItem; each holds what the lab needs of its items), signed in process.
+ */
+import { badRequest, notFound } from '../shared/errors.ts';
+import { config } from '../shared/config.ts';
+import { artworkPage, type ArtworkItem } from '../domain/artwork.ts';
+import type { ArtworkLine, OrderArtworkPage } from '../domain/order.ts';
+import { getOrderArtworkLines } from '../store/order-store.ts';
+import { getArtworks } from '../store/project-store.ts';
+import { presignDownloads } from '../store/image-object-store.ts';
+
+const invalidCursor = () =>
+  badRequest('InvalidCursor', 'cursor: not a cursor this listing handed out; start again without it.');
+
+/** The line index a cursor names: the decimal index of the page's first line, within the order's lines. */
+function startOf(cursor: string | undefined, lineCount: number): number {
+  if (cursor === undefined) return 0;
+  const start = /^[1-9]\d{0,2}$/.test(cursor) ? Number(cursor) : NaN;
+  if (!(start < lineCount)) throw invalidCursor();
+  return start;
+}
+
+export async function readOrderArtwork(orderGuid: string, cursor?: string): Promise<OrderArtworkPage> {
+  const order = await getOrderArtworkLines(orderGuid);
+  if (!order) throw notFound('OrderNotFound', `No order ${orderGuid}.`);
+  const page = artworkPage(order.artworkLines, startOf(cursor, order.artworkLines.length));
+  const withArtwork = page.lines.flatMap((line) =>
+    line.artworkDigest === undefined ? [] : [{ projectGuid: line.projectGuid, artworkDigest: line.artworkDigest }],
+  );
+  const artworks = await getArtworks(withArtwork);
+  const itemsOf = (line: ArtworkLine): ArtworkItem[] =>
+    line.artworkDigest === undefined ? [] : (artworks.get(`${line.projectGuid}#${line.artworkDigest}`)?.items ?? []);
+  const all = page.lines.flatMap(itemsOf);
+  // Taken before signing: the URLs' own clock starts a moment later, so none expires before this.
+  const downloadExpiresAt = Date.now() + config.downloadUrlSeconds * 1000;
+  const urls = await presignDownloads(
+    all.map(({ objectKey, mimeType }) => ({ objectKey, contentType: mimeType, disposition: 'attachment' as const })),
+    config.downloadUrlSeconds,
+  );
+  let next = 0;
+  return {
+    orderGuid,
+    lines: page.lines.map((line) => ({
+      ...line,
+      items: itemsOf(line).map((item) => ({ ...item, downloadUrl: urls[next++] as string, downloadExpiresAt })),
+    })),
+    ...(page.next === undefined ? {} : { nextCursor: String(page.next) }),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * The actions that take, read, break and end artwork holds (domain/artwork-hold.ts). A hold mark lives on
+ * the item record (`holds`, a string set, and `holdRevision`, counted up by every mark so that an erasure's
+ * condition sees a mark taken after it read); the hold's state lives on the checkout record under
+ * `CHECKOUT#<checkoutId>`, which a paid checkout keeps (without expiry) for as long as its order holds.
+ */
+import { HOLD_PENDING_MS, holdMarkText, type HoldMark, type HoldRecord } from '../domain/artwork-hold.ts';
+import { batchGetItems } from './batch.ts';
+import { checkoutKey, erasureIntentKey, libraryItemKey } from './keys.ts';
+import { fromItem, ttlSeconds } from './table.ts';
+import { check, create, update, type WriteAction } from './transaction.ts';
+
+/** The mark of a checkout on one item, while the item exists (an erased item has no record: the mark fails). */
+export const markItemAction = (itemGuid: string, mark: HoldMark): WriteAction =>
+  update(libraryItemKey(itemGuid), 'ADD holds :mark, holdRevision :one', {
+    values: { ':mark': new Set([holdMarkText(mark)]), ':one': 1 },
+    condition: { if: 'attribute_exists(PK)' },
+  });
+
+/** The checkout records of these holds, by checkout id (one BatchGetItem per 100); missing ones are absent. */
+export async function getHoldRecords(checkoutIds: readonly string[]): Promise<Map<string, HoldRecord>> {
+  const items = await batchGetItems([...new Set(checkoutIds)].map(checkoutKey));
+  return new Map(items.map((item) => [item.checkoutId as string, fromItem<HoldRecord>(item)]));
+}
+
+/** Breaks a pending checkout: its last transaction (which requires no `brokenBy`) can never make it payable. */
+export const breakPendingAction = (checkoutId: string, itemGuid: string): WriteAction =>
+  update(checkoutKey(checkoutId), 'SET brokenBy = :item', {
+    values: { ':item': itemGuid },
+    condition: { if: 'attribute_exists(pending)' },
+  });
+
+/**
+ * Breaks a checkout that may still be writing its record: a record in its place (expiring with the window)
+ * makes the checkout's own creation fail.
+ */
+export const tombstoneAction = (mark: HoldMark, itemGuid: string): WriteAction =>
+  create(
+    checkoutKey(mark.checkoutId),
+    'CheckoutTombstone',
+    { checkoutId: mark.checkoutId, brokenBy: itemGuid, expiresAt: mark.takenAt + HOLD_PENDING_MS },
+    mark.takenAt + HOLD_PENDING_MS,
+  );
+
+/** The condition that a hold is live now (its checkout unpaid and unexpired, or paid and its hold not ended). */
+export const liveHoldCheck = (checkoutId: string, now: number): WriteAction =>
+  check(checkoutKey(checkoutId), {
+    if: 'attribute_exists(PK) AND attribute_not_exists(brokenBy) AND attribute_not_exists(pending) AND ((attribute_not_exists(#order) AND expiresAt > :now) OR (attribute_exists(#order) AND (attribute_not_exists(heldUntil) OR heldUntil > :now)))',
+    names: { '#order': 'order' },
+    values: { ':now': now },
+  });
+
+/** Ends a paid checkout's hold at `heldUntil`: DynamoDB's TTL then deletes it, and the sweeper releases its items. */
+export const endHoldAction = (checkoutId: string, heldUntil: number): WriteAction =>
+  update(checkoutKey(checkoutId), 'SET heldUntil = :until, TtlEpochSeconds = :ttl', {
+    values: { ':until': heldUntil, ':ttl': ttlSeconds(heldUntil) },
+    condition: { if: 'attribute_exists(PK)' },
+  });
+
+/** An erasure that waits for holds: its intent, with the marks it waits for. */
+export interface DeferredErasure {
+  itemGuid: string;
+  holds: string[];
+}
+
+/** The erasure intents among these items that wait for holds (one BatchGetItem per 100). */
+export async function getDeferredErasures(itemGuids: readonly string[]): Promise<DeferredErasure[]> {
+  const items = await batchGetItems(itemGuids.map(erasureIntentKey));
+  return items.flatMap((item) =>
+    Array.isArray(item.holds) ? [{ itemGuid: item.itemGuid as string, holds: item.holds as string[] }] : [],
+  );
+}
+
+/**
+ * Releases a deferred erasure: its intent expires now, so the sweeper deletes the object and its renditions
+ * when DynamoDB's TTL deletes the intent, as for any erasure. Fails (nothing written) when released already.
+ */
+export const releaseErasureAction = (itemGuid: string, now: number): WriteAction =>
+  update(erasureIntentKey(itemGuid), 'SET TtlEpochSeconds = :ttl REMOVE holds', {
+    values: { ':ttl': ttlSeconds(now) },
+    condition: { if: 'attribute_exists(holds)' },
+  });

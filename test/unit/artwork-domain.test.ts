@@ -1,0 +1,71 @@
+/** The artwork rules without storage: pages of an order's artwork, the verdict on a hold, when a hold ends. */
+import { describe, expect, it } from 'vitest';
+import { ARTWORK_PAGE_ITEMS, artworkDigest, artworkPage } from '../../functions/domain/artwork.ts';
+import {
+  HOLD_PENDING_MS,
+  holdEndFor,
+  holdMarkOf,
+  holdMarkText,
+  holdVerdict,
+} from '../../functions/domain/artwork-hold.ts';
+
+const lines = (...counts: number[]) => counts.map((artworkItemCount, id) => ({ id: id + 1, artworkItemCount }));
+
+describe('artworkPage', () => {
+  it('holds whole lines up to ARTWORK_PAGE_ITEMS items, at least one line, and says where the next starts', () => {
+    expect(ARTWORK_PAGE_ITEMS).toBe(1000);
+    const order = lines(...Array.from({ length: 94 }, () => 200));
+    const first = artworkPage(order, 0);
+    expect(first.lines).toHaveLength(5);
+    expect(first.next).toBe(5);
+    let pages = 0;
+    for (let start: number | undefined = 0; start !== undefined; start = artworkPage(order, start).next) pages++;
+    expect(pages).toBe(19);
+  });
+
+  it('counts lines without artwork as none, and ends without a next page', () => {
+    const order: { id: number; artworkItemCount?: number }[] = [{ id: 1 }, ...lines(0, 3)];
+    expect(artworkPage(order, 0)).toEqual({ lines: order });
+  });
+});
+
+describe('artworkDigest', () => {
+  it('names the same guids in the same order alike, another order otherwise', () => {
+    expect(artworkDigest(['a', 'b'])).toBe(artworkDigest(['a', 'b']));
+    expect(artworkDigest(['a', 'b'])).not.toBe(artworkDigest(['b', 'a']));
+    expect(artworkDigest(['a'])).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('holdVerdict', () => {
+  const now = 1_800_000_000_000;
+  const mark = { takenAt: now - 1000, checkoutId: 'c'.repeat(32) };
+
+  it('reads a mark back from its text', () => {
+    expect(holdMarkOf(holdMarkText(mark))).toEqual(mark);
+  });
+
+  it('keeps an item for an unpaid unexpired checkout, and for a paid one until its hold ends', () => {
+    expect(holdVerdict(mark, { expiresAt: now + 1 }, now)).toBe('live');
+    expect(holdVerdict(mark, { expiresAt: now }, now)).toBe('dead');
+    expect(holdVerdict(mark, { expiresAt: now - 1, order: {} }, now)).toBe('live');
+    expect(holdVerdict(mark, { expiresAt: now - 1, order: {}, heldUntil: now + 1 }, now)).toBe('live');
+    expect(holdVerdict(mark, { expiresAt: now - 1, order: {}, heldUntil: now }, now)).toBe('dead');
+  });
+
+  it('breaks a pending checkout, tombstones a recent mark without a record, ignores broken and old ones', () => {
+    expect(holdVerdict(mark, { expiresAt: now + 1, pending: true }, now)).toBe('break');
+    expect(holdVerdict(mark, { expiresAt: now + 1, brokenBy: 'x' }, now)).toBe('dead');
+    expect(holdVerdict(mark, undefined, now)).toBe('tombstone');
+    expect(holdVerdict({ ...mark, takenAt: now - HOLD_PENDING_MS }, undefined, now)).toBe('dead');
+  });
+});
+
+describe('holdEndFor', () => {
+  it('ends at once when Cancelled, ARTWORK_HOLD_DAYS after Completed, not at all otherwise', () => {
+    expect(holdEndFor('Cancelled', 5, 30)).toBe(5);
+    expect(holdEndFor('Completed', 5, 30)).toBe(5 + 30 * 24 * 3600 * 1000);
+    expect(holdEndFor('Completed', 5, 0)).toBe(5);
+    expect(holdEndFor('Shipped', 5, 30)).toBeUndefined();
+  });
+});
