@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkoutIdOf, startArtworkParties, type ArtworkParties } from '../support/artwork.ts';
+import { checkoutIdOf, itemRecordsOf, startArtworkParties, type ArtworkParties } from '../support/artwork.ts';
 import { libraryObjectKeyOf, snapshotStore, storeDiff } from '../support/store-snapshot.ts';
 import { newGuid } from '../../functions/shared/ids.ts';
 
@@ -47,10 +47,7 @@ const listed = async () =>
     (item) => item.ItemGuid as string,
   );
 const stored = async (itemGuid: string) => (await libraryObjectKeyOf(service.storage, itemGuid)) !== undefined;
-const recordsOf = async (itemGuid: string) =>
-  [...(await snapshotStore(service)).items.keys()].filter(
-    (key) => key.includes(itemGuid) && !key.startsWith('PROJECT#'),
-  );
+const recordsOf = (itemGuid: string) => itemRecordsOf(service, itemGuid);
 
 /** The TTL stand-in at `at`, twice: the ended hold's release, then the released intents' expiry. */
 async function holdsEndBy(at: number): Promise<void> {

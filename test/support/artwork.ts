@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import { startTestService, type TestService } from './service.ts';
 import { png } from './images.ts';
 import { pushFiles } from './library-push.ts';
+import { snapshotStore } from './store-snapshot.ts';
 import { newGuid } from '../../functions/shared/ids.ts';
 
 export interface ArtworkParties {
@@ -31,6 +32,15 @@ export interface ArtworkParties {
 
 export const checkoutIdOf = (response: { body: any }) =>
   (response.body.CheckoutUrl as string).split('/').pop() as string;
+
+/**
+ * The table records of a library item that an erasure must remove: not the project's artwork record (it stays
+ * with its version) nor an event's outbox record (it expires on its own TTL, 7 days after the event).
+ */
+export const itemRecordsOf = async (service: TestService, itemGuid: string): Promise<string[]> =>
+  [...(await snapshotStore(service)).items.keys()].filter(
+    (key) => key.includes(itemGuid) && !key.startsWith('PROJECT#') && !key.startsWith('OUTBOX#'),
+  );
 
 let seed = 0;
 
