@@ -5,9 +5,11 @@
  *
  * It creates what it needs under fresh ids (a project price, a basket, an order, library items) and
  * leaves the order side: orders cannot be deleted through the interface. The library items it claims for
- * the test user and then deletes (records and images).
+ * the test user and then deletes (records and images); its artwork order it cancels, so that its held photo
+ * is erased too once the hold's end reaches the sweeper.
  */
 import type { ApiKeyScope } from '../functions/auth/principal.ts';
+import { artworkSteps } from './smoke/artwork.ts';
 import { commerceSteps } from './smoke/commerce.ts';
 import { librarySteps } from './smoke/library.ts';
 import { smokeSession } from './smoke/session.ts';
@@ -35,5 +37,6 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeResult> {
   const session = smokeSession(options);
   await commerceSteps(session);
   await librarySteps(session, options.imageUrl);
+  await artworkSteps(session);
   return { passed: session.passed, skipped: session.skipped };
 }

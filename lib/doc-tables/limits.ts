@@ -49,6 +49,10 @@ export function limitsTable(): string {
       'artwork hold',
       `from the checkout until it expires unpaid, the order is \`Cancelled\`, or \`ARTWORK_HOLD_DAYS\` (${d('ARTWORK_HOLD_DAYS')}) days after it is \`Completed\``,
     ],
+    [
+      'checkouts naming one library item',
+      "not enforced: each leaves a hold mark of 46 bytes on the item's record until the item is erased, so past about 8,000 such checkouts the record would pass DynamoDB's 400 KB and the next checkout naming it would fail; an erasure reads each mark's checkout (a BatchGetItem per 100). A customer's photo is named by a few checkouts; a photo shared by many projects is not what artwork is for",
+    ],
     ['request body', `${bytes(MAX_REQUEST_BYTES)} (Lambda's synchronous payload limit); larger answers 413`],
     ['basket lifetime', `${d('BASKET_TTL_DAYS')} days untouched (\`BASKET_TTL_DAYS\`)`],
     [

@@ -97,6 +97,9 @@ describe('smoke flow', () => {
         'library read',
         'builder resolution (site key)',
         'user library (claim, list, delete)',
+        'artwork order (project ItemGuids, checkout, completion)',
+        "the lab's artwork read (fulfilment key)",
+        'erasure waits for the order (202), then the cancelled order lets it go',
       ]);
     },
     FLOW_TIMEOUT,
