@@ -1,6 +1,6 @@
 /**
  * Figure 3: cold start. Each handler is bundled with the CDK stack's own esbuild options, and so is a
- * baseline that only creates the same AWS SDK clients and makes the same DynamoDB calls. Fresh Node
+ * baseline that only creates the same AWS SDK clients and makes the same DynamoDB and S3 calls. Fresh Node
  * processes load one bundle and answer one request; their sizes and times are compared.
  */
 import { execFile } from 'node:child_process';
@@ -19,6 +19,7 @@ import { startWorld } from './support/world.ts';
 import { buildScenarios, type Scenario } from './support/scenarios.ts';
 import { waves, type DynamoCall, type Journal } from './support/dynamo-probe.ts';
 import { progress } from './support/progress.ts';
+import { S3CallsProbe, type S3Call } from './support/s3-calls-probe.ts';
 
 const ROUNDS = 11;
 const BUDGET = 1.3;
@@ -50,7 +51,9 @@ const SDK_CLIENTS: Record<string, { name: string; create: string }> = {
   '@aws-sdk/lib-dynamodb': { name: 'DynamoDBDocumentClient', create: 'DynamoDBDocumentClient.from(dynamoDbClient);' },
   '@aws-sdk/client-s3': {
     name: 'S3Client',
-    create: 'new S3Client(process.env.S3_ENDPOINT ? { endpoint: process.env.S3_ENDPOINT, forcePathStyle: true } : {});',
+    // As functions/shared/clients/s3.ts configures it.
+    create:
+      "const s3Client = new S3Client({ requestChecksumCalculation: 'WHEN_REQUIRED', expectContinueHeader: false, ...(process.env.S3_ENDPOINT ? { endpoint: process.env.S3_ENDPOINT, forcePathStyle: true } : {}) });",
   },
   '@aws-sdk/client-eventbridge': { name: 'EventBridgeClient', create: 'new EventBridgeClient({});' },
 };
@@ -65,9 +68,13 @@ const sdkPackagesIn = (metafile: Metafile): string[] => {
   return Object.keys(SDK_CLIENTS).filter((name) => bundled.some((input) => input.includes(`node_modules/${name}/`)));
 };
 
-/** A handler that creates the clients the real bundle holds and sends the recorded calls, wave by wave. */
-function baselineSource(packages: string[], calls: DynamoCall[]): string {
+/**
+ * A handler that creates the clients the real bundle holds and sends the recorded calls: DynamoDB's wave by
+ * wave, then S3's side by side (the handlers that call S3 in a request do so once their records are written).
+ */
+function baselineSource(packages: string[], calls: DynamoCall[], s3Calls: S3Call[]): string {
   const operations = [...new Set(calls.map((call) => call.operation))];
+  const s3Operations = [...new Set(s3Calls.map((call) => call.operation))];
   const needed =
     packages.includes('@aws-sdk/lib-dynamodb') || calls.length > 0
       ? [...new Set(['@aws-sdk/client-dynamodb', ...packages])]
@@ -76,6 +83,7 @@ function baselineSource(packages: string[], calls: DynamoCall[]): string {
     const names = [
       (SDK_CLIENTS[name] as { name: string }).name,
       ...(name === '@aws-sdk/client-dynamodb' ? operations.map((operation) => `${operation}Command`) : []),
+      ...(name === '@aws-sdk/client-s3' ? s3Operations.map((operation) => `${operation}Command`) : []),
     ];
     return `import { ${names.join(', ')} } from '${name}';`;
   });
@@ -87,8 +95,11 @@ function baselineSource(packages: string[], calls: DynamoCall[]): string {
     ...needed.map((name) => (SDK_CLIENTS[name] as { create: string }).create),
     `const commands = { ${operations.map((operation) => `${operation}: ${operation}Command`).join(', ')} };`,
     `const plan = ${JSON.stringify(plan)};`,
+    `const s3Commands = { ${s3Operations.map((operation) => `${operation}: ${operation}Command`).join(', ')} };`,
+    `const s3Plan = ${JSON.stringify(s3Calls)};`,
     'export const handler = async () => {',
     '  for (const wave of plan) await Promise.all(wave.map((call) => dynamoDbClient.send(new commands[call.operation](call.input)).catch((error) => { if (!call.failed) throw error; })));',
+    '  await Promise.all(s3Plan.map((call) => s3Client.send(new s3Commands[call.operation](call.input))));',
     "  return { statusCode: 200, body: '{}' };",
     '};',
   ].join('\n');
@@ -137,10 +148,15 @@ export async function run(): Promise<Figure[]> {
     writeFileSync(join(workDir, 'loader.mjs'), LOADER);
 
     const bundles: Bundles[] = [];
+    const { s3 } = await import('../../functions/shared/clients/s3.ts');
+    const s3Probe = new S3CallsProbe(s3);
     for (const scenario of perHandler) {
-      // The calls a first request makes, recorded in-process from the starting state, which is then put back.
+      // The calls a first request makes, recorded in-process from the starting state, which is then put back
+      // (the table's; an object it deleted stays deleted, and deleting it again costs S3 the same).
       world.probe.watch({ journal: true });
+      s3Probe.watch();
       await world.invoke(scenario.handler, scenario.event);
+      const s3Calls = s3Probe.take();
       const { calls, journal } = world.probe.take();
       await world.probe.restore(journal, calls);
 
@@ -154,7 +170,7 @@ export async function run(): Promise<Figure[]> {
       await build({
         ...esbuildOptions,
         stdin: {
-          contents: baselineSource(packages, calls),
+          contents: baselineSource(packages, calls, s3Calls),
           resolveDir: projectRoot,
           sourcefile: 'baseline.mjs',
           loader: 'js',
@@ -265,7 +281,7 @@ export async function run(): Promise<Figure[]> {
         howToRead:
           'Each handler is bundled with the esbuild options of the CDK stack (`bundling` in lib/constructs/handler-function.ts: ESM, minified, external source map, node24, AWS SDK bundled in, createRequire banner). ' +
           'The baseline is bundled the same way from a module that only creates the AWS SDK clients the handler bundle holds (detected from its esbuild metafile) ' +
-          'and, as its answer to the first request, sends the same DynamoDB calls the handler sends. ' +
+          'and, as its answer to the first request, sends the same DynamoDB and S3 calls the handler sends (S3 calls are requests sent, not URLs presigned). ' +
           'A client counts when its package has code in the bundle (esbuild metafile, bytes in the output), not when a module was read and tree-shaken away. ' +
           'A handler whose bundle holds no SDK client at all (health, OpenAPI document) has no SDK cost to compare with: its baseline would be an empty module, ' +
           'so, as figure 2 does for endpoints without storage calls, its own size and start are shown without a ratio or budget. ' +
