@@ -5,16 +5,14 @@
  * run leaves only its order behind.
  */
 import { randomUUID } from 'node:crypto';
-import { check, md5, SMOKE_PNG, type SmokeSession } from './session.ts';
+import { check, md5, pushSmokePng, SMOKE_PNG, type SmokeSession } from './session.ts';
 
 export async function artworkSteps({ call, step, send, user, keys }: SmokeSession): Promise<void> {
   let itemGuid = '';
   let orderGuid = '';
 
   await step('artwork order (project ItemGuids, checkout, completion)', async () => {
-    const form = new FormData();
-    form.append('image', new Blob([SMOKE_PNG], { type: 'image/png' }), 'artwork.png');
-    const pushed = await call('POST', '/library/push', { apiKey: keys.library, form });
+    const pushed = await pushSmokePng(call, keys.library, 'artwork.png');
     itemGuid = pushed.LibraryItem.ItemGuid;
     await call('POST', '/library/claim', { token: user, json: { ProductBuilderUrl: pushed.ProductBuilderUrl } });
     const projectGuid = randomUUID().replaceAll('-', '');

@@ -3,7 +3,7 @@
  * large-file upload, builder URLs, reading an item and its download, the builder site's resolution, and a
  * user's claim, listing and deletion (which leaves nothing of the run behind).
  */
-import { check, md5, SMOKE_PNG, type SmokeSession } from './session.ts';
+import { check, md5, pushSmokePng, SMOKE_PNG, type SmokeSession } from './session.ts';
 
 const hyphenate = (guid: string) =>
   `${guid.slice(0, 8)}-${guid.slice(8, 12)}-${guid.slice(12, 16)}-${guid.slice(16, 20)}-${guid.slice(20)}`;
@@ -15,9 +15,7 @@ export async function librarySteps(session: SmokeSession, imageUrl: string | und
   let builderUrl = '';
 
   await step('push', async () => {
-    const form = new FormData();
-    form.append('image', new Blob([SMOKE_PNG], { type: 'image/png' }), 'smoke.png');
-    const pushed = await call('POST', '/library/push', { apiKey: keys.library, form });
+    const pushed = await pushSmokePng(call, keys.library, 'smoke.png');
     const item = pushed.LibraryItem;
     check(
       item.FileMimeType === 'image/png' && item.FileSize === SMOKE_PNG.length && item.FileMd5 === md5(SMOKE_PNG),

@@ -85,3 +85,10 @@ export function smokeSession(options: Omit<SmokeOptions, 'imageUrl'>): SmokeSess
 
   return { call, step, send, user: options.token, keys: options.keys, log, passed, skipped: [] };
 }
+
+/** Pushes the smoke PNG with a library key: the push's answer. */
+export async function pushSmokePng(call: SmokeSession['call'], libraryKey: string, fileName: string): Promise<any> {
+  const form = new FormData();
+  form.append('image', new Blob([SMOKE_PNG], { type: 'image/png' }), fileName);
+  return call('POST', '/library/push', { apiKey: libraryKey, form });
+}
