@@ -133,11 +133,15 @@ describe('open resumable uploads per API key', { timeout: 120_000 }, () => {
   it('an upload past its expiry frees its place at once, and its sweep frees nothing more', async () => {
     await withQuota(3, async () => {
       const key = await newKey('quota-expiry');
-      process.env.MULTIPART_EXPIRY_SECONDS = '1';
+      // Long enough that the refusal below comes before the first upload expires on a loaded machine.
+      const EXPIRY_SECONDS = 5;
+      process.env.MULTIPART_EXPIRY_SECONDS = String(EXPIRY_SECONDS);
       try {
         for (let i = 0; i < 3; i++) await startUpload(service, key, photoOfSize(1000, i + 1));
+        const lastStarted = Date.now();
         await expectQuotaRefusal(key, 3);
-        await new Promise((resolve) => setTimeout(resolve, 1100));
+        const untilExpired = lastStarted + EXPIRY_SECONDS * 1000 + 100 - Date.now();
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, untilExpired)));
       } finally {
         delete process.env.MULTIPART_EXPIRY_SECONDS;
       }
