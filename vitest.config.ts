@@ -32,7 +32,7 @@ const BUNDLE_FILES = [
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
-    // One DynamoDB Local for the run (each file's service makes a table of its own on it), and cdk.out
+    // The run's DynamoDB Local engines (each file's service leases one and makes a table of its own on it), and cdk.out
     // synthesized once for the files that run the assets.
     globalSetup: ['test/support/engine.ts', 'test/support/synthesized.ts'],
     // The service reads its configuration once; tests change the environment, which then re-reads it.

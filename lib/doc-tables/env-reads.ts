@@ -43,7 +43,7 @@ const SETTING_FILES = ['bin/local.ts', 'lib/local/throttle.ts', 'lib/local/servi
  * Variables read that are not the service's settings: Lambda's own (`_HANDLER`, read by the local stand-in
  * of the runtime), and the test run's plumbing.
  */
-const NOT_SETTINGS = new Set(['_HANDLER', 'DYNAMODB_LOCAL_ENDPOINT', 'AWS_CALL_LOG_DIR']);
+const NOT_SETTINGS = new Set(['_HANDLER', 'DYNAMODB_LOCAL_POOL', 'AWS_CALL_LOG_DIR']);
 
 export function envReads(): EnvRead[] {
   const found = new Map<string, EnvRead>();

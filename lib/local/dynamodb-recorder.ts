@@ -14,6 +14,8 @@ import { closeServer, listenLocally } from './listen.ts';
 export interface DynamoDbRecorder {
   /** The proxy's endpoint: give it to the clients instead of the engine's. */
   endpoint: string;
+  /** Items written through the proxy so far, by every caller (each one a stream record). */
+  itemsWritten(): number;
   close(): Promise<void>;
 }
 
@@ -27,29 +29,46 @@ const readBody = async (request: IncomingMessage): Promise<Buffer> => {
   return Buffer.concat(chunks);
 };
 
-/** Records the call when a function signed it; a body that is no JSON is the engine's to refuse. */
-function record(request: IncomingMessage, body: Buffer, logDir: string): void {
-  const accessKeyId = accessKeyIdOf(request.headers.authorization);
-  if (accessKeyId === undefined || functionOfAccessKey(accessKeyId) === undefined) return;
+/** How many items a write request writes (an upper bound: a refused condition writes none). */
+function itemsWrittenBy(operation: string, parsed: Record<string, unknown>): number {
+  if (operation === 'PutItem' || operation === 'UpdateItem' || operation === 'DeleteItem') return 1;
+  if (operation === 'TransactWriteItems') return (parsed.TransactItems as unknown[] | undefined)?.length ?? 0;
+  if (operation === 'BatchWriteItem')
+    return Object.values((parsed.RequestItems ?? {}) as Record<string, unknown[]>).reduce(
+      (sum, requests) => sum + requests.length,
+      0,
+    );
+  return 0;
+}
+
+/**
+ * Records the call when a function signed it, and answers how many items it writes; a body that is no
+ * JSON is the engine's to refuse.
+ */
+function record(request: IncomingMessage, body: Buffer, logDir: string): number {
   const operation = String(request.headers['x-amz-target'] ?? '').replace(/^DynamoDB_\d+\./, '');
   let parsed: Record<string, unknown>;
   try {
     parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
   } catch {
-    return;
+    return 0;
   }
-  for (const iamRequest of dynamoDbIamRequests(operation, parsed))
-    recordAwsCall({ accessKeyId, ...iamRequest, via: operation }, logDir);
+  const accessKeyId = accessKeyIdOf(request.headers.authorization);
+  if (accessKeyId !== undefined && functionOfAccessKey(accessKeyId) !== undefined)
+    for (const iamRequest of dynamoDbIamRequests(operation, parsed))
+      recordAwsCall({ accessKeyId, ...iamRequest, via: operation }, logDir);
+  return itemsWrittenBy(operation, parsed);
 }
 
 /** Starts the proxy in front of `engineEndpoint`, recording into `logDir`. */
 export async function startDynamoDbRecorder(engineEndpoint: string, logDir: string): Promise<DynamoDbRecorder> {
   const engine = new URL(engineEndpoint);
   const agent = new Agent({ keepAlive: true });
+  let itemsWritten = 0;
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     void readBody(request).then(
       (body) => {
-        record(request, body, logDir);
+        itemsWritten += record(request, body, logDir);
         const upstream = forward(
           {
             agent,
@@ -74,6 +93,7 @@ export async function startDynamoDbRecorder(engineEndpoint: string, logDir: stri
   const endpoint = await listenLocally(server);
   return {
     endpoint,
+    itemsWritten: () => itemsWritten,
     async close() {
       await closeServer(server);
       agent.destroy();

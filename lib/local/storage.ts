@@ -4,8 +4,8 @@
  * directory they persist (DynamoDB Local's SQLite file and plain files); without one DynamoDB is in memory
  * and S3 lives in a temporary directory.
  *
- * A test run starts one engine for all its files (DYNAMODB_LOCAL_ENDPOINT, test/support/engine.ts); a
- * storage started then uses it with a table of its own instead of starting another.
+ * A test run shares a few engines between its files (lib/local/engine-pool.ts); a storage started then
+ * leases one and uses it with a table of its own instead of starting another.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -32,6 +32,7 @@ import { table } from '../../functions/store/table.ts';
 import { awsCallLogDir, recordS3Request } from './aws-call-log.ts';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.ts';
 import { startDynamoDbRecorder } from './dynamodb-recorder.ts';
+import { leaseSharedEngine } from './engine-pool.ts';
 import type { S3CallRecorder } from './s3-calls.ts';
 import { s3Front } from './s3-front.ts';
 import { installMultipart } from './s3-multipart.ts';
@@ -45,9 +46,6 @@ export interface LocalStorage {
   serverPid?: number;
   close(): Promise<void>;
 }
-
-/** The engine a test run shares between its files, when set. */
-const sharedEngine = () => process.env.DYNAMODB_LOCAL_ENDPOINT;
 
 /** On a shared engine: a table per data directory (restarts and CLIs find it again), else a new one. */
 const sharedEngineTable = (dataDir: string | undefined) =>
@@ -76,7 +74,8 @@ export async function startLocalStorage(options: {
   /** Told of every S3 call whose signature verified (lib/local/s3-calls.ts), for IAM checks. */
   onS3Request?: S3CallRecorder;
 }): Promise<LocalStorage> {
-  const shared = sharedEngine();
+  const tableName = sharedEngineTable(options.dataDir);
+  const shared = await leaseSharedEngine(options.dataDir ? tableName : undefined);
   const engine = shared
     ? undefined
     : await startDynamoDbLocal({
@@ -84,7 +83,7 @@ export async function startLocalStorage(options: {
         ...(options.dynamoPort ? { port: options.dynamoPort } : {}),
       });
   // Calls recorded for the IAM check (AWS_CALL_LOG_DIR): the clients reach an engine of this storage's
-  // own through the recorder. A shared engine is already behind the test run's (test/support/engine.ts).
+  // own through the recorder. A shared engine is already behind one of the pool's.
   const logDir = awsCallLogDir();
   const recorder = engine && logDir ? await startDynamoDbRecorder(engine.endpoint, logDir) : undefined;
 
@@ -116,13 +115,14 @@ export async function startLocalStorage(options: {
   const s3Address = await s3rver.run();
 
   return {
-    dynamoEndpoint: shared ?? recorder?.endpoint ?? (engine as DynamoDbLocal).endpoint,
+    dynamoEndpoint: shared?.endpoint ?? recorder?.endpoint ?? (engine as DynamoDbLocal).endpoint,
     s3Endpoint: `http://127.0.0.1:${s3Address.port}`,
-    ...(shared ? { tableName: sharedEngineTable(options.dataDir) } : {}),
+    ...(shared ? { tableName } : {}),
     async close() {
       await s3rver.close();
       await recorder?.close();
       await engine?.close();
+      await shared?.release();
       if (!options.dataDir) for (const dir of [s3Dir, multipartDir]) rmSync(dir, { recursive: true, force: true });
     },
   };

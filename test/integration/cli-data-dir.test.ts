@@ -18,7 +18,7 @@ afterAll(() => dataDir.remove());
 
 /** `npm start` on the data folder, without the test run's shared engine: its own DynamoDB Local, as on a laptop. */
 function npmStart(): Promise<{ code: number | null; stderr: string }> {
-  const { DYNAMODB_LOCAL_ENDPOINT: _shared, ...environment } = process.env;
+  const { DYNAMODB_LOCAL_POOL: _shared, ...environment } = process.env;
   const child = spawn(process.execPath, ['bin/local.ts'], {
     env: { ...environment, DATA_DIR: dataDir.path, PORT: '0', CHECKOUT_URL: 'http://127.0.0.1:0' },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -8,7 +8,7 @@ import { expect, it } from 'vitest';
 import { JAVA_MISSING } from '../../lib/local/dynamodb-local.ts';
 
 /** The environment of a machine with Node but no java: PATH holds only Node's own folder, no JAVA_HOME. */
-const { JAVA_HOME: _javaHome, DYNAMODB_LOCAL_ENDPOINT: _engine, ...inherited } = process.env;
+const { JAVA_HOME: _javaHome, DYNAMODB_LOCAL_POOL: _engine, ...inherited } = process.env;
 const withoutJava = {
   ...inherited,
   PATH: dirname(process.execPath),

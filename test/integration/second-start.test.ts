@@ -31,7 +31,7 @@ interface Start {
 }
 
 /** `npm start`'s environment: its own DynamoDB Local under DATA_DIR, not the test run's shared engine. */
-const envOf = ({ DYNAMODB_LOCAL_ENDPOINT: _shared, ...environment }: NodeJS.ProcessEnv, start: Start) => ({
+const envOf = ({ DYNAMODB_LOCAL_POOL: _shared, ...environment }: NodeJS.ProcessEnv, start: Start) => ({
   ...environment,
   PORT: String(start.port),
   DATA_DIR: start.dataDir,

@@ -44,7 +44,7 @@ export async function startServer(
   env: Record<string, string> = {},
   { npmStart = false } = {},
 ): Promise<ServerProcess> {
-  const { DYNAMODB_LOCAL_ENDPOINT: _shared, ...parentEnv } = process.env;
+  const { DYNAMODB_LOCAL_POOL: _shared, ...parentEnv } = process.env;
   const [command, args] = npmStart ? ['npm', ['start']] : [process.execPath, ['bin/local.ts']];
   const child = spawn(command, args, {
     cwd: repoRoot,
