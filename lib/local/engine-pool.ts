@@ -4,13 +4,13 @@
  * after many other stream records. Each write looks up its stream's shard with a query that walks the
  * engine's whole stream-record table in sequence order (measured, 2026-01-16 engine: a PutItem to a new
  * table takes 2.5 ms on a fresh engine, 8 ms after 10,000 records of other tables, 62 ms after 60,000;
- * deleting the other tables changes nothing, their records stay). A run writes hundreds of thousands, so
- * its later files ran several times slower than alone and heavy ones timed out.
+ * deleting the other tables changes nothing, their records stay). A run writes about 25,000 items, so on
+ * one engine its later files ran several times slower than alone and heavy ones timed out.
  *
  * So the pool hands out the current engine until it has taken ENGINE_ITEMS_BEFORE_NEXT writes, then the
- * next one, started when the current one is half way there so that no file waits for a JVM. An engine nobody uses any more is stopped. A
- * storage with a data directory asks by its table name and always gets the engine that table is on (a
- * restart finds its data), which is therefore kept until the end of the run.
+ * next one, started when the current one is half way there so that no file waits for a JVM. An engine
+ * nobody uses any more is stopped. A storage with a data directory asks by its table name and always gets
+ * the engine that table is on (a restart finds its data), which is therefore kept until the end of the run.
  *
  * The pool is a loopback HTTP server in the run's main process (test/support/engine.ts); the test
  * workers, forked, find it through DYNAMODB_LOCAL_POOL and lease with leaseSharedEngine.
