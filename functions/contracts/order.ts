@@ -49,10 +49,13 @@ const LineNameOut = ProjectNameOut.check(
 
 /** A line of a checkout snapshot: a basket line's fields and the name it was checked out with. */
 export const CheckoutLineOut = z.extend(BasketLineOut, { Name: LineNameOut });
-/** An order line as the list responses show it: a checkout line's fields (its own schema, so that it has its own name). */
-export const OrderLineOut = z.extend(CheckoutLineOut, {});
+/**
+ * An order line as the list responses show it: exactly the interface's four fields (`Id`, `ProjectGuid`,
+ * `Quantity`, `Total`); its own schema, so that it has its own name.
+ */
+export const OrderLineOut = z.extend(BasketLineOut, {});
 /** An order line in the single-order response. `SubTotal` is the line before add-ons; with no add-ons it equals `Total`. */
-export const OrderLineDetailOut = z.extend(OrderLineOut, {
+export const OrderLineDetailOut = z.extend(CheckoutLineOut, {
   ProjectVersion: ProjectVersionOut.check(z.meta({ description: 'The project `Version` the line was priced with' })),
   SubTotal: MoneyOut,
   AddOns: z.array(z.never()),
@@ -109,7 +112,7 @@ const toCheckoutLineOut = (line: CheckoutLine): z.infer<typeof CheckoutLineOut> 
 
 export const toOrderOut = (order: Order): z.infer<typeof OrderOut> => ({
   OrderGuid: order.orderGuid,
-  Lines: order.lines.map(toCheckoutLineOut),
+  Lines: order.lines.map(toBasketLineOut),
   ...orderFieldsOf(order),
 });
 

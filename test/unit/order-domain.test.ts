@@ -134,12 +134,12 @@ describe('status transitions', () => {
 });
 
 describe('order wire form', () => {
-  it("lists lines with the interface's Id, ProjectGuid, Quantity, Total, and the additive Name; unset completion as the .NET minimum date", () => {
+  it("lists lines with exactly the interface's Id, ProjectGuid, Quantity and Total; unset completion as the .NET minimum date", () => {
     const out = toOrderOut(newOrder());
     expect(OrderOut.parse(out)).toEqual(out);
     expect(out.Lines).toEqual([
-      { Id: 1, ProjectGuid: P1, Quantity: 2, Total: 59.98, Name: 'Photo book A4, 24 pages' },
-      { Id: 2, ProjectGuid: P2, Quantity: 1, Total: 49.5, Name: null },
+      { Id: 1, ProjectGuid: P1, Quantity: 2, Total: 59.98 },
+      { Id: 2, ProjectGuid: P2, Quantity: 1, Total: 49.5 },
     ]);
     expect(out).toMatchObject({
       OrderTotal: 109.48,

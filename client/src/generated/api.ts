@@ -301,8 +301,6 @@ export interface Schemas {
     Quantity: number;
     /** Amount as a JSON number, never negative; the number of fraction digits varies */
     Total: number;
-    /** The project's name when the basket was checked out (a later rename does not change it); null when the project had none */
-    Name: string | null;
   };
   OrderLineDetail: {
     /** The line's number in its basket (the `lineId` of its paths): 1 for the first line, never reused */
