@@ -11,22 +11,21 @@
  * runs it on arm64.
  */
 import { dirname } from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-events.ts';
 import { renditionsOutboxPrefixes, renditionsTableGrant } from '../../functions/routes.ts';
 import { SERVICE_NAME } from '../../functions/shared/metric-names.ts';
-import { HandlerFunction, leadingKeys } from './handler-function.ts';
+import { leadingKeys } from './handler-function.ts';
 import { ROUTELESS_FUNCTIONS } from './routeless-functions.ts';
-import { consumeQueue } from './queue-consumer.ts';
-import { deadLetterQueue, nagArnOf } from './dead-letters.ts';
+import { ConsumedQueue } from './queue-consumer.ts';
+import { nagArnOf } from './dead-letters.ts';
 import { arm64SharpPackages, LAMBDA_ARM64_MODULES } from '../lambda-arm64.ts';
 
 /** The commands that copy the arm64 sharp beside the bundle: plain files, no symlinks (Lambda assets are zip files). */
@@ -47,42 +46,15 @@ export interface RenditionsProps {
   logRetention: RetentionDays;
 }
 
-export class Renditions extends Construct {
-  readonly handlerFunction: HandlerFunction;
-  readonly queue: Queue;
-  readonly deadLetters: Queue;
-
+export class Renditions extends ConsumedQueue {
   constructor(scope: Construct, id: string, props: RenditionsProps) {
-    super(scope, id);
-    const spec = ROUTELESS_FUNCTIONS.renditions;
-    this.deadLetters = deadLetterQueue(
-      this,
-      `${props.namePrefix}-renditions-dlq`,
-      'the renditions queue (after maxReceiveCount deliveries) and of its rule target',
-    );
-    this.queue = new Queue(this, 'Queue', {
-      queueName: `${props.namePrefix}-renditions`,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // AWS's advice for a Lambda source: six times the function's timeout, so a slow batch is not handed out twice.
-      visibilityTimeout: Duration.seconds(spec.timeout.toSeconds() * 6),
-      retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: RENDITIONS_SUBSCRIPTION.maxReceiveCount },
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    new Rule(this, 'ItemsAdded', {
-      ruleName: `${props.namePrefix}-renditions`,
-      description: 'LibraryItemsAdded -> the renditions queue',
-      eventBus: props.bus,
-      eventPattern: { source: [SERVICE_NAME], detailType: [RENDITIONS_SUBSCRIPTION.detailType] },
-      // An event EventBridge cannot hand to the queue (after its own retries) goes to the same dead letters.
-      targets: [new SqsQueue(this.queue, { deadLetterQueue: this.deadLetters })],
-    });
-
-    this.handlerFunction = new HandlerFunction(this, 'Function', {
-      ...spec,
+    super(scope, id, {
       namePrefix: props.namePrefix,
+      settings: { name: 'renditions', maxReceiveCount: RENDITIONS_SUBSCRIPTION.maxReceiveCount },
+      spec: ROUTELESS_FUNCTIONS.renditions,
       logRetention: props.logRetention,
+      retentionPeriod: Duration.days(4),
+      deadLettersAlsoOf: 'its rule target',
       // The last delivery the queue makes is the one that records Failed.
       environment: { RENDITION_MAX_ATTEMPTS: String(RENDITIONS_SUBSCRIPTION.maxReceiveCount) },
       bundling: {
@@ -94,6 +66,15 @@ export class Renditions extends Construct {
         },
       },
     });
+    new Rule(this, 'ItemsAdded', {
+      ruleName: `${props.namePrefix}-renditions`,
+      description: 'LibraryItemsAdded -> the renditions queue',
+      eventBus: props.bus,
+      eventPattern: { source: [SERVICE_NAME], detailType: [RENDITIONS_SUBSCRIPTION.detailType] },
+      // An event EventBridge cannot hand to the queue (after its own retries) goes to the same dead letters.
+      targets: [new SqsQueue(this.queue, { deadLetterQueue: this.deadLetters })],
+    });
+
     this.handlerFunction.grantTable(props.table, renditionsTableGrant, ['dynamodb:UpdateItem']);
     // The decision's event: a new outbox record (PutItem), in the same transaction as the decision.
     this.handlerFunction.role.addToPrincipalPolicy(
@@ -111,18 +92,10 @@ export class Renditions extends Construct {
         resources: [props.bucket.arnForObjects('library/*')],
       }),
     );
-    consumeQueue(this.handlerFunction, this.queue);
-    Validations.of(this.handlerFunction.role).acknowledge(
-      {
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions; AWS documents Resource "*" for them.',
-      },
-      {
-        id: `AwsSolutions-IAM5[Resource::${nagArnOf(props.bucket)}/library/*]`,
-        reason:
-          'Library objects are keyed by generated guids (library/<anonymous user>/<item>); renditions sit beside each original.',
-      },
-    );
+    Validations.of(this.handlerFunction.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagArnOf(props.bucket)}/library/*]`,
+      reason:
+        'Library objects are keyed by generated guids (library/<anonymous user>/<item>); renditions sit beside each original.',
+    });
   }
 }

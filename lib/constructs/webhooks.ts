@@ -8,22 +8,19 @@
  * schedule (about 27.5 hours), and its maxReceiveCount exceeds the attempts, so only a delivery whose
  * function keeps breaking reaches the dead-letter queue, which an alarm watches (one per queue).
  */
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { WEBHOOK_QUEUES } from '../../functions/contracts/webhook-queues.ts';
 import { webhookDeliverTableGrant, webhookFanoutTableGrant } from '../../functions/routes.ts';
 import { SERVICE_NAME } from '../../functions/shared/metric-names.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../functions/webhooks/event-subscriptions.ts';
-import { HandlerFunction } from './handler-function.ts';
-import { ROUTELESS_FUNCTIONS, type RoutelessFunction } from './routeless-functions.ts';
-import { consumeQueue } from './queue-consumer.ts';
-import { deadLetterQueue } from './dead-letters.ts';
+import { ROUTELESS_FUNCTIONS } from './routeless-functions.ts';
+import { ConsumedQueue } from './queue-consumer.ts';
 
 export interface WebhooksProps {
   namePrefix: string;
@@ -33,65 +30,17 @@ export interface WebhooksProps {
   logRetention: RetentionDays;
 }
 
-/** A queue, its dead letters and the function its event source mapping feeds, one message per invocation. */
-export class ConsumedQueue extends Construct {
-  /** The queue's name without the stage prefix (alarms are named after it). */
-  readonly name: string;
-  readonly queue: Queue;
-  readonly deadLetters: Queue;
-  readonly handlerFunction: HandlerFunction;
-
-  constructor(
-    scope: Construct,
-    id: string,
-    props: {
-      namePrefix: string;
-      settings: (typeof WEBHOOK_QUEUES)[keyof typeof WEBHOOK_QUEUES];
-      spec: RoutelessFunction;
-      logRetention: RetentionDays;
-      environment?: Record<string, string>;
-    },
-  ) {
-    super(scope, id);
-    const { settings, spec } = props;
-    this.name = settings.name;
-    this.deadLetters = deadLetterQueue(
-      this,
-      `${props.namePrefix}-${settings.name}-dlq`,
-      `the ${settings.name} queue (after maxReceiveCount deliveries)`,
-    );
-    this.queue = new Queue(this, 'Queue', {
-      queueName: `${props.namePrefix}-${settings.name}`,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // AWS's advice for a Lambda source: six times the function's timeout, so a slow batch is not handed out twice.
-      visibilityTimeout: Duration.seconds(spec.timeout.toSeconds() * 6),
-      retentionPeriod: Duration.days(14),
-      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: settings.maxReceiveCount },
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.handlerFunction = new HandlerFunction(this, 'Function', {
-      ...spec,
-      namePrefix: props.namePrefix,
-      logRetention: props.logRetention,
-      ...(props.environment ? { environment: props.environment } : {}),
-    });
-    consumeQueue(this.handlerFunction, this.queue);
-    Validations.of(this.handlerFunction.role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'X-Ray PutTraceSegments/PutTelemetryRecords do not support resource-level permissions; AWS documents Resource "*" for them.',
-    });
-  }
-}
-
 export class Webhooks extends Construct {
   readonly fanout: ConsumedQueue;
   readonly deliveries: ConsumedQueue;
 
   constructor(scope: Construct, id: string, props: WebhooksProps) {
     super(scope, id);
-    const common = { namePrefix: props.namePrefix, logRetention: props.logRetention };
+    const common = {
+      namePrefix: props.namePrefix,
+      logRetention: props.logRetention,
+      retentionPeriod: Duration.days(14),
+    };
     this.deliveries = new ConsumedQueue(this, 'Deliveries', {
       ...common,
       settings: WEBHOOK_QUEUES.deliveries,
