@@ -49,6 +49,10 @@ export const asInvocationOf = <T>(functionName: string, requestId: string, work:
 /** The function whose invocation is running here, if any. */
 export const runningFunction = (): string | undefined => invocations.get<string>(FUNCTION_NAME);
 
+/** The Lambda request id (`awsRequestId`) of the invocation running here, if any. */
+export const runningRequestId = (): string | undefined =>
+  invocations.get<string>(InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID);
+
 interface SignedClient {
   config: { credentials: () => Promise<AwsCredentialIdentity> };
   middlewareStack: {
