@@ -28,8 +28,9 @@ const REACH_TIMEOUT_MS = 10_000;
  * status, is a server.
  */
 export async function reachableBase(flag: string | undefined): Promise<string> {
-  const base = (flag ?? process.env.BASE ?? DEFAULT_BASE).replace(/\/+$/, '');
-  const source = flag !== undefined ? '--url' : process.env.BASE !== undefined ? 'BASE' : 'the default';
+  // An empty BASE is unset, as in the README's examples (`${BASE:-http://127.0.0.1:3000}`).
+  const base = (flag ?? (process.env.BASE || DEFAULT_BASE)).replace(/\/+$/, '');
+  const source = flag !== undefined ? '--url' : process.env.BASE ? 'BASE' : 'the default';
   try {
     const response = await fetch(`${base}/health`, {
       redirect: 'manual',
