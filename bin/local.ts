@@ -8,6 +8,7 @@ import { LOCAL_CHECKOUT_URL, startLocalService } from '../lib/local/service.ts';
 import type { LocalSite } from '../lib/local/site/server.ts';
 import { loopbackAddress, startCheckoutStandIn } from '../lib/local/site/stand-in.ts';
 import { claimStart } from '../lib/local/single-start.ts';
+import { functionSettings } from '../lib/environment-variables.ts';
 
 /** A value as a POSIX shell word: as is when it holds only safe characters, else single-quoted. */
 const shellQuote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`);
@@ -47,12 +48,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/** The local switches a shell may set for `npm start` that no template sets (docs/configuration.md). */
-function localSwitches(): Record<string, string> {
-  const names = ['PULL_ALLOW_LOOPBACK', 'POWERTOOLS_LOG_LEVEL'];
-  return Object.fromEntries(names.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
-}
-
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
@@ -72,8 +67,10 @@ const service = await startLocalService({
   s3Port: storagePorts.S3_PORT,
   // DynamoDB deletes expired items some time after they expire; once a minute stands in for that.
   ttlIntervalMs: 60_000,
-  // LOCAL_BUNDLES=1: the functions from their assets see only their template's environment, plus these local switches.
-  env: localSwitches(),
+  // LOCAL_BUNDLES=1: the functions from their assets see their template's environment, and over it every setting
+  // of this shell that the functions take (docs/configuration.md), as they do from source. Taken before the
+  // local stack sets its defaults in this process's environment.
+  env: functionSettings(process.env),
   onSynthesize: (reason) => process.stdout.write(`synthesizing cdk.out first: ${reason} (about two minutes)\n`),
 });
 process.stdout.write(`photo-commerce service listening on ${service.url} (data in ${dataDir})\n`);

@@ -1,11 +1,11 @@
 /**
  * `npm run -s webhooks -- --listen --key <API key> --events OrderCreated,OrderStatusChanged [--url <base URL>]
  * [--port <n>]`: registers a loopback receiver as a webhook of that key, prints each delivery with whether its
- * signature verifies, and deletes the webhook on Ctrl-C (lib/webhook-listener.ts). The service must run with
- * WEBHOOK_ALLOW_LOOPBACK=true.
+ * signature verifies, and deletes the webhook on Ctrl-C (lib/webhook-listener.ts). The service is `--url`, else
+ * BASE, else the default server (bin/cli-args.ts); it must run with WEBHOOK_ALLOW_LOOPBACK=true.
  */
 import { listen } from '../lib/webhook-listener.ts';
-import { cliArgs } from './cli-args.ts';
+import { BASE_USAGE, cliArgs, reachableBase } from './cli-args.ts';
 
 const args = cliArgs({
   listen: { type: 'boolean' },
@@ -16,20 +16,21 @@ const args = cliArgs({
 });
 if (!args.listen || !args.key || !args.events) {
   process.stderr.write(
-    'usage: npm run -s webhooks -- --listen --key <API key> --events <type,type> [--url <base URL, default http://127.0.0.1:3000>] [--port <receiver port>]\n',
+    `usage: npm run -s webhooks -- --listen --key <API key> --events <type,type> [--url <${BASE_USAGE}>] [--port <receiver port>]\n`,
   );
   process.exit(2);
 }
 
+const baseUrl = await reachableBase(args.url);
 try {
   const listener = await listen({
-    baseUrl: args.url ?? 'http://127.0.0.1:3000',
+    baseUrl,
     apiKey: args.key,
     eventTypes: args.events.split(',').map((type) => type.trim()),
     port: args.port === undefined ? 0 : Number(args.port),
     log: (line) => process.stdout.write(`${line}\n`),
   });
-  process.stdout.write(`Ready: webhook ${listener.webhookId} -> ${listener.url}; Ctrl-C deletes it.\n`);
+  process.stdout.write(`Ready: webhook ${listener.webhookId} of ${baseUrl} -> ${listener.url}; Ctrl-C deletes it.\n`);
   const stop = () => {
     listener.stop().then(
       () => {

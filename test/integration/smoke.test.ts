@@ -137,19 +137,18 @@ describe('smoke flow', () => {
   );
 
   it(
-    'runs from the command line and skips pull without --image-url',
+    'runs from the command line, finding the server by BASE, and skips pull without --image-url',
     async () => {
       const { stdout } = await promisify(execFile)(
         process.execPath,
         [
           'bin/smoke.ts',
-          '--url',
-          service.url,
           '--token',
           credentials.token,
           ...Object.entries(credentials.keys).flatMap(([scope, key]) => [`--${scope}-key`, key]),
         ],
-        { cwd: new URL('../../', import.meta.url).pathname },
+        // The server as another terminal finds it: BASE, from the line `npm start` prints.
+        { cwd: new URL('../../', import.meta.url).pathname, env: { ...process.env, BASE: service.url } },
       );
       expect(stdout).toContain('ok   builder');
       expect(stdout).toMatch(/smoke passed: \d+ steps, skipped: pull/);
