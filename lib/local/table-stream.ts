@@ -198,12 +198,23 @@ export function tableStream(
     return handed;
   }
 
-  // One poll at a time: the timer and drain() share it.
+  // One poll at a time: the timer and drain() share it. The timer adds a poll only when none is running or
+  // waiting: on a loaded machine a poll outlasts the interval, and polls queued at every tick would pile up
+  // (hundreds behind a test's bulk writes), each competing with the requests for the engine's table lock,
+  // and drain() and close() would wait them all out.
   let running: Promise<number> = Promise.resolve(0);
-  const pollOnce = () => (running = running.catch(() => 0).then(poll));
+  let polls = 0;
+  const pollOnce = () => {
+    polls++;
+    return (running = running
+      .catch(() => 0)
+      .then(poll)
+      .finally(() => polls--));
+  };
   const timer =
     options.pollIntervalMs && options.pollIntervalMs > 0
       ? setInterval(() => {
+          if (polls > 0) return;
           pollOnce().catch((error: unknown) => process.stderr.write(`table stream: ${String(error)}\n`));
         }, options.pollIntervalMs).unref()
       : undefined;
