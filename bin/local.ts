@@ -8,6 +8,7 @@ import { LOCAL_CHECKOUT_URL, startLocalService } from '../lib/local/service.ts';
 import type { LocalSite } from '../lib/local/site/server.ts';
 import { loopbackAddress, startCheckoutStandIn } from '../lib/local/site/stand-in.ts';
 import { claimStart } from '../lib/local/single-start.ts';
+import { LAMBDA_TASKS } from '../lib/local/bundles/lambda-task.ts';
 
 /** A value as a POSIX shell word: as is when it holds only safe characters, else single-quoted. */
 const shellQuote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`);
@@ -74,13 +75,13 @@ const service = await startLocalService({
   ttlIntervalMs: 60_000,
   // LOCAL_BUNDLES=1: the functions from their assets see only their template's environment, plus these local switches.
   env: localSwitches(),
-  onSynthesize: (reason) => process.stdout.write(`synthesizing cdk.out first: ${reason} (about two minutes)\n`),
+  onSynthesize: (reason) => process.stdout.write(`synthesizing the local stack first: ${reason} (about two minutes)\n`),
 });
 process.stdout.write(`photo-commerce service listening on ${service.url} (data in ${dataDir})\n`);
 process.stdout.write(
   service.functionsFrom === 'source'
-    ? 'functions run from source (LOCAL_BUNDLES=1 runs the synthesized assets in cdk.out)\n'
-    : `functions run from their synthesized assets in ${service.functionsFrom} (logs in ${dataDir}/logs)\n`,
+    ? 'functions run from source (LOCAL_BUNDLES=1 runs the synthesized assets of cdk.out.local)\n'
+    : `functions run from their synthesized assets in ${service.functionsFrom}, each from its copy in ${LAMBDA_TASKS} (logs in ${dataDir}/logs)\n`,
 );
 let standIn: LocalSite | undefined;
 if (!site) {
