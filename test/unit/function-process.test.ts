@@ -19,9 +19,9 @@ export const handler = async (event, context) => {
   invocations++;
   if (event.kind === 'env') return { env: { ...process.env }, cwd: process.cwd() };
   if (event.kind === 'heap') return getHeapStatistics().heap_size_limit;
-  // Holds 1 MB of JavaScript objects at a time until \`megabytes\` are held.
-  if (event.kind === 'hold') while (held.length < event.megabytes) held.push(Array.from({ length: 131072 }, (_, i) => i + 0.5));
-  if (event.kind === 'hold') return held.length;
+  // Holds 8 MB of JavaScript numbers at a time until \`megabytes\` are held.
+  if (event.kind === 'hold') while (held.length * 8 < event.megabytes) held.push(new Array(1 << 20).fill(0.5));
+  if (event.kind === 'hold') return held.length * 8;
   if (event.kind === 'throw') throw new TypeError('bad input');
   if (event.kind === 'hang') return new Promise(() => {});
   if (event.kind === 'wait') await new Promise((resolve) => setTimeout(resolve, 300));
@@ -151,9 +151,8 @@ describe('a function run from its asset', () => {
       // Lambda's bootstrap: old space 128 - 12 MB, semi-spaces 6 MB; V8 adds its young generation around them.
       expect(await small.invoke({ kind: 'heap' })).toBe(140 * 1024 * 1024);
       expect(await large.invoke({ kind: 'heap' })).toBe(1114 * 1024 * 1024);
-      // 150 MB of objects: within 1024 MB, beyond 128 MB (a heap of 140 MB).
-      expect(await large.invoke({ kind: 'hold', megabytes: 150 })).toBe(150);
-      await expect(small.invoke({ kind: 'hold', megabytes: 150 })).rejects.toMatchObject({
+      // 160 MB of numbers: beyond a heap of 140 MB.
+      await expect(small.invoke({ kind: 'hold', megabytes: 160 })).rejects.toMatchObject({
         errorType: 'Runtime.ExitError',
         message: expect.stringContaining('JavaScript heap out of memory'),
       });

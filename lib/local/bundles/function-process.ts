@@ -17,7 +17,7 @@ import type { Invocation, InvocationAnswer } from './function-runtime.ts';
 
 const RUNTIME = fileURLToPath(new URL('./function-runtime.ts', import.meta.url));
 /** How much of an environment's stderr its failure quotes (characters). */
-const OUTPUT_KEPT = 2000;
+const OUTPUT_KEPT = 4000;
 
 /**
  * The V8 heap limits Lambda's Node.js runtime starts a function of `memorySize` MB with (its bootstrap,
