@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The files that run a second time with every function from its synthesized asset in cdk.out
+ * The files that run a second time with every function from its synthesized asset in cdk.out.local
  * (LOCAL_BUNDLES=1, lib/local/bundles/): the end-to-end flow, the interface's conformance (the client
  * package over every endpoint, baskets, orders, the library), renditions of every accepted format and the
  * resumable upload, webhooks and artwork. Files that reach into the handlers' process (fault injection on their SDK clients, an
@@ -32,7 +32,7 @@ const BUNDLE_FILES = [
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
-    // The run's DynamoDB Local engines (each file's service leases one and makes a table of its own on it), and cdk.out
+    // The run's DynamoDB Local engines (each file's service leases one and makes a table of its own on it), and the local stack
     // synthesized once for the files that run the assets.
     globalSetup: ['test/support/engine.ts', 'test/support/synthesized.ts'],
     // The service reads its configuration once; tests change the environment, which then re-reads it.

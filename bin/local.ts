@@ -9,6 +9,7 @@ import type { LocalSite } from '../lib/local/site/server.ts';
 import { loopbackAddress, startCheckoutStandIn } from '../lib/local/site/stand-in.ts';
 import { claimStart } from '../lib/local/single-start.ts';
 import { functionSettings } from '../lib/environment-variables.ts';
+import { LAMBDA_TASKS } from '../lib/local/bundles/lambda-task.ts';
 
 /** A value as a POSIX shell word: as is when it holds only safe characters, else single-quoted. */
 const shellQuote = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`);
@@ -71,13 +72,13 @@ const service = await startLocalService({
   // of this shell that the functions take (docs/configuration.md), as they do from source. Taken before the
   // local stack sets its defaults in this process's environment.
   env: functionSettings(process.env),
-  onSynthesize: (reason) => process.stdout.write(`synthesizing cdk.out first: ${reason} (about two minutes)\n`),
+  onSynthesize: (reason) => process.stdout.write(`synthesizing the local stack first: ${reason} (about two minutes)\n`),
 });
 process.stdout.write(`photo-commerce service listening on ${service.url} (data in ${dataDir})\n`);
 process.stdout.write(
   service.functionsFrom === 'source'
-    ? 'functions run from source (LOCAL_BUNDLES=1 runs the synthesized assets in cdk.out)\n'
-    : `functions run from their synthesized assets in ${service.functionsFrom} (logs in ${dataDir}/logs)\n`,
+    ? 'functions run from source (LOCAL_BUNDLES=1 runs the synthesized assets of cdk.out.local)\n'
+    : `functions run from their synthesized assets in ${service.functionsFrom}, each from its copy in ${LAMBDA_TASKS} (logs in ${dataDir}/logs)\n`,
 );
 let standIn: LocalSite | undefined;
 if (!site) {

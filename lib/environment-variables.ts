@@ -55,7 +55,7 @@ export const VARIABLES: Record<string, VariableDoc> = {
   },
   LOCAL_BUNDLES: {
     meaning:
-      'local: `1` runs every function from its synthesized asset in `cdk.out` instead of from source ([Testing: the deployed code](testing.md#the-deployed-code-local_bundles1))',
+      "local: `1` runs every function from its synthesized asset in `cdk.out.local` (the local stack's own assembly) instead of from source ([Testing: the deployed code](testing.md#the-deployed-code-local_bundles1))",
     npmStart: 'local',
   },
   BASKET_TTL_DAYS: { meaning: 'a basket untouched this long (days) expires' },

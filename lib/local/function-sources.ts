@@ -17,7 +17,7 @@ import { fromSource } from './stream-consumers.ts';
 const LOCAL_EVENT_BUS = 'photo-commerce-local-events';
 
 export interface LocalFunctions {
-  /** `source`, or the cdk.out folder whose assets run. */
+  /** `source`, or the cloud assembly whose assets run. */
   from: string;
   /** A function's handler, by its module name under functions/handlers/. */
   loadHandler: (name: string) => Promise<ProxyHandler>;
@@ -61,7 +61,7 @@ export async function functionsFromSource(): Promise<LocalFunctions> {
 }
 
 export interface AssetFunctionsOptions {
-  /** The CDK context cdk.out is synthesized with (localSynthesisContext of service.ts). */
+  /** The CDK context the local stack is synthesized with (localSynthesisContext of service.ts). */
   context: Record<string, string> & { stage: string };
   /** The environment after the local stack's defaults: TABLE_NAME, BUCKET_NAME, EVENTS_FILE, AWS_REGION. */
   env: Record<string, string | undefined>;

@@ -54,12 +54,12 @@ export interface LocalServiceOptions {
   /** How often the table stream is read for its consumers (the event publisher); 0: only by drainStream(). */
   streamPollMs?: number;
   /**
-   * true: every function runs from its synthesized asset in cdk.out, in a process of its own with the
+   * true: every function runs from its synthesized asset (cdk.out.local), in a process of its own with the
    * template's environment (lib/local/bundles/); default: `LOCAL_BUNDLES=1` in the environment. Otherwise
    * the handlers run from source in this process.
    */
   bundles?: boolean;
-  /** Told why cdk.out is synthesized first, when it is (bundles only). */
+  /** Told why the local stack is synthesized first, when it is (bundles only). */
   onSynthesize?: (reason: string) => void;
   /** Told of every call to the local S3 whose signature verified (lib/local/s3-calls.ts); not with externalStorage. */
   onS3Request?: S3CallRecorder;
@@ -70,7 +70,7 @@ export interface LocalService {
   storage: LocalStorage;
   keys: LocalSigningKeys;
   dataDir: string;
-  /** Where the functions run from: `source`, or the cdk.out folder whose assets run. */
+  /** Where the functions run from: `source`, or the cloud assembly whose assets run. */
   functionsFrom: string;
   /**
    * DynamoDB's TTL process and the sweeper's stream mapping, run once: deletes the items expired at `nowMs`

@@ -1,6 +1,6 @@
 /**
  * Real bundling, once, for every function of the stack: what `cdk synth` / `cdk deploy` would upload (the
- * cdk.out the run's global setup synthesizes, test/support/synthesized.ts, which the `bundles` project runs).
+ * local stack's cdk.out.local the run's global setup synthesizes, test/support/synthesized.ts, which the `bundles` project runs).
  * Each asset is an ESM bundle with the banner that defines require, __filename and __dirname, the AWS SDK
  * inside (no import left to the runtime's copy) and a source map; and bundles actually load and answer in this Node.js 24 (an endpoint,
  * and the event publisher turning a stream record's DynamoDB-JSON image into a published event).

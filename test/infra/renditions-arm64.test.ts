@@ -1,5 +1,5 @@
 /**
- * The renditions asset on arm64, as Lambda runs it: the asset in the cdk.out the run's global setup
+ * The renditions asset on arm64, as Lambda runs it: the asset in the cdk.out.local the run's global setup
  * synthesized (its esbuild bundle and sharp's linux-arm64 binaries) runs in the arm64 Node of the root's
  * `node` version under Debian's qemu-user-static, with Debian's arm64 C libraries (test/support/arm64.ts),
  * through the local stack's Lambda runtime stand-in (lib/local/bundles/) with the environment it gives every
@@ -17,6 +17,7 @@ import { localSynthesisContext } from '../../lib/local/service.ts';
 import { functionEnvironment } from '../../lib/local/bundles/bundled-functions.ts';
 import { functionProcess, type FunctionProcess } from '../../lib/local/bundles/function-process.ts';
 import { synthesizedFunctions } from '../../lib/local/bundles/synthesized-stack.ts';
+import { lambdaTaskRoot } from '../../lib/local/bundles/lambda-task.ts';
 import type { EventEnvelope } from '../../functions/shared/events.ts';
 import { ITEMS_ADDED } from '../../functions/contracts/library-events.ts';
 import { ARM64_RUNNER, arm64Missing } from '../support/arm64.ts';
@@ -49,7 +50,8 @@ beforeAll(async () => {
   ).find((candidate) => candidate.module === 'make-renditions')!;
   renditions = functionProcess({
     functionName: fn.functionName,
-    assetDir: fn.assetDir,
+    // Its copy as LOCAL_BUNDLES runs it, with no twins: the arm64 packages it ships are this runner's.
+    assetDir: lambdaTaskRoot(fn.assetDir, 'arm64'),
     timeoutSeconds: fn.timeoutSeconds,
     memorySize: fn.memorySize,
     environment: functionEnvironment(fn, {

@@ -12,10 +12,16 @@ import { functionProcess, InvocationError } from '../../lib/local/bundles/functi
 const assetDir = mkdtempSync(join(tmpdir(), 'function-asset-'));
 writeFileSync(
   join(assetDir, 'index.mjs'),
-  `let invocations = 0;
+  `import { getHeapStatistics } from 'node:v8';
+let invocations = 0;
+const held = [];
 export const handler = async (event, context) => {
   invocations++;
   if (event.kind === 'env') return { env: { ...process.env }, cwd: process.cwd() };
+  if (event.kind === 'heap') return getHeapStatistics().heap_size_limit;
+  // Holds 8 MB of JavaScript numbers at a time until \`megabytes\` are held.
+  if (event.kind === 'hold') while (held.length * 8 < event.megabytes) held.push(new Array(1 << 20).fill(0.5));
+  if (event.kind === 'hold') return held.length * 8;
   if (event.kind === 'throw') throw new TypeError('bad input');
   if (event.kind === 'hang') return new Promise(() => {});
   if (event.kind === 'wait') await new Promise((resolve) => setTimeout(resolve, 300));
@@ -23,16 +29,28 @@ export const handler = async (event, context) => {
   return { invocations, remaining: context.getRemainingTimeInMillis(), name: context.functionName };
 };`,
 );
+// Two functions that read a variable they are not given as they load: one throws, one dies (its promise unawaited).
+writeFileSync(
+  join(assetDir, 'throws-at-load.mjs'),
+  `if (!process.env.TABLE_NAME) throw new Error('environment variable TABLE_NAME is not set');
+export const handler = async () => 'loaded';`,
+);
+writeFileSync(
+  join(assetDir, 'dies-at-load.mjs'),
+  `const settings = async () => { if (!process.env.BUCKET_NAME) throw new Error('environment variable BUCKET_NAME is not set'); };
+void settings();
+export const handler = async () => 'loaded';`,
+);
 afterAll(() => rmSync(assetDir, { recursive: true, force: true }));
 
-const start = (timeoutSeconds = 5, maxEnvironments = 4) =>
+const start = (timeoutSeconds = 5, maxEnvironments = 4, { handler = 'index.handler', memorySize = 256 } = {}) =>
   functionProcess({
     maxEnvironments,
     functionName: 'photo-commerce-local-probe',
     assetDir,
     timeoutSeconds,
-    memorySize: 256,
-    environment: { _HANDLER: 'index.handler', AWS_REGION: 'us-east-1', ONLY_THIS: 'yes' },
+    memorySize,
+    environment: { _HANDLER: handler, AWS_REGION: 'us-east-1', ONLY_THIS: 'yes' },
     logFile: join(assetDir, 'probe.log'),
   });
 
@@ -110,6 +128,37 @@ describe('a function run from its asset', () => {
       expect(readFileSync(join(assetDir, 'probe.log'), 'utf8')).toBe('');
     } finally {
       await fn.close();
+    }
+  });
+  it('names the variable a function lacks when it fails to load, whether it throws or dies', async () => {
+    for (const [handler, variable] of [
+      ['throws-at-load.handler', 'TABLE_NAME'],
+      ['dies-at-load.handler', 'BUCKET_NAME'],
+    ]) {
+      const fn = start(5, 1, { handler });
+      try {
+        await expect(fn.invoke({}), handler).rejects.toThrow(`environment variable ${variable} is not set`);
+      } finally {
+        await fn.close();
+      }
+    }
+  });
+
+  it('has the V8 heap Lambda gives its memory size, and dies of holding more', async () => {
+    const small = start(30, 1, { memorySize: 128 });
+    const large = start(30, 1, { memorySize: 1024 });
+    try {
+      // Lambda's bootstrap: old space 128 - 12 MB, semi-spaces 6 MB; V8 adds its young generation around them.
+      expect(await small.invoke({ kind: 'heap' })).toBe(140 * 1024 * 1024);
+      expect(await large.invoke({ kind: 'heap' })).toBe(1114 * 1024 * 1024);
+      // 160 MB of numbers: beyond a heap of 140 MB.
+      await expect(small.invoke({ kind: 'hold', megabytes: 160 })).rejects.toMatchObject({
+        errorType: 'Runtime.ExitError',
+        message: expect.stringContaining('JavaScript heap out of memory'),
+      });
+    } finally {
+      await small.close();
+      await large.close();
     }
   });
 });

@@ -9,8 +9,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { functionCredentials } from '../function-credentials.ts';
 import { functionProcess, InvocationError, type FunctionProcess } from './function-process.ts';
+import { lambdaTaskRoot } from './lambda-task.ts';
 import {
-  CDK_OUT,
+  LOCAL_CDK_OUT,
   staleness,
   synthesize,
   synthesizedFunctions,
@@ -43,12 +44,12 @@ export interface BundledFunctionsOptions {
   /** Variables the caller sets on every function on top of the template's (tests' switches, e.g. PULL_ALLOW_LOOPBACK). */
   overrides?: Record<string, string>;
   outdir?: string;
-  /** Told why cdk.out is synthesized first, when it is. */
+  /** Told why the assembly is synthesized first, when it is. */
   onSynthesize?: (reason: string) => void;
 }
 
 export interface BundledFunctions {
-  /** The folder the assets run from. */
+  /** The cloud assembly whose assets run (each from its copy, lambda-task.ts). */
   outdir: string;
   functions: SynthesizedFunction[];
   /** Invokes the function bundled from handler module `module` with `event`, as Lambda does. */
@@ -104,13 +105,17 @@ export function functionEnvironment(
 }
 
 export function startBundledFunctions(options: BundledFunctionsOptions): BundledFunctions {
-  const outdir = options.outdir ?? CDK_OUT;
+  const outdir = options.outdir ?? LOCAL_CDK_OUT;
   const stale = staleness(options.context, outdir);
   if (stale) {
     options.onSynthesize?.(stale);
     synthesize(options.context, outdir);
   }
-  const functions = synthesizedFunctions(options.resources, options.context.stage, outdir);
+  // Each runs from its asset's copy outside the repository, as from Lambda's /var/task (lambda-task.ts).
+  const functions = synthesizedFunctions(options.resources, options.context.stage, outdir).map((fn) => ({
+    ...fn,
+    assetDir: lambdaTaskRoot(fn.assetDir),
+  }));
   mkdirSync(options.logDir, { recursive: true });
   const processes = new Map<string, FunctionProcess>(
     functions.map((fn) => {

@@ -1,20 +1,33 @@
 /**
  * One synthesized function as Lambda runs it, locally. Each execution environment is a child process
  * (lib/local/bundles/function-runtime.ts) in the asset's folder, with exactly the environment the caller
- * gives it, its output appended to a log file of its own (its log group's stand-in), and, as in Lambda, one
- * invocation at a time. A new environment starts (a cold start) when every one is busy, up to
+ * gives it and the heap limits Lambda derives from its memory size, its output appended to a log file of its
+ * own (its log group's stand-in), and, as in Lambda, one invocation at a time. A new environment starts (a cold start) when every one is busy, up to
  * `maxEnvironments`; beyond that an invocation waits for the first one free (where Lambda would start yet
  * another: the machine running this has two cores, not a fleet), and its timeout runs from when it starts.
  * An invocation that outlives the function's timeout ends its environment, as Lambda does, and fails with
- * Lambda's message; an environment that dies fails its invocation, and later ones start new environments.
+ * Lambda's message; an environment that dies fails its invocation with the end of its stderr (what it died
+ * of: a variable it lacks, a heap out of memory), and later ones start new environments.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync } from 'node:fs';
+import { openSync, closeSync, writeSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Invocation, InvocationAnswer } from './function-runtime.ts';
 
 const RUNTIME = fileURLToPath(new URL('./function-runtime.ts', import.meta.url));
+/** How much of an environment's stderr its failure quotes (characters). */
+const OUTPUT_KEPT = 4000;
+
+/**
+ * The V8 heap limits Lambda's Node.js runtime starts a function of `memorySize` MB with (its bootstrap,
+ * /var/runtime/bootstrap: a tenth for the young generation, whose semi-spaces are half of that, the rest
+ * for the old one), so a handler that holds more than its memory dies here as there.
+ */
+export function lambdaHeapFlags(memorySize: number): string[] {
+  const newSpace = Math.floor(memorySize / 10);
+  return [`--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memorySize - newSpace}`];
+}
 
 export interface FunctionProcessOptions {
   /** The function's physical name (FunctionName in the template). */
@@ -50,6 +63,9 @@ export interface FunctionProcess {
 interface Environment {
   process: ChildProcess;
   initialized: Promise<void>;
+  ended: Promise<void>;
+  /** The end of what it wrote to stderr, which a failure of its process quotes. */
+  output: string;
   running?: { id: number; settle: (outcome: { result: unknown } | { error: Error }) => void };
 }
 
@@ -60,26 +76,37 @@ export function functionProcess(options: FunctionProcessOptions): FunctionProces
   const waiting: ((environment: Environment) => void)[] = [];
   let nextId = 0;
 
-  const exitError = (code: number | null, signal: NodeJS.Signals | null) =>
+  const exitError = ({ process: ended, output }: Environment) =>
     new InvocationError(
       'Runtime.ExitError',
-      `RequestId: ${options.functionName} Error: Runtime exited ${signal ? `with signal ${signal}` : `with error: exit status ${code}`} (log: ${options.logFile})`,
+      `RequestId: ${options.functionName} Error: Runtime exited ${ended.signalCode ? `with signal ${ended.signalCode}` : `with error: exit status ${ended.exitCode}`} (log: ${options.logFile})${output ? `; its last output:\n${output}` : ''}`,
     );
 
   const start = (): Environment => {
     const log = openSync(options.logFile, 'a');
     const runner = options.runner ?? { command: process.execPath, args: [] };
-    const started = spawn(runner.command, [...runner.args, RUNTIME], {
+    const started = spawn(runner.command, [...runner.args, ...lambdaHeapFlags(options.memorySize), RUNTIME], {
       cwd: options.assetDir,
       env: options.environment,
-      stdio: ['ignore', log, log, 'ipc'],
+      // stderr passes through here to the log, so an environment that dies can say why (a missing variable).
+      stdio: ['ignore', log, 'pipe', 'ipc'],
     });
-    closeSync(log);
     let initialized = () => {};
-    const environment: Environment = { process: started, initialized: new Promise((done) => (initialized = done)) };
+    const environment: Environment = {
+      process: started,
+      initialized: new Promise((done) => (initialized = done)),
+      // Its end: exited, and all its stderr read, which may come before or after ('close' never comes once the channel is disconnected).
+      ended: Promise.all([
+        new Promise((done) => started.once('exit', done)),
+        new Promise((done) => started.stderr!.once('close', done)),
+      ]).then(() => {}),
+      output: '',
+    };
     environments.add(environment);
-    // An environment that exits during init releases the invocation waiting for it, which then fails below.
-    started.once('exit', () => initialized());
+    started.stderr!.on('data', (chunk: Buffer) => {
+      writeSync(log, chunk);
+      environment.output = (environment.output + chunk.toString('utf8')).slice(-OUTPUT_KEPT);
+    });
     started.on('message', (message: InvocationAnswer) => {
       if ('ready' in message) return initialized();
       if (environment.running?.id !== message.id) return;
@@ -89,11 +116,15 @@ export function functionProcess(options: FunctionProcessOptions): FunctionProces
           : { error: new InvocationError(message.error.errorType, message.error.errorMessage) },
       );
     });
-    started.on('exit', (code, signal) => {
+    void environment.ended.then(() => {
+      closeSync(log);
       environments.delete(environment);
       const at = idle.indexOf(environment);
       if (at >= 0) idle.splice(at, 1);
-      environment.running?.settle({ error: exitError(code, signal) });
+      environment.output = environment.output.trim();
+      environment.running?.settle({ error: exitError(environment) });
+      // An environment that exits during init releases the invocation waiting for it, which then fails below.
+      initialized();
       // An invocation waiting for an environment gets a new one in its place.
       if (waiting.length > 0) waiting.shift()!(start());
     });
@@ -117,7 +148,7 @@ export function functionProcess(options: FunctionProcessOptions): FunctionProces
   /** The invocation's time limit runs from the end of init, as in Lambda, where init has a limit of its own. */
   const run = async (environment: Environment, event: unknown, awsRequestId: string): Promise<unknown> => {
     await environment.initialized;
-    if (!environments.has(environment)) throw exitError(environment.process.exitCode, environment.process.signalCode);
+    if (!environments.has(environment)) throw exitError(environment);
     return new Promise((resolve, reject) => {
       const id = nextId++;
       const timer = setTimeout(() => {
@@ -169,13 +200,13 @@ export function functionProcess(options: FunctionProcessOptions): FunctionProces
       environments.clear();
       idle.length = 0;
       await Promise.all(
-        all.map(async ({ process: running }) => {
-          if (running.exitCode !== null || running.signalCode !== null) return;
-          const exited = new Promise((resolve) => running.once('exit', resolve));
-          running.disconnect();
-          const killer = setTimeout(() => running.kill('SIGKILL'), 2000);
-          await exited;
-          clearTimeout(killer);
+        all.map(async ({ process: running, ended }) => {
+          if (running.exitCode === null && running.signalCode === null) {
+            running.disconnect();
+            const killer = setTimeout(() => running.kill('SIGKILL'), 2000);
+            await ended;
+            clearTimeout(killer);
+          } else await ended;
         }),
       );
     },

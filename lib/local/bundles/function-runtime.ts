@@ -1,6 +1,6 @@
 /**
  * The Lambda runtime's stand-in, run as a child process per function (lib/local/bundles/function-process.ts):
- * it imports the function's asset from cdk.out as Lambda's Node.js runtime does (`_HANDLER` is
+ * it imports the function's asset (its copy, lambda-task.ts) as Lambda's Node.js runtime does (`_HANDLER` is
  * `<file>.<export>`, relative to the asset, the working directory), then takes invocations over IPC and
  * answers each with the handler's result or its error. Its environment is the function's own; it imports
  * nothing of the repository, so the asset is all the code that runs.

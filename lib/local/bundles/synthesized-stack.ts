@@ -2,8 +2,9 @@
  * The functions of the synthesized stack, as CloudFormation would create them: for each
  * `AWS::Lambda::Function` of the template and its nested stacks (lib/synthesized-templates.ts), its name, asset folder in cdk.out,
  * handler, timeout, memory and environment, with the template's references to the table, bucket and bus
- * resolved to the local ones. cdk.out is synthesized first (the CDK app run as `cdk synth` runs it, offline)
- * when it is missing, older than the sources, or made with other local settings.
+ * resolved to the local ones. The local stack's cloud assembly (LOCAL_CDK_OUT) is synthesized first (the CDK
+ * app run as `cdk synth` runs it, offline) when it is missing, older than the sources, made with other local
+ * settings or overwritten by another synthesis.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -13,13 +14,17 @@ import { readSynthesizedTemplates, resourcesInRootTerms, type CfnResource } from
 
 const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** The repository's cdk.out, where `cdk synth` writes too. */
-export const CDK_OUT = join(projectRoot, 'cdk.out');
-/** What the local stack synthesized cdk.out with (its CDK context); another value synthesizes again. */
+/**
+ * The local stack's cloud assembly: a folder of its own, beside cdk.out, where `cdk synth` writes, so
+ * neither overwrites the other's (at the same depth, so the assets' source maps, and their hashes, are
+ * the same as in cdk.out).
+ */
+export const LOCAL_CDK_OUT = join(projectRoot, 'cdk.out.local');
+/** What the local stack synthesized its assembly with (its CDK context); another value synthesizes again. */
 const SETTINGS_FILE = 'local-settings.json';
 /**
  * What the stack is made from, besides the CDK app's own modules (followed from bin/app.ts): a file here
- * newer than cdk.out makes it stale. Every function's code is under functions/.
+ * newer than the assembly makes it stale. Every function's code is under functions/.
  */
 const SOURCES = ['functions', 'package-lock.json', 'cdk.json'];
 const APP = 'bin/app.ts';
@@ -77,18 +82,25 @@ function newestSource(): number {
 
 const settingsText = (context: Record<string, string>) => `${JSON.stringify(context, null, 2)}\n`;
 
-/** Whether cdk.out is missing, older than the sources, or made with other settings, and so why it is synthesized. */
-export function staleness(context: Record<string, string>, outdir = CDK_OUT): string | undefined {
+/**
+ * Whether the assembly is missing, older than the sources, made with other settings or overwritten by another
+ * synthesis, and so why it is synthesized.
+ */
+export function staleness(context: Record<string, string>, outdir = LOCAL_CDK_OUT): string | undefined {
   const settings = join(outdir, SETTINGS_FILE);
   if (!existsSync(settings)) return `${relative(projectRoot, outdir)} was not synthesized by the local stack`;
   if (readFileSync(settings, 'utf8') !== settingsText(context))
     return `${relative(projectRoot, outdir)} was synthesized with other local settings`;
+  // The settings are written after the synthesis: a manifest newer than them is another synthesis's (`cdk synth -o`).
+  const manifest = statSync(join(outdir, 'manifest.json'), { throwIfNoEntry: false });
+  if (!manifest || manifest.mtimeMs > statSync(settings).mtimeMs)
+    return `${relative(projectRoot, outdir)} was synthesized again since, not by the local stack`;
   if (statSync(settings).mtimeMs < newestSource()) return `${relative(projectRoot, outdir)} is older than the sources`;
   return undefined;
 }
 
 /** Synthesizes the CDK app into `outdir` with `context`, as `cdk synth` runs it (no CLI, so no network). */
-export function synthesize(context: Record<string, string>, outdir = CDK_OUT): void {
+export function synthesize(context: Record<string, string>, outdir = LOCAL_CDK_OUT): void {
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   const result = spawnSync(process.execPath, [join(projectRoot, 'bin/app.ts')], {
@@ -104,7 +116,7 @@ export function synthesize(context: Record<string, string>, outdir = CDK_OUT): v
   });
   if (result.status !== 0)
     throw new Error(`cdk synth into ${outdir} failed (exit ${result.status}):\n${result.stderr}${result.stdout}`);
-  // Written last: a synthesis cut short leaves cdk.out stale.
+  // Written last: a synthesis cut short leaves the assembly stale.
   writeFileSync(join(outdir, SETTINGS_FILE), settingsText(context));
 }
 
@@ -138,7 +150,11 @@ function resolver(local: LocalResources, resources: Record<string, CfnResource>)
 }
 
 /** Every function of the stack synthesized in `outdir` for `stage` (their names are `photo-commerce-<stage>-<module>`). */
-export function synthesizedFunctions(local: LocalResources, stage: string, outdir = CDK_OUT): SynthesizedFunction[] {
+export function synthesizedFunctions(
+  local: LocalResources,
+  stage: string,
+  outdir = LOCAL_CDK_OUT,
+): SynthesizedFunction[] {
   const namePrefix = `photo-commerce-${stage}-`;
   const resources = resourcesInRootTerms(readSynthesizedTemplates(outdir, `PhotoCommerce-${stage}`));
   const resolve = resolver(local, resources);
