@@ -17,6 +17,7 @@ const BUNDLE_FILES = [
   'test/integration/library-read.test.ts',
   'test/integration/library-multipart.test.ts',
   'test/integration/renditions.test.ts',
+  'test/integration/renditions-concurrent.test.ts',
   'test/integration/image-bombs.test.ts',
   'test/integration/renditions-decode-limits.test.ts',
   'test/integration/webhooks.test.ts',

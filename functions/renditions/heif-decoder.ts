@@ -7,10 +7,14 @@
  *
  * The decode is synchronous WebAssembly: nothing in its thread can interrupt it. It runs in a worker thread,
  * which the function terminates when the decode passes its time limit or the process passes its memory
- * bound; the function's own thread stays free to watch. One worker serves the function's decodes one at a
- * time (libheif instantiates once), and a terminated one is replaced on the next decode. This module is
- * both sides: the bundled function starts its own file as the worker, which serves decodes when it sees
- * the role in its workerData.
+ * bound; the function's own thread stays free to watch. One worker serves the process's decodes (libheif
+ * instantiates once), and one decode at a time goes to it: the invocations a process runs side by side
+ * (Lambda's AWS_LAMBDA_MAX_CONCURRENCY, `npm start`) queue here, so each answer is its own request's, the
+ * memory bound watches the one decode that runs, and a time limit starts with its own decode, not while it
+ * waits. A terminated worker fails only the decode it was running; the next one starts a fresh worker.
+ * (Measured against a pool of workers: docs/design.md, "Renditions".) This module is both sides: the
+ * bundled function starts its own file as the worker, which serves decodes when it sees the role in its
+ * workerData.
  */
 import { isMainThread, parentPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
 
@@ -114,21 +118,31 @@ function decoderWorker(): Worker {
   return started;
 }
 
+/** The decodes asked for so far, settled or not: the next one starts when this has settled. */
+let queue: Promise<unknown> = Promise.resolve();
+
 /**
  * The primary image of a HEIF file as RGBA. `bytes` move to the worker (no copy): the caller reads them no
  * more, and takes them back from the answer (`source`) or the failure. HeifDecodeFailure with libheif's
- * reason, or the limit that stopped the decode.
+ * reason, or the limit that stopped the decode. Decodes asked for while another runs wait their turn.
  */
-export async function decodeHeif(bytes: Uint8Array, limits: DecodeLimits): Promise<DecodedPixels> {
+export function decodeHeif(bytes: Uint8Array, limits: DecodeLimits): Promise<DecodedPixels> {
   // Only a buffer of its own moves: a view into a shared one (Node's pool) would detach its neighbours.
   const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+  const decoded = queue.then(() => decodeOnWorker(owned, limits));
+  queue = decoded.catch(() => undefined);
+  return decoded;
+}
+
+/** One decode on the worker, the only one it is given until this settles. */
+function decodeOnWorker(owned: Uint8Array, limits: DecodeLimits): Promise<DecodedPixels> {
   const decoder = decoderWorker();
   return new Promise<DecodedPixels>((resolve, reject) => {
+    // Settled once the worker is gone: the next decode neither shares the process with it nor is charged its memory.
     const stop = (reason: string) => {
       finish();
       worker = undefined;
-      void decoder.terminate();
-      reject(new HeifDecodeFailure(reason));
+      void decoder.terminate().finally(() => reject(new HeifDecodeFailure(reason)));
     };
     // The time limit is the decode's: it starts when libheif is loaded (a new worker loads it first).
     let timer: NodeJS.Timeout | undefined;
