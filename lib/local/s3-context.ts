@@ -16,5 +16,7 @@ export interface S3Context {
   store: {
     putObject(object: unknown): Promise<{ md5: string; size: number }>;
     getBucket(bucket: string): Promise<unknown>;
+    /** A bucket's configuration of one kind (`cors`, ...) as s3rver parses it, or null when it has none. */
+    getSubresource(bucket: string, key: undefined, kind: 'cors'): Promise<{ rules: unknown[] } | null>;
   };
 }

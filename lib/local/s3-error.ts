@@ -14,15 +14,17 @@ export const S3Error = require('s3rver/lib/models/error') as new (
   detail?: Record<string, string>,
 ) => Error & { status: number };
 
-/** Codes S3 answers that s3rver's table lacks (it would answer them 500), with S3's status. */
-const STATUS_OF_NEWER_CODES: Record<string, number> = {
+/** S3's status for codes s3rver's table lacks (it would answer them 500) or gives another status. */
+const STATUS_S3_GIVES: Record<string, number> = {
   XAmzContentSHA256Mismatch: 400,
   XAmzContentChecksumMismatch: 400,
+  AccessForbidden: 403,
+  BadRequest: 400,
 };
 
-/** An S3 error with S3's status, also for the codes s3rver does not know. */
+/** An S3 error with S3's status, also for the codes s3rver does not know or answers with another status. */
 export function s3Error(code: string, message: string, detail?: Record<string, string>): Error {
   const error = new S3Error(code, message, detail);
-  error.status = STATUS_OF_NEWER_CODES[code] ?? error.status;
+  error.status = STATUS_S3_GIVES[code] ?? error.status;
   return error;
 }

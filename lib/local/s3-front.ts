@@ -2,8 +2,10 @@
  * The local S3's front: a Koa middleware ahead of s3rver's router (and of the multipart stand-in) that
  * refuses what S3 refuses before anything is stored, with S3's status, code and XML:
  *
+ * - a CORS preflight is answered here from the bucket's CORS rules, as S3 answers it, unsigned and whatever
+ *   its query holds (lib/local/s3-preflight.ts);
  * - a request with neither a SigV4 Authorization header nor a presigned query is refused 403 AccessDenied
- *   (the bucket is private), except CORS preflights, which S3 answers unsigned;
+ *   (the bucket is private);
  * - the signature is verified with the access key's secret (lib/local/s3-signature-v4.ts), and its time:
  *   a presigned URL past its expiry, a header-signed request more than 15 minutes off;
  * - a body with a Content-MD5, an `x-amz-checksum-*`, a hex `x-amz-content-sha256` or an aws-chunked
@@ -21,6 +23,7 @@ import { S3Error } from './s3-error.ts';
 import { callsOf, objectArn, type S3Call, type S3CallRecorder, type S3CallVia } from './s3-calls.ts';
 import { verifiedBody } from './s3-payload-checks.ts';
 import { postObject } from './s3-post-object.ts';
+import { answerPreflight } from './s3-preflight.ts';
 import { secretOf, verifySignature } from './s3-signature-v4.ts';
 import type { S3Context } from './s3-context.ts';
 
@@ -101,11 +104,11 @@ export function s3Front({ incomingDir, onRequest }: S3FrontOptions) {
   }
 
   return async function s3Verifying(ctx: Ctx, next: () => Promise<void>): Promise<void> {
-    // CORS preflights carry no credentials, in S3 as here.
-    if (ctx.method === 'OPTIONS') return next();
     const [, bucketPart = '', ...keyParts] = ctx.path.split('/');
     const bucket = decode(bucketPart);
     const key = keyParts.length > 0 && keyParts.join('/') !== '' ? decode(keyParts.join('/')) : undefined;
+    // CORS preflights are never signed: answered here from the bucket's rules, whatever their query holds.
+    if (ctx.method === 'OPTIONS') return answerPreflight(ctx, bucket, key);
     // Every POST of the bucket but DeleteObjects is an upload form, served here: s3rver's own form parser
     // (busboy 0.3 on dicer, CVE-2022-24434) must never see a request.
     if (ctx.method === 'POST' && bucket !== '' && key === undefined && !('delete' in ctx.query))

@@ -17,9 +17,10 @@
  *   which is not the MD5 of the file.
  *
  * CORS: a part PUT from a browser gets the bucket's CORS headers through s3rver's own CORS middleware
- * (preflights are s3rver's), so a page can read the ETag when the bucket's rule exposes it. Signatures and
- * body digests are checked before this runs, by the front (lib/local/s3-front.ts). Only the local stack
- * uses this; the functions speak to it through the same SDK calls as to S3.
+ * (preflights are answered by the front, lib/local/s3-preflight.ts), so a page can read the ETag when the
+ * bucket's rule exposes it. Signatures and body digests are checked before this runs, by the front
+ * (lib/local/s3-front.ts). Only the local stack uses this; the functions speak to it through the same SDK
+ * calls as to S3.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

@@ -87,7 +87,7 @@ async function speed(): Promise<Figure> {
     title: '8a. Renditions: time',
     howToRead:
       `Both renditions (Thumbnail 320, Preview 1600, WebP quality 80) of a 6000 x 4000 JPEG made by renditions/render.ts (one decode with shrink-on-load, the Thumbnail from the Preview's pixels) against the same two resizes written with bare sharp (each from the file, shrink-on-load), ${ROUNDS} rounds after a warm-up, alternating which goes first; the ratio is the median of the per-round ratios. ` +
-      `Budget: at most 1.2 times the bare resizes. The 12-megapixel HEIC (HEVC, the format iPhones write; made with heif-enc) is decoded by libheif-js in WebAssembly, in the function's worker thread with its time and memory limits; against libheif-js called in this thread and the same two resizes from its pixels with bare sharp, ${HEIC_ROUNDS} rounds, same budget. The 12-megapixel JPEG is reported for scale (median of 3).`,
+      `Budget: at most 1.2 times the bare resizes. The 12-megapixel HEIC (HEVC in a grid of 512 x 512 tiles, as iPhones write it; tiled from a committed coded tile, test/bench/support/photos.ts) is decoded by libheif-js in WebAssembly, in the function's worker thread with its time and memory limits; against libheif-js called in this thread and the same two resizes from its pixels with bare sharp, ${HEIC_ROUNDS} rounds, same budget. The 12-megapixel JPEG is reported for scale (median of 3).`,
     columns: ['Image', 'renditions/render.ts', 'bare sharp', 'ratio'],
     rows: [
       [

@@ -4,13 +4,17 @@
  * A 40 MB photo goes up in 5 MiB parts; part way the part PUTs are dropped for a while (the network is
  * cut), then let through again: the upload finishes without sending a stored part twice, and the builder
  * page it links to shows the photo.
+ *
+ * The cut is made through the DevTools protocol, not Playwright's `page.route`: for a page with routes,
+ * Playwright answers every CORS preflight itself, allowing everything, so the local S3's own answer to the
+ * part URLs' preflights would go untested (and a page that a real browser cannot upload from would pass).
+ * Here the preflights reach the local S3, and the test checks that it allowed each part's.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Route } from 'playwright-core';
 import { startSiteStack, type SiteStack } from '../support/site.ts';
 import { photoOfSize } from '../support/images.ts';
 
@@ -46,25 +50,41 @@ describe('the upload page in a browser', { timeout: 240_000 }, () => {
 
     // Part PUTs go straight to the local S3 (its own origin); each is counted once it is stored.
     const stored = new Map<string, number>();
-    let dropped = 0;
     page.on('response', (response) => {
       const part = partNumberOf(response.url());
       if (response.request().method() === 'PUT' && part !== null && response.status() === 200)
         stored.set(part, (stored.get(part) ?? 0) + 1);
     });
-    // The cut: once two parts are stored, every part PUT fails as if the network were down, for 4 s.
+    // The cut, through the DevTools protocol: once two parts are stored, every part PUT fails as if the
+    // network were down, for 4 s. Everything else paused here (the preflights) goes on to the local S3.
+    const devtools = await stack.browser.context.newCDPSession(page);
     let cutUntil: number | undefined;
-    await page.route(
-      (url) => url.searchParams.has('partNumber'),
-      async (route: Route) => {
-        if (stored.size >= 2 && cutUntil === undefined) cutUntil = Date.now() + 4_000;
-        if (cutUntil !== undefined && Date.now() < cutUntil) {
-          dropped++;
-          return route.abort('internetdisconnected');
-        }
-        return route.continue();
-      },
-    );
+    let dropped = 0;
+    devtools.on('Fetch.requestPaused', ({ requestId, request }) => {
+      const put = request.method === 'PUT';
+      if (put && stored.size >= 2 && cutUntil === undefined) cutUntil = Date.now() + 4_000;
+      if (put && cutUntil !== undefined && Date.now() < cutUntil) {
+        dropped++;
+        void devtools.send('Fetch.failRequest', { requestId, errorReason: 'InternetDisconnected' });
+      } else void devtools.send('Fetch.continueRequest', { requestId });
+    });
+    await devtools.send('Fetch.enable', { patterns: [{ urlPattern: '*partNumber=*', requestStage: 'Request' }] });
+    // The local S3's answers to the preflights of the part URLs, as the browser received them; a refusal
+    // ends the test at once (the page would wait for ever).
+    const preflightIds = new Set<string>();
+    const preflightAnswers: { part: string | null; status: number }[] = [];
+    let refused: (error: Error) => void = () => {};
+    const preflightRefused = new Promise<never>((_, reject) => (refused = reject));
+    preflightRefused.catch(() => {}); // awaited below; a refusal after the upload is caught by the checks
+    devtools.on('Network.requestWillBeSent', (event) => {
+      if (event.initiator.type === 'preflight') preflightIds.add(event.requestId);
+    });
+    devtools.on('Network.responseReceived', ({ requestId, response }) => {
+      if (!preflightIds.has(requestId)) return;
+      preflightAnswers.push({ part: partNumberOf(response.url), status: response.status });
+      if (response.status !== 200) refused(new Error(`the local S3 refused a part's preflight: ${response.status}`));
+    });
+    await devtools.send('Network.enable');
 
     const answer = await page.goto(`${stack.site.url}/upload`);
     expect(answer?.status()).toBe(200);
@@ -76,9 +96,14 @@ describe('the upload page in a browser', { timeout: 240_000 }, () => {
     await page.locator('.uppy-Dashboard-input').first().setInputFiles(file);
     await page.getByRole('button', { name: /^Upload 1 file$/ }).click();
     const link = page.getByRole('link', { name: 'Open your photo in the product builder' });
-    await link.waitFor({ state: 'visible', timeout: 180_000 });
+    await Promise.race([link.waitFor({ state: 'visible', timeout: 180_000 }), preflightRefused]);
 
     expect(dropped).toBeGreaterThan(0);
+    // Every part's URL was preflighted by the local S3 (unsigned, its presigned query ignored) and allowed.
+    expect(new Set(preflightAnswers.map(({ part }) => Number(part)))).toEqual(
+      new Set(Array.from({ length: PART_COUNT }, (_, index) => index + 1)),
+    );
+    expect(preflightAnswers.filter(({ status }) => status !== 200)).toEqual([]);
     expect([...stored.keys()].map(Number).sort((a, b) => a - b)).toEqual(
       Array.from({ length: PART_COUNT }, (_, index) => index + 1),
     );

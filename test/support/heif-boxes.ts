@@ -1,7 +1,7 @@
 /**
  * HEIF files written box by box around a real coded image (one that heif-enc or sharp wrote), for the tests:
  * the boxes' writer, the reader of a single-image file's coded data, and a file that shows that image turned
- * by `irot` (heif-enc writes no irot). The decompression bombs are built on these (heif-bombs.ts). The
+ * by `irot` (heif-enc writes no irot). Grid images and the decompression bombs are built on these (heif-grid.ts). The
  * parsing here is the test's own, independent of the service's header reader.
  */
 

@@ -1,16 +1,16 @@
 /**
  * Photo stand-ins for the renditions benchmarks, made with sharp: grain at a quarter of the size, enlarged
  * (so it has the texture of a photo, not of white noise) and tinted per photo, as JPEG (quality 85 gives the
- * 3-4 MB of a 12-megapixel phone photo). HEIC is made from them with libheif's `heif-enc`
- * (Debian's libheif-examples), which the benchmark needs. Files are kept in the temporary directory between
- * runs: making them is slower than what is measured.
+ * 3-4 MB of a 12-megapixel phone photo); HEIC is tiled from a committed coded tile of the same grain. Files
+ * are kept in the temporary directory between runs: making them is slower than what is measured.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
+import { heifGrid, tileFixture } from '../../support/heif-grid.ts';
 
 const CACHE = join(tmpdir(), 'photo-commerce-bench-photos');
 
@@ -49,20 +49,28 @@ export async function photoPng(width: number, height: number): Promise<string> {
   return path;
 }
 
-/** The photo as HEIC (HEVC), made with libheif's heif-enc: `npm run bench` needs it (apt-get install -y libheif-examples). */
+/** The side of the HEVC tiles of an iPhone's HEIC, and of test/fixtures/images/photo-tile-512.heic. */
+const HEIC_TILE_SIDE = 512;
+
+/**
+ * The photo as HEIC the way iPhones write it: a grid of 512 x 512 HEVC tiles cropped to the photo's size,
+ * each tile the one coded tile of the photo's grain committed in test/fixtures/images (make-photo-tile.sh),
+ * so no encoder is needed; every tile is decoded on its own, as in a phone's photo.
+ */
 export async function photoHeic(width: number, height: number): Promise<string> {
-  const path = join(CACHE, `photo-${width}x${height}.heic`);
-  if (existsSync(path)) return path;
-  try {
-    await promisify(execFile)('heif-enc', ['-q', '50', '-o', `${path}.part`, await photoJpeg(width, height)], {
-      timeout: 600_000,
+  mkdirSync(CACHE, { recursive: true });
+  const path = join(CACHE, `photo-${width}x${height}-tiled.heic`);
+  if (!existsSync(path)) {
+    const grid = heifGrid(tileFixture('photo-tile-512.heic'), {
+      columns: Math.ceil(width / HEIC_TILE_SIDE),
+      rows: Math.ceil(height / HEIC_TILE_SIDE),
+      width,
+      height,
+      tileSide: HEIC_TILE_SIDE,
     });
-  } catch (error) {
-    throw new Error(
-      `the HEIC photo needs libheif's heif-enc (apt-get install -y libheif-examples): ${(error as Error).message}`,
-    );
+    writeFileSync(`${path}.part`, grid);
+    renameSync(`${path}.part`, path);
   }
-  await promisify(execFile)('mv', [`${path}.part`, path]);
   return path;
 }
 
