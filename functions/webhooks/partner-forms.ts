@@ -84,6 +84,13 @@ export const PARTNER_FORMS = {
 export const fieldsFor = (form: PartnerForm, scope: ApiKeyScope): [string, FormField][] =>
   Object.entries(form).filter(([, field]) => field.scopes.includes(scope));
 
+/** Every field of a form, nested ones as `Lines[].Id`, for the documentation and the tests. */
+export const formRows = (form: PartnerForm, prefix = ''): [string, FormField][] =>
+  Object.entries(form).flatMap(([name, field]) => [
+    [`${prefix}${name}`, field] as [string, FormField],
+    ...('items' in field ? formRows(field.items, `${prefix}${name}[].`) : []),
+  ]);
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 

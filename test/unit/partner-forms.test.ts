@@ -6,14 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { API_KEY_SCOPES, type ApiKeyScope } from '../../functions/auth/principal.ts';
 import { EVENT_SUBSCRIPTIONS, WEBHOOK_EVENT_TYPES } from '../../functions/webhooks/event-subscriptions.ts';
-import { PARTNER_FORMS, partnerData, type PartnerForm } from '../../functions/webhooks/partner-forms.ts';
+import { formRows, PARTNER_FORMS, partnerData, type PartnerForm } from '../../functions/webhooks/partner-forms.ts';
 
 /** Every field of a form, nested ones as `Lines[].Id`, with the scopes that receive it. */
-const rows = (form: PartnerForm, prefix = ''): [string, readonly ApiKeyScope[]][] =>
-  Object.entries(form).flatMap(([name, field]) => [
-    [`${prefix}${name}`, field.scopes] as [string, readonly ApiKeyScope[]],
-    ...('items' in field ? rows(field.items, `${prefix}${name}[].`) : []),
-  ]);
+const rows = (form: PartnerForm): [string, readonly ApiKeyScope[]][] =>
+  formRows(form).map(([path, field]) => [path, field.scopes]);
 
 describe('the partner forms', () => {
   it('give no scope a user id, a key id or the internal event id', () => {
