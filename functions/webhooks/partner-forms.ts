@@ -21,6 +21,8 @@ interface FieldCommon {
   scopes: readonly ApiKeyScope[];
   /** What it is, and where those scopes read it through the API. */
   about: string;
+  /** Absent from some events of its type. */
+  optional?: true;
 }
 
 /** A field: a value, or a list of objects each shaped by its own fields. */
@@ -76,7 +78,7 @@ export const PARTNER_FORMS = {
   LibraryItemRenditionsDecided: {
     ItemGuid: { scopes: ['library'], about: '`LibraryItem.ItemGuid` of `GET /library/{itemGuid}`', schema: GuidOut },
     Status: { scopes: ['library'], about: '`LibraryItem.Renditions.Status`: `Ready` or `Failed`', schema: z.enum(['Ready', 'Failed']) },
-    Reason: { scopes: ['library'], about: '`LibraryItem.Renditions.Reason`; when `Failed`', schema: z.string() },
+    Reason: { scopes: ['library'], about: '`LibraryItem.Renditions.Reason`; when `Failed`', schema: z.string(), optional: true },
   },
 } as const satisfies Record<WebhookEventType, PartnerForm>;
 
