@@ -55,7 +55,11 @@ export function webhooksOf(): Record<string, unknown> {
             '4XX': { description: 'Any other answer, a redirect or none: retried on the schedule' },
           },
         };
-        return [`${type} (${scope})`, { post: operation }];
+        // The document's names are kebab-case: `order-created-to-site`.
+        return [
+          `${type.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`).slice(1)}-to-${scope}`,
+          { post: operation },
+        ];
       }),
     ),
   );
