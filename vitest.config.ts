@@ -22,6 +22,7 @@ const BUNDLE_FILES = [
   'test/integration/renditions-decode-limits.test.ts',
   'test/integration/webhooks.test.ts',
   'test/integration/webhook-delivery.test.ts',
+  'test/integration/webhook-partner-forms.test.ts',
   'test/integration/webhook-retries.test.ts',
   'test/integration/webhook-library-events.test.ts',
   'test/integration/order-artwork.test.ts',

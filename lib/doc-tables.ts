@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { authorizationMatrix } from './doc-tables/authorization.ts';
 import { configurationTable } from './doc-tables/configuration.ts';
-import { eventsTable, webhookEventsTable } from './doc-tables/events.ts';
+import { eventsTable, partnerFormsTable, webhookEventsTable } from './doc-tables/events.ts';
 import { limitsTable } from './doc-tables/limits.ts';
 import { alarmsSummary, functionsTable, grantsTable } from './doc-tables/stack.ts';
 
@@ -32,6 +32,7 @@ export const SECTIONS: { file: string; name: string; make: () => string }[] = [
   { file: 'docs/deploy.md', name: 'alarms', make: alarmsSummary },
   { file: 'docs/design.md', name: 'events', make: eventsTable },
   { file: 'docs/api.md', name: 'webhook-events', make: webhookEventsTable },
+  { file: 'docs/api.md', name: 'partner-forms', make: partnerFormsTable },
 ];
 
 /** `text` with the section `name` replaced by `content`; throws when its markers are missing. */

@@ -11,6 +11,7 @@ import { requestSchemas, responseSchemas } from './common.ts';
 import { errorComponents, errorResponsesOf } from './openapi-errors.ts';
 import { mergeSchemas, namedSchemas, refTo, schemaOf, type JsonSchema } from './openapi-schemas.ts';
 import { credentialText, tagOf, tags } from './openapi-tags.ts';
+import { webhooksOf } from './openapi-webhooks.ts';
 // The error schemas are named there; only this document needs them.
 import './error.ts';
 
@@ -164,6 +165,7 @@ export function buildOpenApi(): Record<string, unknown> {
     servers: [{ url: '.', description: 'The API this document is served by (<base>/openapi.json)' }],
     tags,
     paths,
+    webhooks: webhooksOf(),
     components: {
       schemas: mergeSchemas(
         namedSchemas('input', requestSchemas, unnamed.input),

@@ -28,7 +28,7 @@ export interface Delivery {
   createdAt: number;
   state: DeliveryState;
   attempts: DeliveryAttempt[];
-  /** The JSON body every attempt sends: `{ type, timestamp, data }`. */
+  /** The JSON body every attempt sends: `{ type, timestamp, data }`, data in its webhook's scope's partner form. */
   body: string;
 }
 
@@ -43,9 +43,12 @@ export const FAILING_DISABLE_MS = 5 * 24 * 60 * 60 * 1000;
 export const deliveryIdFor = (eventId: string, webhookId: string, eventTime: number): string =>
   timeOrderedGuid(eventTime, createHash('sha256').update(`${eventId}\n${webhookId}`).digest());
 
-/** The body Standard Webhooks prescribes: the event's name, its time, its detail. */
-export const deliveryBody = (event: { type: WebhookEventType; time: number; detail: Record<string, unknown> }) =>
-  JSON.stringify({ type: event.type, timestamp: new Date(event.time).toISOString(), data: event.detail });
+/**
+ * The body Standard Webhooks prescribes: the event's name, its time, and its data (the event's partner form
+ * for the receiving key's scope: functions/webhooks/partner-forms.ts).
+ */
+export const deliveryBody = (event: { type: WebhookEventType; time: number; data: Record<string, unknown> }) =>
+  JSON.stringify({ type: event.type, timestamp: new Date(event.time).toISOString(), data: event.data });
 
 export type AttemptResult = { status: number } | { error: string };
 

@@ -1,8 +1,9 @@
 /**
  * The fan-out of one subscribable event: its subscribers are the enabled webhooks in the index partition of
  * its type (one Query per page, never a Scan), kept only when the event-subscription table lets their key
- * receive it (its scope; for `owner` events, only the key that caused it). Each gets a Pending delivery and
- * one message on the deliveries queue. A repeated fan-out of the same event finds the deliveries it made
+ * receive it (its scope; for `owner` events, only the key that caused it). Each gets a Pending delivery, whose
+ * body carries the event in the partner form of its webhook's scope (webhooks/partner-forms.ts: the scope
+ * the key had when it registered, which the subscription index keeps), and one message on the deliveries queue. A repeated fan-out of the same event finds the deliveries it made
  * (their ids derive from the event and the webhook) and sends their messages again: at least once, and the
  * receiver drops the repeat by its webhook-id.
  */
@@ -13,7 +14,9 @@ import { sqs } from '../shared/clients/sqs.ts';
 import { config } from '../shared/config.ts';
 import { createDelivery } from '../store/webhook-delivery-store.ts';
 import { listSubscribers } from '../store/webhook-store.ts';
+import type { ApiKeyScope } from '../auth/principal.ts';
 import { receives, type WebhookEventType } from '../webhooks/event-subscriptions.ts';
+import { partnerData } from '../webhooks/partner-forms.ts';
 
 export interface SubscribableEvent {
   type: WebhookEventType;
@@ -28,7 +31,12 @@ const BATCH = 10;
 /** Makes the event's deliveries and queues them; answers how many. */
 export async function fanOut(event: SubscribableEvent): Promise<number> {
   const subscribers = (await listSubscribers(event.type)).filter((subscriber) => receives(subscriber, event));
-  const body = deliveryBody(event);
+  const bodies = new Map<ApiKeyScope, string>();
+  const bodyFor = (scope: ApiKeyScope): string => {
+    const body = bodies.get(scope) ?? deliveryBody({ ...event, data: partnerData(event.type, scope, event.detail) });
+    bodies.set(scope, body);
+    return body;
+  };
   const messages: DeliveryMessage[] = [];
   for (const subscriber of subscribers) {
     const delivery: Delivery = {
@@ -39,7 +47,7 @@ export async function fanOut(event: SubscribableEvent): Promise<number> {
       createdAt: event.time,
       state: 'Pending',
       attempts: [],
-      body,
+      body: bodyFor(subscriber.ownerScope),
     };
     await createDelivery(delivery);
     messages.push({

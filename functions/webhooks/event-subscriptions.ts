@@ -3,7 +3,8 @@
  * (registration, fan-out), the OpenAPI document and docs/api.md read. The rule behind it: a key's webhooks
  * never carry what the key could not read through the API. Orders are read by `fulfilment` and `site`
  * keys, checkouts by `site` keys; a library key reads only the items it pushed, so its events go to the
- * webhooks of that one key (`audience: 'owner'`: the event's `ApiKeyId`). Pure data, like the route table.
+ * webhooks of that one key (`audience: 'owner'`: the event's `ApiKeyId`). Which fields of an event each
+ * scope is sent is the partner-form table beside this one (partner-forms.ts). Pure data, like the route table.
  */
 import type { ApiKeyScope } from '../auth/principal.ts';
 import type { DomainEventType } from '../shared/event-types.ts';

@@ -1,6 +1,7 @@
 /** docs/design.md: the domain events; docs/api.md: which of them each key scope's webhooks may receive. */
 import { DOMAIN_EVENT_TYPES, type DomainEventType } from '../../functions/shared/event-types.ts';
 import { EVENT_SUBSCRIPTIONS, WEBHOOK_EVENT_TYPES } from '../../functions/webhooks/event-subscriptions.ts';
+import { formRows, PARTNER_FORMS } from '../../functions/webhooks/partner-forms.ts';
 import { table } from './markdown.ts';
 
 const EVENT_DOCS: Record<DomainEventType, { when: string; id: string }> = {
@@ -45,5 +46,20 @@ export function webhookEventsTable(): string {
           : 'every subscribed webhook of those scopes',
       ];
     }),
+  );
+}
+
+/** The partner forms: which fields of each event a webhook's `data` carries, by its key's scope, and where that scope reads them. */
+export function partnerFormsTable(): string {
+  return table(
+    ['event type', '`data` field', 'sent to the webhooks of', 'what it is; where those keys read it'],
+    WEBHOOK_EVENT_TYPES.flatMap((type) =>
+      formRows(PARTNER_FORMS[type]).map(([path, field]) => [
+        `\`${type}\``,
+        `\`${path}\``,
+        field.scopes.map((scope) => `\`${scope}\``).join(', '),
+        field.about,
+      ]),
+    ),
   );
 }

@@ -28,7 +28,7 @@ export async function run(): Promise<Figure[]> {
   const body = deliveryBody({
     type: 'OrderCreated',
     time: Date.now(),
-    detail: { EventId: 'OrderCreated-0123456789abcdef0123456789abcdef', OrderGuid: '0123456789abcdef0123456789abcdef' },
+    data: { OrderGuid: '0123456789abcdef0123456789abcdef' },
   });
   const secrets = [newWebhookSecret()];
   const policy = { allowLoopback: true, resolve: systemResolver, timeoutMs: 10_000 };

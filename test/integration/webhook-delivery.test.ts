@@ -1,7 +1,7 @@
 /**
  * Webhook deliveries end to end on the local stack, over HTTP to a loopback receiver: an order completed
  * through the API reaches the receiver as one POST that `standardwebhooks` verifies with the webhook's
- * secret; a 410 disables the webhook at once; during a rotation each delivery carries two signatures, each
+ * secret (in the lab's partner form: webhook-partner-forms.test.ts checks every form); a 410 disables the webhook at once; during a rotation each delivery carries two signatures, each
  * verifying with its own secret; a key hears only what its scope reads. How soon a delivery follows its
  * commit is measured by `npm run bench` (figure 10), not here. Retries: webhook-retries.test.ts.
  */
@@ -17,8 +17,8 @@ beforeAll(async () => {
 afterAll(() => stack?.close());
 
 describe('webhook deliveries', () => {
-  it('delivers a completed order, signed so that standardwebhooks verifies it', async () => {
-    const { WebhookId, Secret } = await stack.register(stack.siteKey, '/orders', ['OrderCreated']);
+  it("delivers a completed order to the lab's webhook, signed so that standardwebhooks verifies it", async () => {
+    const { WebhookId, Secret } = await stack.register(stack.fulfilmentKey, '/orders', ['OrderCreated']);
     const project = await stack.service.project(12.5);
     const basketGuid = (await stack.service.request('POST', '/basket', { token: stack.alice })).body.Guid as string;
     await stack.service.request('POST', `/basket/${basketGuid}/line`, {
@@ -45,8 +45,10 @@ describe('webhook deliveries', () => {
     };
     expect(payload.type).toBe('OrderCreated');
     expect(payload.data.OrderGuid).toBe(completed.body.Order.OrderGuid);
-    // Where the lab reads the order's artwork, never a URL that expires before a late delivery.
+    // Where the lab reads the order's artwork, never a URL that expires before a late delivery; no user's id.
     expect(payload.data.ArtworkPath).toBe(`/order/${completed.body.Order.OrderGuid}/artwork`);
+    expect(payload.data).not.toHaveProperty('UserId');
+    expect(payload.data).not.toHaveProperty('PaymentReference');
     expect(Date.parse(payload.timestamp)).toBeGreaterThan(0);
     expect(() =>
       new StandardWebhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(
@@ -57,7 +59,9 @@ describe('webhook deliveries', () => {
 
     // The delivery log says so, with the one attempt.
     const logged = await until('the Delivered state', async () => {
-      const log = await stack.service.request('GET', `/webhooks/${WebhookId}/deliveries`, { apiKey: stack.siteKey });
+      const log = await stack.service.request('GET', `/webhooks/${WebhookId}/deliveries`, {
+        apiKey: stack.fulfilmentKey,
+      });
       const [entry] = log.body.Deliveries as { DeliveryId: string; State: string; Attempts: { Status: number }[] }[];
       return entry?.State === 'Delivered' && entry;
     });

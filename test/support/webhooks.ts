@@ -84,7 +84,7 @@ export async function commitStatusEvent(orderGuid: string): Promise<{ id: string
     type: 'OrderStatusChanged' as const,
     id: `OrderStatusChanged-${orderGuid}-2`,
     time: Date.now(),
-    detail: { OrderGuid: orderGuid, Status: 'Processing' },
+    detail: { OrderGuid: orderGuid, UserId: 'someone', From: 'OrderReceived', To: 'Processing', Revision: 2 },
   };
   expect((await transact([recordEvent(event)])).committed).toBe(true);
   return event;

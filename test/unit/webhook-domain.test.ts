@@ -127,7 +127,7 @@ describe('deliveries', () => {
   });
 
   it('carry the Standard Webhooks body: type, timestamp, data', () => {
-    expect(JSON.parse(deliveryBody({ type: 'OrderCreated', time: 0, detail: { OrderGuid: 'g' } }))).toEqual({
+    expect(JSON.parse(deliveryBody({ type: 'OrderCreated', time: 0, data: { OrderGuid: 'g' } }))).toEqual({
       type: 'OrderCreated',
       timestamp: '1970-01-01T00:00:00.000Z',
       data: { OrderGuid: 'g' },
