@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitStatusEvent, startWebhookStack, until, type WebhookStack } from '../support/webhooks.ts';
 import { changed, KEY_REVOKED } from '../../functions/domain/webhook.ts';
 import { deliveryIdFor } from '../../functions/domain/webhook-delivery.ts';
-import { hashApiKey } from '../../functions/store/api-key-store.ts';
 
 const KEY_NAME = 'revoked-site';
 /** How long a revoked key's receiver is watched for a request after each event. */
@@ -17,11 +16,14 @@ const SILENCE_MS = 10_000;
 let stack: WebhookStack;
 let store: typeof import('../../functions/store/webhook-store.ts');
 let deliveries: typeof import('../../functions/store/webhook-delivery-store.ts');
+// The store modules make their clients on import: imported once the service has set the environment.
+let keys: typeof import('../../functions/store/api-key-store.ts');
 
 beforeAll(async () => {
   stack = await startWebhookStack();
   store = await import('../../functions/store/webhook-store.ts');
   deliveries = await import('../../functions/store/webhook-delivery-store.ts');
+  keys = await import('../../functions/store/api-key-store.ts');
 });
 afterAll(() => stack?.close());
 
@@ -29,14 +31,13 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a revoked key', () => {
   it('takes its webhooks with it: no request reaches them, and the records say why', async () => {
-    const { revokeApiKey } = await import('../../functions/store/api-key-store.ts');
     const siteKey = await stack.service.apiKey(KEY_NAME, 'site');
-    const ownerKeyId = hashApiKey(siteKey).slice(0, 12);
+    const ownerKeyId = keys.hashApiKey(siteKey).slice(0, 12);
     const status = await stack.register(siteKey, '/revoked-status', ['OrderStatusChanged']);
     await stack.register(siteKey, '/revoked-created', ['OrderCreated']);
     await stack.register(stack.fulfilmentKey, '/live', ['OrderStatusChanged']);
 
-    expect(await revokeApiKey(KEY_NAME)).toEqual({ webhooksDisabled: 2 });
+    expect(await keys.revokeApiKey(KEY_NAME)).toEqual({ webhooksDisabled: 2 });
     expect((await stack.service.request('GET', '/webhooks', { apiKey: siteKey })).status).toBe(401);
     for (const webhook of await store.listWebhooks(ownerKeyId))
       expect(webhook).toMatchObject({ status: 'Disabled', disabledReason: KEY_REVOKED });
