@@ -31,7 +31,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a revoked key', () => {
   it('takes its webhooks with it: no request reaches them, and the records say why', async () => {
-    const siteKey = await stack.service.apiKey(KEY_NAME, 'site');
+    const { apiKey: siteKey } = await keys.createApiKey(KEY_NAME, 'site', Date.now());
     const ownerKeyId = keys.hashApiKey(siteKey).slice(0, 12);
     const status = await stack.register(siteKey, '/revoked-status', ['OrderStatusChanged']);
     await stack.register(siteKey, '/revoked-created', ['OrderCreated']);
