@@ -115,28 +115,34 @@ interface RenderedOperation {
 }
 
 /** The `count` operations of the rendered page, once all are there, expanded: its method, path, lock icon, description and its tag's description. */
+/** An operation's block; the document's webhooks (the partner forms) are listed apart, in `.webhooks`. */
+const OPERATION = '.opblock:not(.webhooks .opblock)';
+
 async function renderedOperations(page: Page, count: number): Promise<RenderedOperation[]> {
   await page
-    .locator('.opblock')
+    .locator(OPERATION)
     .nth(count - 1)
     .waitFor();
   // Expanded one after the other inside the page (no round trip per click): each block opened before the next.
-  await page.evaluate(async (total) => {
-    interface Block {
-      classList: { contains(name: string): boolean };
-      querySelector(selector: string): { click(): void } | null;
-    }
-    const { document } = globalThis as unknown as {
-      document: { querySelectorAll(selector: string): ArrayLike<Block> };
-    };
-    const block = (index: number) => document.querySelectorAll('.opblock')[index];
-    for (let index = 0; index < total; index += 1) {
-      if (!block(index)?.classList.contains('is-open'))
-        block(index)?.querySelector('.opblock-summary-control')?.click();
-      while (!block(index)?.classList.contains('is-open')) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }, count);
-  return page.locator('.opblock').evaluateAll((elements) =>
+  await page.evaluate(
+    async ([total, operation]) => {
+      interface Block {
+        classList: { contains(name: string): boolean };
+        querySelector(selector: string): { click(): void } | null;
+      }
+      const { document } = globalThis as unknown as {
+        document: { querySelectorAll(selector: string): ArrayLike<Block> };
+      };
+      const block = (index: number) => document.querySelectorAll(operation)[index];
+      for (let index = 0; index < total; index += 1) {
+        if (!block(index)?.classList.contains('is-open'))
+          block(index)?.querySelector('.opblock-summary-control')?.click();
+        while (!block(index)?.classList.contains('is-open')) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    [count, OPERATION] as const,
+  );
+  return page.locator(OPERATION).evaluateAll((elements) =>
     elements.map((element) => ({
       method: element.querySelector('.opblock-summary-method')?.textContent ?? '',
       path: element.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? '',
