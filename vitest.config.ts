@@ -25,6 +25,8 @@ const BUNDLE_FILES = [
   'test/integration/webhook-partner-forms.test.ts',
   'test/integration/webhook-retries.test.ts',
   'test/integration/webhook-library-events.test.ts',
+  'test/integration/webhook-key-revocation.test.ts',
+  'test/integration/webhook-redelivery-bounds.test.ts',
   'test/integration/order-artwork.test.ts',
   'test/integration/artwork-holds.test.ts',
   'test/integration/artwork-hold-window.test.ts',

@@ -1,8 +1,10 @@
 /**
  * `npm run -s api-key -- --name <name> --scope <library|site|catalog|fulfilment>`: creates an API key and
- * prints it once. `--list` lists names and scopes; `--revoke <name>` revokes a key.
+ * prints it once. `--list` lists names and scopes; `--revoke <name>` revokes a key and
+ * disables its webhooks, saying how many.
  */
 import { cliArgs } from './cli-args.ts';
+import { revocationLine } from './key-revocation.ts';
 import { parseScope, SCOPE_CHOICES } from './key-scope.ts';
 import { useLocalStore } from './local-store.ts';
 
@@ -32,10 +34,9 @@ try {
     for (const key of await store.listApiKeys())
       process.stdout.write(`${key.name}\t${key.scope}\t${key.keyId}\t${new Date(key.createdAt).toISOString()}\n`);
   } else if (args.revoke) {
-    if (!(await store.revokeApiKey(args.revoke))) {
-      process.stderr.write(`no API key named "${args.revoke}"\n`);
-      exitCode = 1;
-    }
+    const revoked = await store.revokeApiKey(args.revoke);
+    process.stderr.write(revocationLine(args.revoke, revoked));
+    if (!revoked) exitCode = 1;
   } else {
     const { apiKey } = await store.createApiKey(args.name as string, scope!.scope, Date.now());
     process.stdout.write(`${apiKey}\n`);

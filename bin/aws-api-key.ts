@@ -12,11 +12,13 @@
  * 2. an API Gateway API key whose value is that hash, added to the usage plan, so the per-key throttle
  *    applies (the authorizer answers the hash as usageIdentifierKey). This step runs the AWS CLI; without
  *    it on PATH the two commands are printed to run by hand. Until it is done the key is answered 403.
- * Revoking deletes the table record: the authorizer refuses the key once its cached answer expires
+ * Revoking deletes the table record and disables the key's webhooks in the same transaction (their queued
+ * deliveries are not sent); the authorizer refuses the key once its cached answer expires
  * (authorizerCacheSeconds). The API Gateway key may stay; nothing names it any more.
  */
 import { execFileSync } from 'node:child_process';
 import { cliArgs } from './cli-args.ts';
+import { revocationLine } from './key-revocation.ts';
 import { parseScope, SCOPE_CHOICES } from './key-scope.ts';
 
 const args = cliArgs({
@@ -45,7 +47,7 @@ const { createApiKey, hashApiKey, revokeApiKey } = await import('../functions/st
 
 if (args.revoke) {
   const revoked = await revokeApiKey(args.revoke);
-  process.stderr.write(revoked ? `revoked ${args.revoke}\n` : `no API key named "${args.revoke}"\n`);
+  process.stderr.write(revocationLine(args.revoke, revoked));
   process.exit(revoked ? 0 : 1);
 }
 

@@ -119,7 +119,7 @@ export const webhookFanoutTableGrant: TableGrant = {
   read: [KEYS.webhookSubscription],
   write: [KEYS.webhookDelivery],
 };
-/** The webhook delivery: reads webhooks and deliveries, records attempts, disables a webhook (with its subscription items). */
+/** The webhook delivery: reads webhooks, their key's revoked mark (the count item) and deliveries, records attempts, disables a webhook (with its subscription items). */
 export const webhookDeliverTableGrant: TableGrant = {
   read: [KEYS.webhook, KEYS.webhookDelivery],
   write: [KEYS.webhook, KEYS.webhookSubscription, KEYS.webhookDelivery],

@@ -3,6 +3,7 @@
  * (lib/doc-tables/configuration.ts makes that table from this and the code's reads): what it means, its default
  * where the read in the code does not show it, and who takes a value the shell running `npm start` sets.
  */
+import { WEBHOOK_MAX_CONCURRENCY } from '../functions/contracts/webhook-queues.ts';
 import { DEFAULT_THROTTLE } from './local/throttle.ts';
 
 /**
@@ -193,6 +194,11 @@ export const VARIABLES: Record<string, VariableDoc> = {
     default: '`5,300,1800,7200,18000,36000,36000` (Standard Webhooks: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)',
     meaning:
       'webhooks: the delays in seconds before each retry of a failed delivery, after the first attempt (`1,1,1` is four attempts); each at most 43200 (SQS holds a message up to 12 hours), at most 15. After the last, the delivery is `Failed`',
+  },
+  WEBHOOK_MAX_CONCURRENCY: {
+    default: `\`${WEBHOOK_MAX_CONCURRENCY.fallback}\``,
+    meaning: `webhooks: deliveries run at once (${WEBHOOK_MAX_CONCURRENCY.min} to ${WEBHOOK_MAX_CONCURRENCY.max}), by the deliveries queue's event source in AWS (\`maxConcurrency\`; the stack setting \`webhookMaxConcurrency\`, [Deploy](deploy.md#configuration)) and by its local stand-in: slow partners wait in the queue instead of taking the account's Lambda concurrency`,
+    npmStart: 'local',
   },
   WEBHOOK_DELIVERY_QUEUE_URL: {
     default: '— (set by the stack; `npm start`: its local queue)',

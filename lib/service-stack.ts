@@ -69,6 +69,7 @@ export class ServiceStack extends Stack {
       bus: this.data.bus,
       webhookSecrets: this.data.webhookSecrets,
       logRetention: config.logRetentionDays,
+      maxConcurrency: config.webhookMaxConcurrency,
     });
     this.api = new Api(this, 'Api', {
       config,

@@ -416,8 +416,17 @@ describe('webhooks', () => {
       const payload = new Webhook(Secret).verify(received[0]!.body, received[0]!.headers) as { type: string };
       expect(payload.type).toBe('BasketCheckedOut');
 
-      const deliveries = [];
-      for await (const delivery of site.webhooks.deliveries(created.WebhookId)) deliveries.push(delivery);
+      // The first attempt's outcome is recorded just after the receiver answers; a redelivery before is 409.
+      const settled = async () => {
+        const listed = [];
+        for await (const delivery of site.webhooks.deliveries(created.WebhookId)) listed.push(delivery);
+        return listed[0]?.State === 'Pending' ? undefined : listed;
+      };
+      let deliveries = await settled();
+      while (deliveries === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        deliveries = await settled();
+      }
       expect(deliveries.map((delivery) => delivery.DeliveryId)).toEqual([received[0]!.headers['webhook-id']]);
       expect(deliveries[0]!.CreatedDateUtc).toBeInstanceOf(Date);
       const again = await site.webhooks.redeliver(created.WebhookId, deliveries[0]!.DeliveryId);

@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 import { formatDate } from '../shared/dates.ts';
 import { WEBHOOK_STATUSES, type Webhook } from '../domain/webhook.ts';
 import { EVENT_SUBSCRIPTIONS, WEBHOOK_EVENT_TYPES } from '../webhooks/event-subscriptions.ts';
-import { DELIVERY_STATES, type Delivery } from '../domain/webhook-delivery.ts';
+import { attemptCountOf, DELIVERY_STATES, KEPT_ATTEMPTS, type Delivery } from '../domain/webhook-delivery.ts';
 import {
   Guid,
   GuidOut,
@@ -34,7 +34,7 @@ const WebhookUrl = z.string().check(
   z.minLength(1, 'must not be empty'),
   z.maxLength(MAX_WEBHOOK_URL_LENGTH, `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`),
   z.meta({
-    description: 'An https URL whose host resolves to public addresses only; no user info',
+    description: 'An https URL on port 443 whose host resolves to public addresses only; no user info',
     example: 'https://partner.example.com/hooks/photo-commerce',
   }),
 );
@@ -140,7 +140,19 @@ export const DeliveryOut = z.object({
   EventType: z.enum(WEBHOOK_EVENT_TYPES),
   CreatedDateUtc: WireDateOut,
   State: z.enum(DELIVERY_STATES),
-  Attempts: z.array(DeliveryAttemptOut),
+  Attempts: z
+    .array(DeliveryAttemptOut)
+    .check(z.meta({ description: `The latest ${KEPT_ATTEMPTS} attempts, oldest first` })),
+  AttemptCount: IntegerOut({ minimum: 0, example: 1, description: 'Attempts made in all, redeliveries included' }),
+  NotSentReason: z.optional(
+    z.string().check(
+      z.meta({
+        description:
+          'Why its last message was sent to no one (its webhook disabled, its API key revoked); absent once an attempt is made',
+        example: 'not sent: its API key was revoked',
+      }),
+    ),
+  ),
 });
 export const DeliveryListOut = z.object({ Deliveries: z.array(DeliveryOut), NextCursor: NextCursorOut });
 export const RedeliveryOut = z.object({ DeliveryId: GuidOut, State: z.literal('Pending') });
@@ -148,7 +160,7 @@ export const RedeliveryOut = z.object({ DeliveryId: GuidOut, State: z.literal('P
 // prettier-ignore
 export const deliveryContracts = {
   list: { principal: 'apiKey', path: WebhookPath, query: DeliveryListQuery, response: DeliveryListOut, errors: { 404: ['WebhookNotFound'] } },
-  redeliver: { principal: 'apiKey', path: DeliveryPath, response: RedeliveryOut, errors: { 404: ['WebhookNotFound', 'DeliveryNotFound'], 409: ['WebhookDisabled'] } },
+  redeliver: { principal: 'apiKey', path: DeliveryPath, response: RedeliveryOut, errors: { 404: ['WebhookNotFound', 'DeliveryNotFound'], 409: ['WebhookDisabled', 'DeliveryPending'] } },
 } as const;
 
 export const toDeliveryOut = (delivery: Delivery): z.infer<typeof DeliveryOut> => ({
@@ -161,6 +173,8 @@ export const toDeliveryOut = (delivery: Delivery): z.infer<typeof DeliveryOut> =
     Status: attempt.status,
     DurationMs: attempt.durationMs,
   })),
+  AttemptCount: attemptCountOf(delivery),
+  ...(delivery.notSentReason !== undefined ? { NotSentReason: delivery.notSentReason } : {}),
 });
 
 nameSchemas(responseSchemas, {

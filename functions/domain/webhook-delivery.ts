@@ -27,10 +27,26 @@ export interface Delivery {
   eventId: string;
   createdAt: number;
   state: DeliveryState;
+  /** The latest KEPT_ATTEMPTS attempts, oldest first. */
   attempts: DeliveryAttempt[];
+  /** Attempts made in all (absent on deliveries stored before it was counted: `attempts` holds them all). */
+  attemptCount?: number;
+  /** Why its last message was not sent (its webhook disabled, its key revoked); absent once an attempt is made. */
+  notSentReason?: string;
   /** The JSON body every attempt sends: `{ type, timestamp, data }`, data in its webhook's scope's partner form. */
   body: string;
 }
+
+/** Attempts a delivery's record keeps, the latest: a record stays far below DynamoDB's 400 KB whatever is redelivered. */
+export const KEPT_ATTEMPTS = 50;
+
+export const attemptCountOf = (delivery: Delivery): number => delivery.attemptCount ?? delivery.attempts.length;
+
+/** The delivery's attempts with one more: the latest KEPT_ATTEMPTS, and the count of all. */
+export const withAttempt = (delivery: Delivery, attempt: DeliveryAttempt) => ({
+  attempts: [...delivery.attempts, attempt].slice(-KEPT_ATTEMPTS),
+  attemptCount: attemptCountOf(delivery) + 1,
+});
 
 /** A webhook whose deliveries failed this long without a success in between is disabled. */
 export const FAILING_DISABLE_MS = 5 * 24 * 60 * 60 * 1000;

@@ -92,6 +92,9 @@ export function changed(webhook: Webhook, changes: WebhookChanges): Webhook {
   };
 }
 
+/** Why a revoked key's webhooks are disabled, and its queued deliveries not sent. */
+export const KEY_REVOKED = 'its API key was revoked';
+
 /** The webhook disabled by the service, saying why. */
 export const disabled = (webhook: Webhook, reason: string): Webhook => ({
   ...webhook,

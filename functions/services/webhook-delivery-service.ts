@@ -2,15 +2,16 @@
  * One attempt of one delivery (a message of the deliveries queue): read the webhook and the delivery, open
  * the secrets (the current one, and the previous one while its rotation overlap lasts), send, record the
  * attempt, and answer whether and when to try again (domain/webhook-delivery.ts). A 410, or five days of
- * failures, disables the webhook at once.
+ * failures, disables the webhook at once. Nothing is sent for a disabled webhook or a revoked key: the
+ * delivery ends Failed with the reason.
  */
 import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
 import { attemptOutcome, succeeded, type AttemptOutcome } from '../domain/webhook-delivery.ts';
-import { disabled, type Webhook } from '../domain/webhook.ts';
+import { disabled, KEY_REVOKED, type Webhook } from '../domain/webhook.ts';
 import { config } from '../shared/config.ts';
 import { logger } from '../shared/powertools.ts';
-import { getDelivery, settleDelivery } from '../store/webhook-delivery-store.ts';
-import { getWebhook, recordDeliveryStreak, replaceWebhook } from '../store/webhook-store.ts';
+import { getDelivery, recordAttempt, settleUnsent } from '../store/webhook-delivery-store.ts';
+import { getWebhook, keyRevoked, recordDeliveryStreak, replaceWebhook } from '../store/webhook-store.ts';
 import { sendDelivery } from '../webhooks/send-delivery.ts';
 import { openSecret } from '../webhooks/webhook-secrets.ts';
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
@@ -40,23 +41,37 @@ async function disable(webhook: Webhook, reasonFor: (read: Webhook) => string | 
   logger.warn('webhook left as its key changed it meanwhile', { webhookId: webhook.webhookId });
 }
 
+/** Why a delivery to the webhook is not sent: its key revoked (whatever the webhook says), or it disabled. */
+function notSentReason(webhook: Webhook, revoked: boolean): string | undefined {
+  if (revoked) return `not sent: ${KEY_REVOKED}`;
+  if (webhook.status === 'Disabled')
+    return `not sent: the webhook is disabled${webhook.disabledReason ? ` (${webhook.disabledReason})` : ''}`;
+  return undefined;
+}
+
 /**
  * Attempt number `attempt` of the message's delivery. Answers `retryAfterSeconds` when it should be tried
- * again after that long; undefined when it is settled (or there is nothing left to deliver).
+ * again after that long; undefined when it is settled (or there is nothing left to deliver). A redelivery
+ * is one attempt: no retries follow it.
  */
 export async function attemptDelivery(
   message: DeliveryMessage,
   attempt: number,
   now = Date.now(),
 ): Promise<number | undefined> {
-  const [webhook, delivery] = await Promise.all([
+  const [webhook, delivery, revoked] = await Promise.all([
     getWebhook(message.ownerKeyId, message.webhookId),
     getDelivery(message.webhookId, message.deliveryId),
+    keyRevoked(message.ownerKeyId),
   ]);
   // Deleted meanwhile, or a repeated message of a delivery that already went through.
   if (!webhook || !delivery || delivery.state === 'Delivered') return undefined;
-  if (webhook.status === 'Disabled') {
-    await settleDelivery(delivery, 'Failed');
+  const unsent = notSentReason(webhook, revoked);
+  if (unsent !== undefined) {
+    await settleUnsent(delivery, unsent);
+    logger.info('webhook delivery not sent', { webhookId: webhook.webhookId, reason: unsent });
+    // A webhook its key changed after the revocation (within the authorizer's cache) goes disabled too.
+    if (revoked && webhook.status === 'Enabled') await disable(webhook, () => KEY_REVOKED);
     return undefined;
   }
   const result = await sendDelivery(
@@ -67,9 +82,9 @@ export async function attemptDelivery(
   );
   const finished = Date.now();
   const outcomeWith = (failingSince: number | undefined): AttemptOutcome =>
-    attemptOutcome(result, attempt, config.webhookRetrySchedule, failingSince, finished);
+    attemptOutcome(result, attempt, message.redelivery ? [] : config.webhookRetrySchedule, failingSince, finished);
   const outcome = outcomeWith(webhook.failingSince);
-  await settleDelivery(delivery, outcome.state, {
+  await recordAttempt(delivery, outcome.state, {
     at: now,
     status: 'status' in result ? result.status : 0,
     durationMs: finished - now,

@@ -1,15 +1,18 @@
 /**
  * The one place that reads and writes API keys. Only a SHA-256 hash of a key is stored; the key itself
  * is shown once when it is created. Two items per key: the key item, found by hash (the authorizer's
- * single GetItem), and a name item that makes names unique and lets keys be listed and revoked by name.
+ * single GetItem), and a name item that makes names unique and lets keys be listed and revoked by name. A
+ * revocation takes the key's webhooks with it (webhook-store.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { API_KEYS_INDEX_PK, apiKeyKey, apiKeyNameKey } from './keys.ts';
 import { queryEach } from './query.ts';
 import { toItem } from './table.ts';
+import { remove, transact } from './transaction.ts';
+import { revocationActions } from './webhook-store.ts';
 import { writeIf } from './writes.ts';
 import { isApiKeyScope, type ApiKeyScope } from '../auth/principal.ts';
 
@@ -81,13 +84,28 @@ export async function listApiKeys(): Promise<StoredApiKey[]> {
   return records;
 }
 
-/** Revokes the key with that name: the key item goes first, so a crash in between leaves no working key. */
-export async function revokeApiKey(name: string): Promise<boolean> {
-  const result = await dynamo.send(
-    new GetCommand({ TableName: config.tableName, Key: apiKeyNameKey(name), ConsistentRead: true }),
-  );
-  if (!result.Item) return false;
-  await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: apiKeyKey(result.Item.hash as string) }));
-  await dynamo.send(new DeleteCommand({ TableName: config.tableName, Key: apiKeyNameKey(name) }));
-  return true;
+/** Tries of a revocation whose key's webhooks its owner changed meanwhile (each read afresh). */
+const REVOKE_TRIES = 5;
+
+/**
+ * Revokes the key with that name and disables its webhooks, in one transaction: the key item, its name
+ * item, every enabled webhook of the key (with its index items) and the revoked mark its queued deliveries
+ * check (webhook-store.ts). Answers how many webhooks it disabled; undefined when there is no such key.
+ */
+export async function revokeApiKey(name: string, now = Date.now()): Promise<{ webhooksDisabled: number } | undefined> {
+  for (let tries = 1; ; tries++) {
+    const result = await dynamo.send(
+      new GetCommand({ TableName: config.tableName, Key: apiKeyNameKey(name), ConsistentRead: true }),
+    );
+    if (!result.Item) return undefined;
+    const { hash, keyId } = result.Item as { hash: string; keyId: string };
+    const webhooks = await revocationActions(keyId, now);
+    const outcome = await transact([
+      remove(apiKeyNameKey(name), { if: '#hash = :hash', names: { '#hash': 'hash' }, values: { ':hash': hash } }),
+      remove(apiKeyKey(hash)),
+      ...webhooks.actions,
+    ]);
+    if (outcome.committed) return { webhooksDisabled: webhooks.disabled };
+    if (tries === REVOKE_TRIES) throw new Error(`the webhooks of API key "${name}" kept changing; revoke it again`);
+  }
 }

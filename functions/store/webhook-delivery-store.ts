@@ -5,7 +5,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import type { Delivery, DeliveryAttempt, DeliveryState } from '../domain/webhook-delivery.ts';
+import { withAttempt, type Delivery, type DeliveryAttempt, type DeliveryState } from '../domain/webhook-delivery.ts';
 import { DELIVERY_PREFIX, webhookDeliveryKey, webhookDeliveryPk } from './keys.ts';
 import { queryPage, type PageRequest } from './query.ts';
 import { fromItem, table, toItem } from './table.ts';
@@ -40,24 +40,67 @@ export async function getDelivery(webhookId: string, deliveryId: string): Promis
   return result.Item ? fromItem<Delivery>(result.Item) : undefined;
 }
 
-/** Sets the delivery's state, appending the attempt that led to it (none: it was not attempted, its webhook is disabled). */
-export async function settleDelivery(
-  delivery: Delivery,
-  state: DeliveryState,
-  attempt?: DeliveryAttempt,
-): Promise<void> {
+/**
+ * Records an attempt and the state it led to, keeping the latest KEPT_ATTEMPTS. The list is written whole:
+ * one attempt of a delivery runs at a time (a redelivery waits until none is Pending: markRedelivery).
+ */
+export async function recordAttempt(delivery: Delivery, state: DeliveryState, attempt: DeliveryAttempt): Promise<void> {
+  const { attempts, attemptCount } = withAttempt(delivery, attempt);
   await dynamo.send(
     new UpdateCommand({
       TableName: config.tableName,
       Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
-      UpdateExpression: attempt
-        ? 'SET attempts = list_append(attempts, :attempt), #state = :state'
-        : 'SET #state = :state',
+      UpdateExpression: 'SET attempts = :attempts, attemptCount = :count, #state = :state REMOVE notSentReason',
       ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':state': state, ...(attempt ? { ':attempt': [attempt] } : {}) },
+      ExpressionAttributeValues: { ':attempts': attempts, ':count': attemptCount, ':state': state },
     }),
   );
 }
+
+/** Ends the delivery Failed without an attempt, saying why it was not sent. */
+export async function settleUnsent(delivery: Delivery, reason: string): Promise<void> {
+  await dynamo.send(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
+      UpdateExpression: 'SET #state = :failed, notSentReason = :reason',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':failed': 'Failed', ':reason': reason },
+    }),
+  );
+}
+
+const pendingCondition = (pending: boolean) => ({
+  ConditionExpression: pending ? '#state = :pending' : '#state <> :pending',
+  ExpressionAttributeNames: { '#state': 'state' },
+});
+
+/**
+ * Marks the delivery Pending for a redelivery unless it is Pending already (its first attempt or retries
+ * under way, or another redelivery): false then. Conditional, so of parallel redeliveries one wins.
+ */
+export const markRedelivery = (delivery: Delivery): Promise<boolean> =>
+  writeIf(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
+      UpdateExpression: 'SET #state = :pending',
+      ...pendingCondition(false),
+      ExpressionAttributeValues: { ':pending': 'Pending' },
+    }),
+  );
+
+/** Undoes markRedelivery when its message could not be sent: the delivery goes back to the state it had. */
+export const unmarkRedelivery = (delivery: Delivery): Promise<boolean> =>
+  writeIf(
+    new UpdateCommand({
+      TableName: config.tableName,
+      Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
+      UpdateExpression: 'SET #state = :state',
+      ...pendingCondition(true),
+      ExpressionAttributeValues: { ':pending': 'Pending', ':state': delivery.state },
+    }),
+  );
 
 /** One page of a webhook's deliveries, newest first (delivery ids sort by their event's time). */
 export async function listDeliveries(

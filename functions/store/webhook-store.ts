@@ -8,7 +8,14 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { MAX_WEBHOOKS_PER_KEY, subscribedTypes, type Webhook, type WebhookSubscriber } from '../domain/webhook.ts';
+import {
+  disabled,
+  KEY_REVOKED,
+  MAX_WEBHOOKS_PER_KEY,
+  subscribedTypes,
+  type Webhook,
+  type WebhookSubscriber,
+} from '../domain/webhook.ts';
 import {
   WEBHOOK_PREFIX,
   webhookCountKey,
@@ -125,6 +132,37 @@ export async function deleteWebhook(webhook: Webhook): Promise<boolean> {
     }),
   ]);
   return outcome.committed;
+}
+
+/**
+ * What revoking the key adds to its revocation's transaction: the mark on its webhooks' count item that
+ * deliveries check (keyRevoked), and each enabled webhook disabled with its index items, conditional on
+ * the revision read. At most 1 + MAX_WEBHOOKS_PER_KEY * (1 + event types a scope subscribes to) actions.
+ */
+export async function revocationActions(
+  ownerKeyId: string,
+  now: number,
+): Promise<{ actions: WriteAction[]; disabled: number }> {
+  const enabled = (await listWebhooks(ownerKeyId)).filter((webhook) => webhook.status === 'Enabled');
+  const actions = [
+    update(webhookCountKey(ownerKeyId), 'SET revokedAt = :now', { values: { ':now': now } }),
+    ...enabled.flatMap((webhook) => {
+      const after = disabled(webhook, KEY_REVOKED);
+      return [
+        put(webhookKey(ownerKeyId, webhook.webhookId), WEBHOOK_TYPE, after, { condition: asRead(webhook) }),
+        ...subscriptionActions(webhook, after),
+      ];
+    }),
+  ];
+  return { actions, disabled: enabled.length };
+}
+
+/** Whether the webhooks' key was revoked: a delivery checks it before sending, whatever its webhook says. */
+export async function keyRevoked(ownerKeyId: string): Promise<boolean> {
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: webhookCountKey(ownerKeyId), ConsistentRead: true }),
+  );
+  return result.Item?.revokedAt !== undefined;
 }
 
 /** The enabled webhooks subscribed to an event type: a Query of that type's index partition, page after page. */

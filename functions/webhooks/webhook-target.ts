@@ -1,8 +1,9 @@
 /**
- * Where a webhook may send: an `https://` URL without user info whose host resolves to public addresses
- * only, by the pull's address policy and resolution (functions/library/pull-target.ts), checked when the
+ * Where a webhook may send: an `https://` URL on port 443 without user info whose host resolves to public
+ * addresses only (another port would make the delivery log's status and duration a port scanner, which
+ * the pull's 80/443 rule exists to prevent), by the pull's address policy and resolution (functions/library/pull-target.ts), checked when the
  * URL is registered and again before every delivery, which then connects to the vetted address (no DNS
- * rebinding in between). WEBHOOK_ALLOW_LOOPBACK=true also allows `http://` to loopback receivers, for local
+ * rebinding in between). WEBHOOK_ALLOW_LOOPBACK=true also allows `http://` to loopback receivers, on any port, for local
  * work and tests, as PULL_ALLOW_LOOPBACK does for pulls; a refusal that only loopback caused names it.
  */
 import { isIP } from 'node:net';
@@ -65,8 +66,14 @@ export async function vetWebhookUrl(
       text,
       `the scheme http is not allowed (https only)${namesLoopback(bareHost(url)) ? WEBHOOK_LOOPBACK_HINT : ''}`,
     );
+  // The URL API drops a scheme's default port: any port left is another one.
+  const port = url.port;
+  const portRefused = () =>
+    webhookUrlRefused(text, `port ${port} is not allowed (webhooks use 443; only loopback receivers take any port)`);
+  if (port !== '' && !policy.allowLoopback) throw portRefused();
   const target = await resolveAndVet(url, policy, text, REFUSAL);
   if (plainHttp && !isLoopback(target.address))
     throw webhookUrlRefused(text, 'http is allowed to loopback receivers only; other hosts take https');
+  if (port !== '' && !isLoopback(target.address)) throw portRefused();
   return { url, target };
 }

@@ -6,7 +6,9 @@
  * schedule's next delay (up to SQS's 12 hours; the schedule's longest is 10) and reports it failed, so the
  * queue itself holds a delivery between attempts; the queue keeps messages 14 days, longer than the whole
  * schedule (about 27.5 hours), and its maxReceiveCount exceeds the attempts, so only a delivery whose
- * function keeps breaking reaches the dead-letter queue, which an alarm watches (one per queue).
+ * function keeps breaking reaches the dead-letter queue, which an alarm watches (one per queue). At most
+ * WEBHOOK_MAX_CONCURRENCY deliveries run at once: slow partners wait in the queue, not in the account's
+ * Lambda concurrency.
  */
 import { Duration } from 'aws-cdk-lib';
 import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
@@ -28,6 +30,8 @@ export interface WebhooksProps {
   bus: IEventBus;
   webhookSecrets: IKey;
   logRetention: RetentionDays;
+  /** Deliveries run at once (WEBHOOK_MAX_CONCURRENCY). */
+  maxConcurrency: number;
 }
 
 export class Webhooks extends Construct {
@@ -45,6 +49,7 @@ export class Webhooks extends Construct {
       ...common,
       settings: WEBHOOK_QUEUES.deliveries,
       spec: ROUTELESS_FUNCTIONS.webhookDeliver,
+      maxConcurrency: props.maxConcurrency,
     });
     // The delivery function names its own queue: it sets a failed message's visibility there.
     this.deliveries.handlerFunction.function.addEnvironment(

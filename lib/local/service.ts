@@ -21,6 +21,7 @@ import { apiDocs } from './api-docs.ts';
 import { currencyText, DEFAULT_CURRENCY, reloadConfig } from '../../functions/shared/config.ts';
 import { ruleToQueue, startLocalQueue, type QueueHandler } from './event-delivery.ts';
 import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-events.ts';
+import { webhookMaxConcurrency } from '../../functions/contracts/webhook-queues.ts';
 import { startLocalSqsFront } from './sqs-front.ts';
 import { startWebhookQueues, webhookQueueEnv } from './webhook-queues.ts';
 import { LOCAL_WEBHOOK_KEY_ALIAS, startLocalKms } from './kms.ts';
@@ -114,6 +115,7 @@ const portOf = (endpoint: string) => Number(new URL(endpoint).port);
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
   // Refused before anything starts, as the synth refuses it: every checkout would answer it.
   currencyText(options.env?.CURRENCY || process.env.CURRENCY || DEFAULT_CURRENCY, 'environment variable CURRENCY');
+  const webhookConcurrency = webhookMaxConcurrency(process.env.WEBHOOK_MAX_CONCURRENCY);
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'photo-commerce-'));
   mkdirSync(dataDir, { recursive: true });
@@ -192,7 +194,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         });
   const unsubscribeRenditions =
     renditions && ruleToQueue(functions.subscribe, (type) => type === RENDITIONS_SUBSCRIPTION.detailType, renditions);
-  const webhooks = startWebhookQueues({ loadHandler: queueHandler, subscribe: functions.subscribe, sqsFront, dataDir });
+  const webhooks = startWebhookQueues({
+    loadHandler: queueHandler,
+    subscribe: functions.subscribe,
+    sqsFront,
+    dataDir,
+    maxConcurrency: webhookConcurrency,
+  });
   const events = {
     drain: async () => {
       await renditions?.drain();

@@ -28,15 +28,18 @@ export function startWebhookQueues(options: {
   subscribe: (subscriber: (event: EventEnvelope) => void) => () => void;
   sqsFront: LocalSqsFront;
   dataDir: string;
+  /** Deliveries run at once (WEBHOOK_MAX_CONCURRENCY), as the event source's maxConcurrency bounds them in AWS. */
+  maxConcurrency: number;
 }): WebhookQueues {
-  const queueOf = (settings: (typeof WEBHOOK_QUEUES)[keyof typeof WEBHOOK_QUEUES]) =>
+  const queueOf = (settings: (typeof WEBHOOK_QUEUES)[keyof typeof WEBHOOK_QUEUES], concurrency?: number) =>
     startLocalQueue({
       ...settings,
+      ...(concurrency !== undefined ? { concurrency } : {}),
       folder: join(options.dataDir, 'queues', settings.name),
       loadHandler: options.loadHandler,
       endpoint: options.sqsFront.endpoint,
     });
-  const deliveries = queueOf(WEBHOOK_QUEUES.deliveries);
+  const deliveries = queueOf(WEBHOOK_QUEUES.deliveries, options.maxConcurrency);
   options.sqsFront.serve(deliveries);
   const fanout = queueOf(WEBHOOK_QUEUES.fanout);
   const unsubscribe = ruleToQueue(options.subscribe, isWebhookEventType, fanout);

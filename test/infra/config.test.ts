@@ -24,7 +24,10 @@ describe('readServiceConfig', () => {
       jwtAudience: 'photo-commerce-api',
       jwtClientIds: '',
       jwtMaxAgeSeconds: 86_400,
+      webhookMaxConcurrency: 20,
     });
+    expect(() => configOf({ webhookMaxConcurrency: 1 })).toThrow(/WEBHOOK_MAX_CONCURRENCY/);
+    expect(configOf({}, { WEBHOOK_MAX_CONCURRENCY: '5' }).webhookMaxConcurrency).toBe(5);
     expect(config.placeholders).toEqual([
       'checkoutUrl (CHECKOUT_URL)',
       'jwtIssuer (JWT_ISSUER)',

@@ -58,6 +58,9 @@ describe('the template allows what the functions do', () => {
     tableCall('list-library', 'dynamodb:Query', ['LIBUSER#u1']),
     tableCall('list-library', 'dynamodb:Query', ['LIBUSER#u1'], `${TABLE}/index/GSI1`),
     tableCall('authorizer', 'dynamodb:GetItem', ['APIKEY#abc']),
+    // A delivery reads its key's revoked mark; a redelivery marks its delivery Pending (a conditional update).
+    tableCall('webhook-deliver', 'dynamodb:GetItem', ['WEBHOOK#abc']),
+    tableCall('redeliver-webhook-delivery', 'dynamodb:UpdateItem', ['WHDELIVERY#w1']),
     tableCall('complete-checkout', 'dynamodb:PutItem', ['OUTBOX#e1']),
     call('get-library-item', 's3:GetObject', `${BUCKET}/library/item/original`, S3_HTTPS),
     call('complete-library-upload', 's3:ListBucket', BUCKET, S3_HTTPS),
@@ -157,6 +160,11 @@ describe('the template denies, and says why', () => {
       expect((await verdictOf(sealing('webhook-deliver', 'kms:Decrypt', keys))).allowed, keys.join()).toBe(false);
     expect((await verdictOf(sealing('create-webhook', 'kms:Decrypt', ['WebhookId']))).allowed).toBe(false);
     expect((await verdictOf(sealing('get-webhook', 'kms:Decrypt', ['WebhookId']))).allowed).toBe(false);
+  });
+
+  it("a redelivery that writes anything but its delivery (the revoked mark is the revocation CLI's)", async () => {
+    const verdict = await verdictOf(tableCall('redeliver-webhook-delivery', 'dynamodb:UpdateItem', ['WEBHOOK#abc']));
+    expect(verdict.allowed).toBe(false);
   });
 
   it('a function the template does not define', async () => {

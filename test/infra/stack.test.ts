@@ -832,6 +832,15 @@ describe('webhooks', () => {
     );
   });
 
+  it('runs at most WEBHOOK_MAX_CONCURRENCY deliveries at once (20 by default); the fan-out is not bounded by it', () => {
+    const mappingOf = (queue: IConstruct) =>
+      ofType('AWS::Lambda::EventSourceMapping')
+        .map(([, mapping]) => mapping.Properties)
+        .find((mapping) => JSON.stringify(mapping.EventSourceArn) === JSON.stringify(arnOf(queue)));
+    expect(mappingOf(stack.webhooks.deliveries.queue).ScalingConfig).toEqual({ MaximumConcurrency: 20 });
+    expect(mappingOf(stack.webhooks.fanout.queue).ScalingConfig).toBeUndefined();
+  });
+
   it('routes every subscribable event type of the bus to the fan-out queue', () => {
     const rule = ofType('AWS::Events::Rule').find(
       ([, candidate]) => candidate.Properties.Name === 'photo-commerce-dev-webhooks',

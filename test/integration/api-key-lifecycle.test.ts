@@ -56,6 +56,7 @@ describe('API keys from the CLI', () => {
 
     const revoked = await apiKeyCli('--revoke', 'pricing-system');
     expect(revoked.code).toBe(0);
+    expect(revoked.stderr).toContain('revoked pricing-system; disabled 0 webhooks');
     const refused = await service.request('GET', project, { apiKey: catalogKey });
     expect(refused.status).toBe(401);
     expect(refused.body.Error.Code).toBe('Unauthorized');

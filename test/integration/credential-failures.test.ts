@@ -116,7 +116,7 @@ describe('401: the reason for each refused credential', () => {
     const name = `failures-revoked-${crypto.randomUUID().slice(0, 8)}`;
     const { apiKey } = await createApiKey(name, 'site', Date.now());
     expect((await service.request('GET', `/checkout/${GUID}`, { apiKey })).status).toBe(404);
-    expect(await revokeApiKey(name)).toBe(true);
+    expect(await revokeApiKey(name)).toEqual({ webhooksDisabled: 0 });
     expect(error(await service.request('GET', `/checkout/${GUID}`, { apiKey }))).toEqual(error(unknown));
   });
 

@@ -33,9 +33,9 @@ const refusal = async (url: string, allowLoopback = false) =>
 
 describe('vetWebhookUrl', () => {
   it('accepts https to a name with public addresses only, and pins the first', async () => {
-    const { target, url } = await vetWebhookUrl('https://partner.example.com:8443/hooks?x=1', policy(false));
+    const { target, url } = await vetWebhookUrl('https://partner.example.com:443/hooks?x=1', policy(false));
     expect(target).toEqual({ address: '93.184.216.34', family: 4 });
-    expect(url.href).toBe('https://partner.example.com:8443/hooks?x=1');
+    expect(url.href).toBe('https://partner.example.com/hooks?x=1');
     expect((await vetWebhookUrl('https://v6.example.com/', policy(false))).target.family).toBe(6);
   });
 
@@ -62,6 +62,20 @@ describe('vetWebhookUrl', () => {
     expect(await refusal('http://127.0.0.1:3000/hooks', true)).toBe('accepted');
     expect(await refusal('http://partner.example.com/hooks', true)).toMatch(/loopback receivers only/);
     expect(await refusal('https://intranet.example.com/', true)).toMatch(/does not resolve to public addresses only/);
+  });
+
+  it('takes port 443 only, naming the port refused; loopback receivers (when allowed) take any', async () => {
+    for (const allowLoopback of [false, true]) {
+      expect(await refusal('https://1.1.1.1:6379/', allowLoopback)).toBe(
+        'WebhookUrlRefused: Url https://1.1.1.1:6379/ refused: port 6379 is not allowed (webhooks use 443; only loopback receivers take any port).',
+      );
+      expect(await refusal('https://partner.example.com:8443/hooks', allowLoopback)).toMatch(
+        /port 8443 is not allowed/,
+      );
+      expect(await refusal('https://[2606:4700::1111]:22/', allowLoopback)).toMatch(/port 22 is not allowed/);
+    }
+    expect(await refusal('https://localhost:8443/hooks', true)).toBe('accepted');
+    expect(await refusal('https://[::1]:6379/', true)).toBe('accepted');
   });
 
   it('refuses user info, other schemes and text that is no URL', async () => {

@@ -464,7 +464,12 @@ export interface Schemas {
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     CreatedDateUtc: Date;
     State: 'Pending' | 'Delivered' | 'Failed';
+    /** The latest 50 attempts, oldest first */
     Attempts: Array<Schemas['WebhookDeliveryAttempt']>;
+    /** Attempts made in all, redeliveries included */
+    AttemptCount: number;
+    /** Why its last message was sent to no one (its webhook disabled, its API key revoked); absent once an attempt is made */
+    NotSentReason?: string;
   };
   WebhookDeliveryAttempt: {
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
@@ -479,7 +484,7 @@ export interface Schemas {
     NextCursor?: string;
   };
   WebhookInput: {
-    /** An https URL whose host resolves to public addresses only; no user info */
+    /** An https URL on port 443 whose host resolves to public addresses only; no user info */
     Url: string;
     /** Event types to receive, each open to API keys of the scopes named (the event-subscription table): BasketCheckedOut (site), OrderCreated (fulfilment, site), OrderStatusChanged (fulfilment, site), LibraryItemsAdded (library; only the key that caused it), LibraryItemRenditionsDecided (library; only the key that caused it) */
     EventTypes: Array<string>;
@@ -492,7 +497,7 @@ export interface Schemas {
     Secret: string;
   };
   WebhookUpdateInput: {
-    /** An https URL whose host resolves to public addresses only; no user info */
+    /** An https URL on port 443 whose host resolves to public addresses only; no user info */
     Url?: string;
     /** Event types to receive, each open to API keys of the scopes named (the event-subscription table): BasketCheckedOut (site), OrderCreated (fulfilment, site), OrderStatusChanged (fulfilment, site), LibraryItemsAdded (library; only the key that caused it), LibraryItemRenditionsDecided (library; only the key that caused it) */
     EventTypes?: Array<string>;
