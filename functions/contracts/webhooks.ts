@@ -160,7 +160,7 @@ export const RedeliveryOut = z.object({ DeliveryId: GuidOut, State: z.literal('P
 // prettier-ignore
 export const deliveryContracts = {
   list: { principal: 'apiKey', path: WebhookPath, query: DeliveryListQuery, response: DeliveryListOut, errors: { 404: ['WebhookNotFound'] } },
-  redeliver: { principal: 'apiKey', path: DeliveryPath, response: RedeliveryOut, errors: { 404: ['WebhookNotFound', 'DeliveryNotFound'], 409: ['WebhookDisabled', 'DeliveryPending'] } },
+  redeliver: { principal: 'apiKey', path: DeliveryPath, response: RedeliveryOut, errors: { 404: ['WebhookNotFound', 'DeliveryNotFound'], 409: ['WebhookDisabled', 'DeliveryPending', 'RedeliveredRecently'] } },
 } as const;
 
 export const toDeliveryOut = (delivery: Delivery): z.infer<typeof DeliveryOut> => ({

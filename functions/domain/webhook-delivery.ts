@@ -33,6 +33,8 @@ export interface Delivery {
   attemptCount?: number;
   /** Why its last message was not sent (its webhook disabled, its key revoked); absent once an attempt is made. */
   notSentReason?: string;
+  /** When it was last redelivered (epoch ms): a delivery takes one redelivery per REDELIVERY_INTERVAL_MS. */
+  redeliveredAt?: number;
   /** The JSON body every attempt sends: `{ type, timestamp, data }`, data in its webhook's scope's partner form. */
   body: string;
 }
@@ -47,6 +49,12 @@ export const withAttempt = (delivery: Delivery, attempt: DeliveryAttempt) => ({
   attempts: [...delivery.attempts, attempt].slice(-KEPT_ATTEMPTS),
   attemptCount: attemptCountOf(delivery) + 1,
 });
+
+/**
+ * A delivery takes one redelivery per this interval, and none while it is Pending: redelivering it in a
+ * loop, in parallel or not, sends at most one request a minute to its receiver.
+ */
+export const REDELIVERY_INTERVAL_MS = 60_000;
 
 /** A webhook whose deliveries failed this long without a success in between is disabled. */
 export const FAILING_DISABLE_MS = 5 * 24 * 60 * 60 * 1000;

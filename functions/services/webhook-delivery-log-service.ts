@@ -2,10 +2,10 @@
  * A webhook's delivery log for its API key: the deliveries, newest first, a page at a time, and a
  * redelivery of one of them: the same event again with the same webhook-id (receivers drop it if they had
  * it), signed anew when it is sent, through the deliveries queue like any delivery. A redelivery is one
- * attempt (Stripe's resend), and a delivery takes one while none of it is Pending, so redelivering in a
- * loop sends at most one request at a time per delivery.
+ * attempt (Stripe's resend), and a delivery takes one while none of it is Pending and none was taken in the
+ * last minute, so redelivering in a loop sends at most one request a minute per delivery.
  */
-import type { Delivery } from '../domain/webhook-delivery.ts';
+import { REDELIVERY_INTERVAL_MS, type Delivery } from '../domain/webhook-delivery.ts';
 import { conflict, notFound } from '../shared/errors.ts';
 import type { PageRequest } from '../store/query.ts';
 import { getDelivery, listDeliveries, markRedelivery, unmarkRedelivery } from '../store/webhook-delivery-store.ts';
@@ -21,11 +21,19 @@ export async function deliveryLog(
   return listDeliveries(webhookId, page);
 }
 
-const deliveryPending = (deliveryId: string) =>
-  conflict(
-    'DeliveryPending',
-    `Delivery ${deliveryId} is Pending: an attempt of it is queued or its retries are under way; redeliver it once it is Delivered or Failed.`,
+/** Why a redelivery of `delivery` is not taken at `now`. */
+function redeliveryRefusal(delivery: Delivery, now: number) {
+  if (delivery.state === 'Pending')
+    return conflict(
+      'DeliveryPending',
+      `Delivery ${delivery.deliveryId} is Pending: an attempt of it is queued or its retries are under way; redeliver it once it is Delivered or Failed.`,
+    );
+  const next = (delivery.redeliveredAt ?? now) + REDELIVERY_INTERVAL_MS;
+  return conflict(
+    'RedeliveredRecently',
+    `Delivery ${delivery.deliveryId} was redelivered at ${new Date(delivery.redeliveredAt ?? now).toISOString()}; a delivery takes one redelivery a minute: redeliver it from ${new Date(next).toISOString()}.`,
   );
+}
 
 export async function redeliver(caller: Caller, webhookId: string, deliveryId: string): Promise<Delivery> {
   const webhook = await readWebhook(caller, webhookId);
@@ -33,12 +41,16 @@ export async function redeliver(caller: Caller, webhookId: string, deliveryId: s
     throw conflict('WebhookDisabled', `Webhook ${webhookId} is disabled; enable it (PUT Status "Enabled") first.`);
   const delivery = await getDelivery(webhookId, deliveryId);
   if (!delivery) throw notFound('DeliveryNotFound', `No delivery ${deliveryId} of webhook ${webhookId}.`);
-  if (delivery.state === 'Pending' || !(await markRedelivery(delivery))) throw deliveryPending(deliveryId);
+  const now = Date.now();
+  if (!(await markRedelivery(delivery, now))) {
+    // The condition names the reason on the record as it is now, which may differ from the one read above.
+    throw redeliveryRefusal((await getDelivery(webhookId, deliveryId)) ?? delivery, now);
+  }
   try {
     await sendDeliveryMessages([{ webhookId, ownerKeyId: webhook.ownerKeyId, deliveryId, redelivery: true }]);
   } catch (error) {
-    await unmarkRedelivery(delivery);
+    await unmarkRedelivery(delivery, now);
     throw error;
   }
-  return { ...delivery, state: 'Pending' };
+  return { ...delivery, state: 'Pending', redeliveredAt: now };
 }

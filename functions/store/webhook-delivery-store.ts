@@ -5,7 +5,13 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { withAttempt, type Delivery, type DeliveryAttempt, type DeliveryState } from '../domain/webhook-delivery.ts';
+import {
+  REDELIVERY_INTERVAL_MS,
+  withAttempt,
+  type Delivery,
+  type DeliveryAttempt,
+  type DeliveryState,
+} from '../domain/webhook-delivery.ts';
 import { DELIVERY_PREFIX, webhookDeliveryKey, webhookDeliveryPk } from './keys.ts';
 import { queryPage, type PageRequest } from './query.ts';
 import { fromItem, table, toItem } from './table.ts';
@@ -70,35 +76,41 @@ export async function settleUnsent(delivery: Delivery, reason: string): Promise<
   );
 }
 
-const pendingCondition = (pending: boolean) => ({
-  ConditionExpression: pending ? '#state = :pending' : '#state <> :pending',
-  ExpressionAttributeNames: { '#state': 'state' },
-});
-
 /**
- * Marks the delivery Pending for a redelivery unless it is Pending already (its first attempt or retries
- * under way, or another redelivery): false then. Conditional, so of parallel redeliveries one wins.
+ * Marks the delivery Pending for a redelivery at `now` unless it is Pending already (its first attempt or
+ * retries under way, or another redelivery) or was redelivered less than REDELIVERY_INTERVAL_MS before:
+ * false then. Conditional, so of parallel redeliveries one wins.
  */
-export const markRedelivery = (delivery: Delivery): Promise<boolean> =>
+export const markRedelivery = (delivery: Delivery, now: number): Promise<boolean> =>
   writeIf(
     new UpdateCommand({
       TableName: config.tableName,
       Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
-      UpdateExpression: 'SET #state = :pending',
-      ...pendingCondition(false),
-      ExpressionAttributeValues: { ':pending': 'Pending' },
+      UpdateExpression: 'SET #state = :pending, redeliveredAt = :now',
+      ConditionExpression: '#state <> :pending AND (attribute_not_exists(redeliveredAt) OR redeliveredAt <= :since)',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':pending': 'Pending', ':now': now, ':since': now - REDELIVERY_INTERVAL_MS },
     }),
   );
 
-/** Undoes markRedelivery when its message could not be sent: the delivery goes back to the state it had. */
-export const unmarkRedelivery = (delivery: Delivery): Promise<boolean> =>
+/** Undoes markRedelivery of `now` when its message could not be sent: the delivery is back as it was. */
+export const unmarkRedelivery = (delivery: Delivery, now: number): Promise<boolean> =>
   writeIf(
     new UpdateCommand({
       TableName: config.tableName,
       Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
-      UpdateExpression: 'SET #state = :state',
-      ...pendingCondition(true),
-      ExpressionAttributeValues: { ':pending': 'Pending', ':state': delivery.state },
+      UpdateExpression:
+        delivery.redeliveredAt === undefined
+          ? 'SET #state = :state REMOVE redeliveredAt'
+          : 'SET #state = :state, redeliveredAt = :before',
+      ConditionExpression: '#state = :pending AND redeliveredAt = :now',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':pending': 'Pending',
+        ':state': delivery.state,
+        ':now': now,
+        ...(delivery.redeliveredAt === undefined ? {} : { ':before': delivery.redeliveredAt }),
+      },
     }),
   );
 

@@ -69,7 +69,10 @@ export async function vetWebhookUrl(
   // The URL API drops a scheme's default port: any port left is another one.
   const port = url.port;
   const portRefused = () =>
-    webhookUrlRefused(text, `port ${port} is not allowed (webhooks use 443; only loopback receivers take any port)`);
+    webhookUrlRefused(
+      text,
+      `port ${port} is not allowed (webhooks use 443; only loopback receivers take any port)${namesLoopback(bareHost(url)) ? WEBHOOK_LOOPBACK_HINT : ''}`,
+    );
   if (port !== '' && !policy.allowLoopback) throw portRefused();
   const target = await resolveAndVet(url, policy, text, REFUSAL);
   if (plainHttp && !isLoopback(target.address))
