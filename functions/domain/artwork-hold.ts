@@ -70,3 +70,21 @@ export const artworkErased = (itemGuids: readonly string[]) =>
     `The artwork of this basket names library item ${itemGuids.join(', ')}, which was erased; the project must name other artwork before it can be checked out.`,
     { ItemGuids: [...itemGuids] },
   );
+
+/** A checkout named artwork in another user's library: nothing is held, nothing written. */
+export const artworkNotYours = (itemGuids: readonly string[]) =>
+  conflict(
+    'ArtworkNotYours',
+    `The artwork of this basket names library item ${itemGuids.join(', ')}, which is in another user's library; only the buyer's own items (or unclaimed uploads) can be printed.`,
+    { ItemGuids: [...itemGuids] },
+  );
+
+/** Why a mark failed: `erased` when the item had no record, `notYours` when another user holds it. */
+export interface MarkRefusals {
+  erased: string[];
+  notYours: string[];
+}
+
+/** The refusal to answer for these failed marks: another user's items first, they are never the buyer's to print. */
+export const markRefusal = ({ erased, notYours }: MarkRefusals) =>
+  notYours.length > 0 ? artworkNotYours([...new Set(notYours)]) : artworkErased([...new Set(erased)]);
