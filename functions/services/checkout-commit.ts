@@ -9,7 +9,7 @@
  * broke it meanwhile. So every reader sees either no checkout or one whose every item is marked: an erasure
  * that reads a mark of a checkout not yet payable breaks that checkout in its own transaction.
  */
-import { artworkErased, markRefusal, type HoldMark, type MarkRefusals } from '../domain/artwork-hold.ts';
+import { artworkErased, markFailure, markRefusal, type HoldMark, type MarkRefusals } from '../domain/artwork-hold.ts';
 import type { Checkout } from '../domain/checkout.ts';
 import { markItemAction } from '../store/artwork-hold-store.ts';
 import { checkoutOf, createCheckoutAction, finishPendingAction } from '../store/checkout-store.ts';
@@ -17,17 +17,16 @@ import { StaleBasketError } from '../store/basket-store.ts';
 import { chunks } from '../store/batch.ts';
 import { MAX_TRANSACTION_ACTIONS, transact, type FailedAction, type WriteAction } from '../store/transaction.ts';
 
-/** Sorts failed marks of `itemGuids` (their index in it): a record found is another user's, none is erased. */
-function refusalsOf(failed: readonly { action: FailedAction; itemGuid: string }[]): MarkRefusals {
-  return {
-    erased: failed.filter(({ action }) => action.item === undefined).map(({ itemGuid }) => itemGuid),
-    notYours: failed.filter(({ action }) => action.item !== undefined).map(({ itemGuid }) => itemGuid),
-  };
+/** Sorts failed marks by what each found; `buyer` is the checkout's user. */
+function refusalsOf(failed: readonly { action: FailedAction; itemGuid: string }[], buyer: string): MarkRefusals {
+  const refusals: MarkRefusals = { erased: [], notYours: [], full: [] };
+  for (const { action, itemGuid } of failed) refusals[markFailure(action.item, buyer)].push(itemGuid);
+  return refusals;
 }
 
 /**
- * Commits the checkout; 409 ArtworkNotYours naming the items in another user's library, or ArtworkErased
- * naming the items erased before their marks could be taken (nothing is payable then); StaleBasketError
+ * Commits the checkout; 409 ArtworkNotYours naming the items in another user's library, ArtworkErased
+ * naming the items erased before their marks could be taken, or ArtworkHoldsFull (nothing is payable then); StaleBasketError
  * when `also`'s basket version moved on (the caller starts over).
  */
 export async function commitCheckout(checkout: Checkout, also: WriteAction[], itemGuids: string[]): Promise<void> {
@@ -40,7 +39,7 @@ export async function commitCheckout(checkout: Checkout, also: WriteAction[], it
     const refused = outcome.failed
       .filter((failed) => failed.index >= own.length)
       .map((action) => ({ action, itemGuid: itemGuids[action.index - own.length] as string }));
-    if (refused.length > 0) throw markRefusal(refusalsOf(refused));
+    if (refused.length > 0) throw markRefusal(refusalsOf(refused, checkout.userId));
     throw new StaleBasketError();
   }
   const first = MAX_TRANSACTION_ACTIONS - 1;
@@ -63,7 +62,7 @@ export async function commitCheckout(checkout: Checkout, also: WriteAction[], it
           return { action, itemGuid: itemGuids[offset + action.index] as string };
         }),
   );
-  if (refused.length > 0) throw markRefusal(refusalsOf(refused));
+  if (refused.length > 0) throw markRefusal(refusalsOf(refused, checkout.userId));
   const finish = await transact([finishPendingAction(checkout.checkoutId), ...also]);
   if (finish.committed) return;
   const broken = finish.failed.find((failed) => failed.index === 0)?.item;

@@ -1,11 +1,14 @@
 /**
- * An order's artwork belongs to its buyer, over HTTP against the local stack: a checkout whose project names
- * library items another user claimed is 409 ArtworkNotYours naming them, and writes nothing (no hold mark,
- * no snapshot, no event); items of an anonymous upload nobody claimed stay allowed.
+ * An order's artwork belongs to its buyer, and its holds stay bounded, over HTTP against the local stack: a
+ * checkout whose project names library items another user claimed is 409 ArtworkNotYours naming them, and
+ * writes nothing (no hold mark, no snapshot, no event); items of an anonymous upload nobody claimed stay
+ * allowed. A basket checked out again unchanged answers its open checkout: 200 checkouts make one checkout
+ * and one hold mark on each item.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startArtworkParties, type ArtworkParties } from '../support/artwork.ts';
 import { snapshotStore, storeDiff } from '../support/store-snapshot.ts';
+import { checkoutIdOf } from '../support/artwork.ts';
 
 let parties: ArtworkParties;
 /** A second signed-in customer, Bob; the parties' customer is Alice. */
@@ -57,5 +60,27 @@ describe('artwork belongs to the buyer', () => {
     const unclaimed = (await parties.photos(2)).itemGuids;
     const checkout = await bobChecksOut(await bobsBasket([await parties.projectWith(unclaimed)]));
     expect(checkout.status, checkout.text).toBe(200);
+  });
+});
+
+describe('bounded holds', () => {
+  it('answers 200 checkouts of an unchanged basket with one checkout, and marks each item once', async () => {
+    const { itemGuids } = await parties.photos(2, { claim: true });
+    const basketGuid = await parties.basketWith([await parties.projectWith(itemGuids)]);
+    const checkouts = (snapshot: Awaited<ReturnType<typeof snapshotStore>>) =>
+      [...snapshot.items.keys()].filter((key) => key.startsWith('CHECKOUT#')).length;
+    const before = checkouts(await snapshotStore(parties.service));
+
+    const ids = new Set<string>();
+    for (let round = 0; round < 200; round++) {
+      const checkout = await parties.checkOut(basketGuid);
+      expect(checkout.status, checkout.text).toBe(200);
+      ids.add(checkoutIdOf(checkout));
+    }
+    expect(ids.size).toBe(1);
+    const after = await snapshotStore(parties.service);
+    expect(checkouts(after) - before).toBe(1);
+    for (const itemGuid of itemGuids)
+      expect(after.items.get(`LIBITEM#${itemGuid}|LIBITEM`)?.holds?.SS, itemGuid).toHaveLength(1);
   });
 });
