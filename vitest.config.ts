@@ -30,6 +30,7 @@ const BUNDLE_FILES = [
   'test/integration/order-artwork.test.ts',
   'test/integration/artwork-holds.test.ts',
   'test/integration/artwork-hold-window.test.ts',
+  'test/integration/artwork-ownership.test.ts',
   'client/test/endpoints.test.ts',
 ];
 

@@ -66,9 +66,12 @@ const tables = {
   basketCreate: { read: [user, idempotency], write: [user, idempotency] },
   linePricing: { read: [user, project], write: [user] },
   lineAdd: { read: [user, project, idempotency], write: [user, idempotency] },
-  /** A checkout marks each item of its artwork as held (services/checkout-commit.ts). */
+  /**
+   * A checkout marks each item of its artwork as held (services/checkout-commit.ts); a basket checked out
+   * again unchanged reads its open checkout.
+   */
   basketCheckout: {
-    read: [user, project, idempotency],
+    read: [user, project, idempotency, checkout],
     write: [user, checkout, idempotency, outbox, KEYS.libraryItem],
   },
   projectRead: { read: [project] },

@@ -96,7 +96,7 @@ export const basketContracts = {
     path: BasketPath,
     idempotent: true,
     response: CheckoutUrlOut,
-    errors: { 404: ['BasketNotFound'], 409: ['BasketEmpty', 'ArtworkErased'] },
+    errors: { 404: ['BasketNotFound'], 409: ['BasketEmpty', 'ArtworkErased', 'ArtworkNotYours', 'ArtworkHoldsFull'] },
   },
 } as const;
 

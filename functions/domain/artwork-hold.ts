@@ -20,6 +20,13 @@ export const HOLD_PENDING_MS = 15 * 60 * 1000;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Hold marks one item carries at most (46 bytes each: 46 KB of DynamoDB's 400 KB item). A basket checked
+ * out again unchanged takes no new mark, so only a shopper changing the basket between checkouts of their
+ * own (or an unclaimed) item approaches it; past it the item's next checkout is 409 ArtworkHoldsFull.
+ */
+export const MAX_HOLD_MARKS = 1000;
+
 export interface HoldMark {
   takenAt: number;
   checkoutId: string;
@@ -70,3 +77,38 @@ export const artworkErased = (itemGuids: readonly string[]) =>
     `The artwork of this basket names library item ${itemGuids.join(', ')}, which was erased; the project must name other artwork before it can be checked out.`,
     { ItemGuids: [...itemGuids] },
   );
+
+/** A checkout named artwork in another user's library: nothing is held, nothing written. */
+export const artworkNotYours = (itemGuids: readonly string[]) =>
+  conflict(
+    'ArtworkNotYours',
+    `The artwork of this basket names library item ${itemGuids.join(', ')}, which is in another user's library; only the buyer's own items (or unclaimed uploads) can be printed.`,
+    { ItemGuids: [...itemGuids] },
+  );
+
+/** Why marks failed: `erased` when the item had no record, `notYours` when another user holds it, `full` at MAX_HOLD_MARKS. */
+export interface MarkRefusals {
+  erased: string[];
+  notYours: string[];
+  full: string[];
+}
+
+/** Sorts a failed mark by the item record it found (`found`, ALL_OLD: absent when the item is erased). */
+export function markFailure(found: { userId?: unknown } | undefined, buyer: string): keyof MarkRefusals {
+  if (found === undefined) return 'erased';
+  return found.userId !== undefined && found.userId !== buyer ? 'notYours' : 'full';
+}
+
+const artworkHoldsFull = (itemGuids: readonly string[]) =>
+  conflict(
+    'ArtworkHoldsFull',
+    `Library item ${itemGuids.join(', ')} is held by ${MAX_HOLD_MARKS} checkouts already; pay or let one of them expire first.`,
+    { ItemGuids: [...itemGuids] },
+  );
+
+/** The refusal to answer for failed marks: another user's items first (never the buyer's to print), then erased ones. */
+export function markRefusal({ erased, notYours, full }: MarkRefusals) {
+  if (notYours.length > 0) return artworkNotYours([...new Set(notYours)]);
+  if (erased.length > 0) return artworkErased([...new Set(erased)]);
+  return artworkHoldsFull([...new Set(full)]);
+}

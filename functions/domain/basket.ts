@@ -34,6 +34,14 @@ export interface Basket {
   lastSavedAt: number;
   /** Epoch ms after which the basket counts as missing (DynamoDB TTL removes it later). */
   expiresAt: number;
+  /** The last checkout taken of it: a checkout of the same version answers that one (domain/checkout.ts). */
+  openCheckout?: OpenCheckout;
+}
+
+/** What a basket keeps of its last checkout. */
+export interface OpenCheckout {
+  checkoutId: string;
+  basketVersion: number;
 }
 
 /** When a change to a basket is saved, and how long the basket lives from then if nothing touches it. */

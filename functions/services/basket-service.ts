@@ -21,6 +21,7 @@ import { config } from '../shared/config.ts';
 import { retryOnConflict } from '../shared/retry.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import * as baskets from '../store/basket-store.ts';
+import { getCheckout } from '../store/checkout-store.ts';
 import { commitCheckout } from './checkout-commit.ts';
 import * as quotas from '../store/basket-quota-store.ts';
 import { recordEvent } from '../store/outbox-store.ts';
@@ -156,10 +157,14 @@ export function deleteBasketLine(userId: string, guid: string, lineId: number): 
  * name; the checkout site charges for exactly that. A line's stored price is the one it had when last
  * written, possibly long ago, so every line is repriced first (one BatchGetItem of the basket's projects,
  * which names them and their artwork too). One transaction then writes the snapshot, the BasketCheckedOut
- * event, when a price moved the repriced basket as its next version (the snapshot binds to that version; its
- * version condition decides, a lost race starts over), and a hold mark on each item of the lines' artwork
- * (services/checkout-commit.ts: more than one transaction when they pass 100 actions). A snapshot of a version that changes meanwhile is harmless:
- * completion refuses it (BasketChanged).
+ * event, the basket (as its next version when a price moved, else as it is) naming the snapshot as its open
+ * checkout (the basket's version condition decides, a lost race starts over), and a hold mark on each item of
+ * the lines' artwork (services/checkout-commit.ts: more than one transaction when they pass 100 actions). A
+ * snapshot of a version that changes meanwhile is harmless: completion refuses it (BasketChanged).
+ *
+ * A basket unchanged since its open checkout (same version, no price moved) answers that checkout, still
+ * open, instead of a new one (one GetItem in place of the commit): repeating a checkout writes nothing, so
+ * neither snapshots nor hold marks pile up.
  */
 export function checkOutBasket(userId: string, guid: string): Promise<Checkout> {
   return retryOnConflict(async () => {
@@ -169,7 +174,12 @@ export function checkOutBasket(userId: string, guid: string): Promise<Checkout> 
     const projects = await getProjectPrices(stored.lines.map((line) => line.projectGuid));
     const basket = repriceLines(stored, projects, now);
     const repriced = basket !== stored;
+    if (!repriced && stored.openCheckout?.basketVersion === stored.version) {
+      const open = await getCheckout(stored.openCheckout.checkoutId, now.now);
+      if (open && open.order === undefined) return open;
+    }
     const checkout = takeCheckout(newSecretId(), basket, repriced ? stored.version + 1 : stored.version, projects, now);
+    const openCheckout = { checkoutId: checkout.checkoutId, basketVersion: checkout.basketVersion };
     const artwork = [...new Set(basket.lines.flatMap((line) => projects.get(line.projectGuid)?.itemGuids ?? []))];
     await commitCheckout(
       checkout,
@@ -186,7 +196,9 @@ export function checkOutBasket(userId: string, guid: string): Promise<Checkout> 
             LineCount: basket.lines.length,
           },
         }),
-        ...(repriced ? [baskets.saveBasketAction(basket, stored.version)] : []),
+        repriced
+          ? baskets.saveBasketAction({ ...basket, openCheckout }, stored.version)
+          : baskets.noteOpenCheckoutAction(basket, openCheckout, now.now),
       ],
       artwork,
     );

@@ -9,27 +9,37 @@
  * broke it meanwhile. So every reader sees either no checkout or one whose every item is marked: an erasure
  * that reads a mark of a checkout not yet payable breaks that checkout in its own transaction.
  */
-import { artworkErased, type HoldMark } from '../domain/artwork-hold.ts';
+import { artworkErased, markFailure, markRefusal, type HoldMark, type MarkRefusals } from '../domain/artwork-hold.ts';
 import type { Checkout } from '../domain/checkout.ts';
 import { markItemAction } from '../store/artwork-hold-store.ts';
 import { checkoutOf, createCheckoutAction, finishPendingAction } from '../store/checkout-store.ts';
 import { StaleBasketError } from '../store/basket-store.ts';
 import { chunks } from '../store/batch.ts';
-import { MAX_TRANSACTION_ACTIONS, transact, type WriteAction } from '../store/transaction.ts';
+import { MAX_TRANSACTION_ACTIONS, transact, type FailedAction, type WriteAction } from '../store/transaction.ts';
+
+/** Sorts failed marks by what each found; `buyer` is the checkout's user. */
+function refusalsOf(failed: readonly { action: FailedAction; itemGuid: string }[], buyer: string): MarkRefusals {
+  const refusals: MarkRefusals = { erased: [], notYours: [], full: [] };
+  for (const { action, itemGuid } of failed) refusals[markFailure(action.item, buyer)].push(itemGuid);
+  return refusals;
+}
 
 /**
- * Commits the checkout; 409 ArtworkErased naming the items erased before their marks could be taken (nothing
- * is payable then); StaleBasketError when `also`'s basket version moved on (the caller starts over).
+ * Commits the checkout; 409 ArtworkNotYours naming the items in another user's library, ArtworkErased
+ * naming the items erased before their marks could be taken, or ArtworkHoldsFull (nothing is payable then); StaleBasketError
+ * when `also`'s basket version moved on (the caller starts over).
  */
 export async function commitCheckout(checkout: Checkout, also: WriteAction[], itemGuids: string[]): Promise<void> {
   const mark: HoldMark = { takenAt: checkout.createdAt, checkoutId: checkout.checkoutId };
-  const marks = itemGuids.map((itemGuid) => markItemAction(itemGuid, mark));
+  const marks = itemGuids.map((itemGuid) => markItemAction(itemGuid, mark, checkout.userId));
   const own = [createCheckoutAction(checkout), ...also];
   if (own.length + marks.length <= MAX_TRANSACTION_ACTIONS) {
     const outcome = await transact([...own, ...marks]);
     if (outcome.committed) return;
-    const erased = outcome.failed.filter((failed) => failed.index >= own.length);
-    if (erased.length > 0) throw artworkErased(erased.map((failed) => itemGuids[failed.index - own.length] as string));
+    const refused = outcome.failed
+      .filter((failed) => failed.index >= own.length)
+      .map((action) => ({ action, itemGuid: itemGuids[action.index - own.length] as string }));
+    if (refused.length > 0) throw markRefusal(refusalsOf(refused, checkout.userId));
     throw new StaleBasketError();
   }
   const first = MAX_TRANSACTION_ACTIONS - 1;
@@ -41,17 +51,18 @@ export async function commitCheckout(checkout: Checkout, also: WriteAction[], it
     })),
   ];
   const outcomes = await Promise.all(batches.map((batch) => transact(batch.actions)));
-  const erased = outcomes.flatMap((outcome, batch) =>
+  const refused = outcomes.flatMap((outcome, batch) =>
     outcome.committed
       ? []
-      : outcome.failed.flatMap((failed) => {
+      : outcome.failed.map((action) => {
           // The pending snapshot's creation failed: an erasure put its mark there first, naming the item.
-          if (batch === 0 && failed.index === 0) return [String(failed.item?.brokenBy)];
+          if (batch === 0 && action.index === 0)
+            return { action: { ...action, item: undefined }, itemGuid: String(action.item?.brokenBy) };
           const offset = (batches[batch]?.offset ?? 0) - (batch === 0 ? 1 : 0);
-          return [itemGuids[offset + failed.index] as string];
+          return { action, itemGuid: itemGuids[offset + action.index] as string };
         }),
   );
-  if (erased.length > 0) throw artworkErased([...new Set(erased)]);
+  if (refused.length > 0) throw markRefusal(refusalsOf(refused, checkout.userId));
   const finish = await transact([finishPendingAction(checkout.checkoutId), ...also]);
   if (finish.committed) return;
   const broken = finish.failed.find((failed) => failed.index === 0)?.item;

@@ -4,17 +4,30 @@
  * condition sees a mark taken after it read); the hold's state lives on the checkout record under
  * `CHECKOUT#<checkoutId>`, which a paid checkout keeps (without expiry) for as long as its order holds.
  */
-import { HOLD_PENDING_MS, holdMarkText, type HoldMark, type HoldRecord } from '../domain/artwork-hold.ts';
+import {
+  HOLD_PENDING_MS,
+  holdMarkText,
+  MAX_HOLD_MARKS,
+  type HoldMark,
+  type HoldRecord,
+} from '../domain/artwork-hold.ts';
 import { batchGetItems } from './batch.ts';
 import { checkoutKey, erasureIntentKey, libraryItemKey } from './keys.ts';
 import { fromItem, ttlSeconds } from './table.ts';
 import { check, create, update, type WriteAction } from './transaction.ts';
 
-/** The mark of a checkout on one item, while the item exists (an erased item has no record: the mark fails). */
-export const markItemAction = (itemGuid: string, mark: HoldMark): WriteAction =>
+/**
+ * The mark of `buyer`'s checkout on one item, while the item exists (an erased item has no record), is the
+ * buyer's or nobody's (an anonymous upload no one has claimed), and carries fewer than MAX_HOLD_MARKS marks:
+ * otherwise the mark fails, and its ALL_OLD item tells which (domain/artwork-hold.ts markRefusal).
+ */
+export const markItemAction = (itemGuid: string, mark: HoldMark, buyer: string): WriteAction =>
   update(libraryItemKey(itemGuid), 'ADD holds :mark, holdRevision :one', {
     values: { ':mark': new Set([holdMarkText(mark)]), ':one': 1 },
-    condition: { if: 'attribute_exists(PK)' },
+    condition: {
+      if: 'attribute_exists(PK) AND (attribute_not_exists(userId) OR userId = :buyer) AND (attribute_not_exists(holds) OR size(holds) < :most)',
+      values: { ':buyer': buyer, ':most': MAX_HOLD_MARKS },
+    },
   });
 
 /** The checkout records of these holds, by checkout id (one BatchGetItem per 100); missing ones are absent. */

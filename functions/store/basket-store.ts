@@ -8,7 +8,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { newSecretId } from '../shared/ids.ts';
-import { isExpired, type Basket } from '../domain/basket.ts';
+import { isExpired, type Basket, type OpenCheckout } from '../domain/basket.ts';
 import type { ProjectPrice } from '../domain/project.ts';
 import { fromItem, table, toItem } from './table.ts';
 import { queryPage, type PageRequest } from './query.ts';
@@ -16,7 +16,7 @@ import { batchGetItems } from './batch.ts';
 import { BASKET_PREFIX, basketKey, projectKey, userPk } from './keys.ts';
 import { projectFromItem } from './project-store.ts';
 import { writeIf } from './writes.ts';
-import { create, put, remove, type Condition, type WriteAction } from './transaction.ts';
+import { create, put, remove, update, type Condition, type WriteAction } from './transaction.ts';
 
 /** Thrown when the version condition fails: another request saved the basket first. */
 export class StaleBasketError extends Error {}
@@ -144,6 +144,13 @@ export const saveBasketAction = (basket: Basket, expectedVersion: number): Write
       expiresAt: basket.expiresAt,
     },
   );
+
+/** Names the basket's open checkout, taken of `expectedVersion`, which the basket keeps (no new version). */
+export const noteOpenCheckoutAction = (basket: Basket, open: OpenCheckout, now: number): WriteAction =>
+  update(basketKey(basket.userId, basket.guid), 'SET openCheckout = :open', {
+    values: { ':open': open },
+    condition: saveCondition(open.basketVersion, now),
+  });
 
 /**
  * The action that removes the basket. With `expectedVersion` only that version (checkout completion: a

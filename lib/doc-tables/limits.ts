@@ -1,5 +1,6 @@
 /** docs/limits.md: every size, count and time limit, from the constants and defaults of the code. */
 import { ARTWORK_PAGE_ITEMS, MAX_ARTWORK_ITEMS } from '../../functions/domain/artwork.ts';
+import { MAX_HOLD_MARKS } from '../../functions/domain/artwork-hold.ts';
 import { MAX_LINES, MAX_QUANTITY } from '../../functions/domain/basket.ts';
 import { MAX_BUILDER_ITEMS } from '../../functions/domain/library.ts';
 import { z } from 'zod/mini';
@@ -50,8 +51,8 @@ export function limitsTable(): string {
       `from the checkout until it expires unpaid, the order is \`Cancelled\`, or \`ARTWORK_HOLD_DAYS\` (${d('ARTWORK_HOLD_DAYS')}) days after it is \`Completed\``,
     ],
     [
-      'checkouts naming one library item',
-      "not enforced: each leaves a hold mark of 46 bytes on the item's record until the item is erased, so past about 8,000 such checkouts the record would pass DynamoDB's 400 KB and the next checkout naming it would fail; an erasure reads each mark's checkout (a BatchGetItem per 100). A customer's photo is named by a few checkouts; a photo shared by many projects is not what artwork is for",
+      'hold marks on one library item',
+      `${grouped(MAX_HOLD_MARKS)} (46 bytes each: ${grouped(Math.ceil((MAX_HOLD_MARKS * 46) / 1000))} KB of the item's 400 KB); past it the next checkout naming the item is 409 \`ArtworkHoldsFull\`. A basket checked out again unchanged answers its open checkout and takes no mark, so only a basket changed between checkouts adds one, and only on the buyer's own items or unclaimed uploads (409 \`ArtworkNotYours\` otherwise); an erasure reads each mark's checkout (a BatchGetItem per 100)`,
     ],
     ['request body', `${bytes(MAX_REQUEST_BYTES)} (Lambda's synchronous payload limit); larger answers 413`],
     ['basket lifetime', `${d('BASKET_TTL_DAYS')} days untouched (\`BASKET_TTL_DAYS\`)`],

@@ -163,6 +163,8 @@ describe('Idempotency-Key', () => {
     const retry = await service.request('POST', `/basket/${guid}/checkout`, { token, headers: withKey(key) });
     expect(first.status).toBe(200);
     expect(retry.body.CheckoutUrl).toBe(first.body.CheckoutUrl);
+    // A new key checks out anew: of a changed basket, a new checkout (an unchanged one answers its open checkout).
+    await service.request('POST', `/basket/${guid}/line`, { token, json: { ProjectGuid: canvas, Quantity: 1 } });
     const fresh = await service.request('POST', `/basket/${guid}/checkout`, { token, headers: withKey(randomUUID()) });
     expect(fresh.body.CheckoutUrl).not.toBe(first.body.CheckoutUrl);
   });

@@ -385,10 +385,17 @@ describe('checkout completion and orders', () => {
     await service.request('DELETE', `/basket/${deleted.basketGuid}`, { token: alice });
     expect((await complete(deleted.checkoutId)).status).toBe(409);
 
+    // Checked out again unchanged: the same checkout. Changed and checked out again: the first is refused.
     const twice = await checkedOutBasket([[canvas, 2]]);
+    const same = await service.request('POST', `/basket/${twice.basketGuid}/checkout`, { token: alice });
+    expect((same.body.CheckoutUrl as string).split('/').pop()).toBe(twice.checkoutId);
+    await service.request('POST', `/basket/${twice.basketGuid}/line`, {
+      token: alice,
+      json: { ProjectGuid: photoBook, Quantity: 1 },
+    });
     const second = await service.request('POST', `/basket/${twice.basketGuid}/checkout`, { token: alice });
-    expect((await complete(twice.checkoutId)).status).toBe(200);
-    const other = await complete((second.body.CheckoutUrl as string).split('/').pop() as string);
+    expect((await complete((second.body.CheckoutUrl as string).split('/').pop() as string)).status).toBe(200);
+    const other = await complete(twice.checkoutId);
     expect(other.status).toBe(409);
     expect(other.body.Error.Code).toBe('BasketChanged');
   });
