@@ -31,6 +31,8 @@ const BUNDLE_FILES = [
   'test/integration/artwork-holds.test.ts',
   'test/integration/artwork-hold-window.test.ts',
   'test/integration/artwork-ownership.test.ts',
+  'test/integration/artwork-unpaid-hold.test.ts',
+  'test/integration/order-cancel.test.ts',
   'client/test/endpoints.test.ts',
 ];
 

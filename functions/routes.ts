@@ -80,8 +80,10 @@ const tables = {
   checkoutRead: { read: [checkout, user] },
   checkoutComplete: { read: [checkout, user], write: [checkout, user, order, outbox] },
   orderRead: { read: [user] },
-  /** A change that ends the order's artwork hold writes it on the checkout record. */
-  orderStatus: { read: [order, user], write: [user, outbox, checkout] },
+  /** A change that ends the order's artwork hold writes it on the checkout record, a cancel on the owner pointer. */
+  orderStatus: { read: [order, user], write: [user, order, outbox, checkout] },
+  /** The customer's cancel: their own order (no owner pointer to read), the events, the hold's end. */
+  orderCancel: { read: [user, idempotency], write: [user, order, outbox, checkout, idempotency] },
   /** The lab's read of an order's artwork: the owner pointer, then the artwork records under their projects. */
   orderArtwork: { read: [order, project] },
   library: { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
@@ -164,6 +166,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: tables.orderRead } },
   { method: 'GET', path: '/order/{orderGuid}/artwork', handler: 'get-order-artwork', credential: 'fulfilment', summary: "Presigned downloads of the originals an order's lines print, a page of lines at a time", grants: { table: tables.orderArtwork, bucket: 'read' } },
   { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'fulfilment', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus } },
+  { method: 'POST', path: '/order/{orderGuid}/cancel', handler: 'cancel-order', credential: 'user', summary: "Cancel one of the user's orders before the lab starts on it", grants: { table: tables.orderCancel } },
 
   { method: 'POST', path: '/library/push', handler: 'push-library-item', credential: 'library', summary: 'Upload one image (multipart, part "image")', grants: { table: tables.libraryIngest, bucket: 'write' } },
   { method: 'POST', path: '/library/pull', handler: 'pull-library-item', credential: 'library', summary: 'Fetch one image from a URL', grants: { table: tables.libraryIngest, bucket: 'write' } },

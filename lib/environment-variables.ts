@@ -62,7 +62,11 @@ export const VARIABLES: Record<string, VariableDoc> = {
   BASKET_TTL_DAYS: { meaning: 'a basket untouched this long (days) expires' },
   ARTWORK_HOLD_DAYS: {
     meaning:
-      "the reprint window: days a `Completed` order keeps holding its artwork (an erasure of its items waits that long after the completion); `0` ends the hold with the completion. A `Cancelled` order's hold ends at once, an unpaid checkout's when it expires",
+      "the reprint window: days a `Completed` order keeps holding its artwork (an erasure of its items waits that long after the completion); `0` ends the hold with the completion. A `Cancelled` order's hold ends at once, an unpaid checkout's when it expires or `CHECKOUT_HOLD_HOURS` pass",
+  },
+  CHECKOUT_HOLD_HOURS: {
+    meaning:
+      "hours an unpaid checkout holds its artwork: an erasure of one of its items asked later goes ahead at once and closes the checkout (completing it is then 409 `ArtworkErased`); one asked earlier waits until the checkout is paid and its order's hold ends, or it expires",
   },
   MAX_OPEN_BASKETS_PER_USER: {
     meaning: 'open (unexpired, not ordered) baskets one user may have; one more is 409 `BasketQuotaExceeded`',

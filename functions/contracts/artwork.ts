@@ -53,7 +53,7 @@ export const artworkContracts = {
     path: OrderPath,
     query: ArtworkQuery,
     response: OrderArtworkOut,
-    errors: { 404: ['OrderNotFound'] },
+    errors: { 404: ['OrderNotFound'], 409: ['OrderCancelled'] },
   },
 } as const;
 

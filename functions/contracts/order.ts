@@ -159,7 +159,10 @@ export const orderContracts = {
     path: CheckoutPath,
     body: CompleteCheckoutInput,
     response: OrderResultOut,
-    errors: { 404: ['CheckoutNotFound'], 409: ['BasketChanged', 'ProjectUnavailable', 'CheckoutAlreadyCompleted'] },
+    errors: {
+      404: ['CheckoutNotFound'],
+      409: ['BasketChanged', 'ProjectUnavailable', 'CheckoutAlreadyCompleted', 'ArtworkErased'],
+    },
   },
   list: { principal: 'user', query: OrderListQuery, response: OrderListOut },
   get: { principal: 'user', path: OrderPath, response: OrderDetailOut, errors: { 404: ['OrderNotFound'] } },
@@ -169,6 +172,13 @@ export const orderContracts = {
     body: StatusInput,
     response: OrderResultOut,
     errors: { 404: ['OrderNotFound'], 409: ['IllegalStatusTransition'] },
+  },
+  cancel: {
+    principal: 'user',
+    path: OrderPath,
+    idempotent: true,
+    response: OrderResultOut,
+    errors: { 404: ['OrderNotFound'], 409: ['OrderInProduction'] },
   },
 } as const;
 

@@ -61,6 +61,7 @@ export const contracts: Record<string, RouteContract> = {
   'list-orders': orderContracts.list,
   'get-order': orderContracts.get,
   'update-order-status': orderContracts.updateStatus,
+  'cancel-order': orderContracts.cancel,
   'get-order-artwork': artworkContracts.get,
   'push-library-item': libraryContracts.push,
   'push-library-items': libraryContracts.pushMany,

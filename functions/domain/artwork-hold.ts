@@ -4,7 +4,9 @@
  *
  * The item record carries one mark per checkout that named it (`<takenAt>:<checkoutId>`); the hold's state
  * is its checkout record's: held while the checkout is unpaid and unexpired, then (paid) while its order is
- * open, until `heldUntil` once the order is Cancelled (at once) or Completed (ARTWORK_HOLD_DAYS later).
+ * open, until `heldUntil` once the order is Cancelled (at once) or Completed (ARTWORK_HOLD_DAYS later). An
+ * unpaid checkout holds for CHECKOUT_HOLD_HOURS at most: an erasure past them closes it (`brokenBy`), and an
+ * erasure of an expired one does too, so a completion racing it decides on that same record, never on a clock.
  * A checkout whose artwork needs more than one transaction is first written `pending` (never payable) and
  * made payable by its last transaction, unless an erasure broke it meanwhile (`brokenBy`).
  */
@@ -42,6 +44,8 @@ export const holdMarkOf = (text: string): HoldMark => {
 /** What a hold's verdict needs of its checkout record. */
 export interface HoldRecord {
   expiresAt: number;
+  /** When the checkout was taken (absent on tombstones). */
+  createdAt?: number;
   order?: unknown;
   heldUntil?: number;
   pending?: true;
@@ -50,18 +54,30 @@ export interface HoldRecord {
 
 /**
  * What a hold means to an erasure deciding now: `live` keeps the item; `dead` does not; `break` (a pending
- * checkout) and `tombstone` (a checkout that may still be writing its record) do not either, once the
- * erasure's own transaction has broken that checkout, so it can never become payable.
+ * checkout), `tombstone` (a checkout that may still be writing its record) and `close` (an unpaid checkout
+ * expired or past its hold hours) do not either, once the erasure's own transaction has broken that
+ * checkout, so it can never become payable (a completion that commits first makes that transaction fail).
  */
-export type HoldVerdict = 'live' | 'dead' | 'break' | 'tombstone';
+export type HoldVerdict = 'live' | 'dead' | 'break' | 'tombstone' | 'close';
 
-export function holdVerdict(mark: HoldMark, record: HoldRecord | undefined, now: number): HoldVerdict {
+export function holdVerdict(
+  mark: HoldMark,
+  record: HoldRecord | undefined,
+  now: number,
+  unpaidHoldMs: number,
+): HoldVerdict {
   if (!record) return mark.takenAt + HOLD_PENDING_MS > now ? 'tombstone' : 'dead';
   if (record.brokenBy !== undefined) return 'dead';
   if (record.pending) return 'break';
   if (record.order !== undefined) return record.heldUntil === undefined || record.heldUntil > now ? 'live' : 'dead';
-  return record.expiresAt > now ? 'live' : 'dead';
+  if (unpaidHoldLive(record, mark, now, unpaidHoldMs)) return 'live';
+  // Long expired, no completion can claim it (its condition reads the same expiry): nothing to close.
+  return record.expiresAt + HOLD_PENDING_MS <= now ? 'dead' : 'close';
 }
+
+/** An unpaid checkout holds until it expires or its hold hours pass, whichever comes first. */
+const unpaidHoldLive = (record: HoldRecord, mark: HoldMark, now: number, unpaidHoldMs: number) =>
+  record.expiresAt > now && (record.createdAt ?? mark.takenAt) + unpaidHoldMs > now;
 
 /** When an order's hold ends on moving to `status`: undefined while it stays open. */
 export function holdEndFor(status: OrderStatus, now: number, holdDays: number): number | undefined {

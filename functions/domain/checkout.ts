@@ -85,6 +85,19 @@ export const holdsArtwork = (checkout: Pick<Checkout, 'lines'>): boolean =>
 export const isCheckoutExpired = (checkout: Pick<Checkout, 'expiresAt'>, now: number): boolean =>
   checkout.expiresAt <= now;
 
+/** A checkout readers see: unexpired, written whole, not broken; an expired, pending or broken one reads as missing. */
+export const isCheckoutReadable = (checkout: Checkout, now: number): boolean =>
+  !isCheckoutExpired(checkout, now) && !checkout.pending && checkout.brokenBy === undefined;
+
+/**
+ * The erased item an erasure closed this unexpired, unpaid checkout for (domain/artwork-hold.ts): its
+ * completion is 409 ArtworkErased rather than a checkout gone missing.
+ */
+export const closedBy = (checkout: Checkout, now: number): string | undefined =>
+  !isCheckoutExpired(checkout, now) && !checkout.pending && checkout.order === undefined
+    ? checkout.brokenBy
+    : undefined;
+
 /** True while the basket is exactly what was checked out: the same version, not deleted. */
 export const isBasketAsCheckedOut = (basket: Pick<Basket, 'version'> | undefined, checkout: Checkout): boolean =>
   basket !== undefined && basket.version === checkout.basketVersion;

@@ -103,6 +103,25 @@ export const orderProjects = (order: Pick<Order, 'lines'>): string[] => [
   ...new Set(order.lines.map((line) => line.projectGuid)),
 ];
 
+/** Who cancels an order: its customer, while the lab has not started, or the lab (the fulfilment key). */
+export const CANCELLED_BY = ['Customer', 'Fulfilment'] as const;
+export type CancelledBy = (typeof CANCELLED_BY)[number];
+
+/**
+ * The customer's cancel: allowed while the order is `OrderReceived` (the lab has not started); a cancelled
+ * order answers as it is (a repeated cancel). Answers the move to make, undefined when there is none.
+ */
+export function customerCancel(order: Order, now: number): Order | undefined {
+  if (order.status === 'Cancelled') return undefined;
+  if (order.status !== 'OrderReceived')
+    throw conflict(
+      'OrderInProduction',
+      `Order ${order.orderGuid} is ${order.status}: the lab has started on it, so it can no longer be cancelled here.`,
+      { Status: order.status },
+    );
+  return applyStatus(order, 'Cancelled', now);
+}
+
 /**
  * Moves the order to `to`. Answers undefined when it is in `to` already (a repeated request changes
  * nothing); an illegal move is 409 and names the moves that are allowed.

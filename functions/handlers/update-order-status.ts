@@ -1,5 +1,5 @@
 import { endpoint } from '../http/endpoint.ts';
-import { changeOrderStatus } from '../services/order-service.ts';
+import { changeOrderStatus } from '../services/order-status-service.ts';
 import { orderContracts, toOrderDetailOut } from '../contracts/order.ts';
 
 export const handler = endpoint(orderContracts.updateStatus, async ({ path, body }) => ({

@@ -3,17 +3,22 @@
  * erasures an ended hold was the last of (the library sweeper, when DynamoDB's TTL deletes the checkout
  * record whose hold ended).
  */
-import { holdMarkOf, holdVerdict } from '../domain/artwork-hold.ts';
+import { holdMarkOf, holdVerdict, type HoldMark, type HoldVerdict } from '../domain/artwork-hold.ts';
+import { config } from '../shared/config.ts';
 import { getArtworks } from '../store/project-store.ts';
 import {
   breakPendingAction,
+  closeUnpaidAction,
   getDeferredErasures,
   getHoldRecords,
   liveHoldCheck,
   releaseErasureAction,
   tombstoneAction,
 } from '../store/artwork-hold-store.ts';
-import { transact, type WriteAction } from '../store/transaction.ts';
+import { chunks } from '../store/batch.ts';
+import { MAX_TRANSACTION_ACTIONS, transact, type WriteAction } from '../store/transaction.ts';
+
+const HOUR_MS = 60 * 60 * 1000;
 
 export interface HoldDecision {
   /** The live holds' checkout ids: the erasure waits for them. */
@@ -30,27 +35,42 @@ export interface HoldDecision {
  */
 export async function decideHolds(
   itemGuid: string,
-  marks: Iterable<string>,
+  marks: readonly string[],
   now: number,
   ended?: string,
 ): Promise<HoldDecision> {
   const parsed = [...marks].map(holdMarkOf).filter((mark) => mark.checkoutId !== ended);
   if (parsed.length === 0) return { live: [], also: [] };
   const records = await getHoldRecords(parsed.map((mark) => mark.checkoutId));
-  const verdicts = parsed.map((mark) => ({ mark, verdict: holdVerdict(mark, records.get(mark.checkoutId), now) }));
+  const unpaidHoldMs = config.checkoutHoldHours * HOUR_MS;
+  const verdicts = parsed.map((mark) => ({
+    mark,
+    verdict: holdVerdict(mark, records.get(mark.checkoutId), now, unpaidHoldMs),
+  }));
   const live = verdicts.flatMap(({ mark, verdict }) => (verdict === 'live' ? [mark.checkoutId] : []));
-  if (live.length > 0) return { live, also: [liveHoldCheck(live[0] as string, now)] };
-  return {
-    live,
-    also: verdicts.flatMap(({ mark, verdict }) =>
-      verdict === 'break'
-        ? [breakPendingAction(mark.checkoutId, itemGuid)]
-        : verdict === 'tombstone'
-          ? [tombstoneAction(mark, itemGuid)]
-          : [],
-    ),
-  };
+  if (live.length > 0) return { live, also: [liveHoldCheck(live[0] as string, now, unpaidHoldMs)] };
+  const closing = verdicts.filter(({ verdict }) => verdict === 'close');
+  if (closing.length > 0) {
+    // Closed first, apart from the erasure's transaction (their number is the item's, up to MAX_HOLD_MARKS): a
+    // closed checkout stays closed, so the erasure after them is safe; one paid meanwhile is live: decide again.
+    const outcomes = await Promise.all(
+      chunks(closing, MAX_TRANSACTION_ACTIONS).map((batch) =>
+        transact(batch.map(({ mark }) => closeUnpaidAction(mark.checkoutId, itemGuid))),
+      ),
+    );
+    if (outcomes.some((outcome) => !outcome.committed)) return decideHolds(itemGuid, marks, Date.now(), ended);
+  }
+  return { live, also: verdicts.flatMap(({ mark, verdict }) => breakingActions[verdict](mark, itemGuid)) };
 }
+
+/** What an erasure's transaction writes for each verdict, so that a checkout it outlives can never be paid. */
+const breakingActions: Record<HoldVerdict, (mark: HoldMark, itemGuid: string) => WriteAction[]> = {
+  live: () => [],
+  dead: () => [],
+  close: () => [],
+  break: (mark, itemGuid) => [breakPendingAction(mark.checkoutId, itemGuid)],
+  tombstone: (mark, itemGuid) => [tombstoneAction(mark, itemGuid)],
+};
 
 /** A checkout whose hold ended, as its expired record names it. */
 export interface EndedHold {

@@ -4,7 +4,7 @@
  * whatever the order: the owner pointer (one GetItem: the lines and their artwork references), then the
  * page's artwork records (one BatchGetItem; each holds what the lab needs of its items), signed in process.
  */
-import { badRequest, notFound } from '../shared/errors.ts';
+import { badRequest, conflict, notFound } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
 import { artworkPage, type ArtworkItem } from '../domain/artwork.ts';
 import type { ArtworkLine, OrderArtworkPage } from '../domain/order.ts';
@@ -26,6 +26,7 @@ function startOf(cursor: string | undefined, lineCount: number): number {
 export async function readOrderArtwork(orderGuid: string, cursor?: string): Promise<OrderArtworkPage> {
   const order = await getOrderArtworkLines(orderGuid);
   if (!order) throw notFound('OrderNotFound', `No order ${orderGuid}.`);
+  if (order.cancelled) throw conflict('OrderCancelled', `Order ${orderGuid} is Cancelled: there is nothing to print.`);
   const page = artworkPage(order.artworkLines, startOf(cursor, order.artworkLines.length));
   const withArtwork = page.lines.flatMap((line) =>
     line.artworkDigest === undefined ? [] : [{ projectGuid: line.projectGuid, artworkDigest: line.artworkDigest }],

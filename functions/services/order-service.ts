@@ -1,5 +1,6 @@
 /**
- * Order use cases: reading a checkout, completing it into an order, reading orders, changing status.
+ * Order use cases: reading a checkout, completing it into an order, reading orders (status changes:
+ * order-status-service.ts).
  *
  * Completion is one transaction whose conditions decide it:
  *   - the checkout's claim   (SET order, if the checkout has none): a second completion of it loses
@@ -12,9 +13,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { lineTotalMinor } from '../domain/basket.ts';
-import { checkoutState, type Checkout, type CheckoutClaim, type CheckoutState } from '../domain/checkout.ts';
+import {
+  checkoutState,
+  closedBy,
+  isCheckoutReadable,
+  type Checkout,
+  type CheckoutClaim,
+  type CheckoutState,
+} from '../domain/checkout.ts';
 import { repeatedCompletion, type RepeatedCompletion } from '../domain/repeated-completion.ts';
-import { applyStatus, orderFromCheckout, orderGuidAt, type Order, type OrderStatus } from '../domain/order.ts';
+import { orderFromCheckout, orderGuidAt, type Order } from '../domain/order.ts';
 import { conflict, notFound } from '../shared/errors.ts';
 import type { DomainEvent } from '../shared/events.ts';
 import { logger } from '../shared/powertools.ts';
@@ -24,14 +32,12 @@ import { retryOnConflict } from '../shared/retry.ts';
 import { fromMinorUnits } from '../shared/money.ts';
 import * as baskets from '../store/basket-store.ts';
 import { transactReleasing } from '../store/basket-quota-store.ts';
-import { checkoutOf, claimCheckoutAction, getCheckout } from '../store/checkout-store.ts';
+import { checkoutOf, claimCheckoutAction, getCheckout, getCheckoutRecord } from '../store/checkout-store.ts';
 import * as orders from '../store/order-store.ts';
 import { recordEvent } from '../store/outbox-store.ts';
 import type { PageRequest } from '../store/query.ts';
-import { transact, TransactionConflictError } from '../store/transaction.ts';
-import { endHoldAction } from '../store/artwork-hold-store.ts';
-import { holdEndFor } from '../domain/artwork-hold.ts';
-import { config } from '../shared/config.ts';
+import { TransactionConflictError } from '../store/transaction.ts';
+import { artworkErased } from '../domain/artwork-hold.ts';
 
 const checkoutNotFound = (checkoutId: string) =>
   notFound('CheckoutNotFound', `No checkout ${checkoutId} (unknown or expired).`);
@@ -80,19 +86,6 @@ const orderCreatedEvent = (order: Order): DomainEvent => ({
   },
 });
 
-const statusChangedEvent = (order: Order): DomainEvent => ({
-  type: 'OrderStatusChanged',
-  id: `OrderStatusChanged-${order.orderGuid}-${order.revision}`,
-  time: order.lastSavedAt,
-  detail: {
-    OrderGuid: order.orderGuid,
-    UserId: order.userId,
-    From: order.previousStatus,
-    To: order.status,
-    Revision: order.revision,
-  },
-});
-
 /**
  * The answer to a completion of a checkout that was completed already (domain/repeated-completion.ts): the
  * order it became for the same payment reference, 409 CheckoutAlreadyCompleted for another one.
@@ -131,8 +124,18 @@ function refusePaidTwice(
 /** The completion transaction's first actions, by index: what a failed condition says. */
 const CLAIM = 0;
 
+/** The checkout to complete: 409 ArtworkErased when an erasure closed it (domain/checkout.ts closedBy). */
+async function checkoutToComplete(checkoutId: string): Promise<Checkout> {
+  const now = Date.now();
+  const record = await getCheckoutRecord(checkoutId);
+  const erased = record && closedBy(record, now);
+  if (erased !== undefined) throw artworkErased([erased]);
+  if (!record || !isCheckoutReadable(record, now)) throw checkoutNotFound(checkoutId);
+  return record;
+}
+
 export async function completeCheckout(checkoutId: string, paymentReference: string): Promise<Order> {
-  const checkout = await readCheckout(checkoutId);
+  const checkout = await checkoutToComplete(checkoutId);
   return retryOnConflict(async () => {
     if (checkout.order) return completedOrder(checkout, checkout.order, paymentReference);
     const now = Date.now();
@@ -161,6 +164,9 @@ export async function completeCheckout(checkoutId: string, paymentReference: str
     if (!claim) throw basketChanged();
     // Completed meanwhile (a concurrent repeat): answer its order.
     const claimed = claim.item ? checkoutOf(claim.item) : undefined;
+    // An erasure closed it first (services/artwork-hold-service.ts): the same record decided both.
+    const erased = claimed && closedBy(claimed, now);
+    if (erased !== undefined) throw artworkErased([erased]);
     if (!claimed?.order) throw checkoutNotFound(checkoutId);
     return completedOrder(claimed, claimed.order, paymentReference);
   }, isConflict);
@@ -174,46 +180,3 @@ export async function readOrder(userId: string, orderGuid: string): Promise<Orde
 
 export const listOrders = (userId: string, page: PageRequest, projectGuid?: string): Promise<orders.OrderPage> =>
   projectGuid === undefined ? orders.listOrders(userId, page) : orders.listOrdersWithProject(userId, projectGuid, page);
-
-/** Another status change won: decide again on the order its failed condition returned. */
-class StaleOrder extends Error {}
-
-/** The end of the order's artwork hold, when this change ends it (Cancelled, Completed), in its transaction. */
-function holdEndActions(order: Order) {
-  const heldUntil = holdEndFor(order.status, order.lastSavedAt, config.artworkHoldDays);
-  return order.artworkHold === undefined || heldUntil === undefined
-    ? []
-    : [endHoldAction(order.artworkHold, heldUntil)];
-}
-
-/**
- * Moves an order along the transition table (domain/order.ts): one transaction writes the order, its
- * project copies, the OrderStatusChanged outbox record and, when the change ends the order's artwork hold,
- * the hold's end, on the condition that the order is still at the revision the change was decided on.
- * Requesting the status it has already writes nothing.
- */
-export async function changeOrderStatus(orderGuid: string, to: OrderStatus): Promise<Order> {
-  const userId = await orders.findOrderOwner(orderGuid);
-  if (userId === undefined) throw orderNotFound(orderGuid);
-  let current = await readOrder(userId, orderGuid);
-  return retryOnConflict(
-    async () => {
-      const next = applyStatus(current, to, Date.now());
-      if (!next) return current;
-      const outcome = await transact([
-        ...orders.changeStatusActions(next, current.revision),
-        recordEvent(statusChangedEvent(next)),
-        ...holdEndActions(next),
-      ]);
-      if (!outcome.committed) {
-        const found = outcome.failed.find((failed) => failed.index === 0)?.item;
-        if (!found) throw new Error(`order ${orderGuid} failed its status change without a newer revision`);
-        current = orders.orderOf(found);
-        throw new StaleOrder();
-      }
-      emitMetrics({ [METRIC.OrderStatusChanges]: 1 });
-      return next;
-    },
-    (error) => error instanceof StaleOrder || isConflict(error),
-  );
-}

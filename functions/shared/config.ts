@@ -87,6 +87,8 @@ export const config = readOnce({
   basketTtlDays: () => intEnv('BASKET_TTL_DAYS', 60),
   /** Days a Completed order keeps holding its artwork (the reprint window); 0 ends the hold with the completion. */
   artworkHoldDays: () => intEnv('ARTWORK_HOLD_DAYS', 30),
+  /** Hours an unpaid checkout holds its artwork: past them an erasure goes ahead and the checkout is closed. */
+  checkoutHoldHours: () => intEnv('CHECKOUT_HOLD_HOURS', 24),
   /** Open (unexpired) baskets one user may have; creating one more answers 409 BasketQuotaExceeded. */
   maxOpenBasketsPerUser: () => intEnv('MAX_OPEN_BASKETS_PER_USER', 100),
   /** Pull (fetch by URL): loopback image servers are refused unless this is `true` (local development, tests). */

@@ -3,6 +3,7 @@ export const DOMAIN_EVENT_TYPES = [
   'BasketCheckedOut',
   'OrderCreated',
   'OrderStatusChanged',
+  'OrderCancelled',
   'LibraryItemsAdded',
   'LibraryItemRenditionsDecided',
 ] as const;

@@ -44,6 +44,16 @@ export const breakPendingAction = (checkoutId: string, itemGuid: string): WriteA
   });
 
 /**
+ * Closes an unpaid checkout the erasure outlives (expired, or past its hold hours): its completion, which
+ * requires no `brokenBy`, can never make an order of it. Fails when it was paid first: the erasure decides again.
+ */
+export const closeUnpaidAction = (checkoutId: string, itemGuid: string): WriteAction =>
+  update(checkoutKey(checkoutId), 'SET brokenBy = :item', {
+    values: { ':item': itemGuid },
+    condition: { if: 'attribute_exists(PK) AND attribute_not_exists(#order)', names: { '#order': 'order' } },
+  });
+
+/**
  * Breaks a checkout that may still be writing its record: a record in its place (expiring with the window)
  * makes the checkout's own creation fail.
  */
@@ -55,12 +65,15 @@ export const tombstoneAction = (mark: HoldMark, itemGuid: string): WriteAction =
     mark.takenAt + HOLD_PENDING_MS,
   );
 
-/** The condition that a hold is live now (its checkout unpaid and unexpired, or paid and its hold not ended). */
-export const liveHoldCheck = (checkoutId: string, now: number): WriteAction =>
+/**
+ * The condition that a hold is live now (its checkout unpaid, unexpired and within its hold hours, or paid
+ * and its hold not ended): domain/artwork-hold.ts holdVerdict as a condition.
+ */
+export const liveHoldCheck = (checkoutId: string, now: number, unpaidHoldMs: number): WriteAction =>
   check(checkoutKey(checkoutId), {
-    if: 'attribute_exists(PK) AND attribute_not_exists(brokenBy) AND attribute_not_exists(pending) AND ((attribute_not_exists(#order) AND expiresAt > :now) OR (attribute_exists(#order) AND (attribute_not_exists(heldUntil) OR heldUntil > :now)))',
+    if: 'attribute_exists(PK) AND attribute_not_exists(brokenBy) AND attribute_not_exists(pending) AND ((attribute_not_exists(#order) AND expiresAt > :now AND createdAt > :since) OR (attribute_exists(#order) AND (attribute_not_exists(heldUntil) OR heldUntil > :now)))',
     names: { '#order': 'order' },
-    values: { ':now': now },
+    values: { ':now': now, ':since': now - unpaidHoldMs },
   });
 
 /** Ends a paid checkout's hold at `heldUntil`: DynamoDB's TTL then deletes it, and the sweeper releases its items. */

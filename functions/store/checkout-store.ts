@@ -6,7 +6,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
-import { holdsArtwork, isCheckoutExpired, type Checkout, type CheckoutClaim } from '../domain/checkout.ts';
+import { holdsArtwork, isCheckoutReadable, type Checkout, type CheckoutClaim } from '../domain/checkout.ts';
 import { checkoutKey } from './keys.ts';
 import { fromItem } from './table.ts';
 import { create, update, type WriteAction } from './transaction.ts';
@@ -34,18 +34,21 @@ export const finishPendingAction = (checkoutId: string): WriteAction =>
 /** The checkout of a snapshot item (e.g. a failed condition's ALL_OLD item). */
 export const checkoutOf = (item: Record<string, unknown>): Checkout => fromItem<Checkout>(item);
 
+/** One GetItem: the checkout record as stored, expired, pending and broken ones too. */
+export async function getCheckoutRecord(checkoutId: string): Promise<Checkout | undefined> {
+  const result = await dynamo.send(
+    new GetCommand({ TableName: config.tableName, Key: checkoutKey(checkoutId), ConsistentRead: true }),
+  );
+  return result.Item ? checkoutOf(result.Item) : undefined;
+}
+
 /**
  * One GetItem. An expired checkout reads as missing even before DynamoDB's TTL deletes it, and so does one
  * still pending or broken (never payable).
  */
 export async function getCheckout(checkoutId: string, now: number): Promise<Checkout | undefined> {
-  const result = await dynamo.send(
-    new GetCommand({ TableName: config.tableName, Key: checkoutKey(checkoutId), ConsistentRead: true }),
-  );
-  const checkout = result.Item ? checkoutOf(result.Item) : undefined;
-  return checkout && !isCheckoutExpired(checkout, now) && !checkout.pending && checkout.brokenBy === undefined
-    ? checkout
-    : undefined;
+  const checkout = await getCheckoutRecord(checkoutId);
+  return checkout && isCheckoutReadable(checkout, now) ? checkout : undefined;
 }
 
 /**
@@ -60,7 +63,7 @@ export const claimCheckoutAction = (checkout: Checkout, claim: CheckoutClaim): W
     {
       values: { ':claim': claim },
       condition: {
-        if: 'attribute_exists(PK) AND attribute_not_exists(#order) AND expiresAt > :now',
+        if: 'attribute_exists(PK) AND attribute_not_exists(#order) AND attribute_not_exists(brokenBy) AND expiresAt > :now',
         names: { '#order': 'order' },
         values: { ':now': claim.createdAt },
       },

@@ -60,13 +60,17 @@ export async function findOrderOwner(orderGuid: string): Promise<string | undefi
 /** The order's owner and its lines' artwork, from the owner pointer (one GetItem); undefined for no such order. */
 export async function getOrderArtworkLines(
   orderGuid: string,
-): Promise<{ userId: string; artworkLines: ArtworkLine[] } | undefined> {
+): Promise<{ userId: string; artworkLines: ArtworkLine[]; cancelled: boolean } | undefined> {
   const result = await dynamo.send(
     new GetCommand({ TableName: config.tableName, Key: orderOwnerKey(orderGuid), ConsistentRead: true }),
   );
   if (!result.Item) return undefined;
   // An order created before artwork was kept has no lines on its pointer: it names no artwork.
-  return { userId: result.Item.userId as string, artworkLines: (result.Item.artworkLines ?? []) as ArtworkLine[] };
+  return {
+    userId: result.Item.userId as string,
+    artworkLines: (result.Item.artworkLines ?? []) as ArtworkLine[],
+    cancelled: result.Item.cancelled === true,
+  };
 }
 
 /** One GetItem; the key holds the owner, so another user's order reads exactly like a missing one. */
@@ -117,6 +121,10 @@ export function changeStatusActions(order: Order, expectedRevision: number): Wri
       },
     ),
     ...copyActions(order),
+    // The lab's artwork read answers from the owner pointer alone: it learns the cancel there.
+    ...(order.status === 'Cancelled'
+      ? [update(orderOwnerKey(order.orderGuid), 'SET cancelled = :true', { values: { ':true': true } })]
+      : []),
   ];
 }
 

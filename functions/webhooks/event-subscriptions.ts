@@ -24,6 +24,7 @@ export const EVENT_SUBSCRIPTIONS = {
   BasketCheckedOut: { scopes: ['site'], audience: 'scope', summary: 'A basket was checked out: a checkout awaits payment.' },
   OrderCreated: { scopes: ['fulfilment', 'site'], audience: 'scope', summary: 'A paid checkout became an order.' },
   OrderStatusChanged: { scopes: ['fulfilment', 'site'], audience: 'scope', summary: "An order moved along its status transitions." },
+  OrderCancelled: { scopes: ['fulfilment', 'site'], audience: 'scope', summary: 'An order was cancelled, by its customer or the lab: its payment is due back.' },
   LibraryItemsAdded: { scopes: ['library'], audience: 'owner', summary: 'Images pushed, pulled or uploaded by the key were added to the library.' },
   LibraryItemRenditionsDecided: { scopes: ['library'], audience: 'owner', summary: "An item's renditions are Ready (GET /library/{itemGuid} answers them) or Failed." },
 } as const satisfies Record<DomainEventType, EventSubscription>;

@@ -11,9 +11,9 @@
  */
 import * as z from 'zod/mini';
 import type { ApiKeyScope } from '../auth/principal.ts';
-import { GuidOut, IntegerOut, MoneyOut } from '../contracts/common.ts';
+import { GuidOut, IntegerOut, MoneyOut, WireDateOut } from '../contracts/common.ts';
 import { ProjectNameOut, ProjectVersionOut } from '../contracts/project.ts';
-import { ORDER_STATUSES } from '../domain/order.ts';
+import { CANCELLED_BY, ORDER_STATUSES } from '../domain/order.ts';
 import type { WebhookEventType } from './event-subscriptions.ts';
 
 interface FieldCommon {
@@ -71,6 +71,14 @@ export const PARTNER_FORMS = {
     From: { scopes: orderScopes, about: '`Order.Status` before the change', schema: Status },
     To: { scopes: orderScopes, about: '`Order.Status` after it', schema: Status },
     Revision: { scopes: orderScopes, about: 'Which change of the order it is (2 the first): receivers order out-of-order deliveries by it', schema: IntegerOut({ minimum: 2, example: 2 }) },
+  },
+  OrderCancelled: {
+    OrderGuid: { scopes: orderScopes, about: '`Order.OrderGuid`', schema: GuidOut },
+    CancelledBy: { scopes: orderScopes, about: 'Who cancelled it: `Customer` (`POST /order/{orderGuid}/cancel`) or `Fulfilment` (`PUT /order/{orderGuid}/status`)', schema: z.enum(CANCELLED_BY) },
+    RefundDue: { scopes: orderScopes, about: "What is due back: `Order.OrderTotal` (the whole order; no partial refunds)", schema: MoneyOut },
+    Currency: { scopes: orderScopes, about: '`Checkout.Currency`: the currency of every price', schema: z.string() },
+    CancelledDateUtc: { scopes: orderScopes, about: '`Order.LastSavedDateUtc` of the cancelled order', schema: WireDateOut },
+    PaymentReference: { scopes: ['site'], about: 'What the site gave `POST /checkout/{checkoutId}/complete` (the refund names it)', schema: z.string() },
   },
   LibraryItemsAdded: {
     ItemGuids: { scopes: ['library'], about: 'The `ItemGuid`s the push, pull or completion answered (`GET /library/{itemGuid}` reads each), in request order', schema: z.array(GuidOut) },

@@ -14,6 +14,10 @@ const EVENT_DOCS: Record<DomainEventType, { when: string; id: string }> = {
     when: "an order's status changed",
     id: '`OrderStatusChanged-<OrderGuid>-<Revision>` (revision 2 is the first change)',
   },
+  OrderCancelled: {
+    when: "an order was cancelled, by its customer (`POST /order/<guid>/cancel`) or the lab; detail `CancelledBy`, `RefundDue` (the order's total), `Currency`, `CancelledDateUtc`, `PaymentReference`. Written in the cancel's own transaction, beside its `OrderStatusChanged`",
+    id: '`OrderCancelled-<OrderGuid>` (an order is cancelled once)',
+  },
   LibraryItemsAdded: {
     when: "a push, pull, multi push, multi pull or large-file completion committed its items; detail `ApiKeyId`, `AnonymousUserId`, `ItemGuids` (in request order; a consumer such as renditions reads the item records, whose object is `library/<AnonymousUserId>/<ItemGuid>`). Written as an outbox record in the commit's own transaction",
     id: '`LibraryItemsAdded-<AnonymousUserId>` (the same when a completion is repeated, and a repeat writes no second record)',

@@ -48,7 +48,7 @@ export function limitsTable(): string {
     ],
     [
       'artwork hold',
-      `from the checkout until it expires unpaid, the order is \`Cancelled\`, or \`ARTWORK_HOLD_DAYS\` (${d('ARTWORK_HOLD_DAYS')}) days after it is \`Completed\``,
+      `from the checkout until it expires unpaid or \`CHECKOUT_HOLD_HOURS\` (${d('CHECKOUT_HOLD_HOURS')}) hours pass unpaid (an erasure then goes ahead and closes the checkout: completing it is 409 \`ArtworkErased\`), the order is \`Cancelled\`, or \`ARTWORK_HOLD_DAYS\` (${d('ARTWORK_HOLD_DAYS')}) days after it is \`Completed\``,
     ],
     [
       'hold marks on one library item',

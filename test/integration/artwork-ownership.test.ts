@@ -38,7 +38,7 @@ async function bobsBasket(projects: string[]): Promise<string> {
 const bobChecksOut = (basketGuid: string) =>
   parties.service.request('POST', `/basket/${basketGuid}/checkout`, { token: bob });
 
-describe('artwork belongs to the buyer', () => {
+describe('artwork belongs to the buyer', { timeout: 90_000 }, () => {
   it("refuses Bob's checkout of a project naming Alice's claimed photos: 409 naming them, nothing written", async () => {
     const alices = (await parties.photos(2, { claim: true })).itemGuids;
     const unclaimed = (await parties.photos(1)).itemGuids;
@@ -63,7 +63,7 @@ describe('artwork belongs to the buyer', () => {
   });
 });
 
-describe('bounded holds', () => {
+describe('bounded holds', { timeout: 90_000 }, () => {
   it('answers 200 checkouts of an unchanged basket with one checkout, and marks each item once', async () => {
     const { itemGuids } = await parties.photos(2, { claim: true });
     const basketGuid = await parties.basketWith([await parties.projectWith(itemGuids)]);

@@ -56,6 +56,7 @@ const samples: Record<string, Sample> = {
   'GET /order/{orderGuid}': {},
   'GET /order/{orderGuid}/artwork': {},
   'PUT /order/{orderGuid}/status': { json: { Status: 'not a status' } },
+  'POST /order/{orderGuid}/cancel': {},
   'POST /library/push': { raw: { body: '--x--\r\n', contentType: 'multipart/form-data; boundary=x' } },
   'POST /library/pull': { json: {} },
   'POST /library/multi/push': { raw: { body: '--x--\r\n', contentType: 'multipart/form-data; boundary=x' } },

@@ -40,24 +40,29 @@ describe('artworkDigest', () => {
 describe('holdVerdict', () => {
   const now = 1_800_000_000_000;
   const mark = { takenAt: now - 1000, checkoutId: 'c'.repeat(32) };
+  /** CHECKOUT_HOLD_HOURS' default. */
+  const HOLD = 24 * 60 * 60 * 1000;
 
   it('reads a mark back from its text', () => {
     expect(holdMarkOf(holdMarkText(mark))).toEqual(mark);
   });
 
-  it('keeps an item for an unpaid unexpired checkout, and for a paid one until its hold ends', () => {
-    expect(holdVerdict(mark, { expiresAt: now + 1 }, now)).toBe('live');
-    expect(holdVerdict(mark, { expiresAt: now }, now)).toBe('dead');
-    expect(holdVerdict(mark, { expiresAt: now - 1, order: {} }, now)).toBe('live');
-    expect(holdVerdict(mark, { expiresAt: now - 1, order: {}, heldUntil: now + 1 }, now)).toBe('live');
-    expect(holdVerdict(mark, { expiresAt: now - 1, order: {}, heldUntil: now }, now)).toBe('dead');
+  it('keeps an item for an unpaid checkout until it expires or its hold hours pass (then closes it), and for a paid one until its hold ends', () => {
+    expect(holdVerdict(mark, { expiresAt: now + 1 }, now, HOLD)).toBe('live');
+    expect(holdVerdict(mark, { expiresAt: now }, now, HOLD)).toBe('close');
+    expect(holdVerdict(mark, { expiresAt: now - HOLD_PENDING_MS }, now, HOLD)).toBe('dead');
+    expect(holdVerdict(mark, { expiresAt: now + HOLD, createdAt: now - HOLD + 1 }, now, HOLD)).toBe('live');
+    expect(holdVerdict(mark, { expiresAt: now + HOLD, createdAt: now - HOLD }, now, HOLD)).toBe('close');
+    expect(holdVerdict(mark, { expiresAt: now - 1, order: {} }, now, HOLD)).toBe('live');
+    expect(holdVerdict(mark, { expiresAt: now - 1, order: {}, heldUntil: now + 1 }, now, HOLD)).toBe('live');
+    expect(holdVerdict(mark, { expiresAt: now - 1, order: {}, heldUntil: now }, now, HOLD)).toBe('dead');
   });
 
   it('breaks a pending checkout, tombstones a recent mark without a record, ignores broken and old ones', () => {
-    expect(holdVerdict(mark, { expiresAt: now + 1, pending: true }, now)).toBe('break');
-    expect(holdVerdict(mark, { expiresAt: now + 1, brokenBy: 'x' }, now)).toBe('dead');
-    expect(holdVerdict(mark, undefined, now)).toBe('tombstone');
-    expect(holdVerdict({ ...mark, takenAt: now - HOLD_PENDING_MS }, undefined, now)).toBe('dead');
+    expect(holdVerdict(mark, { expiresAt: now + 1, pending: true }, now, HOLD)).toBe('break');
+    expect(holdVerdict(mark, { expiresAt: now + 1, brokenBy: 'x' }, now, HOLD)).toBe('dead');
+    expect(holdVerdict(mark, undefined, now, HOLD)).toBe('tombstone');
+    expect(holdVerdict({ ...mark, takenAt: now - HOLD_PENDING_MS }, undefined, now, HOLD)).toBe('dead');
   });
 });
 

@@ -23,9 +23,12 @@ describe('the partner forms', () => {
     const holders = WEBHOOK_EVENT_TYPES.flatMap((type) =>
       rows(PARTNER_FORMS[type])
         .filter(([path]) => path.endsWith('PaymentReference'))
-        .map(([, scopes]) => scopes),
+        .map(([, scopes]) => [type, scopes]),
     );
-    expect(holders).toEqual([['site']]);
+    expect(holders).toEqual([
+      ['OrderCreated', ['site']],
+      ['OrderCancelled', ['site']],
+    ]);
   });
 
   it('name, for every field, only scopes that may subscribe to its type, each of which receives something', () => {

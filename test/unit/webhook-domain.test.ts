@@ -51,8 +51,13 @@ describe('event subscriptions', () => {
   });
 
   it('let a scope subscribe only to what it reads through the API', () => {
-    expect(subscribableBy('fulfilment')).toEqual(['OrderCreated', 'OrderStatusChanged']);
-    expect(subscribableBy('site')).toEqual(['BasketCheckedOut', 'OrderCreated', 'OrderStatusChanged']);
+    expect(subscribableBy('fulfilment')).toEqual(['OrderCreated', 'OrderStatusChanged', 'OrderCancelled']);
+    expect(subscribableBy('site')).toEqual([
+      'BasketCheckedOut',
+      'OrderCreated',
+      'OrderStatusChanged',
+      'OrderCancelled',
+    ]);
     expect(subscribableBy('library')).toEqual(['LibraryItemsAdded', 'LibraryItemRenditionsDecided']);
     expect(subscribableBy('catalog')).toEqual([]);
   });

@@ -137,7 +137,12 @@ export interface Schemas {
     WebhookId: string;
     Url: string;
     EventTypes: Array<
-      'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded' | 'LibraryItemRenditionsDecided'
+      | 'BasketCheckedOut'
+      | 'OrderCreated'
+      | 'OrderStatusChanged'
+      | 'OrderCancelled'
+      | 'LibraryItemsAdded'
+      | 'LibraryItemRenditionsDecided'
     >;
     Status: 'Enabled' | 'Disabled';
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
@@ -450,7 +455,12 @@ export interface Schemas {
     WebhookId: string;
     Url: string;
     EventTypes: Array<
-      'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded' | 'LibraryItemRenditionsDecided'
+      | 'BasketCheckedOut'
+      | 'OrderCreated'
+      | 'OrderStatusChanged'
+      | 'OrderCancelled'
+      | 'LibraryItemsAdded'
+      | 'LibraryItemRenditionsDecided'
     >;
     Status: 'Enabled' | 'Disabled';
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
@@ -460,7 +470,12 @@ export interface Schemas {
     /** The webhook-id header every attempt of this delivery sent */
     DeliveryId: string;
     EventType:
-      'BasketCheckedOut' | 'OrderCreated' | 'OrderStatusChanged' | 'LibraryItemsAdded' | 'LibraryItemRenditionsDecided';
+      | 'BasketCheckedOut'
+      | 'OrderCreated'
+      | 'OrderStatusChanged'
+      | 'OrderCancelled'
+      | 'LibraryItemsAdded'
+      | 'LibraryItemRenditionsDecided';
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     CreatedDateUtc: Date;
     State: 'Pending' | 'Delivered' | 'Failed';
@@ -486,7 +501,7 @@ export interface Schemas {
   WebhookInput: {
     /** An https URL on port 443 whose host resolves to public addresses only; no user info */
     Url: string;
-    /** Event types to receive, each open to API keys of the scopes named (the event-subscription table): BasketCheckedOut (site), OrderCreated (fulfilment, site), OrderStatusChanged (fulfilment, site), LibraryItemsAdded (library; only the key that caused it), LibraryItemRenditionsDecided (library; only the key that caused it) */
+    /** Event types to receive, each open to API keys of the scopes named (the event-subscription table): BasketCheckedOut (site), OrderCreated (fulfilment, site), OrderStatusChanged (fulfilment, site), OrderCancelled (fulfilment, site), LibraryItemsAdded (library; only the key that caused it), LibraryItemRenditionsDecided (library; only the key that caused it) */
     EventTypes: Array<string>;
   };
   WebhookList: {
@@ -499,7 +514,7 @@ export interface Schemas {
   WebhookUpdateInput: {
     /** An https URL on port 443 whose host resolves to public addresses only; no user info */
     Url?: string;
-    /** Event types to receive, each open to API keys of the scopes named (the event-subscription table): BasketCheckedOut (site), OrderCreated (fulfilment, site), OrderStatusChanged (fulfilment, site), LibraryItemsAdded (library; only the key that caused it), LibraryItemRenditionsDecided (library; only the key that caused it) */
+    /** Event types to receive, each open to API keys of the scopes named (the event-subscription table): BasketCheckedOut (site), OrderCreated (fulfilment, site), OrderStatusChanged (fulfilment, site), OrderCancelled (fulfilment, site), LibraryItemsAdded (library; only the key that caused it), LibraryItemRenditionsDecided (library; only the key that caused it) */
     EventTypes?: Array<string>;
     Status?: 'Enabled' | 'Disabled';
   };
@@ -598,6 +613,16 @@ export interface Operations {
     query: Record<string, never>;
     body: Schemas['LineInput'];
     response: Schemas['LineResult'];
+  };
+  /** POST /order/{orderGuid}/cancel: Cancel one of the user's orders before the lab starts on it */
+  cancelOrder: {
+    path: {
+      /** 32 hexadecimal characters (a 36-character hyphenated GUID is accepted too) */
+      orderGuid: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    response: Schemas['OrderResult'];
   };
   /** POST /basket/{basketGuid}/checkout: Get a checkout URL for the basket */
   checkoutBasket: {
@@ -1040,6 +1065,18 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     dates: [
       ['Basket', 'CreatedDateUtc'],
       ['Basket', 'LastSavedDateUtc'],
+    ],
+  },
+  cancelOrder: {
+    method: 'POST',
+    path: '/order/{orderGuid}/cancel',
+    credential: 'bearer',
+    idempotent: true,
+    body: 'none',
+    dates: [
+      ['Order', 'CreatedDateUtc'],
+      ['Order', 'CompletedDateUtc'],
+      ['Order', 'LastSavedDateUtc'],
     ],
   },
   checkoutBasket: {
