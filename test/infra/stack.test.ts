@@ -917,14 +917,16 @@ describe('event publisher', () => {
     expect(mapping.FilterCriteria.Filters).toHaveLength(1);
     expect(mapping).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
-      BatchSize: 25,
+      BatchSize: 100,
       MaximumBatchingWindowInSeconds: 0,
       MaximumRetryAttempts: 10_000,
       MaximumRecordAgeInSeconds: 3600,
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    expect(mapping.ParallelizationFactor ?? 1).toBe(1);
+    // One batch per shard at a time: each outbox record is its own item, so a larger factor would not keep
+    // an order's events in order.
+    expect(mapping.ParallelizationFactor).toBe(1);
     expect(mapping.DestinationConfig.OnFailure.Destination).toEqual(arnOf(stack.eventPublisher.deadLetters));
   });
 
