@@ -95,22 +95,29 @@ export async function run(): Promise<Figure[]> {
     region: LOCAL_AWS_ENV.AWS_REGION,
     credentials: { accessKeyId: LOCAL_AWS_ENV.AWS_ACCESS_KEY_ID, secretAccessKey: LOCAL_AWS_ENV.AWS_SECRET_ACCESS_KEY },
   });
-  let round = 0;
+  // Every round's input is made before measuring: the stream hands the function its records ready.
+  const inputs = Array.from({ length: WARM_UP + ROUNDS + ONE_BY_ONE_ROUNDS }, (_, round) => batchOfEvents(round));
+  const streamEvents = inputs.map(streamEvent);
+  const entries = inputs.map(entriesOf);
+  let publisherRound = 0;
+  let bareRound = 0;
   const publisherRequests: number[] = [];
   const publisher = async () => {
     const before = requests;
-    const answer = await handler(streamEvent(batchOfEvents(round++)), lambdaContext('publish-events'));
+    const answer = await handler(
+      streamEvents[publisherRound++] as DynamoDBStreamEvent,
+      lambdaContext('publish-events'),
+    );
     if (answer.batchItemFailures.length > 0) throw new Error(`publisher failed: ${JSON.stringify(answer)}`);
     publisherRequests.push(requests - before);
   };
-  const put = async (entries: PutEventsRequestEntry[]) => {
-    const result = await bare.send(new PutEventsCommand({ Entries: entries }));
+  const put = async (batch: PutEventsRequestEntry[]) => {
+    const result = await bare.send(new PutEventsCommand({ Entries: batch }));
     if ((result.FailedEntryCount ?? 0) > 0) throw new Error(`bare PutEvents refused ${result.FailedEntryCount}`);
   };
   const barePutEvents = async (perRequest: number) => {
-    const entries = entriesOf(batchOfEvents(round++));
-    for (let start = 0; start < entries.length; start += perRequest)
-      await put(entries.slice(start, start + perRequest));
+    const batch = entries[bareRound++] as PutEventsRequestEntry[];
+    for (let start = 0; start < batch.length; start += perRequest) await put(batch.slice(start, start + perRequest));
   };
   try {
     await sideBySide(WARM_UP, publisher, () => barePutEvents(10));
