@@ -69,6 +69,7 @@ export class ServiceStack extends Stack {
       bus: this.data.bus,
       webhookSecrets: this.data.webhookSecrets,
       logRetention: config.logRetentionDays,
+      fanoutMaxConcurrency: config.webhookFanoutMaxConcurrency,
     });
     this.api = new Api(this, 'Api', {
       config,
@@ -101,6 +102,7 @@ export class ServiceStack extends Stack {
       bucket: this.data.bucket,
       bus: this.data.bus,
       logRetention: config.logRetentionDays,
+      maxConcurrency: config.renditionsMaxConcurrency,
     });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       namePrefix,

@@ -25,6 +25,8 @@ export interface ConsumedQueueProps {
   /** Who else sends failures to the dead letters (an EventBridge rule's target), for the acknowledgment. */
   deadLettersAlsoOf?: string;
   environment?: Record<string, string>;
+  /** How many invocations its event source runs at once (SQS: 2 to 1000); unset, as many as Lambda allows. */
+  maxConcurrency?: number;
   bundling?: Partial<BundlingOptions>;
 }
 
@@ -62,7 +64,13 @@ export class ConsumedQueue extends Construct {
       ...(props.bundling ? { bundling: props.bundling } : {}),
     });
     const consumer = this.handlerFunction.function;
-    consumer.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }));
+    consumer.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: 1,
+        reportBatchItemFailures: true,
+        ...(props.maxConcurrency !== undefined ? { maxConcurrency: props.maxConcurrency } : {}),
+      }),
+    );
     Validations.of(consumer).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason:

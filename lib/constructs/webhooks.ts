@@ -28,6 +28,8 @@ export interface WebhooksProps {
   bus: IEventBus;
   webhookSecrets: IKey;
   logRetention: RetentionDays;
+  /** Fan-outs run at once (WEBHOOK_FANOUT_MAX_CONCURRENCY, lib/consumer-concurrency.ts). */
+  fanoutMaxConcurrency: number;
 }
 
 export class Webhooks extends Construct {
@@ -58,6 +60,7 @@ export class Webhooks extends Construct {
       ...common,
       settings: WEBHOOK_QUEUES.fanout,
       spec: ROUTELESS_FUNCTIONS.webhookFanout,
+      maxConcurrency: props.fanoutMaxConcurrency,
     });
     this.fanout.handlerFunction.grantTable(props.table, webhookFanoutTableGrant, ['dynamodb:PutItem']);
     this.fanout.handlerFunction.grantWebhookDeliveries(this.deliveries.queue);

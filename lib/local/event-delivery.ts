@@ -5,7 +5,8 @@
  * (after that AWS would move it to the dead-letter queue; here it is logged). A failed message waits the
  * visibility timeout's stand-in, or as long as the handler set with ChangeMessageVisibility on its receipt
  * handle (the webhook deliveries' retry schedule), and a send may be delayed (DelaySeconds). Two messages
- * are worked on at a time, as a small reserved concurrency would.
+ * are worked on at a time, as a small reserved concurrency would, unless the queue sets its own bound (its
+ * event source's maxConcurrency: lib/consumer-concurrency.ts).
  *
  * The queue is durable, as SQS is (queue-store.ts): a message is stored before its sender is answered, with
  * the time it becomes visible, and deleted once handled, so the table stream's checkpoint never passes an
@@ -29,6 +30,8 @@ export interface LocalQueueOptions {
   /** Where its messages are kept (in DATA_DIR: a restart delivers what a crash left). */
   folder: string;
   loadHandler: (name: string) => Promise<QueueHandler>;
+  /** Messages worked on at a time (its event source's maxConcurrency); DEFAULT_CONCURRENCY when unset. */
+  concurrency?: number;
   /** The local SQS front its URL points at (sqs-front.ts), when its messages are sent through the SDK. */
   endpoint?: string;
 }
@@ -50,7 +53,7 @@ export interface LocalQueue {
   close(): Promise<void>;
 }
 
-const CONCURRENCY = 2;
+const DEFAULT_CONCURRENCY = 2;
 /** The visibility timeout's stand-in: how long a failed message waits unless its handler said otherwise. */
 const RETRY_DELAY_MS = 500;
 /** The longest wait for a message's delivery that `drain` sits out. */
@@ -119,6 +122,7 @@ export function startLocalQueue(options: LocalQueueOptions): LocalQueue {
   /** Messages being handled, by receipt handle, with the visibility their handler set. */
   const handling = new Map<string, { visibleAt?: number }>();
   const inFlight = new Set<Promise<void>>();
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   let running = 0;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -158,7 +162,7 @@ export function startLocalQueue(options: LocalQueueOptions): LocalQueue {
     if (closed) return;
     const now = Date.now();
     waiting.sort((a, b) => a.visibleAt - b.visibleAt || a.sentAt - b.sentAt);
-    while (running < CONCURRENCY && waiting.length > 0 && (waiting[0] as StoredMessage<string>).visibleAt <= now) {
+    while (running < concurrency && waiting.length > 0 && (waiting[0] as StoredMessage<string>).visibleAt <= now) {
       const message = waiting.shift() as StoredMessage<string>;
       running++;
       const work = deliver(message)
@@ -174,7 +178,7 @@ export function startLocalQueue(options: LocalQueueOptions): LocalQueue {
       inFlight.add(work);
     }
     const next = waiting[0];
-    if (next && running < CONCURRENCY) timer = setTimeout(pump, Math.max(0, next.visibleAt - now)).unref();
+    if (next && running < concurrency) timer = setTimeout(pump, Math.max(0, next.visibleAt - now)).unref();
   };
   pump();
 

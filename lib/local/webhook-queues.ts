@@ -28,17 +28,20 @@ export function startWebhookQueues(options: {
   subscribe: (subscriber: (event: EventEnvelope) => void) => () => void;
   sqsFront: LocalSqsFront;
   dataDir: string;
+  /** Fan-outs run at once (WEBHOOK_FANOUT_MAX_CONCURRENCY); the local default when unset. */
+  fanoutConcurrency?: number;
 }): WebhookQueues {
-  const queueOf = (settings: (typeof WEBHOOK_QUEUES)[keyof typeof WEBHOOK_QUEUES]) =>
+  const queueOf = (settings: (typeof WEBHOOK_QUEUES)[keyof typeof WEBHOOK_QUEUES], concurrency?: number) =>
     startLocalQueue({
       ...settings,
+      ...(concurrency !== undefined ? { concurrency } : {}),
       folder: join(options.dataDir, 'queues', settings.name),
       loadHandler: options.loadHandler,
       endpoint: options.sqsFront.endpoint,
     });
   const deliveries = queueOf(WEBHOOK_QUEUES.deliveries);
   options.sqsFront.serve(deliveries);
-  const fanout = queueOf(WEBHOOK_QUEUES.fanout);
+  const fanout = queueOf(WEBHOOK_QUEUES.fanout, options.fanoutConcurrency);
   const unsubscribe = ruleToQueue(options.subscribe, isWebhookEventType, fanout);
   const queues = [fanout, deliveries];
   return {

@@ -23,6 +23,7 @@ import { METRIC } from '../../functions/shared/metric-names.ts';
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import type { StreamConsumer } from '../../lib/constructs/stream-consumer.ts';
 import { STREAM_CONSUMERS } from '../../lib/local/stream-consumers.ts';
+import { CONSUMER_CONCURRENCY } from '../../lib/consumer-concurrency.ts';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-runtime.ts';
 import { routeGroupOf } from '../../lib/constructs/route-groups.ts';
 import { readSynthesizedTemplates } from '../../lib/synthesized-templates.ts';
@@ -905,6 +906,23 @@ describe('renditions', () => {
     );
     for (const text of ['RenditionsReady', 'RenditionsFailed', 'ApproximateAgeOfOldestMessage'])
       expect(dashboardBody()).toContain(text);
+  });
+});
+
+describe('bounded queue consumers', () => {
+  const queueMappingOf = (queue: IConstruct) =>
+    ofType('AWS::Lambda::EventSourceMapping')
+      .map(([, mapping]) => mapping.Properties)
+      .find((mapping) => JSON.stringify(mapping.EventSourceArn) === JSON.stringify(arnOf(queue)));
+
+  it('makes at most 100 renditions and 20 webhook fan-outs at once by default, leaving the API its concurrency', () => {
+    expect(queueMappingOf(stack.renditions.queue).ScalingConfig).toEqual({
+      MaximumConcurrency: CONSUMER_CONCURRENCY.renditions.fallback,
+    });
+    expect(queueMappingOf(stack.webhooks.fanout.queue).ScalingConfig).toEqual({
+      MaximumConcurrency: CONSUMER_CONCURRENCY.webhookFanout.fallback,
+    });
+    expect([CONSUMER_CONCURRENCY.renditions.fallback, CONSUMER_CONCURRENCY.webhookFanout.fallback]).toEqual([100, 20]);
   });
 });
 
