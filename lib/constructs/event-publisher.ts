@@ -45,8 +45,8 @@ export class EventPublisher extends StreamConsumer {
         // so 100 records are 10 requests, a fraction of a second: a shard's backlog drains 100 events an
         // invocation, and a timed-out invocation publishes at most 100 again.
         batchSize: 100,
-        // One batch per shard at a time (parallelization 1): a larger factor hands a shard's records to
-        // concurrent batches by partition key, and each outbox record is its own item (OUTBOX#<EventId>), so an
+        // One batch per shard at a time (parallelization 1): with a larger factor Lambda keeps the order only
+        // of each item's own records, and each outbox record is an item of its own (OUTBOX#<EventId>), so an
         // order's OrderCreated and OrderStatusChanged could go out in either order. docs/design.md, Domain events.
         parallelizationFactor: 1,
         // Retried until the record is an hour old (the count is the API's maximum, so that the age, not the
