@@ -3,8 +3,18 @@
  * (lib/doc-tables/configuration.ts makes that table from this and the code's reads): what it means, its default
  * where the read in the code does not show it, and who takes a value the shell running `npm start` sets.
  */
-import { WEBHOOK_MAX_CONCURRENCY } from '../functions/contracts/webhook-queues.ts';
+import { CONSUMER_CONCURRENCY, MAX_CONCURRENCY_RANGE } from './consumer-concurrency.ts';
 import { DEFAULT_THROTTLE } from './local/throttle.ts';
+
+/** The row of a queue consumer's bound: AWS's default, and what `npm start` does with it. */
+const boundDoc = (consumer: keyof typeof CONSUMER_CONCURRENCY, what: string): VariableDoc => {
+  const { context, fallback } = CONSUMER_CONCURRENCY[consumer];
+  return {
+    default: `\`${fallback}\` in AWS; \`npm start\`: 2 unless set`,
+    meaning: `${what} run at once (${MAX_CONCURRENCY_RANGE.min} to ${MAX_CONCURRENCY_RANGE.max}): the queue's event source \`maxConcurrency\` in AWS (the stack setting \`${context}\`, [Deploy](deploy.md#configuration)), so a burst waits in the queue instead of taking the API's share of the account's Lambda concurrency; set for \`npm start\`, the bound of its local queue, which otherwise works on 2 at a time (one machine runs every local function)`,
+    npmStart: 'local',
+  };
+};
 
 /**
  * Who takes the value a shell sets for `npm start`:
@@ -199,11 +209,7 @@ export const VARIABLES: Record<string, VariableDoc> = {
     meaning:
       'webhooks: the delays in seconds before each retry of a failed delivery, after the first attempt (`1,1,1` is four attempts); each at most 43200 (SQS holds a message up to 12 hours), at most 15. After the last, the delivery is `Failed`',
   },
-  WEBHOOK_MAX_CONCURRENCY: {
-    default: `\`${WEBHOOK_MAX_CONCURRENCY.fallback}\``,
-    meaning: `webhooks: deliveries run at once (${WEBHOOK_MAX_CONCURRENCY.min} to ${WEBHOOK_MAX_CONCURRENCY.max}), by the deliveries queue's event source in AWS (\`maxConcurrency\`; the stack setting \`webhookMaxConcurrency\`, [Deploy](deploy.md#configuration)) and by its local stand-in: slow partners wait in the queue instead of taking the account's Lambda concurrency`,
-    npmStart: 'local',
-  },
+  WEBHOOK_MAX_CONCURRENCY: boundDoc('webhookDeliveries', 'webhooks: deliveries'),
   WEBHOOK_DELIVERY_QUEUE_URL: {
     default: '— (set by the stack; `npm start`: its local queue)',
     meaning:
@@ -216,6 +222,7 @@ export const VARIABLES: Record<string, VariableDoc> = {
       'KMS key (id, ARN or alias) that encrypts webhook signing secrets, with the webhook id as encryption context',
     npmStart: 'stack',
   },
+  WEBHOOK_FANOUT_MAX_CONCURRENCY: boundDoc('webhookFanout', 'webhooks: fan-outs (one per subscribable event)'),
   PULL_ALLOW_LOOPBACK: {
     meaning:
       '`true` lets pull fetch from loopback (127.0.0.0/8, ::1), on any port: local development and tests only. Every other internal address stays refused. A pull refused for loopback alone names this switch',
@@ -262,6 +269,7 @@ export const VARIABLES: Record<string, VariableDoc> = {
       'renditions: the delivery of a `LibraryItemsAdded` message that records `Failed` instead of failing again when renditions cannot be made for a reason other than the image (storage)',
     npmStart: 'stack',
   },
+  RENDITIONS_MAX_CONCURRENCY: boundDoc('renditions', 'renditions: `LibraryItemsAdded` messages'),
   CORS_ALLOWED_ORIGINS: {
     default: '— (no CORS)',
     meaning:

@@ -9,7 +9,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import { DEFAULT_THROTTLE } from './local/throttle.ts';
 import { currencyText, DEFAULT_CURRENCY } from '../functions/shared/config.ts';
-import { WEBHOOK_MAX_CONCURRENCY, webhookMaxConcurrency } from '../functions/contracts/webhook-queues.ts';
+import { CONSUMER_CONCURRENCY, maxConcurrency } from './consumer-concurrency.ts';
 
 export interface ServiceConfig {
   stage: string;
@@ -38,7 +38,9 @@ export interface ServiceConfig {
   /** API Gateway's authorizer result cache; also how long a revoked API key keeps working. */
   authorizerCacheSeconds: number;
   logRetentionDays: RetentionDays;
-  /** Webhook deliveries run at once: the deliveries queue's event source's maxConcurrency. */
+  /** Invocations the renditions and webhook fan-out and delivery queues' event sources run at once (maxConcurrency). */
+  renditionsMaxConcurrency: number;
+  webhookFanoutMaxConcurrency: number;
   webhookMaxConcurrency: number;
   /** Alarm thresholds. */
   alarmServerErrorRate: number;
@@ -86,11 +88,18 @@ const settings = {
   keyThrottleBurst: { context: 'keyThrottleBurst', env: 'THROTTLE_BURST', fallback: String(DEFAULT_THROTTLE.burst) },
   authorizerCacheSeconds: { context: 'authorizerCacheSeconds', env: 'AUTHORIZER_CACHE_SECONDS', fallback: '300' },
   webhookMaxConcurrency: {
-    context: 'webhookMaxConcurrency',
-    env: 'WEBHOOK_MAX_CONCURRENCY',
-    fallback: String(WEBHOOK_MAX_CONCURRENCY.fallback),
+    ...CONSUMER_CONCURRENCY.webhookDeliveries,
+    fallback: String(CONSUMER_CONCURRENCY.webhookDeliveries.fallback),
   },
   logRetentionDays: { context: 'logRetentionDays', env: 'LOG_RETENTION_DAYS', fallback: '30' },
+  renditionsMaxConcurrency: {
+    ...CONSUMER_CONCURRENCY.renditions,
+    fallback: String(CONSUMER_CONCURRENCY.renditions.fallback),
+  },
+  webhookFanoutMaxConcurrency: {
+    ...CONSUMER_CONCURRENCY.webhookFanout,
+    fallback: String(CONSUMER_CONCURRENCY.webhookFanout.fallback),
+  },
   alarmServerErrorRate: { context: 'alarmServerErrorRate', env: 'ALARM_5XX_RATE', fallback: '0.01' },
   alarmLatencyP99Ms: { context: 'alarmLatencyP99Ms', env: 'ALARM_P99_LATENCY_MS', fallback: '2500' },
 } satisfies Record<string, Setting>;
@@ -185,8 +194,10 @@ export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = p
     keyThrottleRate: number('keyThrottleRate', 0.01, 100_000),
     keyThrottleBurst: number('keyThrottleBurst', 1, 100_000),
     authorizerCacheSeconds: number('authorizerCacheSeconds', 0, 3600),
-    webhookMaxConcurrency: webhookMaxConcurrency(raw('webhookMaxConcurrency')),
+    webhookMaxConcurrency: maxConcurrency('webhookDeliveries', raw('webhookMaxConcurrency')),
     logRetentionDays: retention(),
+    renditionsMaxConcurrency: maxConcurrency('renditions', raw('renditionsMaxConcurrency')),
+    webhookFanoutMaxConcurrency: maxConcurrency('webhookFanout', raw('webhookFanoutMaxConcurrency')),
     alarmServerErrorRate: number('alarmServerErrorRate', 0, 1),
     alarmLatencyP99Ms: number('alarmLatencyP99Ms', 1, 29_000),
     placeholders,

@@ -70,6 +70,7 @@ export class ServiceStack extends Stack {
       webhookSecrets: this.data.webhookSecrets,
       logRetention: config.logRetentionDays,
       maxConcurrency: config.webhookMaxConcurrency,
+      fanoutMaxConcurrency: config.webhookFanoutMaxConcurrency,
     });
     this.api = new Api(this, 'Api', {
       config,
@@ -102,6 +103,7 @@ export class ServiceStack extends Stack {
       bucket: this.data.bucket,
       bus: this.data.bus,
       logRetention: config.logRetentionDays,
+      maxConcurrency: config.renditionsMaxConcurrency,
     });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       namePrefix,

@@ -30,19 +30,3 @@ export const WEBHOOK_QUEUES = {
   fanout: { name: 'webhook-fanout', handler: 'webhook-fanout', maxReceiveCount: 5 },
   deliveries: { name: 'webhook-deliveries', handler: 'webhook-deliver', maxReceiveCount: 20 },
 } as const;
-
-/**
- * How many deliveries run at once (WEBHOOK_MAX_CONCURRENCY, by default 20): the deliveries queue's event
- * source in AWS (`maxConcurrency`, which SQS takes from 2 to 1000) and its local stand-in, so slow partners
- * queue instead of taking the account's Lambda concurrency.
- */
-export const WEBHOOK_MAX_CONCURRENCY = { fallback: 20, min: 2, max: 1000 } as const;
-
-/** The bound set in `text` (undefined: the default); anything but a whole number in the range is refused. */
-export function webhookMaxConcurrency(text: string | undefined): number {
-  const value = Number(text ?? WEBHOOK_MAX_CONCURRENCY.fallback);
-  const { min, max } = WEBHOOK_MAX_CONCURRENCY;
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`WEBHOOK_MAX_CONCURRENCY must be a whole number from ${min} to ${max}, got ${text}`);
-  return value;
-}

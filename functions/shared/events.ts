@@ -7,12 +7,13 @@
  * (deterministic per fact), which consumers use to drop duplicates.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { eventBridge } from './clients/eventbridge.ts';
 import { config } from './config.ts';
 import { serviceName } from './powertools.ts';
 
-import type { DomainEventType } from './event-types.ts';
+import { AGGREGATE_FIELD, type DomainEventType } from './event-types.ts';
+import { publishInOrder, type EventChannel, type Publication } from './event-batches.ts';
 
 export type { DomainEventType };
 
@@ -45,30 +46,55 @@ const envelope = (event: DomainEvent): EventEnvelope => ({
   detail: { EventId: event.id, ...event.detail },
 });
 
-async function putEvents(busName: string, event: DomainEvent): Promise<void> {
-  const { detail } = envelope(event);
-  const result = await eventBridge().send(
-    new PutEventsCommand({
-      Entries: [
-        {
-          EventBusName: busName,
-          Source: EVENT_SOURCE,
-          DetailType: event.type,
-          Time: new Date(event.time),
-          Detail: JSON.stringify(detail),
-        },
-      ],
-    }),
-  );
-  const failed = result.Entries?.find((entry) => entry.ErrorCode);
-  if ((result.FailedEntryCount ?? 0) > 0)
-    throw new Error(`EventBridge refused ${event.type} ${event.id}: ${failed?.ErrorCode} ${failed?.ErrorMessage}`);
+/** An event with its PutEvents entry, made once however often the entry is sent. */
+interface BusEntry {
+  event: DomainEvent;
+  entry: PutEventsRequestEntry;
+  /** The entry's size as EventBridge counts it against a request's 256 KiB: Time, Source, DetailType, Detail. */
+  size: number;
 }
 
-/** The local events file, opened once for appending: one write per event instead of open, write and close. */
+const busEntry = (busName: string, event: DomainEvent): BusEntry => {
+  const detail = JSON.stringify(envelope(event).detail);
+  return {
+    event,
+    entry: {
+      EventBusName: busName,
+      Source: EVENT_SOURCE,
+      DetailType: event.type,
+      Time: new Date(event.time),
+      Detail: detail,
+    },
+    size: 14 + Buffer.byteLength(EVENT_SOURCE) + Buffer.byteLength(event.type) + Buffer.byteLength(detail),
+  };
+};
+
+/** The aggregate an event is about (an order's events share its OrderGuid); an event naming none is its own. */
+const aggregateOf = ({ event }: BusEntry) => {
+  const field = AGGREGATE_FIELD[event.type];
+  const value = event.detail[field];
+  return typeof value === 'string' ? `${field}:${value}` : `EventId:${event.id}`;
+};
+
+/** The bus as publishInOrder sends to it: one PutEvents per request, each accepted event told to the local rules. */
+const busChannel: EventChannel<BusEntry> = {
+  aggregateOf,
+  sizeOf: ({ size }) => size,
+  async send(entries) {
+    const result = await eventBridge().send(new PutEventsCommand({ Entries: entries.map(({ entry }) => entry) }));
+    return entries.map(({ event }, position) => {
+      const answer = result.Entries?.[position];
+      if (answer?.ErrorCode) return { code: answer.ErrorCode, message: answer.ErrorMessage ?? '' };
+      notifyLocally(event);
+      return undefined;
+    });
+  },
+};
+
+/** The local events file, opened once for appending: one write per batch instead of open, write and close. */
 let eventsFile: { path: string; handle: Promise<FileHandle> } | undefined;
 
-async function appendEvent(path: string, line: string): Promise<void> {
+async function appendEvent(path: string, lines: string): Promise<void> {
   if (eventsFile?.path !== path) {
     const previous = eventsFile;
     eventsFile = { path, handle: open(path, 'a') };
@@ -76,7 +102,7 @@ async function appendEvent(path: string, line: string): Promise<void> {
   }
   const opened = eventsFile;
   try {
-    await (await opened.handle).write(line);
+    await (await opened.handle).write(lines);
   } catch (error) {
     // A file that could not be opened or written is opened afresh for the next event.
     if (eventsFile === opened) eventsFile = undefined;
@@ -96,12 +122,33 @@ export function subscribeLocally(subscriber: (event: EventEnvelope) => void): ()
   return () => localSubscribers.delete(subscriber);
 }
 
-/** Publishes one event; throws when it could not be delivered, so the caller's request fails and is retried. */
-export async function publishEvent(event: DomainEvent): Promise<void> {
+const notifyLocally = (event: DomainEvent) => {
+  for (const subscriber of localSubscribers) subscriber(envelope(event));
+};
+
+/**
+ * Publishes events in order (functions/shared/event-batches.ts: batched PutEvents, each aggregate's events in
+ * order); answers how many went out and the first that did not. Throws when the local events file cannot be
+ * written (nothing of the batch went out) or nothing says where to publish.
+ */
+export async function publishEvents(events: DomainEvent[]): Promise<Publication> {
   const busName = config.eventBusName;
   const file = config.eventsFile;
-  if (busName) await putEvents(busName, event);
-  else if (file) await appendEvent(file, `${JSON.stringify(envelope(event))}\n`);
-  else throw new Error('environment variable EVENT_BUS_NAME is not set: nowhere to publish domain events');
-  for (const subscriber of localSubscribers) subscriber(envelope(event));
+  if (events.length === 0) return { published: 0 };
+  if (busName)
+    return publishInOrder(
+      events.map((event) => busEntry(busName, event)),
+      busChannel,
+    );
+  if (!file) throw new Error('environment variable EVENT_BUS_NAME is not set: nowhere to publish domain events');
+  await appendEvent(file, events.map((event) => `${JSON.stringify(envelope(event))}\n`).join(''));
+  events.forEach(notifyLocally);
+  return { published: events.length };
+}
+
+/** Publishes one event; throws when it could not be delivered. */
+export async function publishEvent(event: DomainEvent): Promise<void> {
+  const { failed } = await publishEvents([event]);
+  if (failed)
+    throw new Error(`EventBridge refused ${event.type} ${event.id}: ${failed.refusal.code} ${failed.refusal.message}`);
 }

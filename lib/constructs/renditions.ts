@@ -44,6 +44,8 @@ export interface RenditionsProps {
   bucket: IBucket;
   bus: IEventBus;
   logRetention: RetentionDays;
+  /** Renditions made at once (RENDITIONS_MAX_CONCURRENCY, lib/consumer-concurrency.ts). */
+  maxConcurrency: number;
 }
 
 export class Renditions extends ConsumedQueue {
@@ -55,6 +57,7 @@ export class Renditions extends ConsumedQueue {
       logRetention: props.logRetention,
       retentionPeriod: Duration.days(4),
       deadLettersAlsoOf: 'its rule target',
+      maxConcurrency: props.maxConcurrency,
       // The last delivery the queue makes is the one that records Failed.
       environment: { RENDITION_MAX_ATTEMPTS: String(RENDITIONS_SUBSCRIPTION.maxReceiveCount) },
       bundling: {

@@ -44,8 +44,8 @@ export const ROUTELESS_FUNCTIONS = {
     memorySize: 256,
     timeout: Duration.seconds(30),
   },
-  // A batch is published one PutEvents per event, in order: 25 of them take about a second, so the timeout
-  // only bounds a hung call (the SDK's own retries included) before the stream retries the batch.
+  // A batch of 100 is published in 10 PutEvents of 10 entries, a fraction of a second, so the timeout only
+  // bounds a hung call (the SDK's own retries included) before the stream retries the batch.
   publisher: {
     handler: 'publish-events',
     description: "Table stream (new outbox records): puts each committed change's domain event on the EventBridge bus",

@@ -28,6 +28,8 @@ export interface StreamMapping {
   retryAttempts: number;
   /** Records older than this go to the dead-letter queue whatever the attempts left; default: the stream's 24 hours. */
   maxRecordAge?: Duration;
+  /** Concurrent batches per shard (default 1); records of one item stay in one batch, in order. */
+  parallelizationFactor?: number;
 }
 
 /** What Monitoring shows and says about a consumer. */

@@ -32,6 +32,8 @@ export interface WebhooksProps {
   logRetention: RetentionDays;
   /** Deliveries run at once (WEBHOOK_MAX_CONCURRENCY). */
   maxConcurrency: number;
+  /** Fan-outs run at once (WEBHOOK_FANOUT_MAX_CONCURRENCY, lib/consumer-concurrency.ts). */
+  fanoutMaxConcurrency: number;
 }
 
 export class Webhooks extends Construct {
@@ -63,6 +65,7 @@ export class Webhooks extends Construct {
       ...common,
       settings: WEBHOOK_QUEUES.fanout,
       spec: ROUTELESS_FUNCTIONS.webhookFanout,
+      maxConcurrency: props.fanoutMaxConcurrency,
     });
     this.fanout.handlerFunction.grantTable(props.table, webhookFanoutTableGrant, ['dynamodb:PutItem']);
     this.fanout.handlerFunction.grantWebhookDeliveries(this.deliveries.queue);

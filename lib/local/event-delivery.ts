@@ -5,8 +5,8 @@
  * (after that AWS would move it to the dead-letter queue; here it is logged). A failed message waits the
  * visibility timeout's stand-in, or as long as the handler set with ChangeMessageVisibility on its receipt
  * handle (the webhook deliveries' retry schedule), and a send may be delayed (DelaySeconds). Two messages
- * are worked on at a time, as a small reserved concurrency would, unless the queue sets its own bound (the
- * webhook deliveries: WEBHOOK_MAX_CONCURRENCY).
+ * are worked on at a time, as a small reserved concurrency would, unless the queue sets its own bound (its
+ * event source's maxConcurrency: lib/consumer-concurrency.ts).
  *
  * The queue is durable, as SQS is (queue-store.ts): a message is stored before its sender is answered, with
  * the time it becomes visible, and deleted once handled, so the table stream's checkpoint never passes an

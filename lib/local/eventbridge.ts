@@ -2,7 +2,9 @@
  * EventBridge's PutEvents, locally, for functions run from their synthesized assets (which publish to the
  * bus their template names, through the SDK): each entry becomes the envelope a rule target receives,
  * appended to the events file (as the source-mode publisher writes it) and handed to the local rules'
- * subscribers (the renditions queue's stand-in). Entries for another bus fail as EventBridge fails them.
+ * subscribers (the renditions queue's stand-in). Entries for another bus fail as EventBridge fails them, and
+ * a test may have it refuse chosen entries (`refuse`), as EventBridge refuses some entries of a request when
+ * throttled or failing internally, answering the others.
  */
 import { appendFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
@@ -23,6 +25,8 @@ export interface LocalEventBusOptions {
   eventsFile: string;
   /** Told of every PutEvents call, by the access key that signed it (the IAM check's record). */
   onCall?: (call: ServiceCall) => void;
+  /** Refuses an entry with the answered error (e.g. ThrottlingException) instead of accepting it. */
+  refuse?: (event: EventEnvelope) => { ErrorCode: string; ErrorMessage: string } | undefined;
 }
 
 interface PutEventsEntry {
@@ -52,15 +56,20 @@ export async function startLocalEventBus(options: LocalEventBusOptions): Promise
         });
         continue;
       }
-      const id = randomUUID();
-      accepted.push({
-        id,
+      const event: EventEnvelope = {
+        id: randomUUID(),
         source: String(entry.Source),
         'detail-type': entry.DetailType as EventEnvelope['detail-type'],
         time: isoTime(entry.Time),
         detail: JSON.parse(entry.Detail ?? '{}') as Record<string, unknown>,
-      });
-      answers.push({ EventId: id });
+      };
+      const refusal = options.refuse?.(event);
+      if (refusal) {
+        answers.push(refusal);
+        continue;
+      }
+      accepted.push(event);
+      answers.push({ EventId: event.id });
     }
     if (accepted.length > 0)
       await appendFile(options.eventsFile, accepted.map((event) => `${JSON.stringify(event)}\n`).join(''));

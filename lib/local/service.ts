@@ -21,8 +21,8 @@ import { apiDocs } from './api-docs.ts';
 import { currencyText, DEFAULT_CURRENCY, reloadConfig } from '../../functions/shared/config.ts';
 import { ruleToQueue, startLocalQueue, type QueueHandler } from './event-delivery.ts';
 import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-events.ts';
-import { webhookMaxConcurrency } from '../../functions/contracts/webhook-queues.ts';
 import { startLocalSqsFront } from './sqs-front.ts';
+import { maxConcurrency } from '../consumer-concurrency.ts';
 import { startWebhookQueues, webhookQueueEnv } from './webhook-queues.ts';
 import { LOCAL_WEBHOOK_KEY_ALIAS, startLocalKms } from './kms.ts';
 import { awsCallLogDir, recordServiceCall } from './aws-call-log.ts';
@@ -112,10 +112,29 @@ export const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 const lastFrontPorts = new Map<string, { kms: number; sqs: number }>();
 const portOf = (endpoint: string) => Number(new URL(endpoint).port);
 
+/**
+ * A local queue's bound: its event source's in AWS (lib/consumer-concurrency.ts) when the variable is set;
+ * unset, the local queue's own small default, since one machine runs every local function where AWS
+ * spreads them over its fleet (100 renditions at once would each want a whole core).
+ */
+const localConcurrency = (consumer: Parameters<typeof maxConcurrency>[0], text: string | undefined) =>
+  text === undefined ? undefined : maxConcurrency(consumer, text);
+
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
   // Refused before anything starts, as the synth refuses it: every checkout would answer it.
   currencyText(options.env?.CURRENCY || process.env.CURRENCY || DEFAULT_CURRENCY, 'environment variable CURRENCY');
-  const webhookConcurrency = webhookMaxConcurrency(process.env.WEBHOOK_MAX_CONCURRENCY);
+  const renditionsConcurrency = localConcurrency(
+    'renditions',
+    options.env?.RENDITIONS_MAX_CONCURRENCY ?? process.env.RENDITIONS_MAX_CONCURRENCY,
+  );
+  const deliveriesConcurrency = localConcurrency(
+    'webhookDeliveries',
+    options.env?.WEBHOOK_MAX_CONCURRENCY ?? process.env.WEBHOOK_MAX_CONCURRENCY,
+  );
+  const fanoutConcurrency = localConcurrency(
+    'webhookFanout',
+    options.env?.WEBHOOK_FANOUT_MAX_CONCURRENCY ?? process.env.WEBHOOK_FANOUT_MAX_CONCURRENCY,
+  );
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'photo-commerce-'));
   mkdirSync(dataDir, { recursive: true });
@@ -191,6 +210,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
           maxReceiveCount: RENDITIONS_SUBSCRIPTION.maxReceiveCount,
           folder: join(dataDir, 'queues', 'renditions'),
           loadHandler: queueHandler,
+          ...(renditionsConcurrency !== undefined ? { concurrency: renditionsConcurrency } : {}),
         });
   const unsubscribeRenditions =
     renditions && ruleToQueue(functions.subscribe, (type) => type === RENDITIONS_SUBSCRIPTION.detailType, renditions);
@@ -199,7 +219,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     subscribe: functions.subscribe,
     sqsFront,
     dataDir,
-    maxConcurrency: webhookConcurrency,
+    ...(deliveriesConcurrency !== undefined ? { deliveriesConcurrency } : {}),
+    ...(fanoutConcurrency !== undefined ? { fanoutConcurrency } : {}),
   });
   const events = {
     drain: async () => {

@@ -28,8 +28,10 @@ export function startWebhookQueues(options: {
   subscribe: (subscriber: (event: EventEnvelope) => void) => () => void;
   sqsFront: LocalSqsFront;
   dataDir: string;
-  /** Deliveries run at once (WEBHOOK_MAX_CONCURRENCY), as the event source's maxConcurrency bounds them in AWS. */
-  maxConcurrency: number;
+  /** Deliveries run at once (WEBHOOK_MAX_CONCURRENCY); the local default when unset. */
+  deliveriesConcurrency?: number;
+  /** Fan-outs run at once (WEBHOOK_FANOUT_MAX_CONCURRENCY); the local default when unset. */
+  fanoutConcurrency?: number;
 }): WebhookQueues {
   const queueOf = (settings: (typeof WEBHOOK_QUEUES)[keyof typeof WEBHOOK_QUEUES], concurrency?: number) =>
     startLocalQueue({
@@ -39,9 +41,9 @@ export function startWebhookQueues(options: {
       loadHandler: options.loadHandler,
       endpoint: options.sqsFront.endpoint,
     });
-  const deliveries = queueOf(WEBHOOK_QUEUES.deliveries, options.maxConcurrency);
+  const deliveries = queueOf(WEBHOOK_QUEUES.deliveries, options.deliveriesConcurrency);
   options.sqsFront.serve(deliveries);
-  const fanout = queueOf(WEBHOOK_QUEUES.fanout);
+  const fanout = queueOf(WEBHOOK_QUEUES.fanout, options.fanoutConcurrency);
   const unsubscribe = ruleToQueue(options.subscribe, isWebhookEventType, fanout);
   const queues = [fanout, deliveries];
   return {

@@ -22,6 +22,7 @@ const SUITES = [
   'renditions',
   'webhooks',
   'webhook-latency',
+  'event-publisher',
 ];
 
 const { values } = parseArgs({ options: { check: { type: 'boolean', default: false }, only: { type: 'string' } } });

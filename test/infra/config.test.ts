@@ -24,6 +24,8 @@ describe('readServiceConfig', () => {
       jwtAudience: 'photo-commerce-api',
       jwtClientIds: '',
       jwtMaxAgeSeconds: 86_400,
+      renditionsMaxConcurrency: 100,
+      webhookFanoutMaxConcurrency: 20,
       webhookMaxConcurrency: 20,
     });
     expect(() => configOf({ webhookMaxConcurrency: 1 })).toThrow(/WEBHOOK_MAX_CONCURRENCY/);
@@ -56,6 +58,12 @@ describe('readServiceConfig', () => {
     expect(() => configOf({ alarmEmail: 'ops' })).toThrow(/alarmEmail \(ALARM_EMAIL\)/);
     expect(() => configOf({ authorizerCacheSeconds: 7200 })).toThrow(/authorizerCacheSeconds/);
     expect(() => configOf({ throttleRate: 'fast' })).toThrow(/throttleRate \(API_THROTTLE_RATE\)/);
+    // SQS event sources take a maximum concurrency from 2 to 1000.
+    expect(() => configOf({ renditionsMaxConcurrency: 1 })).toThrow(
+      /renditionsMaxConcurrency \(RENDITIONS_MAX_CONCURRENCY\)/,
+    );
+    expect(() => configOf({}, { WEBHOOK_FANOUT_MAX_CONCURRENCY: '2.5' })).toThrow(/WEBHOOK_FANOUT_MAX_CONCURRENCY/);
+    expect(configOf({}, { RENDITIONS_MAX_CONCURRENCY: '1000' }).renditionsMaxConcurrency).toBe(1000);
     for (const currency of ['eur', 'EURO', '€', '', ' US D'])
       expect(() => configOf({ currency }), currency).toThrow(
         /currency \(CURRENCY\) must be an ISO 4217 currency code, three upper-case letters such as EUR, got/,

@@ -10,6 +10,7 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Renditions } from '../../lib/constructs/renditions.ts';
+import { CONSUMER_CONCURRENCY } from '../../lib/consumer-concurrency.ts';
 
 export interface RenditionsAsset {
   /** The staged asset directory, what `cdk deploy` zips and uploads. */
@@ -30,6 +31,7 @@ export function synthRenditionsAsset(outdir: string): RenditionsAsset {
     bucket: new Bucket(stack, 'Bucket'),
     bus: EventBus.fromEventBusName(stack, 'Bus', 'photo-commerce-events'),
     logRetention: RetentionDays.ONE_WEEK,
+    maxConcurrency: CONSUMER_CONCURRENCY.renditions.fallback,
   });
   const [fn] = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function')) as {
     Properties: { Code: { S3Key: string }; Environment: { Variables: Record<string, unknown> } };

@@ -23,6 +23,7 @@ import { METRIC } from '../../functions/shared/metric-names.ts';
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import type { StreamConsumer } from '../../lib/constructs/stream-consumer.ts';
 import { STREAM_CONSUMERS } from '../../lib/local/stream-consumers.ts';
+import { CONSUMER_CONCURRENCY } from '../../lib/consumer-concurrency.ts';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-runtime.ts';
 import { routeGroupOf } from '../../lib/constructs/route-groups.ts';
 import { readSynthesizedTemplates } from '../../lib/synthesized-templates.ts';
@@ -362,7 +363,8 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
   'update-basket-line': { read: ['PROJECT#*', 'USER#*'], write: ['USER#*'] },
   'delete-basket-line': { read: ['USER#*'], write: ['USER#*'] },
   'checkout-basket': {
-    read: ['IDEMPOTENCY#*', 'PROJECT#*', 'USER#*'],
+    // CHECKOUT#: the open checkout an unchanged basket answers again.
+    read: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'PROJECT#*', 'USER#*'],
     // LIBITEM#: the hold marks on the artwork's items (issue 33).
     write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'LIBITEM#*', 'OUTBOX#*', 'USER#*'],
   },
@@ -374,7 +376,12 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
   'list-orders': { read: ['USER#*'], write: [] },
   'get-order': { read: ['USER#*'], write: [] },
   // CHECKOUT#: a change that ends the order's artwork hold writes it on the checkout record.
-  'update-order-status': { read: ['ORDER#*', 'USER#*'], write: ['CHECKOUT#*', 'OUTBOX#*', 'USER#*'] },
+  // ORDER#: a cancel marks the owner pointer the lab's artwork read answers from.
+  'update-order-status': { read: ['ORDER#*', 'USER#*'], write: ['CHECKOUT#*', 'ORDER#*', 'OUTBOX#*', 'USER#*'] },
+  'cancel-order': {
+    read: ['IDEMPOTENCY#*', 'USER#*'],
+    write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'ORDER#*', 'OUTBOX#*', 'USER#*'],
+  },
   'get-order-artwork': { read: ['ORDER#*', 'PROJECT#*'], write: [] },
   'push-library-item': INGEST_KEYS,
   'pull-library-item': INGEST_KEYS,
@@ -832,15 +839,6 @@ describe('webhooks', () => {
     );
   });
 
-  it('runs at most WEBHOOK_MAX_CONCURRENCY deliveries at once (20 by default); the fan-out is not bounded by it', () => {
-    const mappingOf = (queue: IConstruct) =>
-      ofType('AWS::Lambda::EventSourceMapping')
-        .map(([, mapping]) => mapping.Properties)
-        .find((mapping) => JSON.stringify(mapping.EventSourceArn) === JSON.stringify(arnOf(queue)));
-    expect(mappingOf(stack.webhooks.deliveries.queue).ScalingConfig).toEqual({ MaximumConcurrency: 20 });
-    expect(mappingOf(stack.webhooks.fanout.queue).ScalingConfig).toBeUndefined();
-  });
-
   it('routes every subscribable event type of the bus to the fan-out queue', () => {
     const rule = ofType('AWS::Events::Rule').find(
       ([, candidate]) => candidate.Properties.Name === 'photo-commerce-dev-webhooks',
@@ -917,6 +915,30 @@ describe('renditions', () => {
   });
 });
 
+describe('bounded queue consumers', () => {
+  const queueMappingOf = (queue: IConstruct) =>
+    ofType('AWS::Lambda::EventSourceMapping')
+      .map(([, mapping]) => mapping.Properties)
+      .find((mapping) => JSON.stringify(mapping.EventSourceArn) === JSON.stringify(arnOf(queue)));
+
+  it('makes at most 100 renditions, 20 webhook fan-outs and 20 deliveries at once by default, leaving the API its concurrency', () => {
+    expect(queueMappingOf(stack.renditions.queue).ScalingConfig).toEqual({
+      MaximumConcurrency: CONSUMER_CONCURRENCY.renditions.fallback,
+    });
+    expect(queueMappingOf(stack.webhooks.fanout.queue).ScalingConfig).toEqual({
+      MaximumConcurrency: CONSUMER_CONCURRENCY.webhookFanout.fallback,
+    });
+    expect(queueMappingOf(stack.webhooks.deliveries.queue).ScalingConfig).toEqual({
+      MaximumConcurrency: CONSUMER_CONCURRENCY.webhookDeliveries.fallback,
+    });
+    expect([
+      CONSUMER_CONCURRENCY.renditions.fallback,
+      CONSUMER_CONCURRENCY.webhookFanout.fallback,
+      CONSUMER_CONCURRENCY.webhookDeliveries.fallback,
+    ]).toEqual([100, 20, 20]);
+  });
+});
+
 describe('event publisher', () => {
   it('gets new outbox records from the table stream, at once, retried for an hour, then dead-lettered', () => {
     const fn = resources[logicalId(stack.eventPublisher.handlerFunction.function)].Properties;
@@ -926,14 +948,16 @@ describe('event publisher', () => {
     expect(mapping.FilterCriteria.Filters).toHaveLength(1);
     expect(mapping).toMatchObject({
       StartingPosition: 'TRIM_HORIZON',
-      BatchSize: 25,
+      BatchSize: 100,
       MaximumBatchingWindowInSeconds: 0,
       MaximumRetryAttempts: 10_000,
       MaximumRecordAgeInSeconds: 3600,
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    expect(mapping.ParallelizationFactor ?? 1).toBe(1);
+    // One batch per shard at a time: each outbox record is its own item, so a larger factor would not keep
+    // an order's events in order.
+    expect(mapping.ParallelizationFactor).toBe(1);
     expect(mapping.DestinationConfig.OnFailure.Destination).toEqual(arnOf(stack.eventPublisher.deadLetters));
   });
 
