@@ -1,6 +1,6 @@
 /**
- * The documentation's generated sections (lib/doc-tables.ts: limits, environment variables, authorization
- * matrix, grants, functions, alarms, event types) are what the code makes of them now: each is made again in
+ * The documentation's generated sections (lib/doc-tables.ts; docs/testing.md lists them) are what the code makes
+ * of them now: each is made again in
  * memory and compared with the file, and a stale one fails naming the command that rewrites it. Each row of the
  * grants table is also held to the role statements of its functions, so the generator cannot drop a statement.
  */
