@@ -1,6 +1,6 @@
 /**
- * `npm run docs:tables`: writes the documentation's generated sections (limits, variables, authorization
- * matrix, grants, functions, alarms, events) in place, from the code (lib/doc-tables.ts). `npm test` fails
+ * `npm run docs:tables`: writes the documentation's generated sections (their list: docs/testing.md)
+ * in place, from the code (lib/doc-tables.ts). `npm test` fails
  * while one is stale (test/unit/doc-tables.test.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -18,7 +18,14 @@ export interface CallInput {
   multipart?: { body: Uint8Array; contentType: string };
 }
 
-function errorOf(response: Response, text: string): ApiError {
+/** Why a 401 may be the caller's setup: the credential this client sent was empty (an unset variable reads as ''). */
+function emptyCredentialOf(headers: Record<string, string>): string | undefined {
+  if (headers.Authorization === 'Bearer ') return "this client sent an empty bearer token: its token option gave ''";
+  if (headers[apiKeyHeader] === '') return "this client sent an empty API key: its apiKey option is ''";
+  return undefined;
+}
+
+function errorOf(response: Response, text: string, note?: string): ApiError {
   let details: Record<string, unknown> = { Message: text.slice(0, 200) || response.statusText };
   try {
     const parsed = JSON.parse(text) as { Error?: unknown };
@@ -27,6 +34,7 @@ function errorOf(response: Response, text: string): ApiError {
   } catch {
     // Not JSON (a proxy's error page): the text is the message.
   }
+  if (note !== undefined) details = { ...details, Message: `${String(details.Message)} (${note})` };
   return new ApiError(response.status, details, {
     retryAfterMs: retryAfterOf(response.headers),
     requestId: response.headers.get('x-amzn-requestid') ?? undefined,
@@ -153,7 +161,8 @@ export class Transport {
           signal: timing.signal,
         });
         answer = { response, text: await response.text() };
-        if (!response.ok) failure = errorOf(response, answer.text);
+        if (!response.ok)
+          failure = errorOf(response, answer.text, response.status === 401 ? emptyCredentialOf(headers) : undefined);
       } catch (error) {
         if (options.signal?.aborted) throw abortReason(options.signal);
         failure = timing.timedOut()

@@ -171,6 +171,17 @@ describe('retries', () => {
       message: '<h1>Bad gateway</h1>',
     });
   });
+
+  it('says so in a 401 when the credential it sent was empty (an unset variable)', async () => {
+    const refused = json(401, { Error: { Code: 'Unauthorized', Message: 'No credential.' } });
+    script = [refused];
+    await expect(client({ token: async () => '' }).baskets.create()).rejects.toMatchObject({
+      status: 401,
+      message: "No credential. (this client sent an empty bearer token: its token option gave '')",
+    });
+    await expect(client({ apiKey: '' }).library.builderUrl('a'.repeat(32))).rejects.toThrow(/empty API key/);
+    await expect(client().baskets.create()).rejects.toMatchObject({ message: 'No credential.' });
+  });
 });
 
 describe('timeout and abort', () => {

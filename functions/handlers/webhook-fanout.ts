@@ -27,7 +27,9 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
         time: Date.parse(parsed.data.time),
         detail,
       });
-      logger.info('event fanned out', { eventId: detail.EventId, deliveries });
+      // Most events have no subscriber: that is no news at INFO, where it would be a line per event.
+      if (deliveries > 0) logger.info('event fanned out', { eventId: detail.EventId, deliveries });
+      else logger.debug('event fanned out to no webhook', { eventId: detail.EventId });
     } catch (error) {
       logger.error('fan-out failed; the message is delivered again', {
         eventId: detail.EventId,

@@ -86,12 +86,14 @@ export const GATEWAY_ANSWERS = {
     code: 'GatewayTimeout',
     message: 'The request took too long. It is safe to retry.',
     retryable: true,
+    retryAfter: true,
   },
   ServerError: {
     responseTypes: ['DEFAULT_5XX'],
     code: 'InternalError',
     message: 'The request could not be completed. It is safe to retry.',
     retryable: true,
+    retryAfter: true,
   },
 } as const satisfies Record<string, GatewayAnswer>;
 

@@ -34,7 +34,10 @@ async function* onlyImagePart(parts: AsyncIterable<MultipartPart>): AsyncGenerat
         'Push takes one part, named "image"; send several images to POST /library/multi/push.',
       );
     if (part.fieldName !== 'image')
-      throw badRequest('MissingImagePart', `The form has no part named "image" (found "${part.fieldName}").`);
+      throw badRequest(
+        'MissingImagePart',
+        `The form has no part named "image" (found "${part.fieldName}"); POST /library/multi/push takes parts of any name.`,
+      );
     yield part;
   }
   if (seen === 0) throw badRequest('MissingImagePart', 'The form has no part named "image".');

@@ -1,6 +1,7 @@
 /** docs/limits.md: every size, count and time limit, from the constants and defaults of the code. */
 import { ARTWORK_PAGE_ITEMS, MAX_ARTWORK_ITEMS } from '../../functions/domain/artwork.ts';
 import { MAX_HOLD_MARKS } from '../../functions/domain/artwork-hold.ts';
+import { KEPT_ATTEMPTS, REDELIVERY_INTERVAL_MS } from '../../functions/domain/webhook-delivery.ts';
 import { MAX_LINES, MAX_QUANTITY } from '../../functions/domain/basket.ts';
 import { MAX_BUILDER_ITEMS } from '../../functions/domain/library.ts';
 import { z } from 'zod/mini';
@@ -127,6 +128,14 @@ export function limitsTable(): string {
     ['items one builder token resolves to', `${MAX_BUILDER_ITEMS} (one BatchGetItem)`],
     ['download URL lifetime', `${d('DOWNLOAD_URL_SECONDS')} s (\`DOWNLOAD_URL_SECONDS\`)`],
     ['print size', 'more than 0 and at most 10,000 mm per side, up to 3 decimals'],
+    [
+      'attempts a webhook delivery keeps',
+      `the latest ${KEPT_ATTEMPTS}; older ones are dropped, \`AttemptCount\` counts all`,
+    ],
+    [
+      'redeliveries of one webhook delivery',
+      `one per ${duration(REDELIVERY_INTERVAL_MS / 1000)}, none while it is \`Pending\`: 409 \`DeliveryPending\` or \`RedeliveredRecently\``,
+    ],
   ];
   return table(['what', 'limit'], rows);
 }

@@ -26,12 +26,21 @@ const handlerFunctions = (): HandlerFunction[] =>
     .filter((node): node is HandlerFunction => node instanceof HandlerFunction);
 
 const routeOf = (handler: string): Route | undefined => routes.find((route) => route.handler === handler);
-const ROUTELESS_ROLES: Record<string, string> = {
-  [ROUTELESS_FUNCTIONS.authorizer.handler]: 'the authorizer',
-  [ROUTELESS_FUNCTIONS.renditions.handler]: 'the renditions function',
-  [ROUTELESS_FUNCTIONS.sweeper.handler]: 'the library sweeper',
-  [ROUTELESS_FUNCTIONS.publisher.handler]: 'the event publisher',
+/** What the documents call each function without a route (a new one fails the type check until named here). */
+const ROUTELESS_LABELS: Record<keyof typeof ROUTELESS_FUNCTIONS, string> = {
+  authorizer: 'the authorizer',
+  renditions: 'the renditions function',
+  sweeper: 'the library sweeper',
+  publisher: 'the event publisher',
+  webhookFanout: 'the webhook fan-out',
+  webhookDeliver: 'the webhook delivery function',
 };
+const ROUTELESS_ROLES: Record<string, string> = Object.fromEntries(
+  Object.entries(ROUTELESS_LABELS).map(([key, label]) => [
+    ROUTELESS_FUNCTIONS[key as keyof typeof ROUTELESS_FUNCTIONS].handler,
+    label,
+  ]),
+);
 const functionLabel = (handler: string): string => {
   const route = routeOf(handler);
   return route ? `\`${route.method} ${route.path}\`` : (ROUTELESS_ROLES[handler] ?? `\`${handler}\``);
@@ -60,7 +69,11 @@ export function functionsTable(): string {
   return `${rows.length} functions, \`photo-commerce-<stage>-<handler>\`:\n\n${table(['memory', 'time-out', 'functions'], sizes)}`;
 }
 
-type Statement = { Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
+export type Statement = {
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+};
 const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
 /** `library/*` for a resource `arn...:bucket/library/*`, as the template builds it. */
@@ -78,15 +91,29 @@ function statementsOf(handlerFunction: HandlerFunction): Statement[] {
   );
 }
 
+/** Each function's role statements, by the label the tables give it: what test/unit/doc-tables.test.ts holds the grants table to. */
+export const roleStatements = (): Map<string, Statement[]> =>
+  new Map(
+    handlerFunctions().map((handlerFunction) => [
+      functionLabel(handlerFunction.handlerName),
+      statementsOf(handlerFunction),
+    ]),
+  );
+
 const prefixesOf = (statement: Statement): string =>
   asList(statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] as string | string[])
     .map((prefix) => `\`${prefix.replace(/\*$/, '')}\``)
     .join(', ');
 
+/** ` (UpdateItem only)` for a write statement of one action; a statement of several writes says nothing more. */
+const onlyKind = (actions: string[]): string =>
+  actions.length === 1 ? ` (${(actions[0] as string).replace('dynamodb:', '')} only)` : '';
+
+/** One row per function: every statement of its role is in a cell (a role may hold several write statements). */
 export function grantsTable(): string {
   const rows = handlerFunctions().map((handlerFunction) => {
-    let read = '—';
-    let write = '—';
+    const reads: string[] = [];
+    const writes: string[] = [];
     const objects: string[] = [];
     const other: string[] = [];
     for (const statement of statementsOf(handlerFunction)) {
@@ -94,11 +121,8 @@ export function grantsTable(): string {
       if (actions.includes('dynamodb:GetRecords')) other.push("the table's stream");
       else if (!statement.Condition && actions.every((action) => action === 'dynamodb:ListStreams')) continue;
       else if (actions.some((action) => action.startsWith('dynamodb:'))) {
-        if (actions.includes('dynamodb:GetItem')) read = prefixesOf(statement);
-        else {
-          const kinds = actions.map((action) => action.replace('dynamodb:', ''));
-          write = prefixesOf(statement) + (kinds.length === 1 ? ` (${kinds[0]} only)` : '');
-        }
+        if (actions.includes('dynamodb:GetItem')) reads.push(prefixesOf(statement));
+        else writes.push(prefixesOf(statement) + onlyKind(actions));
       } else if (actions.some((action) => action.startsWith('s3:'))) {
         const names = actions.map((action) => action.replace('s3:', '')).join(', ');
         const keys = asList(statement.Resource).map(objectKeysOf);
@@ -120,7 +144,7 @@ export function grantsTable(): string {
     }
     return {
       label: functionLabel(handlerFunction.handlerName),
-      cells: [read, write, [...objects, ...other].join('; ') || '—'],
+      cells: [reads.join('; ') || '—', writes.join('; ') || '—', [...objects, ...other].join('; ') || '—'],
     };
   });
   return table(['functions', 'table: read', 'table: write', 'objects and bus'], merged(rows));

@@ -40,9 +40,22 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/** Starts swagger-ui on the document; `validatorUrl: null` keeps it from calling validator.swagger.io. */
-const START = `window.ui = SwaggerUIBundle({
+/**
+ * Starts swagger-ui on the document; `validatorUrl: null` keeps it from calling validator.swagger.io. The
+ * document's one server is `.` (right for every stage and domain), which the server list would show as a bare
+ * dot: the page names the origin it was read from instead.
+ */
+const START = `const thisServer = (response) => {
+  if (!response.url.endsWith('/openapi.json') || !response.ok) return response;
+  const document = JSON.parse(response.text);
+  document.servers = [{ url: location.origin, description: 'this npm start' }];
+  response.text = JSON.stringify(document);
+  response.body = document;
+  return response;
+};
+window.ui = SwaggerUIBundle({
   url: '/openapi.json',
+  responseInterceptor: thisServer,
   dom_id: '#swagger-ui',
   validatorUrl: null,
   deepLinking: true,

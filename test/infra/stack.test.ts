@@ -602,7 +602,9 @@ describe('API stage and gateway responses', () => {
       expect(body.Error.Code).toBe(code);
       expect(typeof body.Error.Message).toBe('string');
     }
-    expect(responses.THROTTLED.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'1'");
+    // What the OpenAPI document says of 429, 504 and 500: a wait to retry after.
+    for (const type of ['THROTTLED', 'INTEGRATION_TIMEOUT', 'DEFAULT_5XX'])
+      expect(responses[type].ResponseParameters['gatewayresponse.header.Retry-After'], type).toBe("'1'");
     // Missing credentials: what to send, and RFC 6750's challenge. Forbidden: the authorizer's own sentence.
     expect(JSON.parse(responses.UNAUTHORIZED.ResponseTemplates['application/json']).Error.Message).toContain(
       'Authorization: Bearer <token>',

@@ -166,6 +166,8 @@ describe('GET /docs in a browser', () => {
     const expected = normalized(document.info.description.replaceAll('`', ''));
     expect(normalized(await introduction.innerText())).toBe(expected);
     expect(expected).toContain('"\\/Date(<ms>)\\/"');
+    // The server list names this server, not the document's relative `.`.
+    expect(await page.locator('.servers select option').allInnerTexts()).toEqual([`${service.url} - this npm start`]);
 
     const operations = await renderedOperations(page, routes.length);
     expect(operations.map(({ method, path }) => `${method} ${path}`).sort()).toEqual(
