@@ -98,6 +98,12 @@ export class PhotoCommerceClient {
     updateStatus: (orderGuid: string, body: BodyOf<'updateOrderStatus'>, options?: CallOptions) =>
       this.#transport.call('updateOrderStatus', { path: { orderGuid }, body }, options),
     /**
+     * POST /order/{guid}/cancel: the user cancels their order while it is `OrderReceived` (409 OrderInProduction
+     * once the lab has started). Idempotent.
+     */
+    cancel: (orderGuid: string, options?: CallOptions) =>
+      this.#transport.call('cancelOrder', { path: { orderGuid } }, options),
+    /**
      * GET /order/{guid}/artwork (`fulfilment` API key), as an async iterator over the order's lines, each with
      * the originals it prints and their presigned downloads (valid 15 minutes: download as you go).
      */

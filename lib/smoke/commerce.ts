@@ -1,6 +1,7 @@
 /**
  * The smoke steps of the commerce side: health, credentials, a project price, a basket and its lines, the
- * checkout and its completion (repeated), the orders and a status change, and keys kept to their scope.
+ * checkout and its completion (repeated), the orders, a status change and the customer's cancel, and keys kept to
+ * their scope.
  */
 import { randomUUID } from 'node:crypto';
 import { check, type SmokeSession } from './session.ts';
@@ -119,6 +120,23 @@ export async function commerceSteps({ call, step, user, keys }: SmokeSession): P
       json: { Status: 'Processing' },
     });
     check(moved.Order.Status === 'Processing', `unexpected status change ${JSON.stringify(moved)}`);
+    const late = await call('POST', `/order/${orderGuid}/cancel`, { token: user, expect: 409 });
+    check(late.Error?.Code === 'OrderInProduction', `a cancel after Processing answered ${JSON.stringify(late)}`);
+  });
+
+  await step("the customer's cancel before production", async () => {
+    const basket = await call('POST', '/basket', { token: user });
+    await call('POST', `/basket/${basket.Guid}/line`, { token: user, json: { ProjectGuid: projectGuid, Quantity: 1 } });
+    const checkout = await call('POST', `/basket/${basket.Guid}/checkout`, { token: user });
+    const id = new URL(checkout.CheckoutUrl).pathname.split('/').filter(Boolean).at(-1) ?? '';
+    const paid = await call('POST', `/checkout/${id}/complete`, {
+      apiKey: keys.site,
+      json: { PaymentReference: `smoke-${randomUUID()}` },
+    });
+    const cancelled = await call('POST', `/order/${paid.Order.OrderGuid}/cancel`, { token: user });
+    check(cancelled.Order.Status === 'Cancelled', `unexpected cancel ${JSON.stringify(cancelled)}`);
+    const again = await call('POST', `/order/${paid.Order.OrderGuid}/cancel`, { token: user });
+    check(again.Order.Status === 'Cancelled', `a repeated cancel answered ${JSON.stringify(again)}`);
   });
 
   await step('keys open only their scope', async () => {

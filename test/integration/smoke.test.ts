@@ -89,6 +89,7 @@ describe('smoke flow', () => {
         'checkout',
         'completion (idempotent, site key)',
         'orders',
+        "the customer's cancel before production",
         'keys open only their scope',
         'push',
         'pull',
