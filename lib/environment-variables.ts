@@ -209,11 +209,17 @@ export const VARIABLES: Record<string, VariableDoc> = {
     meaning:
       'webhooks: the delays in seconds before each retry of a failed delivery, after the first attempt (`1,1,1` is four attempts); each at most 43200 (SQS holds a message up to 12 hours), at most 15. After the last, the delivery is `Failed`',
   },
+  LOCAL_SQS_MAX_IN_FLIGHT: {
+    default: 'unbounded',
+    meaning:
+      'local: messages each local queue has in flight (received, not deleted, not visible again) at most, past which it hands out nothing, as SQS does at about 120,000 for a standard queue; a low value shows that a webhook receiver that keeps failing does not stall the others (its retries wait delayed, not in flight)',
+    npmStart: 'local',
+  },
   WEBHOOK_MAX_CONCURRENCY: boundDoc('webhookDeliveries', 'webhooks: deliveries'),
   WEBHOOK_DELIVERY_QUEUE_URL: {
     default: '— (set by the stack; `npm start`: its local queue)',
     meaning:
-      'webhooks: the SQS queue the fan-out sends one message per delivery to, and the delivery function sets retry delays on',
+      'webhooks: the SQS queue the fan-out sends one message per delivery to, and the delivery function sends each retry to, delayed',
     npmStart: 'stack',
   },
   WEBHOOK_KMS_KEY_ID: {

@@ -18,6 +18,10 @@ export const DeliveryMessage = z.object({
   deliveryId: z.string().check(z.regex(/^[0-9a-f]{32}$/)),
   /** A manual redelivery: one attempt, no retry schedule after it. */
   redelivery: z.optional(z.literal(true)),
+  /** Which attempt of the delivery the message makes (1 when absent). */
+  attempt: z.optional(z.int().check(z.minimum(1))),
+  /** When the attempt is due (epoch ms): a message arriving earlier is sent on (webhooks/delivery-queue.ts). */
+  dueAt: z.optional(z.int().check(z.minimum(0))),
 });
 export type DeliveryMessage = z.infer<typeof DeliveryMessage>;
 

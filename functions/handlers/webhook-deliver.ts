@@ -1,17 +1,20 @@
 /**
  * The webhook deliveries queue's consumer: one attempt per message (services/webhook-delivery-service.ts).
- * A failed attempt that the schedule retries sets its message's visibility to the schedule's next delay
- * (ChangeMessageVisibility: SQS holds a message up to 12 hours, the schedule's longest delay is 10) and
- * reports it failed, so SQS delivers it again then, with the next ApproximateReceiveCount as its attempt.
+ * A failed attempt that the schedule retries is sent anew as the next attempt, due after the schedule's delay
+ * (webhooks/delivery-queue.ts), and its own message is done: retries wait delayed, never in flight, so a dead
+ * receiver holds none of the queue's in-flight allowance that every other partner's deliveries need. A
+ * message that arrives before it is due is sent on. Only an attempt that broke (storage, KMS) is reported
+ * failed, for SQS to deliver again after the visibility timeout.
  */
-import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod/mini';
 import { DeliveryMessage } from '../contracts/webhook-queues.ts';
 import { attemptDelivery } from '../services/webhook-delivery-service.ts';
-import { sqs } from '../shared/clients/sqs.ts';
-import { config } from '../shared/config.ts';
 import { logger } from '../shared/powertools.ts';
+import { sendDeliveryMessageAt } from '../webhooks/delivery-queue.ts';
+
+/** A message due within this long is attempted now rather than sent on. */
+const EARLY_TOLERANCE_MS = 1_000;
 
 export async function handler(event: SQSEvent, context: Context): Promise<SQSBatchResponse> {
   logger.addContext(context);
@@ -22,21 +25,23 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
       logger.warn('message is not a webhook delivery; ignored', { messageId: record.messageId });
       continue;
     }
+    const message = parsed.data;
     try {
-      const retryAfterSeconds = await attemptDelivery(parsed.data, Number(record.attributes.ApproximateReceiveCount));
+      const now = Date.now();
+      if (message.dueAt !== undefined && message.dueAt > now + EARLY_TOLERANCE_MS) {
+        await sendDeliveryMessageAt(message, message.dueAt, now);
+        continue;
+      }
+      // A message sent before attempts were numbered in it counts its receives.
+      const attempt = message.attempt ?? Number(record.attributes.ApproximateReceiveCount);
+      const retryAfterSeconds = await attemptDelivery(message, attempt);
       if (retryAfterSeconds === undefined) continue;
-      await sqs.send(
-        new ChangeMessageVisibilityCommand({
-          QueueUrl: config.webhookDeliveryQueueUrl,
-          ReceiptHandle: record.receiptHandle,
-          VisibilityTimeout: retryAfterSeconds,
-        }),
-      );
-      failures.push({ itemIdentifier: record.messageId });
+      const settled = Date.now();
+      await sendDeliveryMessageAt({ ...message, attempt: attempt + 1 }, settled + retryAfterSeconds * 1000, settled);
     } catch (error) {
       // The attempt itself broke (storage, KMS): the queue's visibility timeout brings it back.
       logger.error('webhook delivery broke; the message is delivered again', {
-        deliveryId: parsed.data.deliveryId,
+        deliveryId: message.deliveryId,
         error: error as Error,
       });
       failures.push({ itemIdentifier: record.messageId });

@@ -10,7 +10,7 @@ import { conflict, notFound } from '../shared/errors.ts';
 import type { PageRequest } from '../store/query.ts';
 import { getDelivery, listDeliveries, markRedelivery, unmarkRedelivery } from '../store/webhook-delivery-store.ts';
 import { readWebhook, type Caller } from './webhook-service.ts';
-import { sendDeliveryMessages } from './webhook-fanout-service.ts';
+import { sendDeliveryMessages } from '../webhooks/delivery-queue.ts';
 
 export async function deliveryLog(
   caller: Caller,

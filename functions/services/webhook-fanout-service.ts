@@ -7,11 +7,9 @@
  * (their ids derive from the event and the webhook) and sends their messages again: at least once, and the
  * receiver drops the repeat by its webhook-id.
  */
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
+import { sendDeliveryMessages } from '../webhooks/delivery-queue.ts';
 import { deliveryBody, deliveryIdFor, type Delivery } from '../domain/webhook-delivery.ts';
-import { sqs } from '../shared/clients/sqs.ts';
-import { config } from '../shared/config.ts';
 import { createDelivery } from '../store/webhook-delivery-store.ts';
 import { listSubscribers } from '../store/webhook-store.ts';
 import type { ApiKeyScope } from '../auth/principal.ts';
@@ -24,9 +22,6 @@ export interface SubscribableEvent {
   time: number;
   detail: Record<string, unknown>;
 }
-
-/** SQS's most entries per SendMessageBatch. */
-const BATCH = 10;
 
 /** Makes the event's deliveries and queues them; answers how many. */
 export async function fanOut(event: SubscribableEvent): Promise<number> {
@@ -58,19 +53,4 @@ export async function fanOut(event: SubscribableEvent): Promise<number> {
   }
   await sendDeliveryMessages(messages);
   return messages.length;
-}
-
-/** One message per delivery on the deliveries queue, ten per call. */
-export async function sendDeliveryMessages(messages: readonly DeliveryMessage[]): Promise<void> {
-  for (let start = 0; start < messages.length; start += BATCH) {
-    const batch = messages.slice(start, start + BATCH);
-    const result = await sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: config.webhookDeliveryQueueUrl,
-        Entries: batch.map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) })),
-      }),
-    );
-    if ((result.Failed ?? []).length > 0)
-      throw new Error(`SQS refused ${result.Failed?.length} delivery messages: ${result.Failed?.[0]?.Message}`);
-  }
 }

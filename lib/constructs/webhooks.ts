@@ -53,11 +53,8 @@ export class Webhooks extends Construct {
       spec: ROUTELESS_FUNCTIONS.webhookDeliver,
       maxConcurrency: props.maxConcurrency,
     });
-    // The delivery function names its own queue: it sets a failed message's visibility there.
-    this.deliveries.handlerFunction.function.addEnvironment(
-      'WEBHOOK_DELIVERY_QUEUE_URL',
-      this.deliveries.queue.queueUrl,
-    );
+    // The delivery function sends a retry to its own queue, delayed (functions/webhooks/delivery-queue.ts).
+    this.deliveries.handlerFunction.grantWebhookDeliveries(this.deliveries.queue);
     this.deliveries.handlerFunction.grantTable(props.table, webhookDeliverTableGrant);
     this.deliveries.handlerFunction.grantWebhookSecrets(props.webhookSecrets, 'open');
 

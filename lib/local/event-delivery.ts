@@ -3,10 +3,11 @@
  * is handed to the queue's handler in the shape SQS gives (an SQS event of one record, ApproximateReceiveCount
  * counting deliveries), delivered again while the handler reports it failed, at most maxReceiveCount times
  * (after that AWS would move it to the dead-letter queue; here it is logged). A failed message waits the
- * visibility timeout's stand-in, or as long as the handler set with ChangeMessageVisibility on its receipt
- * handle (the webhook deliveries' retry schedule), and a send may be delayed (DelaySeconds). Two messages
- * are worked on at a time, as a small reserved concurrency would, unless the queue sets its own bound (its
- * event source's maxConcurrency: lib/consumer-concurrency.ts).
+ * visibility timeout's stand-in, and a send may be delayed (DelaySeconds). Two messages are worked on at a
+ * time, as a small reserved concurrency would, unless the queue sets its own bound (its event source's
+ * maxConcurrency: lib/consumer-concurrency.ts). Like SQS, a queue hands out nothing while its messages in
+ * flight (received, and not deleted or visible again) reach its cap: SQS's is about 120,000 for a standard
+ * queue; `LOCAL_SQS_MAX_IN_FLIGHT` sets a low one, to show what the cap does.
  *
  * The queue is durable, as SQS is (queue-store.ts): a message is stored before its sender is answered, with
  * the time it becomes visible, and deleted once handled, so the table stream's checkpoint never passes an
@@ -34,6 +35,8 @@ export interface LocalQueueOptions {
   concurrency?: number;
   /** The local SQS front its URL points at (sqs-front.ts), when its messages are sent through the SDK. */
   endpoint?: string;
+  /** Messages in flight at most, beyond which nothing is handed out (SQS's in-flight quota); unbounded when unset. */
+  maxInFlight?: number;
 }
 
 export interface LocalQueue {
@@ -42,8 +45,6 @@ export interface LocalQueue {
   url: string;
   /** SendMessage: stored when this returns, delivered after `delaySeconds`. */
   send(body: string, delaySeconds?: number): void;
-  /** ChangeMessageVisibility of a message being handled; false when no message of that receipt handle is. */
-  changeVisibility(receiptHandle: string, seconds: number): boolean;
   /**
    * Resolves once every message sent so far is handled (or given up), retries included, except those that
    * wait longer than DRAIN_HORIZON_MS to be delivered (a webhook's retry in 5 minutes is not waited for).
@@ -54,7 +55,7 @@ export interface LocalQueue {
 }
 
 const DEFAULT_CONCURRENCY = 2;
-/** The visibility timeout's stand-in: how long a failed message waits unless its handler said otherwise. */
+/** The visibility timeout's stand-in: how long a failed message waits before it is delivered again. */
 const RETRY_DELAY_MS = 500;
 /** The longest wait for a message's delivery that `drain` sits out. */
 const DRAIN_HORIZON_MS = 2_000;
@@ -119,8 +120,6 @@ export function startLocalQueue(options: LocalQueueOptions): LocalQueue {
   const arn = `arn:aws:sqs:local:${ACCOUNT}:${name}`;
   const store = queueStore<string>(options.folder);
   const waiting = store.left();
-  /** Messages being handled, by receipt handle, with the visibility their handler set. */
-  const handling = new Map<string, { visibleAt?: number }>();
   const inFlight = new Set<Promise<void>>();
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   let running = 0;
@@ -130,31 +129,24 @@ export function startLocalQueue(options: LocalQueueOptions): LocalQueue {
   const deliver = async (message: StoredMessage<string>): Promise<void> => {
     const received = store.receive(message);
     const receiptHandle = `${received.id}#${received.receives}`;
-    const visibility: { visibleAt?: number } = {};
-    handling.set(receiptHandle, visibility);
     const handler = await options.loadHandler(options.handler);
-    const failed = await handler(sqsEventOf(arn, received, receiptHandle), lambdaContext(options.handler))
-      .then(
-        (answer) => answer.batchItemFailures.length > 0,
-        (error: unknown) => {
-          process.stderr.write(`${name}: ${String(error)}\n`);
-          return true;
-        },
-      )
-      .finally(() => handling.delete(receiptHandle));
+    const failed = await handler(sqsEventOf(arn, received, receiptHandle), lambdaContext(options.handler)).then(
+      (answer) => answer.batchItemFailures.length > 0,
+      (error: unknown) => {
+        process.stderr.write(`${name}: ${String(error)}\n`);
+        return true;
+      },
+    );
     if (!failed) return store.delete(received);
-    // Closed meanwhile: the message stays stored for the next start, keeping a visibility its handler set.
-    if (closed) {
-      if (visibility.visibleAt !== undefined) store.hide(received, visibility.visibleAt);
-      return;
-    }
+    // Closed meanwhile: the message stays stored for the next start.
+    if (closed) return;
     if (received.receives >= options.maxReceiveCount) {
       process.stderr.write(
         `${name}: message ${received.id} failed ${received.receives} times; AWS would dead-letter it\n`,
       );
       return store.delete(received);
     }
-    waiting.push(store.hide(received, visibility.visibleAt ?? Date.now() + RETRY_DELAY_MS));
+    waiting.push(store.hide(received, Date.now() + RETRY_DELAY_MS));
   };
 
   const pump = (): void => {
@@ -162,7 +154,16 @@ export function startLocalQueue(options: LocalQueueOptions): LocalQueue {
     if (closed) return;
     const now = Date.now();
     waiting.sort((a, b) => a.visibleAt - b.visibleAt || a.sentAt - b.sentAt);
-    while (running < concurrency && waiting.length > 0 && (waiting[0] as StoredMessage<string>).visibleAt <= now) {
+    // In flight: being handled, or received before and not visible again yet (delayed sends are not).
+    const inFlightNow = () =>
+      running + waiting.filter((message) => message.receives > 0 && message.visibleAt > now).length;
+    const maxInFlight = options.maxInFlight ?? Infinity;
+    while (
+      running < concurrency &&
+      waiting.length > 0 &&
+      (waiting[0] as StoredMessage<string>).visibleAt <= now &&
+      inFlightNow() < maxInFlight
+    ) {
       const message = waiting.shift() as StoredMessage<string>;
       running++;
       const work = deliver(message)
@@ -177,7 +178,8 @@ export function startLocalQueue(options: LocalQueueOptions): LocalQueue {
         });
       inFlight.add(work);
     }
-    const next = waiting[0];
+    // At the cap, what changes it is a handled message (which pumps) or a hidden one coming back.
+    const next = inFlightNow() >= maxInFlight ? waiting.find((message) => message.visibleAt > now) : waiting[0];
     if (next && running < concurrency) timer = setTimeout(pump, Math.max(0, next.visibleAt - now)).unref();
   };
   pump();
@@ -199,12 +201,6 @@ export function startLocalQueue(options: LocalQueueOptions): LocalQueue {
     send(body, delaySeconds = 0) {
       waiting.push(store.send(body, delaySeconds * 1000));
       pump();
-    },
-    changeVisibility(receiptHandle, seconds) {
-      const visibility = handling.get(receiptHandle);
-      if (!visibility) return false;
-      visibility.visibleAt = Date.now() + seconds * 1000;
-      return true;
     },
     drain,
     async close() {

@@ -127,6 +127,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     'renditions',
     options.env?.RENDITIONS_MAX_CONCURRENCY ?? process.env.RENDITIONS_MAX_CONCURRENCY,
   );
+  const maxInFlightText = options.env?.LOCAL_SQS_MAX_IN_FLIGHT ?? process.env.LOCAL_SQS_MAX_IN_FLIGHT;
+  const maxInFlight = maxInFlightText === undefined ? undefined : Number(maxInFlightText);
+  if (maxInFlight !== undefined && !(Number.isInteger(maxInFlight) && maxInFlight >= 1))
+    throw new Error(`LOCAL_SQS_MAX_IN_FLIGHT must be a whole number of at least 1, got ${maxInFlightText}`);
   const deliveriesConcurrency = localConcurrency(
     'webhookDeliveries',
     options.env?.WEBHOOK_MAX_CONCURRENCY ?? process.env.WEBHOOK_MAX_CONCURRENCY,
@@ -211,6 +215,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
           folder: join(dataDir, 'queues', 'renditions'),
           loadHandler: queueHandler,
           ...(renditionsConcurrency !== undefined ? { concurrency: renditionsConcurrency } : {}),
+          ...(maxInFlight !== undefined ? { maxInFlight } : {}),
         });
   const unsubscribeRenditions =
     renditions && ruleToQueue(functions.subscribe, (type) => type === RENDITIONS_SUBSCRIPTION.detailType, renditions);
@@ -220,6 +225,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     sqsFront,
     dataDir,
     ...(deliveriesConcurrency !== undefined ? { deliveriesConcurrency } : {}),
+    ...(maxInFlight !== undefined ? { maxInFlight } : {}),
     ...(fanoutConcurrency !== undefined ? { fanoutConcurrency } : {}),
   });
   const events = {

@@ -1,9 +1,8 @@
 /**
- * SQS's SendMessage, SendMessageBatch and ChangeMessageVisibility, locally, for the queues the functions
- * send to or hold messages of through the real @aws-sdk/client-sqs (the webhook fan-out sends deliveries;
- * the delivery function sets each failed message's visibility to its retry delay). It answers as SQS does,
- * with the body's MD5 that the SDK checks, and refuses what SQS refuses: an unknown queue, a delay over
- * 900 s, a visibility over 12 hours, a receipt handle of no message being handled.
+ * SQS's SendMessage and SendMessageBatch, locally, for the queues the functions send to through the real
+ * @aws-sdk/client-sqs (the webhook fan-out sends deliveries; the delivery function sends each retry,
+ * delayed). It answers as SQS does, with the body's MD5 that the SDK checks, and refuses what SQS refuses:
+ * an unknown queue, a delay over 900 s, a batch of more than 10.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -11,9 +10,8 @@ import { LOCAL_ACCOUNT, LOCAL_REGION, type ServiceCall } from './aws-call-log.ts
 import { AwsJsonError, signerOf, startAwsJsonFront, type AwsJsonFront } from './aws-json-front.ts';
 import type { LocalQueue } from './event-delivery.ts';
 
-/** SQS's limits: DelaySeconds at most 15 minutes, a visibility timeout at most 12 hours. */
+/** SQS's limit: DelaySeconds at most 15 minutes. */
 const MAX_DELAY_SECONDS = 900;
-const MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
 
 export interface LocalSqsFront extends AwsJsonFront {
   /** Serves the queue at its URL from now on. */
@@ -63,19 +61,6 @@ export async function startLocalSqsFront(port = 0, onCall?: (call: ServiceCall) 
         if (input.Entries.length === 0 || input.Entries.length > 10)
           throw new AwsJsonError('TooManyEntriesInBatchRequest', 'A batch holds 1 to 10 entries.');
         return { Successful: input.Entries.map((entry) => ({ Id: entry.Id, ...sendTo(queue, entry) })), Failed: [] };
-      },
-      ChangeMessageVisibility(
-        input: { QueueUrl: string; ReceiptHandle: string; VisibilityTimeout: number },
-        request: IncomingMessage,
-      ) {
-        report('ChangeMessageVisibility', 'sqs:ChangeMessageVisibility', input.QueueUrl, request);
-        const queue = queueOf(input.QueueUrl);
-        const seconds = input.VisibilityTimeout;
-        if (!Number.isInteger(seconds) || seconds < 0 || seconds > MAX_VISIBILITY_SECONDS)
-          throw new AwsJsonError('InvalidParameterValue', `VisibilityTimeout must be 0 to ${MAX_VISIBILITY_SECONDS}.`);
-        if (!queue.changeVisibility(input.ReceiptHandle, seconds))
-          throw new AwsJsonError('MessageNotInflight', 'The message referred to is not in flight.');
-        return {};
       },
     },
     port,

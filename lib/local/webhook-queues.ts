@@ -28,6 +28,8 @@ export function startWebhookQueues(options: {
   subscribe: (subscriber: (event: EventEnvelope) => void) => () => void;
   sqsFront: LocalSqsFront;
   dataDir: string;
+  /** Messages each queue has in flight at most (LOCAL_SQS_MAX_IN_FLIGHT); unbounded when unset. */
+  maxInFlight?: number;
   /** Deliveries run at once (WEBHOOK_MAX_CONCURRENCY); the local default when unset. */
   deliveriesConcurrency?: number;
   /** Fan-outs run at once (WEBHOOK_FANOUT_MAX_CONCURRENCY); the local default when unset. */
@@ -37,6 +39,7 @@ export function startWebhookQueues(options: {
     startLocalQueue({
       ...settings,
       ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(options.maxInFlight !== undefined ? { maxInFlight: options.maxInFlight } : {}),
       folder: join(options.dataDir, 'queues', settings.name),
       loadHandler: options.loadHandler,
       endpoint: options.sqsFront.endpoint,

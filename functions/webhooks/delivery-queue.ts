@@ -1,0 +1,43 @@
+/**
+ * The webhook deliveries queue: one message per delivery (the fan-out, a redelivery), and a retry sent anew
+ * with its delay. A retry never waits in flight (ChangeMessageVisibility would hold its message received for
+ * hours, and a standard queue stops handing out messages at about 120,000 in flight: one dead receiver would
+ * then silence every partner). SQS delays a message 15 minutes at most, so a longer wait is a chain of
+ * delayed messages, each sent on when it arrives early, none in flight meanwhile.
+ */
+import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
+import { sqs } from '../shared/clients/sqs.ts';
+import { config } from '../shared/config.ts';
+
+/** SQS's most entries per SendMessageBatch. */
+const BATCH = 10;
+/** SQS's longest DelaySeconds. */
+export const MAX_DELAY_SECONDS = 900;
+
+/** One message per delivery on the deliveries queue, ten per call. */
+export async function sendDeliveryMessages(messages: readonly DeliveryMessage[]): Promise<void> {
+  for (let start = 0; start < messages.length; start += BATCH) {
+    const batch = messages.slice(start, start + BATCH);
+    const result = await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: config.webhookDeliveryQueueUrl,
+        Entries: batch.map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) })),
+      }),
+    );
+    if ((result.Failed ?? []).length > 0)
+      throw new Error(`SQS refused ${result.Failed?.length} delivery messages: ${result.Failed?.[0]?.Message}`);
+  }
+}
+
+/** Sends `message` to be handled at `dueAt` (epoch ms): delayed up to SQS's 15 minutes, sent on from there. */
+export async function sendDeliveryMessageAt(message: DeliveryMessage, dueAt: number, now: number): Promise<void> {
+  const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - now) / 1000)));
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: config.webhookDeliveryQueueUrl,
+      MessageBody: JSON.stringify({ ...message, dueAt } satisfies DeliveryMessage),
+      DelaySeconds: delaySeconds,
+    }),
+  );
+}
