@@ -113,7 +113,8 @@ export class ServiceStack extends Stack {
       webhooks: this.webhooks,
       table: this.data.table,
       bucket: this.data.bucket,
-      alarmEmail: config.alarmEmail,
+      alarmEmails: config.alarmEmails,
+      alarmTopicArn: config.alarmTopicArn,
       serverErrorRate: config.alarmServerErrorRate,
       latencyP99Ms: config.alarmLatencyP99Ms,
     });

@@ -4,7 +4,7 @@
  * Bundling is skipped (`aws:cdk:bundling-stacks: []`: each function gets a placeholder asset) because it is
  * the slow part and is proven once, for every function, in bundling.test.ts.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -12,6 +12,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { Route } from '../../functions/routes.ts';
 import { readServiceConfig } from '../../lib/service-config.ts';
+import { serviceApp } from '../../lib/service-app.ts';
 import { ServiceStack } from '../../lib/service-stack.ts';
 import { readSynthesizedTemplates, resourcesInRootTerms } from '../../lib/synthesized-templates.ts';
 
@@ -50,4 +51,30 @@ export function nagViolations(stack: ServiceStack): { rule: string; paths: strin
     rule: violation.ruleName,
     paths: violation.violatingResources.map((resource) => resource.constructPath ?? ''),
   }));
+}
+
+/**
+ * The app as bin/app.ts builds it, cdk-nag's packs among its validation plugins, synthesized with `context`
+ * and without bundling: it throws when cdk-nag finds what no acknowledgment covers. Returns the templates and
+ * the stack's warnings.
+ */
+export function synthServiceApp(context: Record<string, unknown> = {}) {
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-app-'));
+  try {
+    const { app, stack } = serviceApp({ outdir, context: { 'aws:cdk:bundling-stacks': [], ...context } }, {});
+    const assembly = app.synth();
+    const templates = readSynthesizedTemplates(outdir, stack.stackName);
+    const warnings = assembly
+      .getStackArtifact(stack.artifactId)
+      .messages.filter((message) => message.level === 'warning')
+      .map((message) => String(message.entry.data));
+    return {
+      stack,
+      warnings,
+      template: Template.fromJSON(templates[0]!.template),
+      resources: resourcesInRootTerms(templates),
+    };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }

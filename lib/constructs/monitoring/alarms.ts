@@ -7,7 +7,7 @@ import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import type { Topic } from 'aws-cdk-lib/aws-sns';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { METRIC } from '../../../functions/shared/metric-names.ts';
 import { allFunctionsOf, business, FIVE_MINUTES, type Watched } from './metrics.ts';
@@ -16,7 +16,7 @@ export interface AlarmProps extends Watched {
   namePrefix: string;
   api: RestApi;
   table: Table;
-  topic: Topic;
+  topic: ITopic;
   serverErrorRate: number;
   latencyP99Ms: number;
 }
