@@ -15,6 +15,7 @@ import { configurationTable } from './doc-tables/configuration.ts';
 import { eventsTable, partnerFormsTable, webhookEventsTable } from './doc-tables/events.ts';
 import { limitsTable } from './doc-tables/limits.ts';
 import { alarmsSummary, functionsTable, grantsTable } from './doc-tables/stack.ts';
+import { alarmsTable } from './doc-tables/alarms.ts';
 
 export { envReads } from './doc-tables/env-reads.ts';
 
@@ -30,6 +31,7 @@ export const SECTIONS: { file: string; name: string; make: () => string }[] = [
   { file: 'docs/security.md', name: 'grants', make: grantsTable },
   { file: 'docs/deploy.md', name: 'functions', make: functionsTable },
   { file: 'docs/deploy.md', name: 'alarms', make: alarmsSummary },
+  { file: 'docs/operations.md', name: 'alarms', make: () => alarmsTable() },
   { file: 'docs/design.md', name: 'events', make: eventsTable },
   { file: 'docs/api.md', name: 'webhook-events', make: webhookEventsTable },
   { file: 'docs/api.md', name: 'partner-forms', make: partnerFormsTable },

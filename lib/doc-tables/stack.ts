@@ -12,7 +12,7 @@ import { table } from './markdown.ts';
 
 let built: ServiceStack | undefined;
 /** The service stack with its default settings, not synthesized and not bundled (no asset is built). */
-function serviceStack(): ServiceStack {
+export function serviceStack(): ServiceStack {
   if (built) return built;
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const config = readServiceConfig(app.node, {});

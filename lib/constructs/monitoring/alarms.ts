@@ -65,12 +65,13 @@ export function createAlarms(scope: Construct, props: AlarmProps): Alarm[] {
   };
   const { api, renditions } = props;
   const consumers = props.streamConsumers;
+  const queueConsumers = [renditions, ...props.webhooks.consumers].map((consumed) => consumed.handlerFunction);
 
   alarm(
     'api-5xx-rate',
     api.metricServerError({ statistic: 'Average', period: Duration.minutes(1) }),
     props.serverErrorRate,
-    `More than ${props.serverErrorRate * 100}% of requests answered 5xx in 3 of 5 minutes. See the dashboard's endpoint errors and the access log (errorType).`,
+    `More than ${props.serverErrorRate * 100}% of requests answered 5xx in 3 of 5 minutes. A handler's 500 is not a Lambda error: the access log names the route (status, resource, errorType). docs/operations.md, Alarms.`,
     5,
     3,
   );
@@ -105,9 +106,9 @@ export function createAlarms(scope: Construct, props: AlarmProps): Alarm[] {
         ? 'The authorizer was throttled: requests are failing with 500 before reaching any endpoint. docs/operations.md, Alarms.'
         : consumer
           ? consumer.monitoring.onFailure
-          : handlerFunction === renditions.handlerFunction
-            ? 'The renditions function crashed, timed out or was throttled; the queue delivers the message again (see its log group).'
-            : `${handlerFunction.handlerName}: invocations that crashed, timed out or were throttled (answered 4xx/5xx are not counted here).`,
+          : queueConsumers.includes(handlerFunction)
+            ? `${handlerFunction.handlerName} crashed, timed out or was throttled; the queue delivers the message again (see its log group).`
+            : `${handlerFunction.handlerName}: invocations that crashed, timed out or were throttled (answers of 4xx/5xx are not counted here: the access log names the route of a 5xx, docs/operations.md, Alarms).`,
       1,
       1,
     );
@@ -171,7 +172,7 @@ export function createAlarms(scope: Construct, props: AlarmProps): Alarm[] {
     'renditions-failed-by-service',
     business(METRIC.RenditionsFailedByService),
     1,
-    "Library items whose renditions ended Failed for the service's sake (storage, time-outs on every attempt), not the image's: their owners see Failed for a good image. docs/operations.md, Alarms: find them, fix the cause, npm run -s renditions -- --failed.",
+    "Library items whose renditions ended Failed for the service's sake (storage, time-outs on every attempt), not the image's: their owners see Failed for a good image. docs/operations.md, Alarms: find them, fix the cause, then make them again.",
     1,
     1,
   );
