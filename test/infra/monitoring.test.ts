@@ -87,7 +87,7 @@ describe('cold starts', () => {
 
 describe('the webhooks row', () => {
   it('shows deliveries waiting and between attempts, the fan-out queue age, both dead letters and errors', () => {
-    const webhookWidgets = widgets().filter((widget) => /^Webhooks:/.test(widget.properties.title ?? ''));
+    const webhookWidgets = widgets().filter((widget) => (widget.properties.title ?? '').startsWith('Webhooks:'));
     const text = JSON.stringify(webhookWidgets);
     for (const metric of [
       'ApproximateNumberOfMessagesVisible',
