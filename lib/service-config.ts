@@ -42,8 +42,10 @@ export interface ServiceConfig {
   /** Alarm thresholds. */
   alarmServerErrorRate: number;
   alarmLatencyP99Ms: number;
-  /** Settings still at their placeholder default. */
+  /** Settings still at their placeholder default, as `context (ENV)`. */
   placeholders: string[];
+  /** Placeholder settings (context names) a stack may keep without failing `cdk synth | deploy`: tests, local. */
+  acknowledgedPlaceholders: string[];
 }
 
 export interface Setting {
@@ -131,9 +133,20 @@ export const SETTINGS = {
   logRetentionDays: { context: 'logRetentionDays', env: 'LOG_RETENTION_DAYS', fallback: '30', example: '365' },
   alarmServerErrorRate: { context: 'alarmServerErrorRate', env: 'ALARM_5XX_RATE', fallback: '0.01', example: '0.05' },
   alarmLatencyP99Ms: { context: 'alarmLatencyP99Ms', env: 'ALARM_P99_LATENCY_MS', fallback: '2500', example: '800' },
+  acknowledgedPlaceholders: {
+    context: 'acknowledgedPlaceholders',
+    env: 'ACKNOWLEDGED_PLACEHOLDERS',
+    fallback: '',
+    example: 'checkoutUrl,jwtIssuer',
+  },
 } satisfies Record<string, Setting>;
 
 type Name = keyof typeof SETTINGS;
+
+/** The settings whose default is a placeholder, by context name. */
+export const PLACEHOLDER_SETTINGS: string[] = Object.values(SETTINGS as Record<string, Setting>)
+  .filter((setting) => setting.placeholder)
+  .map((setting) => setting.context);
 
 /** The items of a comma-separated value, trimmed, empty ones left out. */
 const list = (value: string): string[] =>
@@ -211,6 +224,12 @@ export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = p
     throw new Error(`alarmTopicArn (ALARM_TOPIC_ARN) is not an SNS topic ARN: ${alarmTopicArn}`);
 
   const jwtClientIds = list(raw('jwtClientIds')).join(',');
+  const acknowledgedPlaceholders = list(raw('acknowledgedPlaceholders'));
+  const unknown = acknowledgedPlaceholders.filter((name) => !PLACEHOLDER_SETTINGS.includes(name));
+  if (unknown.length > 0)
+    throw new Error(
+      `acknowledgedPlaceholders (ACKNOWLEDGED_PLACEHOLDERS) names what is no placeholder setting: ${unknown.join(', ')} (they are ${PLACEHOLDER_SETTINGS.join(', ')})`,
+    );
   const config: ServiceConfig = {
     stage,
     checkoutUrl: url('checkoutUrl').replace(/\/+$/, ''),
@@ -232,6 +251,7 @@ export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = p
     alarmServerErrorRate: number('alarmServerErrorRate', 0, 1),
     alarmLatencyP99Ms: number('alarmLatencyP99Ms', 1, 29_000),
     placeholders,
+    acknowledgedPlaceholders,
   };
   return config;
 }

@@ -5,8 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
-import { readServiceConfig, SETTINGS } from '../../lib/service-config.ts';
+import { PLACEHOLDER_SETTINGS, readServiceConfig, SETTINGS } from '../../lib/service-config.ts';
 import { synthServiceApp } from './stack.ts';
+
+/** Every placeholder setting at its example value. */
+const PLACEHOLDERS_SET = Object.values(SETTINGS)
+  .filter((setting) => PLACEHOLDER_SETTINGS.includes(setting.context))
+  .map((setting) => [setting.context, setting.example]);
 
 const configOf = (context: Record<string, unknown>) => readServiceConfig(new App({ context }).node, {});
 
@@ -23,4 +28,28 @@ describe('each setting at a value other than its default', () => {
     },
     120_000,
   );
+});
+
+describe('a stack still holding placeholders', () => {
+  it('is an error naming each one (cdk synth and deploy stop on it) unless acknowledged by name', () => {
+    const [none] = synthServiceApp({ acknowledgedPlaceholders: '' }).errors;
+    expect(none).toContain(
+      'Settings still at their placeholder: checkoutUrl (CHECKOUT_URL), jwtIssuer (JWT_ISSUER), jwtAudience (JWT_AUDIENCE), jwtJwksUrl (JWT_JWKS_URL).',
+    );
+    expect(none).toContain('-c acknowledgedPlaceholders=checkoutUrl,jwtIssuer,jwtAudience,jwtJwksUrl');
+    const some = synthServiceApp({ acknowledgedPlaceholders: 'checkoutUrl, jwtIssuer' });
+    expect(some.errors).toHaveLength(1);
+    expect(some.errors[0]).toContain('placeholder: jwtAudience (JWT_AUDIENCE), jwtJwksUrl (JWT_JWKS_URL).');
+    expect(some.warnings.filter((warning) => warning.includes('is a placeholder'))).toHaveLength(2);
+    expect(synthServiceApp().errors).toEqual([]);
+    expect(synthServiceApp({ ...Object.fromEntries(PLACEHOLDERS_SET), acknowledgedPlaceholders: '' }).errors).toEqual(
+      [],
+    );
+  }, 120_000);
+
+  it('refuses to acknowledge what is no placeholder setting', () => {
+    expect(() => configOf({ acknowledgedPlaceholders: 'stage' })).toThrow(
+      /acknowledgedPlaceholders \(ACKNOWLEDGED_PLACEHOLDERS\) names what is no placeholder setting: stage/,
+    );
+  });
 });
