@@ -24,6 +24,8 @@ export const METRIC = {
   /** Failed for the service's sake: storage or time-outs on every attempt (alarmed at any occurrence). */
   RenditionsFailedByService: 'RenditionsFailedByService',
   EventsPublished: 'EventsPublished',
+  /** Bearer tokens the authorizer could not check: the issuer's keys (JWKS) could not be fetched. */
+  IdentityKeysUnreachable: 'IdentityKeysUnreachable',
   /** Webhook attempts the receiver answered 2xx. */
   WebhookAttemptsDelivered: 'WebhookAttemptsDelivered',
   /** Webhook attempts that failed (another status, a time-out, no connection). */

@@ -114,6 +114,7 @@ describe('alarms on failures users feel', () => {
     for (const type of ['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR']) expect(reads).toContain(type);
     expect(reads).not.toContain('UNAUTHORIZED');
     expect(crashes).toMatchObject({ Threshold: 1, EvaluationPeriods: 1 });
+    expect(JSON.stringify(alarmNamed('identity-keys-unreachable').Metrics)).toContain('IdentityKeysUnreachable');
   });
 
   it("alarms on DynamoDB's system errors and on the age of each queue's oldest message", () => {

@@ -161,6 +161,12 @@ export function createAlarms(scope: Construct, props: AlarmProps): Alarm[] {
     1,
     1,
   );
+  alarm(
+    'identity-keys-unreachable',
+    business(METRIC.IdentityKeysUnreachable),
+    1,
+    "The authorizer could not fetch the issuer's keys (jwtJwksUrl) in 2 of 3 five-minute periods: bearer tokens it has no cached key for are refused 401 (reason unverifiable). docs/operations.md, Alarms.",
+  );
   for (const consumed of [renditions, ...props.webhooks.consumers])
     alarm(
       `${consumed.name}-queue-age`,

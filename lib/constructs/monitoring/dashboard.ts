@@ -20,7 +20,7 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import type { HandlerFunction } from '../handler-function.ts';
-import { BUSINESS_BYTES, BUSINESS_COUNTS } from '../../../functions/shared/metric-names.ts';
+import { BUSINESS_BYTES, BUSINESS_COUNTS, METRIC } from '../../../functions/shared/metric-names.ts';
 import {
   allFunctionsOf,
   business,
@@ -119,8 +119,9 @@ export function createDashboard(scope: Construct, props: DashboardProps): Dashbo
   );
   dashboard.addWidgets(
     new GraphWidget({
-      title: 'Refused at the gateway (401 / 403 / authorizer failure / 429)',
-      left: [...GATEWAY_REFUSALS.map(refusals), refusedCredentials()],
+      title:
+        "Refused at the gateway (401 / 403 / authorizer failure / 429), refused credentials, issuer's keys unreachable",
+      left: [...GATEWAY_REFUSALS.map(refusals), refusedCredentials(), business(METRIC.IdentityKeysUnreachable)],
       ...third,
     }),
     new GraphWidget({
