@@ -3,6 +3,7 @@
  * lists), set alone to its example, a valid value other than its default, synthesizes as bin/app.ts does,
  * cdk-nag's packs passing. A new setting is covered by its entry: its example is required.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { PLACEHOLDER_SETTINGS, readServiceConfig, SETTINGS } from '../../lib/service-config.ts';
@@ -14,6 +15,19 @@ const PLACEHOLDERS_SET = Object.values(SETTINGS)
   .map((setting) => [setting.context, setting.example]);
 
 const configOf = (context: Record<string, unknown>) => readServiceConfig(new App({ context }).node, {});
+
+describe("docs/deploy.md's configuration table", () => {
+  it('lists every setting of the stack, and only those, by context and environment variable', () => {
+    const deploy = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    const section = deploy.slice(deploy.indexOf('## Configuration'), deploy.indexOf('## Steps'));
+    const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+    const cells = (index: number) =>
+      rows.flatMap((row) => [...(row.split('|')[index] ?? '').matchAll(/`([^`]+)`/g)].map((match) => match[1]));
+    const settings = Object.values(SETTINGS);
+    expect(cells(1).toSorted()).toEqual(settings.map((setting) => setting.context).toSorted());
+    expect(cells(2).toSorted()).toEqual(settings.map((setting) => setting.env).toSorted());
+  });
+});
 
 describe('each setting at a value other than its default', () => {
   const defaults = configOf({});
