@@ -16,6 +16,7 @@ import { eventsTable, partnerFormsTable, webhookEventsTable } from './doc-tables
 import { limitsTable } from './doc-tables/limits.ts';
 import { table } from './doc-tables/markdown.ts';
 import { alarmsSummary, functionsTable, grantsTable } from './doc-tables/stack.ts';
+import { alarmsTable } from './doc-tables/alarms.ts';
 
 export { envReads } from './doc-tables/env-reads.ts';
 
@@ -60,6 +61,12 @@ export const SECTIONS: { file: string; name: string; make: () => string; from: s
     name: 'alarms',
     make: alarmsSummary,
     from: 'the stack as built: the alarms and the metrics they read',
+  },
+  {
+    file: 'docs/operations.md',
+    name: 'alarms',
+    make: () => alarmsTable(),
+    from: 'the stack as built: each alarm, its threshold and the runbook entry it names (lib/doc-tables/alarms.ts)',
   },
   {
     file: 'docs/design.md',

@@ -40,12 +40,7 @@ export class ServiceStack extends Stack {
     this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
     const { config } = props;
     const namePrefix = `photo-commerce-${config.stage}`;
-    for (const setting of config.placeholders) {
-      Annotations.of(this).addWarningV2(
-        `photo-commerce:placeholder:${setting}`,
-        `${setting} is a placeholder; set it before deploying (docs/deploy.md, Configuration).`,
-      );
-    }
+    this.annotatePlaceholders(config);
 
     this.data = new Data(this, 'Data', {
       namePrefix,
@@ -116,7 +111,8 @@ export class ServiceStack extends Stack {
       webhooks: this.webhooks,
       table: this.data.table,
       bucket: this.data.bucket,
-      alarmEmail: config.alarmEmail,
+      alarmEmails: config.alarmEmails,
+      alarmTopicArn: config.alarmTopicArn,
       serverErrorRate: config.alarmServerErrorRate,
       latencyP99Ms: config.alarmLatencyP99Ms,
     });
@@ -139,6 +135,25 @@ export class ServiceStack extends Stack {
     });
 
     this.suppressFindings();
+  }
+
+  /**
+   * A setting still at its placeholder (issuer.example.com, the example checkout site) is an error, which
+   * stops `cdk synth` and `cdk deploy`, unless acknowledged by name (acknowledgedPlaceholders: the tests,
+   * the local stack); acknowledged, a warning.
+   */
+  private annotatePlaceholders(config: ServiceConfig): void {
+    const acknowledged = (setting: string) => config.acknowledgedPlaceholders.includes(setting.split(' ')[0]!);
+    for (const setting of config.placeholders.filter(acknowledged))
+      Annotations.of(this).addWarningV2(
+        `photo-commerce:placeholder:${setting}`,
+        `${setting} is a placeholder; set it before deploying (docs/deploy.md, Configuration).`,
+      );
+    const unacknowledged = config.placeholders.filter((setting) => !acknowledged(setting));
+    if (unacknowledged.length > 0)
+      Annotations.of(this).addError(
+        `Settings still at their placeholder: ${unacknowledged.join(', ')}. Set them for a deployment (docs/deploy.md, Configuration), or acknowledge them by name for a stack that is not one: -c acknowledgedPlaceholders=${unacknowledged.map((setting) => setting.split(' ')[0]).join(',')}`,
+      );
   }
 
   /** cdk-nag findings that hold for every API function and its role; each names exactly what it allows. */

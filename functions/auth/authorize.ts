@@ -37,6 +37,8 @@ import { tokenRefusalMessage } from './token-refusal.ts';
 import { findApiKey, hashApiKey } from '../store/api-key-store.ts';
 import { config } from '../shared/config.ts';
 import { logger } from '../shared/powertools.ts';
+import { METRIC } from '../shared/metric-names.ts';
+import { emitMetrics } from '../shared/metrics.ts';
 import { routes, takesApiKey, type Route } from '../routes.ts';
 import { headerOf } from '../http/headers.ts';
 
@@ -63,6 +65,8 @@ async function tokenPrincipal(authorization: string): Promise<Principal | Refusa
   const verified = await verifyBearerToken(bearer.token);
   if ('userId' in verified) return { userId: verified.userId };
   logger.info('bearer token refused', { reason: verified.refused.reason });
+  // The issuer's keys out of reach refuse every bearer token whose key is not cached: alarmed.
+  if (verified.refused.reason === 'unverifiable') emitMetrics({ [METRIC.IdentityKeysUnreachable]: 1 });
   const message = tokenRefusalMessage(verified.refused, { localDataDir: localDataDir() });
   return { message, challenge: bearerChallenge(message) };
 }

@@ -19,7 +19,7 @@ import { METRIC } from '../shared/metric-names.ts';
 export async function handler(event: SQSEvent, context?: Context): Promise<SQSBatchResponse> {
   if (context) logger.addContext(context);
   const failures: { itemIdentifier: string }[] = [];
-  const outcomes = { [METRIC.RenditionsReady]: 0, [METRIC.RenditionsFailed]: 0 };
+  const outcomes = { [METRIC.RenditionsReady]: 0, [METRIC.RenditionsFailed]: 0, [METRIC.RenditionsFailedByService]: 0 };
   try {
     for (const record of event.Records) {
       const parsed = z.safeParse(ItemsAddedEnvelope, JSON.parse(record.body));
@@ -34,6 +34,7 @@ export async function handler(event: SQSEvent, context?: Context): Promise<SQSBa
           const outcome = await makeRenditions(itemGuid, { finalAttempt });
           if (outcome === 'Ready') outcomes[METRIC.RenditionsReady]++;
           if (outcome === 'Failed') outcomes[METRIC.RenditionsFailed]++;
+          if (outcome === 'FailedByService') outcomes[METRIC.RenditionsFailedByService]++;
           logger.info('renditions', { itemGuid, outcome });
         }
       } catch (error) {

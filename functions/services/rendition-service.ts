@@ -12,14 +12,19 @@ import { byteLimitReason, renditionObjectKey, type Rendition, type RenditionsSta
 import { decodingWithinLimit, renderRenditions, UnrenderableImage } from '../renditions/render.ts';
 import * as store from '../store/rendition-store.ts';
 
-export type RenditionOutcome = 'Ready' | 'Failed' | 'AlreadyDecided' | 'ItemGone';
+/** `Failed`: the image cannot give renditions; `FailedByService`: storage or time-outs, after every attempt. */
+export type RenditionOutcome = 'Ready' | 'Failed' | 'FailedByService' | 'AlreadyDecided' | 'ItemGone';
 
 /** Times the state is written again after the item changed hands (claimed) between reading and writing it. */
 const RECORD_ROUNDS = 5;
 /** How long to wait for a claim half way (item taken, library entry not written yet) before trying again. */
 const CLAIM_WAIT_MS = 500;
 
-const failed = (reason: string) => ({ state: { status: 'Failed', reason } as RenditionsState, objectKeys: [] });
+const failed = (reason: string, byService: boolean) => ({
+  state: { status: 'Failed', reason } as RenditionsState,
+  objectKeys: [],
+  byService,
+});
 
 /** The item was deleted or decided between reading it and counting the start: it is read again. */
 class ItemChanged extends Error {}
@@ -69,9 +74,12 @@ export async function makeRenditions(itemGuid: string, options: { finalAttempt: 
   // are counted on the record: after RENDITION_MAX_ATTEMPTS - 1 of them it is Failed without another try,
   // so a later delivery records it instead of dying on it again.
   const unfinished = item.renditionStarts ?? 0;
-  let made: { state: RenditionsState; objectKeys: string[] };
+  let made: { state: RenditionsState; objectKeys: string[]; byService?: boolean };
   if (unfinished >= config.renditionMaxAttempts - 1)
-    made = failed(`The renditions could not be made: ${unfinished} attempts stopped the function before it answered.`);
+    made = failed(
+      `The renditions could not be made: ${unfinished} attempts stopped the function before it answered.`,
+      true,
+    );
   else {
     const attempt = { counted: false };
     try {
@@ -84,16 +92,16 @@ export async function makeRenditions(itemGuid: string, options: { finalAttempt: 
       }
       if (!(error instanceof UnrenderableImage))
         logger.error('renditions failed for good', { itemGuid, error: error as Error });
-      made = failed(
+      made =
         error instanceof UnrenderableImage
-          ? error.message
-          : `The renditions could not be made after ${config.renditionMaxAttempts} attempts.`,
-      );
+          ? failed(error.message, false)
+          : failed(`The renditions could not be made after ${config.renditionMaxAttempts} attempts.`, true);
     }
   }
   for (let round = 0; round < RECORD_ROUNDS; round++) {
     const recorded = await store.recordRenditions(item, made.state, { keepReady: made.state.status === 'Failed' });
-    if (recorded === 'written') return made.state.status === 'Ready' ? 'Ready' : 'Failed';
+    if (recorded === 'written')
+      return made.state.status === 'Ready' ? 'Ready' : made.byService ? 'FailedByService' : 'Failed';
     // A claim writes its library entries right after the items; a moment later the entry is there.
     if (recorded === 'entryMissing') await new Promise((resolve) => setTimeout(resolve, CLAIM_WAIT_MS));
     item = await store.getItemRecord(itemGuid);

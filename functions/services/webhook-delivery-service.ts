@@ -9,6 +9,8 @@ import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
 import { attemptOutcome, succeeded, type AttemptOutcome } from '../domain/webhook-delivery.ts';
 import { disabled, KEY_REVOKED, type Webhook } from '../domain/webhook.ts';
 import { config } from '../shared/config.ts';
+import { METRIC } from '../shared/metric-names.ts';
+import { emitMetrics } from '../shared/metrics.ts';
 import { logger } from '../shared/powertools.ts';
 import { getDelivery, recordAttempt, settleUnsent } from '../store/webhook-delivery-store.ts';
 import { getWebhook, keyRevoked, recordDeliveryStreak, replaceWebhook } from '../store/webhook-store.ts';
@@ -34,8 +36,10 @@ async function disable(webhook: Webhook, reasonFor: (read: Webhook) => string | 
   for (let tries = 0; tries < 3 && read?.revision === webhook.revision; tries++) {
     const reason = reasonFor(read);
     if (reason === undefined) return;
-    if (await replaceWebhook(read, disabled(read, reason)))
+    if (await replaceWebhook(read, disabled(read, reason))) {
+      emitMetrics({ [METRIC.WebhooksDisabled]: 1 });
       return logger.warn('webhook disabled', { webhookId: webhook.webhookId, reason });
+    }
     read = await getWebhook(webhook.ownerKeyId, webhook.webhookId);
   }
   logger.warn('webhook left as its key changed it meanwhile', { webhookId: webhook.webhookId });
@@ -69,6 +73,7 @@ export async function attemptDelivery(
   const unsent = notSentReason(webhook, revoked);
   if (unsent !== undefined) {
     await settleUnsent(delivery, unsent);
+    emitMetrics({ [METRIC.WebhookDeliveriesFailed]: 1 });
     logger.info('webhook delivery not sent', { webhookId: webhook.webhookId, reason: unsent });
     // A webhook its key changed after the revocation (within the authorizer's cache) goes disabled too.
     if (revoked && webhook.status === 'Enabled') await disable(webhook, () => KEY_REVOKED);
@@ -90,11 +95,18 @@ export async function attemptDelivery(
     durationMs: finished - now,
   });
   if ('error' in result) logger.info('webhook delivery failed', { webhookId: webhook.webhookId, error: result.error });
+  const delivered = succeeded(result);
+  emitMetrics({
+    [delivered ? METRIC.WebhookAttemptsDelivered : METRIC.WebhookAttemptsFailed]: 1,
+    // A partner already failing is counted once, when it started: many at once means our side broke.
+    [METRIC.WebhooksStartedFailing]: !delivered && webhook.failingSince === undefined ? 1 : 0,
+    [METRIC.WebhookDeliveriesFailed]: outcome.state === 'Failed' ? 1 : 0,
+  });
   if (outcome.state === 'Failed' && outcome.disableWebhook)
     await disable(webhook, (read) => {
       const now = outcomeWith(read.failingSince);
       return now.state === 'Failed' ? now.disableWebhook : undefined;
     });
-  else await recordDeliveryStreak(webhook, succeeded(result), finished);
+  else await recordDeliveryStreak(webhook, delivered, finished);
   return outcome.state === 'Pending' ? outcome.retryAfterSeconds : undefined;
 }

@@ -19,8 +19,23 @@ export const METRIC = {
   LibraryLeftoversSwept: 'LibraryLeftoversSwept',
   LibraryItemsSwept: 'LibraryItemsSwept',
   RenditionsReady: 'RenditionsReady',
+  /** Failed for the image's sake: it cannot give renditions (unreadable, a decompression bomb, too large). */
   RenditionsFailed: 'RenditionsFailed',
+  /** Failed for the service's sake: storage or time-outs on every attempt (alarmed at any occurrence). */
+  RenditionsFailedByService: 'RenditionsFailedByService',
   EventsPublished: 'EventsPublished',
+  /** Bearer tokens the authorizer could not check: the issuer's keys (JWKS) could not be fetched. */
+  IdentityKeysUnreachable: 'IdentityKeysUnreachable',
+  /** Webhook attempts the receiver answered 2xx. */
+  WebhookAttemptsDelivered: 'WebhookAttemptsDelivered',
+  /** Webhook attempts that failed (another status, a time-out, no connection). */
+  WebhookAttemptsFailed: 'WebhookAttemptsFailed',
+  /** Failed attempts whose webhook had no failure streak: each failing partner once, as it starts failing. */
+  WebhooksStartedFailing: 'WebhooksStartedFailing',
+  /** Deliveries that ended Failed (the schedule ran out, the webhook was disabled). */
+  WebhookDeliveriesFailed: 'WebhookDeliveriesFailed',
+  /** Webhooks disabled by the delivery function (a 410, or five days of failures). */
+  WebhooksDisabled: 'WebhooksDisabled',
 } as const;
 
 export type MetricName = keyof typeof METRIC;
@@ -42,6 +57,18 @@ export const BUSINESS_BYTES = [METRIC.ImageBytesStored] as const;
 /** What the library sweeper removed. */
 export const SWEEPER_COUNTS = [METRIC.LibraryLeftoversSwept, METRIC.LibraryItemsSwept] as const;
 /** What the renditions function decided. */
-export const RENDITION_COUNTS = [METRIC.RenditionsReady, METRIC.RenditionsFailed] as const;
+export const RENDITION_COUNTS = [
+  METRIC.RenditionsReady,
+  METRIC.RenditionsFailed,
+  METRIC.RenditionsFailedByService,
+] as const;
 /** What the event publisher put on the bus. */
 export const PUBLISHER_COUNTS = [METRIC.EventsPublished] as const;
+/** What the webhook delivery function's attempts came to. */
+export const WEBHOOK_COUNTS = [
+  METRIC.WebhookAttemptsDelivered,
+  METRIC.WebhookAttemptsFailed,
+  METRIC.WebhooksStartedFailing,
+  METRIC.WebhookDeliveriesFailed,
+  METRIC.WebhooksDisabled,
+] as const;

@@ -6,15 +6,17 @@ import { Policy } from 'aws-cdk-lib/aws-iam';
 import { routes, type Route } from '../../functions/routes.ts';
 import { HandlerFunction } from '../constructs/handler-function.ts';
 import { ROUTELESS_FUNCTIONS } from '../constructs/routeless-functions.ts';
-import { readServiceConfig } from '../service-config.ts';
+import { PLACEHOLDER_SETTINGS, readServiceConfig } from '../service-config.ts';
 import { ServiceStack } from '../service-stack.ts';
 import { table } from './markdown.ts';
 
 let built: ServiceStack | undefined;
 /** The service stack with its default settings, not synthesized and not bundled (no asset is built). */
-function serviceStack(): ServiceStack {
+export function serviceStack(): ServiceStack {
   if (built) return built;
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    context: { 'aws:cdk:bundling-stacks': [], acknowledgedPlaceholders: PLACEHOLDER_SETTINGS.join(',') },
+  });
   const config = readServiceConfig(app.node, {});
   built = new ServiceStack(app, `PhotoCommerce-${config.stage}`, { config });
   return built;

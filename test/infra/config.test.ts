@@ -20,7 +20,8 @@ describe('readServiceConfig', () => {
       authorizerCacheSeconds: 300,
       logRetentionDays: 30,
       corsAllowedOrigins: [],
-      alarmEmail: '',
+      alarmEmails: [],
+      alarmTopicArn: '',
       jwtAudience: 'photo-commerce-api',
       jwtClientIds: '',
       jwtMaxAgeSeconds: 86_400,
@@ -56,6 +57,8 @@ describe('readServiceConfig', () => {
     expect(() => configOf({ logRetentionDays: 10 })).toThrow(/logRetentionDays \(LOG_RETENTION_DAYS\)/);
     expect(() => configOf({ jwtIssuer: 'not a url' })).toThrow(/jwtIssuer \(JWT_ISSUER\)/);
     expect(() => configOf({ alarmEmail: 'ops' })).toThrow(/alarmEmail \(ALARM_EMAIL\)/);
+    expect(() => configOf({ alarmEmail: 'ops@example.org; oncall@example.org' })).toThrow(/alarmEmail \(ALARM_EMAIL\)/);
+    expect(() => configOf({ alarmTopicArn: 'ops-paging' })).toThrow(/alarmTopicArn \(ALARM_TOPIC_ARN\)/);
     expect(() => configOf({ authorizerCacheSeconds: 7200 })).toThrow(/authorizerCacheSeconds/);
     expect(() => configOf({ throttleRate: 'fast' })).toThrow(/throttleRate \(API_THROTTLE_RATE\)/);
     // SQS event sources take a maximum concurrency from 2 to 1000.
@@ -68,6 +71,15 @@ describe('readServiceConfig', () => {
       expect(() => configOf({ currency }), currency).toThrow(
         /currency \(CURRENCY\) must be an ISO 4217 currency code, three upper-case letters such as EUR, got/,
       );
+  });
+
+  it('takes one or more alarm e-mail addresses, comma-separated, and an SNS topic ARN', () => {
+    expect(configOf({}, { ALARM_EMAIL: 'ops@example.org, oncall@example.org,' }).alarmEmails).toEqual([
+      'ops@example.org',
+      'oncall@example.org',
+    ]);
+    const arn = 'arn:aws:sns:eu-west-1:123456789012:ops-paging';
+    expect(configOf({ alarmTopicArn: arn }).alarmTopicArn).toBe(arn);
   });
 
   it('takes the currency of every price from context or CURRENCY, EUR by default', () => {

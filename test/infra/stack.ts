@@ -4,14 +4,15 @@
  * Bundling is skipped (`aws:cdk:bundling-stacks: []`: each function gets a placeholder asset) because it is
  * the slow part and is proven once, for every function, in bundling.test.ts.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { Route } from '../../functions/routes.ts';
-import { readServiceConfig } from '../../lib/service-config.ts';
+import { PLACEHOLDER_SETTINGS, readServiceConfig } from '../../lib/service-config.ts';
+import { serviceApp } from '../../lib/service-app.ts';
 import { ServiceStack } from '../../lib/service-stack.ts';
 import { readSynthesizedTemplates, resourcesInRootTerms } from '../../lib/synthesized-templates.ts';
 
@@ -23,11 +24,18 @@ export interface SynthOptions {
   routes?: readonly Route[];
 }
 
+/** Test stacks keep the placeholders (issuer.example.com, ...), acknowledged by name. */
+export const ACKNOWLEDGED = { acknowledgedPlaceholders: PLACEHOLDER_SETTINGS.join(',') };
+
 export function synthServiceStack(options: SynthOptions = {}) {
   const outdir = options.outdir ?? mkdtempSync(join(tmpdir(), 'cdk-stack-'));
   const app = new App({
     outdir,
-    context: { ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }), ...options.context },
+    context: {
+      ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...ACKNOWLEDGED,
+      ...options.context,
+    },
   });
   // The environment must not leak into tests (CHECKOUT_URL and JWT_* are also the local server's variables).
   const config = readServiceConfig(app.node, {});
@@ -50,4 +58,37 @@ export function nagViolations(stack: ServiceStack): { rule: string; paths: strin
     rule: violation.ruleName,
     paths: violation.violatingResources.map((resource) => resource.constructPath ?? ''),
   }));
+}
+
+/**
+ * The app as bin/app.ts builds it, cdk-nag's packs among its validation plugins, synthesized with `context`
+ * and without bundling: it throws when cdk-nag finds what no acknowledgment covers. Returns the templates and
+ * the stack's warnings.
+ */
+export function synthServiceApp(context: Record<string, unknown> = {}) {
+  const outdir = mkdtempSync(join(tmpdir(), 'cdk-app-'));
+  try {
+    const { app, stack } = serviceApp(
+      { outdir, context: { 'aws:cdk:bundling-stacks': [], ...ACKNOWLEDGED, ...context } },
+      {},
+    );
+    const assembly = app.synth();
+    const templates = readSynthesizedTemplates(outdir, stack.stackName);
+    const messages = (level: string) =>
+      assembly
+        .getStackArtifact(stack.artifactId)
+        .messages.filter((message) => message.level === level)
+        .map((message) => String(message.entry.data));
+    const warnings = messages('warning');
+    const errors = messages('error');
+    return {
+      stack,
+      warnings,
+      errors,
+      template: Template.fromJSON(templates[0]!.template),
+      resources: resourcesInRootTerms(templates),
+    };
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }

@@ -20,7 +20,7 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import type { HandlerFunction } from '../handler-function.ts';
-import { BUSINESS_BYTES, BUSINESS_COUNTS, RENDITION_COUNTS } from '../../../functions/shared/metric-names.ts';
+import { BUSINESS_BYTES, BUSINESS_COUNTS, METRIC } from '../../../functions/shared/metric-names.ts';
 import {
   allFunctionsOf,
   business,
@@ -28,8 +28,17 @@ import {
   GATEWAY_REFUSALS,
   refusals,
   refusedCredentials,
+  tableSystemErrors,
   type Watched,
 } from './metrics.ts';
+import { addPipelineRows } from './dashboard-pipelines.ts';
+
+/** Logs Insights' most log groups in one query. */
+export const LOGS_INSIGHTS_MAX_LOG_GROUPS = 50;
+
+/** `items` in runs of at most `size`, in order. */
+const runsOf = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, index) => items.slice(index * size, (index + 1) * size));
 
 export interface DashboardProps extends Watched {
   namePrefix: string;
@@ -40,8 +49,7 @@ export interface DashboardProps extends Watched {
 }
 
 export function createDashboard(scope: Construct, props: DashboardProps): Dashboard {
-  const { api, endpoints, renditions } = props;
-  const consumers = props.streamConsumers;
+  const { api, endpoints } = props;
   const allFunctions = allFunctionsOf(props);
   const labelled = (endpoint: HandlerFunction, metric: Metric) => metric.with({ label: endpoint.handlerName });
   const perEndpoint = (metric: (fn: HandlerFunction['function']) => Metric) =>
@@ -111,8 +119,9 @@ export function createDashboard(scope: Construct, props: DashboardProps): Dashbo
   );
   dashboard.addWidgets(
     new GraphWidget({
-      title: 'Refused at the gateway (401 / 403 / authorizer failure / 429)',
-      left: [...GATEWAY_REFUSALS.map(refusals), refusedCredentials()],
+      title:
+        "Refused at the gateway (401 / 403 / authorizer failure / 429), refused credentials, issuer's keys unreachable",
+      left: [...GATEWAY_REFUSALS.map(refusals), refusedCredentials(), business(METRIC.IdentityKeysUnreachable)],
       ...third,
     }),
     new GraphWidget({
@@ -130,29 +139,36 @@ export function createDashboard(scope: Construct, props: DashboardProps): Dashbo
       ...third,
     }),
   );
-  const logGroupNames = allFunctions.map((e) => e.logGroup.logGroupName);
-  dashboard.addWidgets(
-    new LogQueryWidget({
-      title: 'Cold starts per function (REPORT lines with an init duration)',
-      logGroupNames,
-      queryLines: [
-        'filter @type = "REPORT"',
-        'stats count(@initDuration) as coldStarts, count(*) as invocations, round(100 * count(@initDuration) / count(*), 1) as coldPct, round(pct(@initDuration, 99)) as initP99Ms by @log',
-        'sort coldStarts desc',
-      ],
-      ...wide,
-    }),
-    new LogQueryWidget({
-      title: 'Cold starts over time',
-      logGroupNames,
-      queryLines: [
-        'filter @type = "REPORT"',
-        'stats count(@initDuration) as coldStarts, count(*) as invocations by bin(5m)',
-      ],
-      view: LogQueryVisualizationType.LINE,
-      ...wide,
-    }),
+  // Logs Insights reads at most 50 log groups per query: one pair of widgets per 50 functions.
+  const logGroupRuns = runsOf(
+    allFunctions.map((e) => e.logGroup.logGroupName),
+    LOGS_INSIGHTS_MAX_LOG_GROUPS,
   );
+  logGroupRuns.forEach((logGroupNames, index) => {
+    const part = logGroupRuns.length > 1 ? ` (${index + 1} of ${logGroupRuns.length})` : '';
+    dashboard.addWidgets(
+      new LogQueryWidget({
+        title: `Cold starts per function (REPORT lines with an init duration)${part}`,
+        logGroupNames,
+        queryLines: [
+          'filter @type = "REPORT"',
+          'stats count(@initDuration) as coldStarts, count(*) as invocations, round(100 * count(@initDuration) / count(*), 1) as coldPct, round(pct(@initDuration, 99)) as initP99Ms by @log',
+          'sort coldStarts desc',
+        ],
+        ...wide,
+      }),
+      new LogQueryWidget({
+        title: `Cold starts over time${part}`,
+        logGroupNames,
+        queryLines: [
+          'filter @type = "REPORT"',
+          'stats count(@initDuration) as coldStarts, count(*) as invocations by bin(5m)',
+        ],
+        view: LogQueryVisualizationType.LINE,
+        ...wide,
+      }),
+    );
+  });
   dashboard.addWidgets(
     new GraphWidget({
       title: 'DynamoDB consumed capacity',
@@ -171,7 +187,7 @@ export function createDashboard(scope: Construct, props: DashboardProps): Dashbo
           period: FIVE_MINUTES,
           label: 'write throttles',
         }),
-        props.table.metricSystemErrorsForOperations({ period: FIVE_MINUTES, label: 'system errors' }),
+        tableSystemErrors(props.table),
       ],
       ...third,
     }),
@@ -191,55 +207,7 @@ export function createDashboard(scope: Construct, props: DashboardProps): Dashbo
       ...third,
     }),
   );
-  for (const consumer of consumers) {
-    const { title, counts, counted } = consumer.monitoring;
-    dashboard.addWidgets(
-      new GraphWidget({
-        title: `${title}: ${counted}, and dead letters`,
-        left: counts.map(business),
-        right: [consumer.metricDeadLetters(FIVE_MINUTES).with({ label: 'dead letters' })],
-        ...wide,
-      }),
-      new GraphWidget({
-        title: `${title}: stream iterator age (ms) and errors`,
-        left: [consumer.metricIteratorAge(FIVE_MINUTES).with({ label: 'iterator age max' })],
-        right: [consumer.handlerFunction.function.metricErrors({ period: FIVE_MINUTES, label: 'errors' })],
-        ...wide,
-      }),
-    );
-  }
-  dashboard.addWidgets(
-    new GraphWidget({
-      title: 'Renditions: Ready and Failed; dead letters',
-      left: RENDITION_COUNTS.map(business),
-      right: [
-        renditions.deadLetters.metricApproximateNumberOfMessagesVisible({
-          period: FIVE_MINUTES,
-          statistic: 'Maximum',
-          label: 'dead letters',
-        }),
-      ],
-      ...wide,
-    }),
-    new GraphWidget({
-      title: 'Renditions: queue age (s), duration p99 (ms)',
-      left: [
-        renditions.queue.metricApproximateAgeOfOldestMessage({
-          period: FIVE_MINUTES,
-          statistic: 'Maximum',
-          label: 'oldest message',
-        }),
-      ],
-      right: [
-        renditions.handlerFunction.function.metricDuration({
-          period: FIVE_MINUTES,
-          statistic: 'p99',
-          label: 'p99 ms',
-        }),
-      ],
-      ...wide,
-    }),
-  );
+  addPipelineRows(dashboard, props);
   dashboard.addWidgets(
     new GraphWidget({ title: 'Business: counts per 5 minutes', left: BUSINESS_COUNTS.map(business), ...wide }),
     new SingleValueWidget({

@@ -4,7 +4,8 @@
  * every function the stack runs.
  */
 import { Duration } from 'aws-cdk-lib';
-import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { MathExpression, Metric, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Operation, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { Endpoint } from '../route-groups.ts';
@@ -44,6 +45,64 @@ export const allFunctionsOf = (watched: Watched): HandlerFunction[] => [
   watched.renditions.handlerFunction,
   ...watched.webhooks.consumers.map((consumer) => consumer.handlerFunction),
 ];
+
+/**
+ * The sum of series that may have no datapoint in a period (a count published only when it is not zero, a
+ * function not invoked): CloudWatch's arithmetic has no value where one operand has none, so each series is
+ * `FILL`ed with 0 and the sum evaluates whenever any of them has a datapoint.
+ */
+export const filledSum = (usingMetrics: Record<string, IMetric>, label: string, period = FIVE_MINUTES) =>
+  new MathExpression({
+    expression: Object.keys(usingMetrics)
+      .map((id) => `FILL(${id}, 0)`)
+      .join(' + '),
+    usingMetrics,
+    label,
+    period,
+  });
+
+/**
+ * The table operations the service calls (the functions' DynamoDB commands, and the stream consumers'
+ * GetRecords): DynamoDB publishes SystemErrors per operation, and an alarm reads at most 10 metrics.
+ */
+export const TABLE_OPERATIONS = [
+  Operation.GET_ITEM,
+  Operation.BATCH_GET_ITEM,
+  Operation.QUERY,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
+  Operation.GET_RECORDS,
+] as const;
+
+/** DynamoDB's internal errors (HTTP 500) on the table, over the operations the service calls. */
+export const tableSystemErrors = (table: ITable) =>
+  filledSum(
+    Object.fromEntries(
+      TABLE_OPERATIONS.map((operation) => [
+        operation.charAt(0).toLowerCase() + operation.slice(1),
+        new Metric({
+          namespace: 'AWS/DynamoDB',
+          metricName: 'SystemErrors',
+          dimensionsMap: { TableName: table.tableName, Operation: operation },
+          statistic: 'Sum',
+          period: FIVE_MINUTES,
+        }),
+      ]),
+    ),
+    'system errors',
+  );
+
+/** Read and write throttle events of the table. */
+export const tableThrottles = (table: ITable) =>
+  filledSum(
+    {
+      reads: table.metric('ReadThrottleEvents', { statistic: 'Sum', period: FIVE_MINUTES }),
+      writes: table.metric('WriteThrottleEvents', { statistic: 'Sum', period: FIVE_MINUTES }),
+    },
+    'throttle events',
+  );
 
 /** A five-minute sum of one of the service's own metrics. */
 export const serviceSum = (metricName: string, dimensionsMap: Record<string, string>, label: string) =>

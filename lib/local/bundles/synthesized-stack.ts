@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readSynthesizedTemplates, resourcesInRootTerms, type CfnResource } from '../../synthesized-templates.ts';
+import { PLACEHOLDER_SETTINGS } from '../../service-config.ts';
 
 const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -109,7 +110,12 @@ export function synthesize(context: Record<string, string>, outdir = LOCAL_CDK_O
       ...process.env,
       CDK_OUTDIR: outdir,
       // The CLI's own context: asset metadata names each function's folder in cdk.out.
-      CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:enable-asset-metadata': true }),
+      // The local stack keeps whatever placeholders its settings leave, acknowledged by name.
+      CDK_CONTEXT_JSON: JSON.stringify({
+        acknowledgedPlaceholders: PLACEHOLDER_SETTINGS.join(','),
+        ...context,
+        'aws:cdk:enable-asset-metadata': true,
+      }),
     },
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
