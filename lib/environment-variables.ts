@@ -3,6 +3,7 @@
  * (lib/doc-tables/configuration.ts makes that table from this and the code's reads): what it means, its default
  * where the read in the code does not show it, and who takes a value the shell running `npm start` sets.
  */
+import { DEFAULT_CURRENCY } from '../functions/shared/config.ts';
 import { CONSUMER_CONCURRENCY, MAX_CONCURRENCY_RANGE } from './consumer-concurrency.ts';
 import { DEFAULT_THROTTLE } from './local/throttle.ts';
 
@@ -56,6 +57,7 @@ export const VARIABLES: Record<string, VariableDoc> = {
   DYNAMODB_PORT: { default: 'free port', meaning: 'local: port of the embedded DynamoDB Local', npmStart: 'local' },
   S3_PORT: { default: 'free port', meaning: 'local: port of the embedded s3rver', npmStart: 'local' },
   CURRENCY: {
+    default: `\`${DEFAULT_CURRENCY}\``,
     meaning:
       'ISO 4217 code (three upper-case letters) of every price: the service has one currency, and prices are registered without one. `GET /checkout/{checkoutId}` answers it as `Currency`. Anything else stops a function on first use and `npm start` before it starts; deployed, it is the stack setting `currency` ([Deploy](deploy.md#configuration)). Changing it relabels the registered prices: register them again in the new currency',
   },

@@ -88,7 +88,7 @@ export class PhotoCommerceClient {
       this.#transport.call('checkoutBasket', { path: { basketGuid } }, options),
   };
 
-  /** The user's orders (bearer token); status changes take a `fulfilment` API key. */
+  /** The user's orders (bearer token): read, cancel; status changes take a `fulfilment` API key. */
   readonly orders = {
     /** GET /orders, as an async iterator; `{ projectguid }` keeps orders with that project. */
     list: (query: ListQuery<'listOrders'> = {}, options?: CallOptions) =>
@@ -97,6 +97,9 @@ export class PhotoCommerceClient {
       this.#transport.call('getOrder', { path: { orderGuid } }, options),
     updateStatus: (orderGuid: string, body: BodyOf<'updateOrderStatus'>, options?: CallOptions) =>
       this.#transport.call('updateOrderStatus', { path: { orderGuid }, body }, options),
+    /** POST /order/{guid}/cancel: the user's cancel while the order is OrderReceived (409 after). Idempotent. */
+    cancel: (orderGuid: string, options?: CallOptions) =>
+      this.#transport.call('cancelOrder', { path: { orderGuid } }, options),
     /**
      * POST /order/{guid}/cancel: the user cancels their order while it is `OrderReceived` (409 OrderInProduction
      * once the lab has started). Idempotent.

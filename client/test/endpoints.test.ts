@@ -140,6 +140,13 @@ describe('projects, baskets, checkout and orders', () => {
     // The project names no artwork: its line prints none.
     const artwork = await fulfilment.orders.artwork(Order.OrderGuid).toArray();
     expect(artwork).toEqual([{ Id: 2, ProjectGuid: projectGuid, ProjectVersion: 3, Items: [] }]);
+    // The lab has started: the customer's cancel is refused, naming the status.
+    await expect(user.orders.cancel(Order.OrderGuid)).rejects.toMatchObject({ status: 409, code: 'OrderInProduction' });
+    const second = await user.baskets.create();
+    await user.baskets.addLine(second.Guid, { ProjectGuid: projectGuid, Quantity: 1 });
+    const secondCheckout = (await user.baskets.checkout(second.Guid)).CheckoutUrl.split('/').pop() as string;
+    const secondOrder = (await site.checkouts.complete(secondCheckout, { PaymentReference: 'client-cancel' })).Order;
+    expect((await user.orders.cancel(secondOrder.OrderGuid)).Order.Status).toBe('Cancelled');
 
     const other = await user.baskets.create();
     expect(await user.baskets.delete(other.Guid)).toEqual({ BasketGuid: other.Guid, Deleted: true });
