@@ -101,12 +101,6 @@ export class PhotoCommerceClient {
     cancel: (orderGuid: string, options?: CallOptions) =>
       this.#transport.call('cancelOrder', { path: { orderGuid } }, options),
     /**
-     * POST /order/{guid}/cancel: the user cancels their order while it is `OrderReceived` (409 OrderInProduction
-     * once the lab has started). Idempotent.
-     */
-    cancel: (orderGuid: string, options?: CallOptions) =>
-      this.#transport.call('cancelOrder', { path: { orderGuid } }, options),
-    /**
      * GET /order/{guid}/artwork (`fulfilment` API key), as an async iterator over the order's lines, each with
      * the originals it prints and their presigned downloads (valid 15 minutes: download as you go).
      */
