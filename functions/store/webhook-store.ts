@@ -135,26 +135,25 @@ export async function deleteWebhook(webhook: Webhook): Promise<boolean> {
 }
 
 /**
- * What revoking the key adds to its revocation's transaction: the mark on its webhooks' count item that
- * deliveries check (keyRevoked), and each enabled webhook disabled with its index items, conditional on
- * the revision read. At most 1 + MAX_WEBHOOKS_PER_KEY * (1 + event types a scope subscribes to) actions.
+ * What revoking the key writes besides the key: the mark on its webhooks' count item that deliveries check
+ * (keyRevoked), and, per enabled webhook, its disabling with its index items, conditional on the revision
+ * read (1 + the event types it subscribes to: up to 1 + 4 for a site key's).
  */
 export async function revocationActions(
   ownerKeyId: string,
   now: number,
-): Promise<{ actions: WriteAction[]; disabled: number }> {
+): Promise<{ mark: WriteAction; webhooks: WriteAction[][] }> {
   const enabled = (await listWebhooks(ownerKeyId)).filter((webhook) => webhook.status === 'Enabled');
-  const actions = [
-    update(webhookCountKey(ownerKeyId), 'SET revokedAt = :now', { values: { ':now': now } }),
-    ...enabled.flatMap((webhook) => {
+  return {
+    mark: update(webhookCountKey(ownerKeyId), 'SET revokedAt = :now', { values: { ':now': now } }),
+    webhooks: enabled.map((webhook) => {
       const after = disabled(webhook, KEY_REVOKED);
       return [
         put(webhookKey(ownerKeyId, webhook.webhookId), WEBHOOK_TYPE, after, { condition: asRead(webhook) }),
         ...subscriptionActions(webhook, after),
       ];
     }),
-  ];
-  return { actions, disabled: enabled.length };
+  };
 }
 
 /** Whether the webhooks' key was revoked: a delivery checks it before sending, whatever its webhook says. */

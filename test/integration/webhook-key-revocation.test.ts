@@ -70,4 +70,24 @@ describe('a revoked key', () => {
       disabledReason: KEY_REVOKED,
     });
   }, 120_000);
+
+  it("with 20 webhooks on all four of a site key's event types (103 writes, past one transaction): all disabled", async () => {
+    const name = 'revoked-busy-site';
+    const { apiKey } = await keys.createApiKey(name, 'site', Date.now());
+    const ownerKeyId = keys.hashApiKey(apiKey).slice(0, 12);
+    for (let index = 0; index < 20; index++)
+      await stack.register(apiKey, `/busy-${index}`, [
+        'BasketCheckedOut',
+        'OrderCreated',
+        'OrderStatusChanged',
+        'OrderCancelled',
+      ]);
+    expect(await keys.revokeApiKey(name)).toEqual({ webhooksDisabled: 20 });
+    expect((await stack.service.request('GET', '/webhooks', { apiKey })).status).toBe(401);
+    expect(await keys.revokeApiKey(name)).toBeUndefined();
+    const webhooks = await store.listWebhooks(ownerKeyId);
+    expect(webhooks).toHaveLength(20);
+    for (const webhook of webhooks) expect(webhook).toMatchObject({ status: 'Disabled', disabledReason: KEY_REVOKED });
+    expect(await store.listSubscribers('OrderCancelled')).not.toContainEqual(expect.objectContaining({ ownerKeyId }));
+  }, 120_000);
 });
