@@ -12,8 +12,11 @@ import { config } from '../shared/config.ts';
 
 /** SQS's most entries per SendMessageBatch. */
 const BATCH = 10;
-/** SQS's longest DelaySeconds. */
-export const MAX_DELAY_SECONDS = 900;
+/**
+ * The longest delay of one message: under SQS's 15 minutes, and under the queue-age alarm's 15 minutes
+ * should SQS count a delayed message's wait in its age (lib/constructs/monitoring/alarms.ts).
+ */
+export const MAX_DELAY_SECONDS = 840;
 
 /** One message per delivery on the deliveries queue, ten per call. */
 export async function sendDeliveryMessages(messages: readonly DeliveryMessage[]): Promise<void> {
@@ -30,7 +33,7 @@ export async function sendDeliveryMessages(messages: readonly DeliveryMessage[])
   }
 }
 
-/** Sends `message` to be handled at `dueAt` (epoch ms): delayed up to SQS's 15 minutes, sent on from there. */
+/** Sends `message` to be handled at `dueAt` (epoch ms): delayed up to MAX_DELAY_SECONDS, sent on from there. */
 export async function sendDeliveryMessageAt(message: DeliveryMessage, dueAt: number, now: number): Promise<void> {
   const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - now) / 1000)));
   await sqs.send(

@@ -22,11 +22,17 @@ import {
 } from './metrics.ts';
 
 /**
- * How long a message may wait in the renditions, fan-out or deliveries queue. A delivery waiting for its
- * retry is held in flight by SQS for the schedule's delay; from its third receipt SQS leaves it out of the
- * age, so the first two delays (5 s, 5 minutes) stay under this and a retried delivery does not alarm.
+ * How long a message may wait in the renditions, fan-out or deliveries queue. A delivery's retry is a new
+ * message delayed at most 14 minutes at a time (functions/webhooks/delivery-queue.ts), so a waiting retry
+ * stays under this and does not alarm.
  */
 const QUEUE_AGE_ALARM = Duration.minutes(15);
+/**
+ * Deliveries in flight (received, not yet deleted) past which the queue is stalling: retries wait delayed,
+ * not in flight, so in flight are only attempts under way, at most `webhookMaxConcurrency` (20) batches of 1;
+ * SQS stops handing out messages at about 120,000, which this leaves far off.
+ */
+const DELIVERIES_IN_FLIGHT_ALARM = 1_000;
 /** Webhooks that start failing in the same five minutes before it is our side rather than their partners. */
 const WEBHOOK_PARTNERS_FAILING_AT_ONCE = 3;
 
@@ -174,6 +180,15 @@ export function createAlarms(scope: Construct, props: AlarmProps): Alarm[] {
       QUEUE_AGE_ALARM.toSeconds(),
       `A message of ${consumed.queue.queueName} has waited ${QUEUE_AGE_ALARM.toHumanString()} or more in 2 of 3 five-minute periods (SQS leaves out messages received 3 times or more): its consumer is throttled, failing or behind. docs/operations.md, Alarms.`,
     );
+  alarm(
+    'webhook-deliveries-in-flight',
+    props.webhooks.deliveries.queue.metricApproximateNumberOfMessagesNotVisible({
+      period: FIVE_MINUTES,
+      statistic: 'Maximum',
+    }),
+    DELIVERIES_IN_FLIGHT_ALARM,
+    `${DELIVERIES_IN_FLIGHT_ALARM} or more webhook deliveries in flight in 2 of 3 five-minute periods: attempts that neither end nor return (a hung consumer, messages received and never deleted). At about 120,000 SQS hands out nothing and every partner goes silent. docs/operations.md, Alarms.`,
+  );
   alarm(
     'renditions-failed-by-service',
     business(METRIC.RenditionsFailedByService),
