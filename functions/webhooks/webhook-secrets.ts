@@ -31,8 +31,34 @@ export async function sealSecret(webhookId: string, secret: string): Promise<str
   return Buffer.from(result.CiphertextBlob).toString('base64');
 }
 
+/**
+ * How long an opened secret stays in the delivery function's memory: one KMS Decrypt per webhook and 5
+ * minutes rather than one per attempt (KMS's request quota is the account's, shared by every key). The cost:
+ * a secret stays in plain text in that memory up to 5 minutes after its last attempt; a rotation makes a new
+ * ciphertext, so it is never used in place of a newer one, and a webhook deleted or disabled is read (and
+ * not sent to) before its secret is looked for.
+ */
+const OPENED_SECRET_MS = 5 * 60 * 1000;
+/** Opened secrets kept at most: a bound on that memory whatever the number of webhooks. */
+const MAX_OPENED_SECRETS = 1_000;
+/** By webhook and ciphertext; the pending Decrypt itself, so attempts under way at once share one. */
+const opened = new Map<string, { until: number; secret: Promise<string> }>();
+
 /** The secret a sealed one holds; fails (InvalidCiphertextException) for another webhook's ciphertext. */
-export async function openSecret(webhookId: string, sealed: string): Promise<string> {
+export function openSecret(webhookId: string, sealed: string, now = Date.now()): Promise<string> {
+  const key = `${webhookId}:${sealed}`;
+  const kept = opened.get(key);
+  if (kept && kept.until > now) return kept.secret;
+  opened.delete(key);
+  if (opened.size >= MAX_OPENED_SECRETS) opened.delete(opened.keys().next().value as string);
+  const secret = decrypt(webhookId, sealed);
+  opened.set(key, { until: now + OPENED_SECRET_MS, secret });
+  // A failed Decrypt is not kept: the next attempt asks KMS again.
+  secret.catch(() => opened.delete(key));
+  return secret;
+}
+
+async function decrypt(webhookId: string, sealed: string): Promise<string> {
   const result = await kms.send(
     new DecryptCommand({
       KeyId: config.webhookKeyId,
