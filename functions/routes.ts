@@ -45,6 +45,8 @@ export interface Grants {
   webhookDeliveries?: true;
   /** The webhook secrets' KMS key: `seal` (kms:Encrypt, management) or `open` (kms:Decrypt, delivery), each only with a webhook's id as encryption context. */
   webhookSecrets?: 'seal' | 'open';
+  /** kms:GenerateMac with the artwork links' HMAC key (its daily signing keys), and the key in ARTWORK_LINK_KEY_ID. */
+  artworkLinks?: true;
 }
 
 const { user, project, checkout, order, apiKey, idempotency, outbox } = KEYS;
@@ -86,6 +88,8 @@ const tables = {
   orderCancel: { read: [user, idempotency], write: [user, order, outbox, checkout, idempotency] },
   /** The lab's read of an order's artwork: the owner pointer, then the artwork records under their projects. */
   orderArtwork: { read: [order, project] },
+  /** A DownloadLink's check: the owner pointer and the item's record; a held, erased item's artwork record. */
+  artworkLink: { read: [order, KEYS.libraryItem, project] },
   library: { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   /** An erasure reads its item's holds (their checkout records) and breaks checkouts that may never be paid. */
   libraryErase: { read: [...LIBRARY_KEYS, checkout], write: [...LIBRARY_KEYS, checkout] },
@@ -164,7 +168,8 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'site', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: tables.checkoutComplete } },
   { method: 'GET', path: '/orders', handler: 'list-orders', credential: 'user', summary: "List the user's orders, optionally only those with a project", grants: { table: tables.orderRead } },
   { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: tables.orderRead } },
-  { method: 'GET', path: '/order/{orderGuid}/artwork', handler: 'get-order-artwork', credential: 'fulfilment', summary: "Presigned downloads of the originals an order's lines print, a page of lines at a time", grants: { table: tables.orderArtwork, bucket: 'read' } },
+  { method: 'GET', path: '/order/{orderGuid}/artwork', handler: 'get-order-artwork', credential: 'fulfilment', summary: "Presigned downloads of the originals an order's lines print, a page of lines at a time", grants: { table: tables.orderArtwork, bucket: 'read', artworkLinks: true } },
+  { method: 'GET', path: '/order/{orderGuid}/artwork/{itemGuid}', handler: 'follow-artwork-link', credential: 'none', summary: "An artwork item's DownloadLink: 307 to a fresh presigned GET of the original, no credential", grants: { table: tables.artworkLink, bucket: 'read', artworkLinks: true } },
   { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'fulfilment', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus } },
   { method: 'POST', path: '/order/{orderGuid}/cancel', handler: 'cancel-order', credential: 'user', summary: "Cancel one of the user's orders before the lab starts on it", grants: { table: tables.orderCancel } },
 

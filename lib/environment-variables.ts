@@ -76,6 +76,15 @@ export const VARIABLES: Record<string, VariableDoc> = {
     meaning:
       "the reprint window: days a `Completed` order keeps holding its artwork (an erasure of its items waits that long after the completion); `0` ends the hold with the completion. A `Cancelled` order's hold ends at once, an unpaid checkout's when it expires or `CHECKOUT_HOLD_HOURS` pass",
   },
+  ARTWORK_LINK_DAYS: {
+    meaning:
+      "days an artwork item's `DownloadLink` lives (1 to 30): the lab follows it without a credential that long, each time to a fresh presigned GET. Anything else stops the artwork read and the link's function on first use",
+  },
+  ARTWORK_LINK_KEY_ID: {
+    default: "— (set by the stack; `npm start`: the local KMS stand-in's HMAC key alias)",
+    meaning: "KMS HMAC key (id, ARN or alias) whose MAC of each day's name is that day's key for signing artwork links",
+    npmStart: 'stack',
+  },
   CHECKOUT_HOLD_HOURS: {
     meaning:
       "hours an unpaid checkout holds its artwork: an erasure of one of its items asked later goes ahead at once and closes the checkout (completing it is then 409 `ArtworkErased`); one asked earlier waits until the checkout is paid and its order's hold ends, or it expires",

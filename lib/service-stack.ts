@@ -75,6 +75,7 @@ export class ServiceStack extends Stack {
         bucket: this.data.bucket,
         bus: this.data.bus,
         webhookSecrets: this.data.webhookSecrets,
+        artworkLinks: this.data.artworkLinks,
         webhookDeliveries: this.webhooks.deliveries.queue,
       },
       authorizers: this.authorizers,

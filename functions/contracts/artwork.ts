@@ -25,6 +25,12 @@ export const ArtworkItemOut = z.extend(LibraryItemOut, {
     }),
   ),
   DownloadUrlExpiresDateUtc: WireDateOut,
+  DownloadLink: z.url().check(
+    z.meta({
+      description:
+        "A URL on this API that needs no credential and names no user, valid ARTWORK_LINK_DAYS (14): each GET answers 307 to a fresh presigned GET of the original. Signed (changed, 403 InvalidLink); 410 once expired (LinkExpired), once the order is Cancelled (OrderCancelled), or for an item erased after the order's hold ended (ArtworkErased). For a print queue that downloads later than DownloadUrl's 15 minutes",
+    }),
+  ),
 });
 
 export const ArtworkLineOut = z.object({
@@ -47,6 +53,20 @@ export const OrderArtworkOut = z.object({
   NextCursor: NextCursorOut,
 });
 
+/** A link's parts are plain text: a link is checked by its signature alone, so any change is 403 InvalidLink. */
+const linkPart = (description: string) => z.string().check(z.meta({ description }));
+
+export const ArtworkLinkPath = z.object({
+  orderGuid: linkPart('The order, as the DownloadLink names it'),
+  itemGuid: linkPart('The library item, as the DownloadLink names it'),
+});
+
+export const ArtworkLinkQuery = z.object({
+  line: z.optional(linkPart("The order line's Id the item was answered under")),
+  expires: z.optional(linkPart('When the link expires, epoch seconds')),
+  signature: z.optional(linkPart("The link's signature")),
+});
+
 export const artworkContracts = {
   get: {
     principal: 'fulfilment',
@@ -54,6 +74,13 @@ export const artworkContracts = {
     query: ArtworkQuery,
     response: OrderArtworkOut,
     errors: { 404: ['OrderNotFound'], 409: ['OrderCancelled'] },
+  },
+  followLink: {
+    path: ArtworkLinkPath,
+    query: ArtworkLinkQuery,
+    redirect:
+      "307 to a presigned S3 GET of the original (valid DOWNLOAD_URL_SECONDS, 900), answered as an attachment with the item's FileMimeType",
+    errors: { 403: ['InvalidLink'], 410: ['LinkExpired', 'OrderCancelled', 'ArtworkErased', 'OrderNotFound'] },
   },
 } as const;
 
@@ -72,6 +99,7 @@ export const toOrderArtworkOut = (page: OrderArtworkPage): z.infer<typeof OrderA
       Height: item.height,
       DownloadUrl: item.downloadUrl,
       DownloadUrlExpiresDateUtc: formatDate(item.downloadExpiresAt),
+      DownloadLink: item.downloadLink,
     })),
   })),
   ...(page.nextCursor === undefined ? {} : { NextCursor: page.nextCursor }),

@@ -7,14 +7,15 @@
 import type { Route } from '../routes.ts';
 import type { RouteContract } from './registry.ts';
 
-type Status = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503 | 504;
+type Status = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503 | 504;
 
 const meaning: Record<Status, string> = {
   400: 'The request is malformed or invalid; nothing was changed.',
   401: 'No credential, or a refused one; the message says which: missing (and what to send), malformed, expired (and when), not signed by the keys of the trusted issuer or of another issuer or audience, an unknown or revoked API key, or a credential under the wrong header (and which to use). A refused bearer token carries WWW-Authenticate: Bearer error="invalid_token" (RFC 6750).',
-  403: 'The credential is valid but of another kind than this operation takes; the message names the kind or API key scope the operation takes and the one the request carried.',
+  403: 'The credential is valid but of another kind than this operation takes; the message names the kind or API key scope the operation takes and the one the request carried. On a link: it is not as the service signed it.',
   404: 'What the path names does not exist for this caller; nothing was changed.',
   409: 'The request conflicts with the current state; nothing was changed.',
+  410: 'What the request names existed and is gone for good (an expired or dead link).',
   413: 'Too large: the request body is over the limit, or an image is.',
   415: 'The bytes are not an accepted image (the type is sniffed from the bytes, not taken from the declared content type); nothing was stored.',
   422: 'Understood but refused; nothing was changed.',
@@ -47,9 +48,10 @@ export function errorCodesOf(route: Route, contract: RouteContract): Partial<Rec
       pageable && 'InvalidCursor',
     ]),
     401: credentialed ? ['Unauthorized'] : [],
-    403: credentialed ? ['Forbidden'] : [],
+    403: withOwn(403, [credentialed && 'Forbidden']),
     404: withOwn(404, []),
     409: withOwn(409, [contract.idempotent && 'IdempotencyKeyInUse']),
+    410: withOwn(410, []),
     // The front refuses a body over its limit on every route, one that takes no body too.
     413: withOwn(413, ['PayloadTooLarge']),
     415: withOwn(415, []),

@@ -114,13 +114,22 @@ function operationOf(route: Route, unnamed: { input: Map<z.ZodMiniType, string>;
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses: {
-      '200': {
-        description: 'Success',
-        ...(contract.idempotent
-          ? { headers: { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } }
-          : {}),
-        content: { 'application/json': { schema: success } },
-      },
+      ...(contract.redirect
+        ? {
+            '307': {
+              description: contract.redirect,
+              headers: { Location: { description: 'Where to GET', schema: { type: 'string', format: 'uri' } } },
+            },
+          }
+        : {
+            '200': {
+              description: 'Success',
+              ...(contract.idempotent
+                ? { headers: { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } }
+                : {}),
+              content: { 'application/json': { schema: success } },
+            },
+          }),
       ...(contract.accepted
         ? {
             '202': {

@@ -25,6 +25,8 @@ export interface RouteContract {
   /** Non-JSON request bodies (multipart uploads) are described here instead of `body`. */
   requestContentType?: string;
   response?: z.ZodMiniType;
+  /** The success answer is a 307 redirect (`redirectTo`), described here, instead of JSON. */
+  redirect?: string;
   /** A second success answer, 202 Accepted (the handler answers it with `withStatus(202, ...)`). */
   accepted?: z.ZodMiniType;
   /** Binary parts of a multipart body, by part name: what each holds, and whether the part repeats (OpenAPI). */
@@ -35,7 +37,7 @@ export interface RouteContract {
    * Error codes this route answers beyond the ones every route of its kind does (validation, credentials,
    * idempotency, throttling, storage faults: functions/contracts/openapi-errors.ts), by HTTP status.
    */
-  errors?: Readonly<Partial<Record<400 | 404 | 409 | 413 | 415 | 422 | 429, readonly string[]>>>;
+  errors?: Readonly<Partial<Record<400 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429, readonly string[]>>>;
 }
 
 export const HealthOut = z.object({ Status: z.literal('ok') });
@@ -63,6 +65,7 @@ export const contracts: Record<string, RouteContract> = {
   'update-order-status': orderContracts.updateStatus,
   'cancel-order': orderContracts.cancel,
   'get-order-artwork': artworkContracts.get,
+  'follow-artwork-link': artworkContracts.followLink,
   'push-library-item': libraryContracts.push,
   'push-library-items': libraryContracts.pushMany,
   'pull-library-item': libraryPullContracts.pull,

@@ -85,10 +85,12 @@ export const artworkLinesOf = (order: Pick<Order, 'lines'>): ArtworkLine[] =>
     ...(artworkDigest === undefined ? {} : { artworkDigest, artworkItemCount: artworkItemCount ?? 0 }),
   }));
 
-/** An artwork item as the lab reads it: with a presigned GET of its original. */
+/** An artwork item as the lab reads it: with a presigned GET of its original, and a link that lasts. */
 export interface ReadableArtworkItem extends ArtworkItem {
   downloadUrl: string;
   downloadExpiresAt: number;
+  /** The DownloadLink (domain/artwork-link.ts): absolute, on the API. */
+  downloadLink: string;
 }
 
 /** One page of an order's artwork: whole lines (domain/artwork.ts artworkPage). */

@@ -93,6 +93,16 @@ class StatusAnswer {
 
 export const withStatus = (status: number, body: unknown): StatusAnswer => new StatusAnswer(status, body);
 
+/** A handler's answer that sends the client elsewhere: 307, the same method to `location`, never cached. */
+class RedirectAnswer {
+  readonly location: string;
+  constructor(location: string) {
+    this.location = location;
+  }
+}
+
+export const redirectTo = (location: string): RedirectAnswer => new RedirectAnswer(location);
+
 /** Builds a Lambda handler for one API Gateway REST (v1 proxy) route. */
 export function endpoint<
   P extends Schema | undefined = undefined,
@@ -127,6 +137,8 @@ export function endpoint<
     };
     const answer = async () => {
       const result = await run(request);
+      if (result instanceof RedirectAnswer)
+        return { statusCode: 307, headers: { Location: result.location, 'Cache-Control': 'no-store' }, body: '' };
       return result instanceof StatusAnswer ? jsonResponse(result.status, result.body) : jsonResponse(200, result);
     };
     return respond ? respond(request, context, answer) : answer();

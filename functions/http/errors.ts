@@ -12,6 +12,7 @@ export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   Forbidden: 403,
   NotFound: 404,
   Conflict: 409,
+  Gone: 410,
   TooLarge: 413,
   UnsupportedMedia: 415,
   Unprocessable: 422,

@@ -3,6 +3,7 @@
  * line's project version printed when the order was paid, with presigned GETs. Two sequential round trips
  * whatever the order: the owner pointer (one GetItem: the lines and their artwork references), then the
  * page's artwork records (one BatchGetItem; each holds what the lab needs of its items), signed in process.
+ * Each item also carries its DownloadLink (services/artwork-link-service.ts), signed with the day's key.
  */
 import { badRequest, conflict, notFound } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
@@ -11,6 +12,7 @@ import type { ArtworkLine, OrderArtworkPage } from '../domain/order.ts';
 import { getOrderArtworkLines } from '../store/order-store.ts';
 import { getArtworks } from '../store/project-store.ts';
 import { presignDownloads } from '../store/image-object-store.ts';
+import { issueLinks } from './artwork-links.ts';
 
 const invalidCursor = () =>
   badRequest('InvalidCursor', 'cursor: not a cursor this listing handed out; start again without it.');
@@ -23,7 +25,22 @@ function startOf(cursor: string | undefined, lineCount: number): number {
   return start;
 }
 
-export async function readOrderArtwork(orderGuid: string, cursor?: string): Promise<OrderArtworkPage> {
+/**
+ * Presigned GETs of these items' originals, valid DOWNLOAD_URL_SECONDS, in order: what the lab downloads,
+ * whether it reads the order's artwork or follows an item's DownloadLink.
+ */
+export const presignOriginals = (items: readonly ArtworkItem[]): Promise<string[]> =>
+  presignDownloads(
+    items.map(({ objectKey, mimeType }) => ({ objectKey, contentType: mimeType, disposition: 'attachment' as const })),
+    config.downloadUrlSeconds,
+  );
+
+/** `apiBaseUrl`: where this request reached the API; the items' DownloadLinks are absolute URLs on it. */
+export async function readOrderArtwork(
+  orderGuid: string,
+  apiBaseUrl: string,
+  cursor?: string,
+): Promise<OrderArtworkPage> {
   const order = await getOrderArtworkLines(orderGuid);
   if (!order) throw notFound('OrderNotFound', `No order ${orderGuid}.`);
   if (order.cancelled) throw conflict('OrderCancelled', `Order ${orderGuid} is Cancelled: there is nothing to print.`);
@@ -37,17 +54,22 @@ export async function readOrderArtwork(orderGuid: string, cursor?: string): Prom
   const all = page.lines.flatMap(itemsOf);
   // Taken before signing: the URLs' own clock starts a moment later, so none expires before this.
   const downloadExpiresAt = Date.now() + config.downloadUrlSeconds * 1000;
-  const urls = await presignDownloads(
-    all.map(({ objectKey, mimeType }) => ({ objectKey, contentType: mimeType, disposition: 'attachment' as const })),
-    config.downloadUrlSeconds,
-  );
+  const [urls, links] = await Promise.all([
+    presignOriginals(all),
+    issueLinks(
+      apiBaseUrl,
+      orderGuid,
+      page.lines.flatMap((line) => itemsOf(line).map((item) => ({ line: line.id, itemGuid: item.itemGuid }))),
+    ),
+  ]);
   let next = 0;
+  const readable = (item: ArtworkItem) => {
+    const index = next++;
+    return { ...item, downloadUrl: urls[index] as string, downloadExpiresAt, downloadLink: links[index] as string };
+  };
   return {
     orderGuid,
-    lines: page.lines.map((line) => ({
-      ...line,
-      items: itemsOf(line).map((item) => ({ ...item, downloadUrl: urls[next++] as string, downloadExpiresAt })),
-    })),
+    lines: page.lines.map((line) => ({ ...line, items: itemsOf(line).map(readable) })),
     ...(page.next === undefined ? {} : { nextCursor: String(page.next) }),
   };
 }

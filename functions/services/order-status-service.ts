@@ -54,9 +54,13 @@ const orderCancelledEvent = (order: Order, by: CancelledBy): DomainEvent => ({
 /** Another status change won: decide again on the order its failed condition returned. */
 class StaleOrder extends Error {}
 
-/** The end of the order's artwork hold, when this change ends it (Cancelled, Completed), in its transaction. */
+/** The end of the order's artwork hold, when this change ends it (Cancelled, Completed). */
+const holdEndOf = (order: Order): number | undefined =>
+  holdEndFor(order.status, order.lastSavedAt, config.artworkHoldDays);
+
+/** The hold's end on the checkout record that holds the order's artwork, in the change's transaction. */
 function holdEndActions(order: Order) {
-  const heldUntil = holdEndFor(order.status, order.lastSavedAt, config.artworkHoldDays);
+  const heldUntil = holdEndOf(order);
   return order.artworkHold === undefined || heldUntil === undefined
     ? []
     : [endHoldAction(order.artworkHold, heldUntil)];
@@ -76,7 +80,7 @@ async function moveOrder(
       const next = decide(current as Order, Date.now());
       if (!next) return current as Order;
       const outcome = await transact([
-        ...orders.changeStatusActions(next, (current as Order).revision),
+        ...orders.changeStatusActions(next, (current as Order).revision, holdEndOf(next)),
         recordEvent(statusChangedEvent(next)),
         ...(next.status === 'Cancelled' ? [recordEvent(orderCancelledEvent(next, by))] : []),
         ...holdEndActions(next),

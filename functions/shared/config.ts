@@ -32,6 +32,8 @@ function listEnvText(text: string): string[] {
 const listEnv = (name: string): string[] => listEnvText(env(name) ?? '');
 
 export const DEFAULT_CURRENCY = 'EUR';
+/** The longest an artwork DownloadLink may live: a lab's print queue, not an archive. */
+export const MAX_ARTWORK_LINK_DAYS = 30;
 
 /**
  * An ISO 4217 code: three upper-case letters. Only the form is checked (`Intl.NumberFormat` formats any such
@@ -87,6 +89,15 @@ export const config = readOnce({
   basketTtlDays: () => intEnv('BASKET_TTL_DAYS', 60),
   /** Days a Completed order keeps holding its artwork (the reprint window); 0 ends the hold with the completion. */
   artworkHoldDays: () => intEnv('ARTWORK_HOLD_DAYS', 30),
+  /** Days an artwork item's DownloadLink lives (1 to 30): the lab may follow it that long without a credential. */
+  artworkLinkDays: () => {
+    const days = intEnv('ARTWORK_LINK_DAYS', 14);
+    if (days < 1 || days > MAX_ARTWORK_LINK_DAYS)
+      throw new Error(`environment variable ARTWORK_LINK_DAYS must be 1 to ${MAX_ARTWORK_LINK_DAYS} (days)`);
+    return days;
+  },
+  /** The KMS HMAC key (id, ARN or alias) the artwork links' daily signing keys are derived from. */
+  artworkLinkKeyId: () => requiredEnv('ARTWORK_LINK_KEY_ID'),
   /** Hours an unpaid checkout holds its artwork: past them an erasure goes ahead and the checkout is closed. */
   checkoutHoldHours: () => intEnv('CHECKOUT_HOLD_HOURS', 24),
   /** Open (unexpired) baskets one user may have; creating one more answers 409 BasketQuotaExceeded. */

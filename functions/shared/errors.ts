@@ -11,6 +11,8 @@ export type ErrorKind =
   | 'NotFound'
   /** The request clashes with the current state (wrong status, wrong version, quota, key in use). */
   | 'Conflict'
+  /** What the request names existed and is gone for good (an expired or dead link). */
+  | 'Gone'
   /** Well-formed, but what it points at cannot be used (a URL that is refused or fails, a reused key). */
   | 'Unprocessable'
   | 'TooLarge'
@@ -49,6 +51,14 @@ export const forbidden = (message: string) => new DomainError('Forbidden', 'Forb
 export const notFound = (code: string, message: string) => new DomainError('NotFound', code, message);
 export const conflict = (code: string, message: string, details?: Record<string, unknown>) =>
   new DomainError('Conflict', code, message, details ? { details } : {});
+/** A link whose signature is not the service's for what it says (changed, or made up). */
+export const forbiddenLink = () =>
+  new DomainError(
+    'Forbidden',
+    'InvalidLink',
+    'This link is not one the service signed; use the link as it was answered.',
+  );
+export const gone = (code: string, message: string) => new DomainError('Gone', code, message);
 export const unprocessable = (code: string, message: string) => new DomainError('Unprocessable', code, message);
 export const payloadTooLarge = (message: string) => new DomainError('TooLarge', 'PayloadTooLarge', message);
 export const unsupportedMediaType = (message: string) =>

@@ -14,10 +14,12 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
 import { config } from '../shared/config.ts';
 import { fromItem, table } from './table.ts';
-import { ORDER_PREFIX, orderCopyKey, orderKey, orderOwnerKey, userPk, userProjectPk } from './keys.ts';
+import { libraryItemKey, ORDER_PREFIX, orderCopyKey, orderKey, orderOwnerKey, userPk, userProjectPk } from './keys.ts';
+import { batchGetItems } from './batch.ts';
 import { queryPage, type PageRequest } from './query.ts';
 import { create, put, update, type WriteAction } from './transaction.ts';
 import { artworkLinesOf, orderProjects, type ArtworkLine, type Order } from '../domain/order.ts';
+import type { StoredItem } from '../domain/library-read.ts';
 
 const ORDER_TYPE = 'Order';
 const COPY_TYPE = 'OrderProjectCopy';
@@ -57,19 +59,45 @@ export async function findOrderOwner(orderGuid: string): Promise<string | undefi
   return result.Item?.userId as string | undefined;
 }
 
+/** The owner pointer as the lab's reads use it. */
+export interface OwnerPointer {
+  userId: string;
+  artworkLines: ArtworkLine[];
+  cancelled: boolean;
+  /** When the order's artwork hold ends (ms), once a change ended it (Cancelled, Completed). */
+  heldUntil?: number;
+}
+
+const ownerPointerOf = (item: Record<string, unknown>): OwnerPointer => ({
+  userId: item.userId as string,
+  // An order created before artwork was kept has no lines on its pointer: it names no artwork.
+  artworkLines: (item.artworkLines ?? []) as ArtworkLine[],
+  cancelled: item.cancelled === true,
+  ...(typeof item.heldUntil === 'number' ? { heldUntil: item.heldUntil } : {}),
+});
+
 /** The order's owner and its lines' artwork, from the owner pointer (one GetItem); undefined for no such order. */
-export async function getOrderArtworkLines(
-  orderGuid: string,
-): Promise<{ userId: string; artworkLines: ArtworkLine[]; cancelled: boolean } | undefined> {
+export async function getOrderArtworkLines(orderGuid: string): Promise<OwnerPointer | undefined> {
   const result = await dynamo.send(
     new GetCommand({ TableName: config.tableName, Key: orderOwnerKey(orderGuid), ConsistentRead: true }),
   );
-  if (!result.Item) return undefined;
-  // An order created before artwork was kept has no lines on its pointer: it names no artwork.
+  return result.Item ? ownerPointerOf(result.Item) : undefined;
+}
+
+/**
+ * What an artwork DownloadLink's check reads, in one BatchGetItem: the order's owner pointer (its cancel and
+ * the end of its hold) and the item's record, which an erasure deletes at once (held or not).
+ */
+export async function getLinkedArtwork(
+  orderGuid: string,
+  itemGuid: string,
+): Promise<{ pointer?: OwnerPointer; item?: StoredItem }> {
+  const found = await batchGetItems([orderOwnerKey(orderGuid), libraryItemKey(itemGuid)]);
+  const pointer = found.find((item) => item.PK === orderOwnerKey(orderGuid).PK);
+  const item = found.find((item) => item.PK === libraryItemKey(itemGuid).PK);
   return {
-    userId: result.Item.userId as string,
-    artworkLines: (result.Item.artworkLines ?? []) as ArtworkLine[],
-    cancelled: result.Item.cancelled === true,
+    ...(pointer ? { pointer: ownerPointerOf(pointer) } : {}),
+    ...(item ? { item: fromItem<StoredItem>(item) } : {}),
   };
 }
 
@@ -101,9 +129,13 @@ export const createOrderActions = (order: Order): WriteAction[] => [
   ...copyActions(order),
 ];
 
-/** The order's status change, with its copies. Its condition: the stored order is still at `expectedRevision`. */
-export function changeStatusActions(order: Order, expectedRevision: number): WriteAction[] {
+/**
+ * The order's status change, with its copies. Its condition: the stored order is still at `expectedRevision`.
+ * `heldUntil`: the end of the order's artwork hold when this change ends it, kept on the owner pointer too.
+ */
+export function changeStatusActions(order: Order, expectedRevision: number, heldUntil?: number): WriteAction[] {
   const completed = order.completedAt === undefined ? '' : ', completedAt = :completedAt';
+  const cancelled = order.status === 'Cancelled';
   return [
     update(
       orderKey(order.userId, order.orderGuid),
@@ -121,10 +153,15 @@ export function changeStatusActions(order: Order, expectedRevision: number): Wri
       },
     ),
     ...copyActions(order),
-    // The lab's artwork read answers from the owner pointer alone: it learns the cancel there.
-    ...(order.status === 'Cancelled'
-      ? [update(orderOwnerKey(order.orderGuid), 'SET cancelled = :true', { values: { ':true': true } })]
-      : []),
+    // The lab's reads (the artwork, its links) answer from the owner pointer: they learn the cancel and the
+    // hold's end there.
+    ...(heldUntil === undefined
+      ? []
+      : [
+          update(orderOwnerKey(order.orderGuid), `SET heldUntil = :until${cancelled ? ', cancelled = :true' : ''}`, {
+            values: { ':until': heldUntil, ...(cancelled ? { ':true': true } : {}) },
+          }),
+        ]),
   ];
 }
 

@@ -8,7 +8,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { EventBus } from 'aws-cdk-lib/aws-events';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { table as tableSchema } from '../../functions/store/table.ts';
 
@@ -29,6 +29,7 @@ export class Data extends Construct {
   readonly bus: EventBus;
   /** Encrypts webhook signing secrets (functions/webhooks/webhook-secrets.ts); kept with the table that holds them. */
   readonly webhookSecrets: Key;
+  readonly artworkLinks: Key;
 
   constructor(scope: Construct, id: string, props: DataProps) {
     super(scope, id);
@@ -113,6 +114,16 @@ export class Data extends Construct {
       alias: `${props.namePrefix}-webhook-secrets`,
       description: 'Encrypts webhook signing secrets; the encryption context names the webhook',
       enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // An HMAC key: the artwork links' daily signing keys are its MACs of each day's name (store/artwork-link-keys.ts),
+    // so the signing key changes every day by itself. KMS rotates no HMAC key; docs/security.md says how to replace it.
+    this.artworkLinks = new Key(this, 'ArtworkLinks', {
+      alias: `${props.namePrefix}-artwork-links`,
+      description: "Derives the daily keys that sign the lab's artwork DownloadLinks",
+      keySpec: KeySpec.HMAC_256,
+      keyUsage: KeyUsage.GENERATE_VERIFY_MAC,
       removalPolicy: RemovalPolicy.RETAIN,
     });
   }

@@ -124,6 +124,8 @@ export interface DataResources {
   bucket: IBucket;
   bus: IEventBus;
   webhookSecrets: IKey;
+  /** The HMAC key the artwork links' daily signing keys are derived from. */
+  artworkLinks: IKey;
   /** The webhook deliveries queue (a redelivery sends to it). */
   webhookDeliveries: IQueue;
 }
@@ -195,6 +197,13 @@ export class HandlerFunction extends Construct {
     if (grants.events) this.grantEvents(data.bus);
     if (grants.webhookSecrets) this.grantWebhookSecrets(data.webhookSecrets, grants.webhookSecrets);
     if (grants.webhookDeliveries) this.grantWebhookDeliveries(data.webhookDeliveries);
+    if (grants.artworkLinks) this.grantArtworkLinks(data.artworkLinks);
+  }
+
+  /** kms:GenerateMac with the artwork links' HMAC key (a day's signing key), and the key in ARTWORK_LINK_KEY_ID. */
+  grantArtworkLinks(key: IKey): void {
+    this.function.addEnvironment('ARTWORK_LINK_KEY_ID', key.keyArn);
+    this.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['kms:GenerateMac'], resources: [key.keyArn] }));
   }
 
   /** sqs:SendMessage to the webhook deliveries queue, and its URL in WEBHOOK_DELIVERY_QUEUE_URL. */

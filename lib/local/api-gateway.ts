@@ -120,6 +120,9 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
     const { route, pathParameters } = match;
 
     const { headers, multiValueHeaders } = headersOf(request);
+    // As API Gateway tells a function the scheme it was reached by (https there): URLs the API hands out to itself use it.
+    headers['X-Forwarded-Proto'] = 'http';
+    multiValueHeaders['X-Forwarded-Proto'] = ['http'];
     const query = queryOf(url);
     const binary = isBinary(request.headers['content-type'], options.binaryMediaTypes);
     const now = Date.now();
@@ -135,7 +138,8 @@ export function createApiGatewayFront(options: ApiGatewayFrontOptions): Server {
         sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
         userAgent: request.headers['user-agent'] ?? null,
       } as APIGatewayProxyEvent['requestContext']['identity'],
-      path: `/${stage}${url.pathname}`,
+      // Served at the root, as a custom domain without a base path: the path the client sent.
+      path: url.pathname,
       protocol: `HTTP/${request.httpVersion}`,
       requestId,
       requestTime: new Date(now).toUTCString(),

@@ -87,6 +87,7 @@ export async function functionsFromAssets(options: AssetFunctionsOptions): Promi
       eventBusName: LOCAL_EVENT_BUS,
       webhookDeliveryQueueUrl: env.WEBHOOK_DELIVERY_QUEUE_URL!,
       webhookKeyId: env.WEBHOOK_KMS_KEY_ID!,
+      artworkLinkKeyId: env.ARTWORK_LINK_KEY_ID!,
     },
     endpoints: {
       ...options.endpoints,

@@ -1,13 +1,15 @@
 /**
- * KMS's Encrypt and Decrypt, locally, behind an HTTP front that the real @aws-sdk/client-kms reaches (its
+ * KMS's Encrypt, Decrypt and GenerateMac, locally, behind an HTTP front that the real @aws-sdk/client-kms reaches (its
  * JSON protocol, `TrentService.*` targets), as the local S3 front serves the S3 client. One symmetric key,
  * kept in DATA_DIR (created on first start, readable by its owner only), so sealed webhook secrets outlive a
  * restart. AES-256-GCM with the encryption context as additional authenticated data: as in KMS, a
  * ciphertext decrypts only with the context it was sealed with, and a tampered one is refused
  * (InvalidCiphertextException). Only the key's id, ARN or alias is accepted (NotFoundException otherwise).
+ * A second key, an HMAC key as KMS's `HMAC_256`, answers GenerateMac (HMAC-SHA-256 of the message): the
+ * artwork links' daily signing keys are derived with it.
  * It is not a store of secrets: the key sits next to the data, which is what local development wants.
  */
-import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
@@ -17,6 +19,8 @@ import { AwsJsonError, signerOf, startAwsJsonFront } from './aws-json-front.ts';
 
 /** The alias the local stack names in WEBHOOK_KMS_KEY_ID. */
 export const LOCAL_WEBHOOK_KEY_ALIAS = 'alias/photo-commerce-webhooks';
+/** The alias the local stack names in ARTWORK_LINK_KEY_ID. */
+export const LOCAL_ARTWORK_LINK_KEY_ALIAS = 'alias/photo-commerce-artwork-links';
 
 export interface LocalKms {
   /** The endpoint the SDK reaches it at (AWS_ENDPOINT_URL_KMS). */
@@ -34,9 +38,9 @@ interface KeyFile {
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/** The key of the data folder, made on first use. */
-function loadKey(dataDir: string): KeyFile {
-  const file = join(dataDir, 'kms-key.json');
+/** A key of the data folder (`kms-key.json`, the HMAC key's `kms-mac-key.json`), made on first use. */
+function loadKey(dataDir: string, name: string): KeyFile {
+  const file = join(dataDir, name);
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as KeyFile;
   const key: KeyFile = { keyId: randomUUID(), material: randomBytes(32).toString('base64') };
   writeFileAtomically(file, JSON.stringify(key));
@@ -51,6 +55,9 @@ const contextBytes = (context: Record<string, string> | undefined) =>
 interface KmsRequest {
   KeyId?: string;
   Plaintext?: string;
+  /** GenerateMac's message (base64) and algorithm. */
+  Message?: string;
+  MacAlgorithm?: string;
   CiphertextBlob?: string;
   EncryptionContext?: Record<string, string>;
 }
@@ -73,20 +80,29 @@ export async function startLocalKms(
   port = 0,
   onCall?: (call: ServiceCall) => void,
 ): Promise<LocalKms> {
-  const key = loadKey(dataDir);
+  const key = loadKey(dataDir, 'kms-key.json');
   const material = Buffer.from(key.material, 'base64');
   const keyArn = `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:key/${key.keyId}`;
+  const macKey = loadKey(dataDir, 'kms-mac-key.json');
+  const macKeyArn = `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:key/${macKey.keyId}`;
+  const macKeyNames = new Set([
+    macKey.keyId,
+    macKeyArn,
+    LOCAL_ARTWORK_LINK_KEY_ALIAS,
+    `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_ARTWORK_LINK_KEY_ALIAS}`,
+  ]);
   const known = new Set([
     key.keyId,
     keyArn,
     LOCAL_WEBHOOK_KEY_ALIAS,
     `arn:aws:kms:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${LOCAL_WEBHOOK_KEY_ALIAS}`,
   ]);
-  const report = (operation: 'Encrypt' | 'Decrypt', input: KmsRequest, request: IncomingMessage) =>
+  const report = (operation: 'Encrypt' | 'Decrypt' | 'GenerateMac', input: KmsRequest, request: IncomingMessage) =>
     onCall?.({
       accessKeyId: signerOf(request),
       action: `kms:${operation}`,
-      resource: keyArn, // the one key; a Decrypt's is the key that sealed the blob
+      // A Decrypt's key is the one that sealed the blob: the encryption key, as for Encrypt.
+      resource: operation === 'GenerateMac' ? macKeyArn : keyArn,
       via: operation,
       context: contextConditions(input.EncryptionContext),
     });
@@ -126,6 +142,18 @@ export async function startLocalKms(
       } catch {
         throw new AwsJsonError('InvalidCiphertextException', 'The ciphertext or its encryption context is not valid');
       }
+    },
+    GenerateMac(input, request) {
+      report('GenerateMac', input, request);
+      if (input.KeyId === undefined || !macKeyNames.has(input.KeyId))
+        throw new AwsJsonError('NotFoundException', `Key '${input.KeyId}' does not exist`);
+      if (input.MacAlgorithm !== 'HMAC_SHA_256')
+        throw new AwsJsonError('InvalidKeyUsageException', `${input.MacAlgorithm} is not this key's MAC algorithm`);
+      const message = Buffer.from(input.Message ?? '', 'base64');
+      if (message.length === 0 || message.length > 4096)
+        throw new AwsJsonError('ValidationException', 'Message must be 1 to 4096 bytes');
+      const mac = createHmac('sha256', Buffer.from(macKey.material, 'base64')).update(message).digest();
+      return { Mac: mac.toString('base64'), MacAlgorithm: 'HMAC_SHA_256', KeyId: macKeyArn };
     },
   };
 

@@ -24,7 +24,7 @@ import { RENDITIONS_SUBSCRIPTION } from '../../functions/contracts/library-event
 import { startLocalSqsFront } from './sqs-front.ts';
 import { maxConcurrency } from '../consumer-concurrency.ts';
 import { startWebhookQueues, webhookQueueEnv } from './webhook-queues.ts';
-import { LOCAL_WEBHOOK_KEY_ALIAS, startLocalKms } from './kms.ts';
+import { LOCAL_ARTWORK_LINK_KEY_ALIAS, LOCAL_WEBHOOK_KEY_ALIAS, startLocalKms } from './kms.ts';
 import { awsCallLogDir, recordServiceCall } from './aws-call-log.ts';
 
 export interface LocalServiceOptions {
@@ -169,6 +169,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     POWERTOOLS_METRICS_DISABLED: 'true',
     EVENTS_FILE: join(dataDir, 'events.jsonl'),
     WEBHOOK_KMS_KEY_ID: LOCAL_WEBHOOK_KEY_ALIAS,
+    ARTWORK_LINK_KEY_ID: LOCAL_ARTWORK_LINK_KEY_ALIAS,
     // Any SDK client without an explicit local endpoint goes to a closed loopback port, never to AWS.
     AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
     ...LOCAL_AWS_ENV,

@@ -41,6 +41,7 @@ const assets = new Map(
       eventBusName: 'bus',
       webhookDeliveryQueueUrl: 'queue',
       webhookKeyId: 'key',
+      artworkLinkKeyId: 'link-key',
     },
     localSynthesisContext(process.env).stage,
   ).map((fn) => [fn.module, fn.assetDir]),

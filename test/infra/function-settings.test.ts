@@ -19,6 +19,7 @@ const functions = synthesizedFunctions(
     eventBusName: 'local-bus',
     webhookDeliveryQueueUrl: 'http://127.0.0.1:9/000000000000/local-deliveries',
     webhookKeyId: 'alias/local',
+    artworkLinkKeyId: 'alias/local-links',
   },
   localSynthesisContext(process.env).stage,
 );

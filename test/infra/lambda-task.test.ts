@@ -97,7 +97,14 @@ function mappedByChildrenIn(cwd: string): string[] {
 
 describe('the renditions asset', () => {
   const renditions = synthesizedFunctions(
-    { tableName: 't', bucketName: 'b', eventBusName: 'e', webhookDeliveryQueueUrl: 'q', webhookKeyId: 'k' },
+    {
+      tableName: 't',
+      bucketName: 'b',
+      eventBusName: 'e',
+      webhookDeliveryQueueUrl: 'q',
+      webhookKeyId: 'k',
+      artworkLinkKeyId: 'l',
+    },
     localSynthesisContext(process.env).stage,
   ).find((fn) => fn.module === 'make-renditions')!;
 

@@ -45,6 +45,7 @@ beforeAll(async () => {
       eventBusName: 'unused',
       webhookDeliveryQueueUrl: env.WEBHOOK_DELIVERY_QUEUE_URL!,
       webhookKeyId: env.WEBHOOK_KMS_KEY_ID!,
+      artworkLinkKeyId: env.ARTWORK_LINK_KEY_ID!,
     },
     localSynthesisContext(env).stage,
   ).find((candidate) => candidate.module === 'make-renditions')!;

@@ -53,6 +53,8 @@ export interface LocalResources {
   webhookDeliveryQueueUrl: string;
   /** The local KMS stand-in's key for webhook secrets. */
   webhookKeyId: string;
+  /** Its HMAC key for the artwork links. */
+  artworkLinkKeyId: string;
 }
 
 /** The app's modules: bin/app.ts and the relative imports it reaches (lib/, not the local stack it never imports). */
@@ -128,7 +130,8 @@ export function synthesize(context: Record<string, string>, outdir = LOCAL_CDK_O
 
 /**
  * A template value as CloudFormation would resolve it, for what function environments hold: strings,
- * `Ref`s to the table, bucket, bus and the webhook deliveries queue, and the webhook secrets' key's ARN.
+ * `Ref`s to the table, bucket, bus and the webhook deliveries queue, and the ARNs of the webhook secrets' key
+ * and the artwork links' key.
  * Anything else fails: a function must not start with a value the local stack cannot give it.
  */
 function resolver(local: LocalResources, resources: Record<string, CfnResource>) {
@@ -138,7 +141,11 @@ function resolver(local: LocalResources, resources: Record<string, CfnResource>)
     'AWS::Events::EventBus': local.eventBusName,
     'AWS::SQS::Queue': local.webhookDeliveryQueueUrl,
   };
-  const arnByType: Record<string, string> = { 'AWS::KMS::Key': local.webhookKeyId };
+  // The stack's two keys are told apart by their spec: the artwork links' is an HMAC key.
+  const keyArnOf = (resource: CfnResource | undefined) =>
+    (resource?.Properties as { KeySpec?: string } | undefined)?.KeySpec === 'HMAC_256'
+      ? local.artworkLinkKeyId
+      : local.webhookKeyId;
   return (value: unknown): string => {
     if (typeof value === 'string') return value;
     const ref = (value as { Ref?: string } | null)?.Ref;
@@ -147,7 +154,9 @@ function resolver(local: LocalResources, resources: Record<string, CfnResource>)
       ref !== undefined
         ? byType[resources[ref]?.Type ?? '']
         : attribute === 'Arn' && attributeOf !== undefined
-          ? arnByType[resources[attributeOf]?.Type ?? '']
+          ? resources[attributeOf]?.Type === 'AWS::KMS::Key'
+            ? keyArnOf(resources[attributeOf])
+            : undefined
           : undefined;
     if (resolved === undefined)
       throw new Error(`the local stack cannot resolve ${JSON.stringify(value)} in a function's environment`);

@@ -3,7 +3,7 @@
  * @cloud-copilot/iam-simulate: the calling function's role policies as identity policies and, for S3 and KMS,
  * the bucket or key policy as resource policy, in one account, with the call's condition keys. A call's local names
  * (table, bucket, bus, key, queue) are mapped onto the template's through the function's own environment
- * (TABLE_NAME, BUCKET_NAME, EVENT_BUS_NAME, WEBHOOK_KMS_KEY_ID, WEBHOOK_DELIVERY_QUEUE_URL), which is what it
+ * (TABLE_NAME, BUCKET_NAME, EVENT_BUS_NAME, WEBHOOK_KMS_KEY_ID or ARTWORK_LINK_KEY_ID, WEBHOOK_DELIVERY_QUEUE_URL), which is what it
  * would use in AWS.
  */
 import { getDenialReasons, getGrantReasons, runSimulation, type RequestGrant } from '@cloud-copilot/iam-simulate';
@@ -42,9 +42,9 @@ export function templateResource(resource: string, environment: Record<string, s
   if (object && environment.BUCKET_NAME) return `arn:aws:s3:::${environment.BUCKET_NAME}${object[1]}`;
   if (/^arn:aws:events:[^:]*:[^:]*:event-bus\//.test(resource) && environment.EVENT_BUS_NAME)
     return `arn:aws:events:${TEMPLATE_REGION}:${TEMPLATE_ACCOUNT}:event-bus/${environment.EVENT_BUS_NAME}`;
-  // The webhook secrets' key, as the stack names it (its ARN).
-  if (/^arn:aws:kms:[^:]*:[^:]*:key\//.test(resource) && environment.WEBHOOK_KMS_KEY_ID)
-    return environment.WEBHOOK_KMS_KEY_ID;
+  // The function's one key, as the stack names it (its ARN): the webhook secrets' or the artwork links'.
+  const key = environment.WEBHOOK_KMS_KEY_ID ?? environment.ARTWORK_LINK_KEY_ID;
+  if (/^arn:aws:kms:[^:]*:[^:]*:key\//.test(resource) && key) return key;
   // The one queue a function sends to or holds messages of: the deliveries queue (its URL names it).
   const queueUrl = environment.WEBHOOK_DELIVERY_QUEUE_URL;
   if (resource.startsWith('arn:aws:sqs:') && queueUrl) {
