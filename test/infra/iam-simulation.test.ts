@@ -162,6 +162,21 @@ describe('the template denies, and says why', () => {
     expect((await verdictOf(sealing('get-webhook', 'kms:Decrypt', ['WebhookId']))).allowed).toBe(false);
   });
 
+  it("the artwork links' MACs: made by the artwork read and the link's function only, with the links' key only", async () => {
+    const KEY = 'arn:aws:kms:us-east-1:000000000000:key/local';
+    for (const handler of ['get-order-artwork', 'follow-artwork-link'])
+      expect((await verdictOf(call(handler, 'kms:GenerateMac', KEY, HTTPS))).allowed, handler).toBe(true);
+    for (const handler of ['get-order', 'create-webhook', 'webhook-deliver'])
+      expect((await verdictOf(call(handler, 'kms:GenerateMac', KEY, HTTPS))).allowed, handler).toBe(false);
+    // The webhook secrets' key is not the links' (another action maps the call onto it).
+    expect((await verdictOf(call('follow-artwork-link', 'kms:Decrypt', KEY, HTTPS))).allowed).toBe(false);
+    // The link's function reads the owner pointer, the item and the artwork record, and writes nothing.
+    expect((await verdictOf(tableCall('follow-artwork-link', 'dynamodb:GetItem', ['ORDER#abc']))).allowed).toBe(true);
+    expect((await verdictOf(tableCall('follow-artwork-link', 'dynamodb:UpdateItem', ['ORDER#abc']))).allowed).toBe(
+      false,
+    );
+  });
+
   it("a redelivery that writes anything but its delivery (the revoked mark is the revocation CLI's)", async () => {
     const verdict = await verdictOf(tableCall('redeliver-webhook-delivery', 'dynamodb:UpdateItem', ['WEBHOOK#abc']));
     expect(verdict.allowed).toBe(false);

@@ -5,6 +5,22 @@ import type { CheckoutView, OrderView } from './service-api.ts';
 
 export const payPath = (checkoutId: string) => `/checkout/${encodeURIComponent(checkoutId)}/pay`;
 export const confirmationPath = (checkoutId: string) => `/checkout/${encodeURIComponent(checkoutId)}/confirmation`;
+export const cancelPath = (checkoutId: string) => `/checkout/${encodeURIComponent(checkoutId)}/cancel`;
+
+/**
+ * The Cancel button, while the customer may still cancel (the lab has not started: OrderReceived). A real
+ * site has its signed-in customer's bearer token; this stand-in has no sign-in, so the form asks for it
+ * (`npm run -s token -- --user <id>`) and the site sends it with the cancel, server-side.
+ */
+const cancelForm = (checkoutId: string, order: OrderView): Html | string =>
+  order.Status !== 'OrderReceived'
+    ? ''
+    : html`<form method="post" action="${cancelPath(checkoutId)}" class="cancel">
+<h2>Changed your mind?</h2>
+<p>You can cancel this order until we start making it; the payment is then refunded.</p>
+<p><label for="bearer-token">Your sign-in token</label> <input id="bearer-token" name="token" type="password" autocomplete="off" required></p>
+<button type="submit">Cancel order</button>
+</form>`;
 
 /**
  * The lines as a table: the product's name (a project without one says so) with its guid shortened in small
@@ -52,6 +68,7 @@ export function confirmationPage(checkout: CheckoutView, order: OrderView): Rend
 <dt>Status</dt><dd data-order-status="${order.Status}">${statusWords(order.Status)}</dd>
 <dt>Placed</dt><dd>${dateTime(order.CreatedDateUtc)}</dd>
 </dl>
-${linesTable('What you paid for', checkout, order.OrderTotal)}`,
+${linesTable('What you paid for', checkout, order.OrderTotal)}
+${cancelForm(checkout.CheckoutId, order)}`,
   });
 }

@@ -36,6 +36,26 @@ export function checkoutProblem(answer: { status: number; code: string }): Probl
   return temporaryProblem();
 }
 
+/** Why the customer's cancel was refused: their token (401, or another user's order: 404), or the lab started (409). */
+export function cancelProblem(answer: { status: number; code: string }): Problem {
+  if (answer.status === 409)
+    return {
+      status: 409,
+      title: 'This order can no longer be cancelled',
+      explanation: 'We have started making it, so it can no longer be cancelled here.',
+      nextStep: 'Contact us if something is wrong with your order.',
+    };
+  if (answer.status === 401 || answer.status === 404 || answer.status === 400)
+    return {
+      status: 403,
+      title: 'We could not tell that this is your order',
+      explanation:
+        'The sign-in token was refused, or it is not the token of the customer who placed this order. Nothing was cancelled.',
+      nextStep: 'Go back and enter your own sign-in token.',
+    };
+  return temporaryProblem();
+}
+
 export function builderProblem(answer: { status: number; code: string }): Problem {
   if (answer.status === 404 || answer.status === 400) {
     return {

@@ -11,6 +11,7 @@ import type { RenderedPage } from './html.ts';
 import { productSize } from './product-sizes.ts';
 import {
   builderProblem,
+  cancelProblem,
   checkoutProblem,
   notFoundProblem,
   problemPage,
@@ -104,6 +105,35 @@ async function showConfirmation(api: ServiceApi, checkoutId: string, response: S
   sendPage(response, 200, confirmationPage(checkout, order.value));
 }
 
+/** The form's `token` field (URL-encoded body); undefined when absent or empty. */
+async function tokenOf(request: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > 16_384) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  const token = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('token')?.trim();
+  return token === undefined || token === '' ? undefined : token;
+}
+
+/** The Cancel button: the order read back as the confirmation reads it, then cancelled with the customer's token. */
+async function cancel(
+  api: ServiceApi,
+  checkoutId: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const token = await tokenOf(request);
+  if (token === undefined) return sendProblem(response, cancelProblem({ status: 401, code: 'Unauthorized' }));
+  const order = await api.completeCheckout(checkoutId, testPaymentReference(checkoutId));
+  if (!order.ok) return sendProblem(response, checkoutProblem(order));
+  const cancelled = await api.cancelOrder(order.value.OrderGuid, token);
+  if (!cancelled.ok) return sendProblem(response, cancelProblem(cancelled));
+  redirect(response, confirmationPath(checkoutId));
+}
+
 async function showBuilder(
   api: ServiceApi,
   token: string,
@@ -163,6 +193,7 @@ async function route(
   if (id && parts[0] === 'checkout') {
     if (method === 'GET' && parts.length === 2) return showCheckout(api, id, response);
     if (method === 'POST' && parts.length === 3 && parts[2] === 'pay') return pay(api, id, response);
+    if (method === 'POST' && parts.length === 3 && parts[2] === 'cancel') return cancel(api, id, request, response);
     if (method === 'GET' && parts.length === 3 && parts[2] === 'confirmation')
       return showConfirmation(api, id, response);
   }
@@ -185,8 +216,9 @@ export async function startLocalSite(options: LocalSiteOptions): Promise<LocalSi
             response,
             path.slice(UPLOAD_API_PREFIX.length),
           )
-        : // The pay form's body carries nothing the site needs; read it to the end so the connection can be reused.
-          (request.resume(), route(api, uploads, request, response));
+        : // The pay form's body carries nothing the site needs (the cancel form's token is read by its route);
+          // read it to the end so the connection can be reused.
+          (path.endsWith('/cancel') || request.resume(), route(api, uploads, request, response));
     handled.catch((error: unknown) => {
       process.stderr.write(`local site: ${String(error)}\n`);
       if (!response.headersSent) sendProblem(response, temporaryProblem());

@@ -19,6 +19,8 @@ export interface ServiceApi {
   getCheckout(checkoutId: string): Promise<Answer<CheckoutView>>;
   completeCheckout(checkoutId: string, paymentReference: string): Promise<Answer<OrderView>>;
   getBuilder(token: string): Promise<Answer<BuilderView>>;
+  /** The customer's cancel: with their bearer token, not the site's key (only the order's customer may cancel). */
+  cancelOrder(orderGuid: string, bearerToken: string): Promise<Answer<OrderView>>;
 }
 
 const API_KEY_HEADER = 'X-SERVICE-API-Key';
@@ -33,8 +35,9 @@ export function serviceApi(serviceUrl: string, apiKey: string): ServiceApi {
     path: string,
     pick: (body: any) => T,
     json?: unknown,
+    credential: Record<string, string> = { [API_KEY_HEADER]: apiKey },
   ): Promise<Answer<T>> {
-    const headers: Record<string, string> = { Accept: 'application/json', [API_KEY_HEADER]: apiKey };
+    const headers: Record<string, string> = { Accept: 'application/json', ...credential };
     if (json !== undefined) headers['Content-Type'] = 'application/json';
     let response: Response;
     try {
@@ -79,5 +82,11 @@ export function serviceApi(serviceUrl: string, apiKey: string): ServiceApi {
         call('POST', `/checkout/${id}/complete`, (body) => body.Order as OrderView, { PaymentReference }),
       ),
     getBuilder: (token) => withId(token, (id) => call('GET', `/builder/${id}`, (body) => body.Builder as BuilderView)),
+    cancelOrder: (orderGuid, bearerToken) =>
+      withId(orderGuid, (id) =>
+        call('POST', `/order/${id}/cancel`, (body) => body.Order as OrderView, undefined, {
+          Authorization: `Bearer ${bearerToken}`,
+        }),
+      ),
   };
 }

@@ -33,8 +33,15 @@ export interface CallVerdict {
   grants: RequestGrant[];
 }
 
-/** `resource` (an ARN of the local stand-ins) with the template's name of its table, bucket, bus, key or queue. */
-export function templateResource(resource: string, environment: Record<string, string | undefined>): string {
+/**
+ * `resource` (an ARN of the local stand-ins) with the template's name of its table, bucket, bus, key or queue.
+ * `action` tells the two keys apart: only the artwork links' HMAC key makes MACs.
+ */
+export function templateResource(
+  resource: string,
+  environment: Record<string, string | undefined>,
+  action?: string,
+): string {
   const table = /^arn:aws:dynamodb:[^:]*:[^:]*:table\/[^/]+(.*)$/.exec(resource);
   if (table && environment.TABLE_NAME)
     return `arn:aws:dynamodb:${TEMPLATE_REGION}:${TEMPLATE_ACCOUNT}:table/${environment.TABLE_NAME}${table[1]}`;
@@ -42,8 +49,8 @@ export function templateResource(resource: string, environment: Record<string, s
   if (object && environment.BUCKET_NAME) return `arn:aws:s3:::${environment.BUCKET_NAME}${object[1]}`;
   if (/^arn:aws:events:[^:]*:[^:]*:event-bus\//.test(resource) && environment.EVENT_BUS_NAME)
     return `arn:aws:events:${TEMPLATE_REGION}:${TEMPLATE_ACCOUNT}:event-bus/${environment.EVENT_BUS_NAME}`;
-  // The function's one key, as the stack names it (its ARN): the webhook secrets' or the artwork links'.
-  const key = environment.WEBHOOK_KMS_KEY_ID ?? environment.ARTWORK_LINK_KEY_ID;
+  // The key, as the stack names it (its ARN): the artwork links' or the webhook secrets'.
+  const key = action === 'kms:GenerateMac' ? environment.ARTWORK_LINK_KEY_ID : environment.WEBHOOK_KMS_KEY_ID;
   if (/^arn:aws:kms:[^:]*:[^:]*:key\//.test(resource) && key) return key;
   // The one queue a function sends to or holds messages of: the deliveries queue (its URL names it).
   const queueUrl = environment.WEBHOOK_DELIVERY_QUEUE_URL;
@@ -123,7 +130,7 @@ export async function evaluateCalls(calls: AwsCall[], access: TemplateAccess): P
       });
       continue;
     }
-    const resource = templateResource(call.resource, { ...fallbackNames, ...fn.environment });
+    const resource = templateResource(call.resource, { ...fallbackNames, ...fn.environment }, call.action);
     const resourcePolicy = access.resourcePolicies.get(policyHolderOf(resource));
     const documents = [...fn.policies.map((policy) => policy.document), ...(resourcePolicy ? [resourcePolicy] : [])];
     const missing = missingConditionKeys(documents, call.action, call.context);
