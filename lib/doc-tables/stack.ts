@@ -141,6 +141,8 @@ export function grantsTable(): string {
             ? 'sends to its dead-letter queue'
             : 'sends to the webhook deliveries queue',
         );
+      else if (actions.includes('kms:GenerateMac'))
+        other.push("kms:GenerateMac with the artwork links' key (a day's signing key)");
       else if (actions.some((action) => action.startsWith('kms:')))
         other.push(`${actions.join(', ')} with the webhook secrets' key (a webhook id as encryption context)`);
     }

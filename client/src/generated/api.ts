@@ -26,6 +26,8 @@ export interface Schemas {
     DownloadUrl: string;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     DownloadUrlExpiresDateUtc: Date;
+    /** A URL on this API that needs no credential and names no user, valid ARTWORK_LINK_DAYS (14): each GET answers 307 to a fresh presigned GET of the original. Signed (changed, 403 InvalidLink); 410 once expired (LinkExpired), once the order is Cancelled (OrderCancelled), or for an item erased after the order's hold ended (ArtworkErased). For a print queue that downloads later than DownloadUrl's 15 minutes */
+    DownloadLink: string;
   };
   ArtworkLine: {
     /** The order line's Id */
@@ -734,6 +736,25 @@ export interface Operations {
     body: undefined;
     response: Schemas['DeletedWebhook'];
   };
+  /** GET /order/{orderGuid}/artwork/{itemGuid}: An artwork item's DownloadLink: 307 to a fresh presigned GET of the original, no credential */
+  followArtworkLink: {
+    path: {
+      /** The order, as the DownloadLink names it */
+      orderGuid: string;
+      /** The library item, as the DownloadLink names it */
+      itemGuid: string;
+    };
+    query: {
+      /** The order line's Id the item was answered under */
+      line?: string;
+      /** When the link expires, epoch seconds */
+      expires?: string;
+      /** The link's signature */
+      signature?: string;
+    };
+    body: undefined;
+    response: unknown;
+  };
   /** GET /basket/{basketGuid}: Read a basket */
   getBasket: {
     path: {
@@ -1181,6 +1202,14 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     method: 'DELETE',
     path: '/webhooks/{webhookId}',
     credential: 'apiKey',
+    idempotent: false,
+    body: 'none',
+    dates: [],
+  },
+  followArtworkLink: {
+    method: 'GET',
+    path: '/order/{orderGuid}/artwork/{itemGuid}',
+    credential: 'none',
     idempotent: false,
     body: 'none',
     dates: [],
