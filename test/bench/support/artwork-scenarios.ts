@@ -1,7 +1,7 @@
 /**
  * The bench scenarios of orders that keep their artwork (issue 33): a 10-line order whose projects name
- * library items, its checkout and completion, the lab's read of its artwork, and a checkout whose artwork
- * needs more than one transaction (two lines of 120 items).
+ * library items, its checkout and completion, the lab's read of its artwork, one of its items' DownloadLink
+ * followed, and a checkout whose artwork needs more than one transaction (two lines of 120 items).
  */
 import type { RequestOptions } from '../../support/service.ts';
 import { multipartBody, pngOfSize } from '../../support/multipart.ts';
@@ -90,6 +90,8 @@ export async function artworkPlans(world: World, as: Credentials): Promise<Artwo
     ...as.site,
     json: { PaymentReference: 'bench-artwork' },
   });
+  const read = await ok(world, 'GET', `/order/${Order.OrderGuid}/artwork`, as.fulfilment);
+  const link = new URL(read.Lines[0].Items[0].DownloadLink as string);
   return [
     {
       label: `POST /basket/{guid}/checkout (artwork: ${ARTWORK_LINES} lines of ${ITEMS_PER_LINE} items)`,
@@ -119,6 +121,14 @@ export async function artworkPlans(world: World, as: Credentials): Promise<Artwo
       path: `/order/${Order.OrderGuid}/artwork`,
       options: as.fulfilment,
       signs: artwork,
+    },
+    {
+      label: 'GET /order/{guid}/artwork/{item} (a DownloadLink followed, no credential)',
+      handler: 'follow-artwork-link',
+      method: 'GET',
+      path: `${link.pathname}${link.search}`,
+      options: {},
+      signs: [read.Lines[0].Items[0].ItemGuid as string],
     },
   ];
 }
