@@ -1,6 +1,7 @@
 /**
  * The local checkout site in headless Chromium, against the real local service: a shopper pays a checkout
- * and the order appears in GET /orders; a changed or unknown checkout says why it cannot be paid; an
+ * and the order appears in GET /orders, and cancels it with their token (another customer's is refused); a
+ * changed or unknown checkout says why it cannot be paid; an
  * unknown builder link says so; the pages reach nothing but loopback and never carry the site's
  * API key. The builder page with images: local-site-builder.test.ts.
  */
@@ -103,6 +104,33 @@ describe('local checkout site in a browser', { timeout: 120_000 }, () => {
     expect((await stack.service.request('GET', '/orders', { token: alice })).body.Orders).toHaveLength(
       orders.body.Orders.length,
     );
+    await page.close();
+  });
+
+  it("cancels the order with the customer's token while it is OrderReceived, refusing another customer's", async () => {
+    const { checkoutUrl } = await checkoutUrlFor([[photoBook, 1]]);
+    const page = await stack.browser.newPage();
+    await page.goto(checkoutUrl);
+    await Promise.all([page.waitForURL(/\/confirmation$/), page.getByRole('button', { name: /Pay/ }).click()]);
+    const orderGuid = (await page.locator('[data-order-guid]').textContent()) as string;
+    const cancel = page.getByRole('button', { name: 'Cancel order' });
+    expect(await cancel.count()).toBe(1);
+
+    // Another customer's token cancels nothing.
+    await page.getByLabel('Your sign-in token').fill(await stack.service.token('mallory'));
+    await cancel.click();
+    expect(await heading(page)).toBe('We could not tell that this is your order');
+    const unchanged = await stack.service.request('GET', `/order/${orderGuid}`, { token: alice });
+    expect(unchanged.body.Status).toBe('OrderReceived');
+
+    await page.goBack();
+    await page.getByLabel('Your sign-in token').fill(alice);
+    await Promise.all([page.waitForURL(/\/confirmation$/), page.getByRole('button', { name: 'Cancel order' }).click()]);
+    expect(await page.locator('[data-order-status]').textContent()).toBe('Cancelled');
+    expect(await page.getByRole('button', { name: 'Cancel order' }).count()).toBe(0);
+    await stack.browser.screenshot(page, 'cancelled');
+    const read = await stack.service.request('GET', `/order/${orderGuid}`, { token: alice });
+    expect(read.body.Status).toBe('Cancelled');
     await page.close();
   });
 
