@@ -5,11 +5,12 @@
  * itself (artwork DownloadLinks) are built on it, so they reach the same stage by the same name.
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { lowerCaseHeaders } from './headers.ts';
 
-export function apiBaseUrlOf(event: APIGatewayProxyEvent): string {
-  const scheme = lowerCaseHeaders(event.headers)['x-forwarded-proto'] ?? 'https';
+export function apiBaseUrlOf(event: APIGatewayProxyEvent, headers: Record<string, string | undefined>): string {
+  const scheme = headers['x-forwarded-proto'] ?? 'https';
+  // The route's own path: its resource with the path parameters in place (guids: nothing to encode).
+  const routePath = event.resource.replace(/\{(\w+)\}/g, (_, name: string) => event.pathParameters?.[name] ?? '');
   const fullPath = event.requestContext.path ?? event.path;
-  const prefix = fullPath.endsWith(event.path) ? fullPath.slice(0, fullPath.length - event.path.length) : '';
+  const prefix = fullPath.endsWith(routePath) ? fullPath.slice(0, fullPath.length - routePath.length) : '';
   return `${scheme}://${event.requestContext.domainName}${prefix}`;
 }

@@ -8,8 +8,8 @@ import { GenerateMacCommand } from '@aws-sdk/client-kms';
 import { kms } from '../shared/clients/kms.ts';
 import { config } from '../shared/config.ts';
 
-/** Days kept: every day a live link can name (ARTWORK_LINK_DAYS is at most 30), and a few more. */
-const MAX_KEPT_DAYS = 40;
+/** Days kept: every day a check derives (services/artwork-links.ts: 60 back, 31 ahead), and a few more. */
+const MAX_KEPT_DAYS = 100;
 const kept = new Map<number, Promise<Buffer>>();
 
 /** The signing key of `day` (days since the epoch, UTC). */
