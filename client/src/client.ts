@@ -100,6 +100,9 @@ export class PhotoCommerceClient {
     /** POST /order/{guid}/cancel: the user's cancel while the order is OrderReceived (409 after). Idempotent. */
     cancel: (orderGuid: string, options?: CallOptions) =>
       this.#transport.call('cancelOrder', { path: { orderGuid } }, options),
+    /** An artwork item's `DownloadLink` followed (no credential sent: the link is its own) to the original's bytes. */
+    original: (downloadLink: string, options?: CallOptions) =>
+      this.#transport.getWithoutCredentials(downloadLink, options),
     /**
      * GET /order/{guid}/artwork (`fulfilment` API key), as an async iterator over the order's lines, each with
      * the originals it prints and their presigned downloads (valid 15 minutes: download as you go).

@@ -109,25 +109,51 @@ export class Transport {
     form: { body: Uint8Array; contentType: string },
     options: CallOptions = {},
   ): Promise<void> {
+    await this.#withoutCredentials(
+      url,
+      { method: 'POST', headers: { 'Content-Type': form.contentType }, body: form.body as RequestInit['body'] },
+      'upload to storage',
+      options,
+      async (response) => {
+        const text = await response.text();
+        if (!response.ok)
+          throw new ConnectionError(`upload to storage failed: HTTP ${response.status} ${text.slice(0, 200)}`);
+      },
+    );
+  }
+
+  /**
+   * GETs a URL the service handed out that is its own credential (an artwork DownloadLink): nothing of this
+   * client's credentials is sent, to it or to where it redirects. The service's refusal (403, 410) is an
+   * `ApiError`; storage's, a `ConnectionError`.
+   */
+  getWithoutCredentials(url: string, options: CallOptions = {}): Promise<Uint8Array> {
+    return this.#withoutCredentials(url, { method: 'GET' }, 'download', options, async (response) => {
+      if (response.ok) return new Uint8Array(await response.arrayBuffer());
+      const text = await response.text();
+      if ((response.headers.get('content-type') ?? '').startsWith('application/json')) throw errorOf(response, text);
+      throw new ConnectionError(`download failed: HTTP ${response.status} ${text.slice(0, 200)}`);
+    });
+  }
+
+  /** One request outside the service's operations: the timeout and signal of a call, no retries. */
+  async #withoutCredentials<T>(
+    url: string,
+    init: RequestInit,
+    what: string,
+    options: CallOptions,
+    read: (response: Response) => Promise<T>,
+  ): Promise<T> {
     const timeoutMs = this.#timeoutMs(options);
     const timing = attemptSignal(options.signal, timeoutMs);
     try {
-      const response = await (this.#options.fetch ?? globalThis.fetch)(url, {
-        method: 'POST',
-        headers: { 'Content-Type': form.contentType },
-        body: form.body as RequestInit['body'],
-        signal: timing.signal,
-      });
-      const text = await response.text();
-      if (!response.ok)
-        throw new ConnectionError(`upload to storage failed: HTTP ${response.status} ${text.slice(0, 200)}`);
+      return await read(await (this.#options.fetch ?? globalThis.fetch)(url, { ...init, signal: timing.signal }));
     } catch (error) {
       if (options.signal?.aborted) throw abortReason(options.signal);
-      if (timing.timedOut())
-        throw new TimeoutError(`upload to storage: no answer within ${timeoutMs} ms`, { cause: error });
-      throw error instanceof ConnectionError
+      if (timing.timedOut()) throw new TimeoutError(`${what}: no answer within ${timeoutMs} ms`, { cause: error });
+      throw error instanceof ConnectionError || error instanceof ApiError
         ? error
-        : new ConnectionError(`upload to storage failed: ${(error as Error)?.message}`, { cause: error });
+        : new ConnectionError(`${what} failed: ${(error as Error)?.message}`, { cause: error });
     } finally {
       timing.done();
     }

@@ -137,6 +137,11 @@ describe('projects, baskets, checkout and orders', () => {
     // The project names no artwork: its line prints none.
     const artwork = await fulfilment.orders.artwork(Order.OrderGuid).toArray();
     expect(artwork).toEqual([{ Id: 2, ProjectGuid: projectGuid, ProjectVersion: 3, Items: [] }]);
+    // A DownloadLink is its own credential (test/integration/artwork-links.test.ts follows real ones): a made-up
+    // one is the service's 403 InvalidLink.
+    const expires = Math.floor(Date.now() / 1000) + 3600;
+    const forged = `${service.url}/order/${Order.OrderGuid}/artwork/${'0'.repeat(32)}?line=2&expires=${expires}&signature=${'A'.repeat(43)}`;
+    await expect(fulfilment.orders.original(forged)).rejects.toMatchObject({ status: 403, code: 'InvalidLink' });
     // The lab has started: the customer's cancel is refused, naming the status.
     await expect(user.orders.cancel(Order.OrderGuid)).rejects.toMatchObject({ status: 409, code: 'OrderInProduction' });
     const second = await user.baskets.create();

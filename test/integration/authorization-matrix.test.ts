@@ -24,6 +24,8 @@ import {
 interface Sample {
   json?: unknown;
   raw?: { body: string; contentType: string };
+  /** Appended to the path. */
+  query?: string;
 }
 
 let photoBook = '';
@@ -55,6 +57,8 @@ const samples: Record<string, Sample> = {
   'GET /orders': {},
   'GET /order/{orderGuid}': {},
   'GET /order/{orderGuid}/artwork': {},
+  // A DownloadLink long expired: 410 whatever credential comes with it (a credential is never looked at).
+  'GET /order/{orderGuid}/artwork/{itemGuid}': { query: '?line=1&expires=1&signature=x' },
   'PUT /order/{orderGuid}/status': { json: { Status: 'not a status' } },
   'POST /order/{orderGuid}/cancel': {},
   'POST /library/push': { raw: { body: '--x--\r\n', contentType: 'multipart/form-data; boundary=x' } },
@@ -215,7 +219,7 @@ async function send(route: Route, column: Column, path: string) {
   if (sample.raw)
     Object.assign(options, { body: sample.raw.body, headers: { 'Content-Type': sample.raw.contentType } });
   else if (sample.json !== undefined) options.json = sample.json;
-  return service.request(route.method, path, options);
+  return service.request(route.method, `${path}${sample.query ?? ''}`, options);
 }
 
 describe('authorization matrix', () => {
