@@ -178,6 +178,9 @@ async function route(
 ): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://site.invalid');
   const method = request.method ?? 'GET';
+  // Only the cancel form's body holds something (its token, read by its route); any other is read to the end
+  // unlooked at, so the connection can be reused.
+  if (!(method === 'POST' && url.pathname.endsWith('/cancel'))) request.resume();
   if (uploads && method === 'GET' && (await serveUploads(uploads, url.pathname, response))) return;
   const parts = url.pathname.split('/').slice(1);
   const id = parts[1] === undefined ? undefined : decodeSegment(parts[1]);
@@ -216,9 +219,7 @@ export async function startLocalSite(options: LocalSiteOptions): Promise<LocalSi
             response,
             path.slice(UPLOAD_API_PREFIX.length),
           )
-        : // The pay form's body carries nothing the site needs (the cancel form's token is read by its route);
-          // read it to the end so the connection can be reused.
-          (path.endsWith('/cancel') || request.resume(), route(api, uploads, request, response));
+        : route(api, uploads, request, response);
     handled.catch((error: unknown) => {
       process.stderr.write(`local site: ${String(error)}\n`);
       if (!response.headersSent) sendProblem(response, temporaryProblem());
