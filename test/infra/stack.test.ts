@@ -383,6 +383,8 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
     write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'ORDER#*', 'OUTBOX#*', 'USER#*'],
   },
   'get-order-artwork': { read: ['ORDER#*', 'PROJECT#*'], write: [] },
+  // A DownloadLink's check: the owner pointer and the item's record, and a held erased item's artwork record.
+  'follow-artwork-link': { read: ['LIBITEM#*', 'ORDER#*', 'PROJECT#*'], write: [] },
   'push-library-item': INGEST_KEYS,
   'pull-library-item': INGEST_KEYS,
   'push-library-items': INGEST_KEYS,
@@ -800,9 +802,10 @@ describe('webhooks', () => {
 
   it('lets only the management routes encrypt and only the delivery function decrypt secrets, with a webhook id as context', () => {
     for (const route of routes)
-      expect(kmsActions(endpointOf(route).role), route.handler).toEqual(
-        route.grants.webhookSecrets === 'seal' ? ['kms:Encrypt'] : [],
-      );
+      expect(kmsActions(endpointOf(route).role), route.handler).toEqual([
+        ...(route.grants.webhookSecrets === 'seal' ? ['kms:Encrypt'] : []),
+        ...(route.grants.artworkLinks ? ['kms:GenerateMac'] : []),
+      ]);
     expect(kmsActions(stack.webhooks.deliveries.handlerFunction.role)).toEqual(['kms:Decrypt']);
     expect(kmsActions(stack.webhooks.fanout.handlerFunction.role)).toEqual([]);
     const decrypt = statementsOf(stack.webhooks.deliveries.handlerFunction.role).find((statement) =>
@@ -815,6 +818,22 @@ describe('webhooks', () => {
     });
     const key = resources[logicalId(stack.data.webhookSecrets)];
     expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.DeletionPolicy).toBe('Retain');
+  });
+
+  it("lets the artwork read and the DownloadLink's function make MACs with the links' HMAC key only", () => {
+    expect(routes.filter((route) => route.grants.artworkLinks).map((route) => route.handler)).toEqual([
+      'get-order-artwork',
+      'follow-artwork-link',
+    ]);
+    for (const route of routes.filter((candidate) => candidate.grants.artworkLinks)) {
+      const mac = statementsOf(endpointOf(route).role).find((statement) =>
+        [statement.Action].flat().includes('kms:GenerateMac'),
+      );
+      expect(mac?.Resource, route.handler).toEqual(arnOf(stack.data.artworkLinks));
+    }
+    const key = resources[logicalId(stack.data.artworkLinks)];
+    expect(key.Properties).toMatchObject({ KeySpec: 'HMAC_256', KeyUsage: 'GENERATE_VERIFY_MAC' });
     expect(key.DeletionPolicy).toBe('Retain');
   });
 
