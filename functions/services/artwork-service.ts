@@ -1,8 +1,9 @@
 /**
  * The lab's read of an order's artwork (GET /order/{orderGuid}/artwork): the originals of every item each
- * line's project version printed when the order was paid, with presigned GETs. Two sequential round trips
- * whatever the order: the owner pointer (one GetItem: the lines and their artwork references), then the
- * page's artwork records (one BatchGetItem; each holds what the lab needs of its items), signed in process.
+ * line's project version printed when the order was paid, with presigned GETs. Three sequential round trips
+ * whatever the order: the owner pointer (one GetItem: the lines and their artwork references), the page's
+ * artwork records (one BatchGetItem; each holds what the lab needs of its items), then the erasure intents
+ * of their items (one BatchGetItem per 100: where each original is), signed in process.
  */
 import { badRequest, conflict, notFound } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
@@ -11,6 +12,8 @@ import type { ArtworkLine, OrderArtworkPage } from '../domain/order.ts';
 import { getOrderArtworkLines } from '../store/order-store.ts';
 import { getArtworks } from '../store/project-store.ts';
 import { presignDownloads } from '../store/image-object-store.ts';
+import { getErasureIntents } from '../store/artwork-hold-store.ts';
+import { heldObjectKey } from '../domain/renditions.ts';
 
 const invalidCursor = () =>
   badRequest('InvalidCursor', 'cursor: not a cursor this listing handed out; start again without it.');
@@ -21,6 +24,25 @@ function startOf(cursor: string | undefined, lineCount: number): number {
   const start = /^[1-9]\d{0,2}$/.test(cursor) ? Number(cursor) : NaN;
   if (!(start < lineCount)) throw invalidCursor();
   return start;
+}
+
+/**
+ * Presigned GETs (DOWNLOAD_URL_SECONDS) of artwork originals where each is now: at its library key, or at its
+ * held key once the item's erasure has been asked for (services/user-library-service.ts keeps it there for
+ * the lab while a hold defers the erasure). The one place the lab's downloads are signed.
+ */
+export async function presignOriginals(items: readonly ArtworkItem[]): Promise<string[]> {
+  const erased = new Set(
+    (await getErasureIntents(items.map((item) => item.itemGuid))).map((intent) => intent.itemGuid),
+  );
+  return presignDownloads(
+    items.map(({ itemGuid, objectKey, mimeType }) => ({
+      objectKey: erased.has(itemGuid) ? heldObjectKey(objectKey) : objectKey,
+      contentType: mimeType,
+      disposition: 'attachment' as const,
+    })),
+    config.downloadUrlSeconds,
+  );
 }
 
 export async function readOrderArtwork(orderGuid: string, cursor?: string): Promise<OrderArtworkPage> {
@@ -37,10 +59,7 @@ export async function readOrderArtwork(orderGuid: string, cursor?: string): Prom
   const all = page.lines.flatMap(itemsOf);
   // Taken before signing: the URLs' own clock starts a moment later, so none expires before this.
   const downloadExpiresAt = Date.now() + config.downloadUrlSeconds * 1000;
-  const urls = await presignDownloads(
-    all.map(({ objectKey, mimeType }) => ({ objectKey, contentType: mimeType, disposition: 'attachment' as const })),
-    config.downloadUrlSeconds,
-  );
+  const urls = await presignOriginals(all);
   let next = 0;
   return {
     orderGuid,
