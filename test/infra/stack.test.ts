@@ -392,7 +392,7 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
     read: ['IDEMPOTENCY#*', 'USER#*'],
     write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'ORDER#*', 'OUTBOX#*', 'USER#*'],
   },
-  'get-order-artwork': { read: ['ORDER#*', 'PROJECT#*'], write: [] },
+  'get-order-artwork': { read: ['ERASE#*', 'ORDER#*', 'PROJECT#*'], write: [] },
   'push-library-item': INGEST_KEYS,
   'pull-library-item': INGEST_KEYS,
   'push-library-items': INGEST_KEYS,
