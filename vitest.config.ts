@@ -32,6 +32,7 @@ const BUNDLE_FILES = [
   'test/integration/artwork-hold-window.test.ts',
   'test/integration/artwork-ownership.test.ts',
   'test/integration/artwork-unpaid-hold.test.ts',
+  'test/integration/artwork-held-erasure.test.ts',
   'test/integration/order-cancel.test.ts',
   'test/integration/artwork-links.test.ts',
   'client/test/endpoints.test.ts',

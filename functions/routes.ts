@@ -31,14 +31,15 @@ export interface TableGrant {
 /**
  * What a route's function may touch; the CDK stack grants exactly this and nothing more (the test command
  * evaluates every call each function makes, with the keys it names, against the policies the stack writes). Bucket (image objects): `read`
- * only signs presigned downloads of library objects (a presigned URL carries its signer's rights); `put`
- * only signs presigned uploads; `delete` only deletes library objects (erasure by their user); `write` streams objects in and deletes them when the request fails;
+ * only signs presigned downloads of library objects (a presigned URL carries its signer's rights); `labRead`
+ * also of originals held for the lab; `put` only signs presigned uploads; `delete` deletes library objects
+ * and held originals, and copies a held item's original to its held key (erasure by their user); `write` streams objects in and deletes them when the request fails;
  * `readwrite` also reads them back. `multipart`: resumable uploads of library objects (create, sign part
  * PUTs, list parts, complete, abort), reading the assembled object and deleting it when it is no image.
  */
 export interface Grants {
   table?: TableGrant;
-  bucket?: 'read' | 'put' | 'delete' | 'write' | 'readwrite' | 'multipart';
+  bucket?: 'read' | 'labRead' | 'put' | 'delete' | 'write' | 'readwrite' | 'multipart';
   /** events:PutEvents on the service's bus. */
   events?: true;
   /** sqs:SendMessage to the webhook deliveries queue (a redelivery), and its URL in WEBHOOK_DELIVERY_QUEUE_URL. */
@@ -86,8 +87,8 @@ const tables = {
   orderStatus: { read: [order, user], write: [user, order, outbox, checkout] },
   /** The customer's cancel: their own order (no owner pointer to read), the events, the hold's end. */
   orderCancel: { read: [user, idempotency], write: [user, order, outbox, checkout, idempotency] },
-  /** The lab's read of an order's artwork: the owner pointer, then the artwork records under their projects. */
-  orderArtwork: { read: [order, project] },
+  /** The lab's read of an order's artwork: the owner pointer, the artwork records under their projects, their items' erasures. */
+  orderArtwork: { read: [order, project, KEYS.erasure] },
   /** A DownloadLink's check: the owner pointer and the item's record; a held, erased item's artwork record. */
   artworkLink: { read: [order, KEYS.libraryItem, project] },
   library: { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
@@ -109,7 +110,7 @@ export const authorizerTableGrant: TableGrant = { read: [apiKey] };
 /**
  * The library sweeper: reads an intent's owner (whether the request committed); when a checkout's artwork
  * hold ended, reads its artwork, the deferred erasures of its items and their holds' checkouts, and releases
- * those erasures (breaking checkouts that may still become payable).
+ * those erasures (breaking checkouts that may still become payable), as when an erasure's unpaid holds end.
  */
 export const sweeperTableGrant: TableGrant = {
   read: [KEYS.anonymousUser, project, KEYS.erasure, checkout],
@@ -168,8 +169,8 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/checkout/{checkoutId}/complete', handler: 'complete-checkout', credential: 'site', summary: 'Turn a paid checkout into an order (idempotent)', grants: { table: tables.checkoutComplete } },
   { method: 'GET', path: '/orders', handler: 'list-orders', credential: 'user', summary: "List the user's orders, optionally only those with a project", grants: { table: tables.orderRead } },
   { method: 'GET', path: '/order/{orderGuid}', handler: 'get-order', credential: 'user', summary: 'Read one order with its single-order fields', grants: { table: tables.orderRead } },
-  { method: 'GET', path: '/order/{orderGuid}/artwork', handler: 'get-order-artwork', credential: 'fulfilment', summary: "Presigned downloads of the originals an order's lines print, a page of lines at a time", grants: { table: tables.orderArtwork, bucket: 'read', artworkLinks: true } },
-  { method: 'GET', path: '/order/{orderGuid}/artwork/{itemGuid}', handler: 'follow-artwork-link', credential: 'none', summary: "An artwork item's DownloadLink: 307 to a fresh presigned GET of the original, no credential", grants: { table: tables.artworkLink, bucket: 'read', artworkLinks: true } },
+  { method: 'GET', path: '/order/{orderGuid}/artwork', handler: 'get-order-artwork', credential: 'fulfilment', summary: "Presigned downloads of the originals an order's lines print, a page of lines at a time", grants: { table: tables.orderArtwork, bucket: 'labRead', artworkLinks: true } },
+  { method: 'GET', path: '/order/{orderGuid}/artwork/{itemGuid}', handler: 'follow-artwork-link', credential: 'none', summary: "An artwork item's DownloadLink: 307 to a fresh presigned GET of the original, no credential", grants: { table: tables.artworkLink, bucket: 'labRead', artworkLinks: true } },
   { method: 'PUT', path: '/order/{orderGuid}/status', handler: 'update-order-status', credential: 'fulfilment', summary: "Move an order along its status transitions", grants: { table: tables.orderStatus } },
   { method: 'POST', path: '/order/{orderGuid}/cancel', handler: 'cancel-order', credential: 'user', summary: "Cancel one of the user's orders before the lab starts on it", grants: { table: tables.orderCancel } },
 

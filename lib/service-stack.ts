@@ -182,6 +182,11 @@ export class ServiceStack extends Stack {
           reason:
             'The library read handlers sign download URLs (s3:GetObject only) for library objects, keyed by generated guids unknown until the request.',
         },
+        {
+          id: `AwsSolutions-IAM5[Resource::${bucketArn}/held/*]`,
+          reason:
+            "Originals an erasure keeps for the lab (held/library/<anonymous user>/<item>): the erasure copies and deletes them, the lab's read signs download URLs for them.",
+        },
       );
     }
   }

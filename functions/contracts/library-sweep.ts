@@ -12,6 +12,7 @@ export const SWEPT_RECORD_TYPES = [
   'MultipartUpload',
   'ErasureIntent',
   'ArtworkCheckout',
+  'ErasureHoldEnd',
 ] as const;
 
 /**
@@ -31,6 +32,7 @@ export const SweptRecord = z.discriminatedUnion('Type', [
   z.looseObject({ Type: z.literal('IngestIntent'), anonymousUserId: Id }),
   z.looseObject({ Type: z.literal('PendingUpload'), anonymousUserId: Id, objectKey: z.string() }),
   z.looseObject({ Type: z.literal('ErasureIntent'), objectKey: z.string() }),
+  z.looseObject({ Type: z.literal('ErasureHoldEnd'), itemGuid: Id, endsAt: z.number() }),
   z.looseObject({
     Type: z.literal('ArtworkCheckout'),
     checkoutId: Id,
@@ -57,6 +59,7 @@ export function toLeftover(record: SweptRecord): Leftover {
       },
     };
   if (record.Type === 'ErasureIntent') return { erasedObjectKey: record.objectKey };
+  if (record.Type === 'ErasureHoldEnd') return { unpaidHoldsEnd: { itemGuid: record.itemGuid, endsAt: record.endsAt } };
   if (record.Type === 'PendingUpload') return { anonymousUserId: record.anonymousUserId, stagingKey: record.objectKey };
   if (record.Type === 'MultipartUpload')
     return {

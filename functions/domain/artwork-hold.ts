@@ -76,8 +76,11 @@ export function holdVerdict(
 }
 
 /** An unpaid checkout holds until it expires or its hold hours pass, whichever comes first. */
+export const unpaidHoldEnd = (record: HoldRecord, mark: HoldMark, unpaidHoldMs: number): number =>
+  Math.min(record.expiresAt, (record.createdAt ?? mark.takenAt) + unpaidHoldMs);
+
 const unpaidHoldLive = (record: HoldRecord, mark: HoldMark, now: number, unpaidHoldMs: number) =>
-  record.expiresAt > now && (record.createdAt ?? mark.takenAt) + unpaidHoldMs > now;
+  unpaidHoldEnd(record, mark, unpaidHoldMs) > now;
 
 /** When an order's hold ends on moving to `status`: undefined while it stays open. */
 export function holdEndFor(status: OrderStatus, now: number, holdDays: number): number | undefined {

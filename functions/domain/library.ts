@@ -110,9 +110,11 @@ export const tooManyItems = (max: number) => badRequest('TooManyItems', `A reque
  * What an expired record names for the sweeper: the objects of a push, pull or upload (under its anonymous
  * user's prefix, plus a large-file upload's staging object, or a resumable upload's S3 multipart upload,
  * aborted with its parts), removed unless the request committed; the object of an erased item, removed
- * in any case; or a checkout whose artwork hold ended, whose items' deferred erasures it may release.
+ * in any case; a checkout whose artwork hold ended, whose items' deferred erasures it may release; or the
+ * end of the unpaid holds a deferred erasure waits for, which may release it.
  */
 export type Leftover =
   | { anonymousUserId: string; stagingKey?: string; multipartUpload?: { objectKey: string; uploadId: string } }
   | { erasedObjectKey: string }
-  | { endedHold: { checkoutId: string; artwork: { projectGuid: string; artworkDigest: string }[] } };
+  | { endedHold: { checkoutId: string; artwork: { projectGuid: string; artworkDigest: string }[] } }
+  | { unpaidHoldsEnd: { itemGuid: string; endsAt: number } };

@@ -38,8 +38,20 @@ export const renditionObjectKey = (originalKey: string, name: RenditionName): st
 export const renditionObjectKeys = (originalKey: string): string[] =>
   RENDITION_SPECS.map((spec) => renditionObjectKey(originalKey, spec.name));
 
-/** Every object of an image: the original and its renditions (erasure deletes them all). */
-export const imageObjectKeys = (originalKey: string): string[] => [originalKey, ...renditionObjectKeys(originalKey)];
+/**
+ * Where an original is kept while its erasure waits for a hold: under another key than any URL the customer
+ * was given names, so those stop working with the erasure, and only the lab's read signs it.
+ */
+export const heldObjectKey = (originalKey: string): string => `held/${originalKey}`;
+
+/** The objects the customer's URLs name: the original at its library key and its renditions. */
+export const customerObjectKeys = (originalKey: string): string[] => [originalKey, ...renditionObjectKeys(originalKey)];
+
+/** Every object of an image: those and the held original (erasure deletes them all). */
+export const imageObjectKeys = (originalKey: string): string[] => [
+  ...customerObjectKeys(originalKey),
+  heldObjectKey(originalKey),
+];
 
 /**
  * Formats whose decoder applies the file's own transformations (HEIF `irot` and `imir`): their EXIF

@@ -1,18 +1,19 @@
 /**
  * Deciding on holds (domain/artwork-hold.ts): what an erasure must wait for, and the release of the
  * erasures an ended hold was the last of (the library sweeper, when DynamoDB's TTL deletes the checkout
- * record whose hold ended).
+ * record whose hold ended, or the record of the end of the unpaid holds an erasure waits for).
  */
-import { holdMarkOf, holdVerdict, type HoldMark, type HoldVerdict } from '../domain/artwork-hold.ts';
+import { holdMarkOf, holdVerdict, unpaidHoldEnd, type HoldMark, type HoldVerdict } from '../domain/artwork-hold.ts';
 import { config } from '../shared/config.ts';
 import { getArtworks } from '../store/project-store.ts';
 import {
   breakPendingAction,
   closeUnpaidAction,
-  getDeferredErasures,
+  getErasureIntents,
   getHoldRecords,
+  holdEndAction,
   liveHoldCheck,
-  releaseErasureAction,
+  releaseErasureActions,
   tombstoneAction,
 } from '../store/artwork-hold-store.ts';
 import { chunks } from '../store/batch.ts';
@@ -30,8 +31,10 @@ export interface HoldDecision {
 /**
  * What the item's marks mean now (one BatchGetItem of their checkout records, none without marks): live holds
  * make the erasure wait, on the condition that one of them is still live when it commits (a hold that ends
- * later is released by the sweeper); without any, each checkout that may still become payable is broken in
- * the erasure's own transaction. `ended`: a checkout known to have ended (the sweeper's), whatever the clock.
+ * later is released by the sweeper: a paid one when its checkout record expires, unpaid ones when the record
+ * of their end, written with the erasure, does); without any, each checkout that may still become payable is
+ * broken in the erasure's own transaction. `ended`: a checkout known to have ended (the sweeper's), whatever
+ * the clock.
  */
 export async function decideHolds(
   itemGuid: string,
@@ -48,7 +51,17 @@ export async function decideHolds(
     verdict: holdVerdict(mark, records.get(mark.checkoutId), now, unpaidHoldMs),
   }));
   const live = verdicts.flatMap(({ mark, verdict }) => (verdict === 'live' ? [mark.checkoutId] : []));
-  if (live.length > 0) return { live, also: [liveHoldCheck(live[0] as string, now, unpaidHoldMs)] };
+  if (live.length > 0) {
+    const unpaidEnds = verdicts.flatMap(({ mark, verdict }) => {
+      const record = records.get(mark.checkoutId);
+      return record && verdict === 'live' && record.order === undefined
+        ? [unpaidHoldEnd(record, mark, unpaidHoldMs)]
+        : [];
+    });
+    const also = [liveHoldCheck(live[0] as string, now, unpaidHoldMs)];
+    if (unpaidEnds.length > 0) also.push(holdEndAction(itemGuid, Math.max(...unpaidEnds)));
+    return { live, also };
+  }
   const closing = verdicts.filter(({ verdict }) => verdict === 'close');
   if (closing.length > 0) {
     // Closed first, apart from the erasure's transaction (their number is the item's, up to MAX_HOLD_MARKS): a
@@ -58,7 +71,8 @@ export async function decideHolds(
         transact(batch.map(({ mark }) => closeUnpaidAction(mark.checkoutId, itemGuid))),
       ),
     );
-    if (outcomes.some((outcome) => !outcome.committed)) return decideHolds(itemGuid, marks, Date.now(), ended);
+    if (outcomes.some((outcome) => !outcome.committed))
+      return decideHolds(itemGuid, marks, Math.max(now, Date.now()), ended);
   }
   return { live, also: verdicts.flatMap(({ mark, verdict }) => breakingActions[verdict](mark, itemGuid)) };
 }
@@ -78,23 +92,46 @@ export interface EndedHold {
   artwork: { projectGuid: string; artworkDigest: string }[];
 }
 
+/** The end of the unpaid holds a deferred erasure waited for, as its expired record names it. */
+export interface UnpaidHoldsEnd {
+  itemGuid: string;
+  endsAt: number;
+}
+
 /**
  * Releases the deferred erasures of the ended hold's items that no other live hold keeps: their intents
- * expire now. Answers how many were released. A release that lost a race is done already; one whose other
- * conditions failed is thrown, so the stream hands the record over again.
+ * expire now. Answers how many were released.
  */
 export async function releaseEndedHold(hold: EndedHold): Promise<number> {
   const artworks = await getArtworks(hold.artwork);
   const itemGuids = [...new Set([...artworks.values()].flatMap((artwork) => artwork.items.map((i) => i.itemGuid)))];
-  const deferred = await getDeferredErasures(itemGuids);
+  return releaseDeferred(itemGuids, 0, hold.checkoutId);
+}
+
+/**
+ * Releases the deferred erasure whose unpaid holds have ended, closing those checkouts, unless a paid hold
+ * keeps it. Decided at `endsAt` at the earliest: the record's expiry shows the clock has passed it.
+ */
+export const releaseAtUnpaidHoldsEnd = (end: UnpaidHoldsEnd): Promise<number> =>
+  releaseDeferred([end.itemGuid], end.endsAt);
+
+/**
+ * Releases the deferred erasures among `itemGuids` that no live hold keeps, deciding at `notBefore` or
+ * later. A release that lost a race is done already; one whose other conditions failed is thrown, so the
+ * stream hands the record over again.
+ */
+async function releaseDeferred(itemGuids: readonly string[], notBefore: number, ended?: string): Promise<number> {
+  const intents = await getErasureIntents(itemGuids);
   const released = await Promise.all(
-    deferred.map(async ({ itemGuid, holds }) => {
-      const now = Date.now();
-      const decision = await decideHolds(itemGuid, holds, now, hold.checkoutId);
+    intents.map(async ({ itemGuid, holds }) => {
+      if (holds === undefined) return 0;
+      const now = Math.max(notBefore, Date.now());
+      const decision = await decideHolds(itemGuid, holds, now, ended);
       if (decision.live.length > 0) return 0;
-      const outcome = await transact([releaseErasureAction(itemGuid, now), ...decision.also]);
+      const release = releaseErasureActions(itemGuid, now);
+      const outcome = await transact([...release, ...decision.also]);
       if (outcome.committed) return 1;
-      if (outcome.failed.some((failed) => failed.index > 0))
+      if (outcome.failed.some((failed) => failed.index >= release.length))
         throw new Error(`release of ${itemGuid} met a checkout that changed meanwhile`);
       return 0;
     }),

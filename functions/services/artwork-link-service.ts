@@ -12,7 +12,7 @@ import { linkOf, type ArtworkLink } from '../domain/artwork-link.ts';
 import { getLinkedArtwork, type OwnerPointer } from '../store/order-store.ts';
 import { getArtworks } from '../store/project-store.ts';
 import { checkLink } from './artwork-links.ts';
-import { presignOriginals } from './artwork-service.ts';
+import { presignOriginalsAt } from './artwork-service.ts';
 
 const erased = (itemGuid: string) =>
   gone('ArtworkErased', `Library item ${itemGuid} was erased and the order's hold on it has ended.`);
@@ -30,7 +30,10 @@ export async function followLink(
   if (!pointer) throw gone('OrderNotFound', `No order ${link.orderGuid}.`);
   if (pointer.cancelled)
     throw gone('OrderCancelled', `Order ${link.orderGuid} is Cancelled: its artwork links are dead.`);
-  const [url] = await presignOriginals([item ? artworkItemOf(item) : await heldItem(pointer, link, now)]);
+  // An item with its record is not erased (its original at the library key); one without is held for the lab.
+  const [url] = item
+    ? await presignOriginalsAt([artworkItemOf(item)], new Set())
+    : await presignOriginalsAt([await heldItem(pointer, link, now)], new Set([link.itemGuid]));
   return url as string;
 }
 

@@ -1,8 +1,9 @@
 /**
  * The lab's read of an order's artwork (GET /order/{orderGuid}/artwork): the originals of every item each
- * line's project version printed when the order was paid, with presigned GETs. Two sequential round trips
- * whatever the order: the owner pointer (one GetItem: the lines and their artwork references), then the
- * page's artwork records (one BatchGetItem; each holds what the lab needs of its items), signed in process.
+ * line's project version printed when the order was paid, with presigned GETs. Three sequential round trips
+ * whatever the order: the owner pointer (one GetItem: the lines and their artwork references), the page's
+ * artwork records (one BatchGetItem; each holds what the lab needs of its items), then the erasure intents
+ * of their items (one BatchGetItem per 100: where each original is), signed in process.
  * Each item also carries its DownloadLink (services/artwork-link-service.ts), signed with the day's key.
  */
 import { badRequest, conflict, notFound } from '../shared/errors.ts';
@@ -13,6 +14,8 @@ import { getOrderArtworkLines } from '../store/order-store.ts';
 import { getArtworks } from '../store/project-store.ts';
 import { presignDownloads } from '../store/image-object-store.ts';
 import { issueLinks } from './artwork-links.ts';
+import { getErasureIntents } from '../store/artwork-hold-store.ts';
+import { heldObjectKey } from '../domain/renditions.ts';
 
 const invalidCursor = () =>
   badRequest('InvalidCursor', 'cursor: not a cursor this listing handed out; start again without it.');
@@ -26,14 +29,27 @@ function startOf(cursor: string | undefined, lineCount: number): number {
 }
 
 /**
- * Presigned GETs of these items' originals, valid DOWNLOAD_URL_SECONDS, in order: what the lab downloads,
+/**
+ * Presigned GETs (DOWNLOAD_URL_SECONDS) of artwork originals, in order, each where it is: at its library key,
+ * or at its held key when its item is in `held` (its erasure asked for while a hold defers it:
+ * services/user-library-service.ts keeps it there for the lab). The one place the lab's downloads are signed,
  * whether it reads the order's artwork or follows an item's DownloadLink.
  */
-export const presignOriginals = (items: readonly ArtworkItem[]): Promise<string[]> =>
+export const presignOriginalsAt = (items: readonly ArtworkItem[], held: ReadonlySet<string>): Promise<string[]> =>
   presignDownloads(
-    items.map(({ objectKey, mimeType }) => ({ objectKey, contentType: mimeType, disposition: 'attachment' as const })),
+    items.map(({ itemGuid, objectKey, mimeType }) => ({
+      objectKey: held.has(itemGuid) ? heldObjectKey(objectKey) : objectKey,
+      contentType: mimeType,
+      disposition: 'attachment' as const,
+    })),
     config.downloadUrlSeconds,
   );
+
+/** presignOriginalsAt, the items' erasure intents read to know which are held. */
+async function presignOriginals(items: readonly ArtworkItem[]): Promise<string[]> {
+  const intents = await getErasureIntents(items.map((item) => item.itemGuid));
+  return presignOriginalsAt(items, new Set(intents.map((intent) => intent.itemGuid)));
+}
 
 /** `apiBaseUrl`: where this request reached the API; the items' DownloadLinks are absolute URLs on it. */
 export async function readOrderArtwork(

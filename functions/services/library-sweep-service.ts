@@ -5,14 +5,15 @@
  * hour after it began, so the request is long over; and the object of an erased item, should the erasure
  * not have deleted it itself. Records need no sweeping: a request's records are created in its commit's
  * one transaction, and an erasure deletes an item's records in one. When a checkout whose artwork hold ended
- * expires, the erasures that waited for it (and for no other live hold) are released.
+ * expires, or the end of the unpaid holds an erasure waits for, the erasures that waited for them (and for
+ * no other live hold) are released; an erased item's objects include its original held for the lab.
  */
 import * as library from '../store/library-store.ts';
 import * as objects from '../store/image-object-store.ts';
 import { abortS3Upload } from '../store/multipart-object-store.ts';
 import { imageObjectKeys } from '../domain/renditions.ts';
 import type { Leftover } from '../domain/library.ts';
-import { releaseEndedHold } from './artwork-hold-service.ts';
+import { releaseAtUnpaidHoldsEnd, releaseEndedHold } from './artwork-hold-service.ts';
 
 export interface SweepOutcome {
   /** `committed`: the request's images are in the library and nothing is removed. */
@@ -23,6 +24,8 @@ export interface SweepOutcome {
 
 export async function sweepLeftover(leftover: Leftover): Promise<SweepOutcome> {
   if ('endedHold' in leftover) return { kind: 'released', objectsRemoved: await releaseEndedHold(leftover.endedHold) };
+  if ('unpaidHoldsEnd' in leftover)
+    return { kind: 'released', objectsRemoved: await releaseAtUnpaidHoldsEnd(leftover.unpaidHoldsEnd) };
   if ('erasedObjectKey' in leftover) {
     const keys = imageObjectKeys(leftover.erasedObjectKey);
     await Promise.all(keys.map((key) => objects.deleteImageObject(key)));

@@ -82,7 +82,7 @@ async function assemble(upload: MultipartUpload, parts: StoredPart[] | undefined
   if (parts !== undefined) await s3Uploads.completeS3Upload(upload, parts);
   const verified = await verifyStoredImage(upload.objectKey, upload.fileSize);
   if (verified !== undefined && verified.storedType !== verified.item.mimeType)
-    await copyObject(upload.objectKey, upload.objectKey, verified.etag, verified.item.mimeType);
+    await copyObject(upload.objectKey, upload.objectKey, { etag: verified.etag, contentType: verified.item.mimeType });
   return verified;
 }
 

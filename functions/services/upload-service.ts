@@ -84,12 +84,10 @@ export async function completeUpload(apiKeyId: string, itemGuid: string, now = D
       );
     verified = checked;
     // The library copy is made before the decision; a call that dies here leaves the same key for the retry.
-    await objects.copyObject(
-      upload.objectKey,
-      objects.libraryObjectKey(upload.anonymousUserId, itemGuid),
-      verified.etag,
-      verified.item.mimeType,
-    );
+    await objects.copyObject(upload.objectKey, objects.libraryObjectKey(upload.anonymousUserId, itemGuid), {
+      etag: verified.etag,
+      contentType: verified.item.mimeType,
+    });
   } catch (error) {
     await release(itemGuid, now);
     throw error;

@@ -6,13 +6,13 @@
 import { badRequest, conflict, notFound, serviceUnavailable } from '../shared/errors.ts';
 import { config } from '../shared/config.ts';
 import { getBuilderLink, getItem, getItems } from '../store/library-store.ts';
-import { deleteImageObject } from '../store/image-object-store.ts';
+import { copyObject, deleteImageObject } from '../store/image-object-store.ts';
 import * as userLibrary from '../store/user-library-store.ts';
 import type { ClaimedItem, ClaimedLink, ErasableItem, Holds } from '../store/user-library-store.ts';
 import { decideHolds } from './artwork-hold-service.ts';
 import { readable } from './library-read-service.ts';
 import type { LibraryPage, ReadableItem } from '../domain/library-read.ts';
-import { imageObjectKeys } from '../domain/renditions.ts';
+import { customerObjectKeys, heldObjectKey, imageObjectKeys } from '../domain/renditions.ts';
 
 /** The token of `{CHECKOUT_URL}/builder/<token>`, exactly as the upload answered it; a 400 for any other text. */
 export function builderTokenOf(productBuilderUrl: string): string {
@@ -123,15 +123,19 @@ const ERASURE_ATTEMPTS = 5;
  * BatchGetItem of their checkouts, only when it has any: services/artwork-hold-service.ts), erases its
  * records in one transaction with an erasure intent naming the object (store/user-library-store.ts
  * eraseItem), then deletes the object and its renditions. Three round trips for an item never held. Held,
- * the intent waits for the holds and nothing is deleted from the bucket: the lab still reads the object
- * through its order, and the sweeper releases the intent when the last hold ends. A hold mark taken between
- * the read and the commit fails the commit, and the decision is made again. Should the object delete fail,
- * the answer is an error and the intent's expiry has the sweeper delete the object; the records are gone
- * either way, so every later DELETE answers 404, as for another user's item or one never claimed
- * (docs/security.md, "Erasure").
+ * the intent waits for the holds, and the original is copied to its held key before the transaction, then
+ * deleted from its library key with the renditions after it: every URL the customer was given stops
+ * working, the lab reads the held copy through its order (services/artwork-service.ts), and the sweeper
+ * releases the intent when the last hold ends. A crash between the steps leaves a held copy of an item
+ * still there (a later erasure deletes it), or the library objects of an erased one (the released intent's
+ * expiry has the sweeper delete them). A hold mark taken between the read and the commit fails the commit,
+ * and the decision is made again. Should the object delete fail, the answer is an error and the intent's
+ * expiry has the sweeper delete the object; the records are gone either way, so every later DELETE answers
+ * 404, as for another user's item or one never claimed (docs/security.md, "Erasure").
  */
 export async function deleteLibraryItem(userId: string, itemGuid: string): Promise<ErasureOutcome> {
   const notYours = () => notFound('LibraryItemNotFound', `No library item ${itemGuid}.`);
+  let heldCopy = false;
   for (let attempt = 0; attempt < ERASURE_ATTEMPTS; attempt++) {
     const item = await getItem<ErasableItem>(itemGuid);
     if (item?.userId !== userId) throw notYours();
@@ -139,14 +143,19 @@ export async function deleteLibraryItem(userId: string, itemGuid: string): Promi
     const holds = [...(item.holds ?? [])];
     const decision = await decideHolds(itemGuid, holds, now);
     const deferred = decision.live.length > 0;
+    // The lab's copy exists before the intent that makes its read sign it, and before the original goes.
+    if (deferred && !heldCopy) {
+      await copyObject(item.objectKey, heldObjectKey(item.objectKey));
+      heldCopy = true;
+    }
     const outcome = await userLibrary.eraseItem(userId, item, now, {
       also: decision.also,
       ...(deferred ? { deferredFor: holds } : {}),
     });
     if (outcome.committed) {
-      if (deferred) return { erased: false, scheduledAt: now };
-      await Promise.all(imageObjectKeys(item.objectKey).map(deleteImageObject));
-      return { erased: true };
+      const keys = deferred ? customerObjectKeys(item.objectKey) : imageObjectKeys(item.objectKey);
+      await Promise.all(keys.map(deleteImageObject));
+      return deferred ? { erased: false, scheduledAt: now } : { erased: true };
     }
     // Decide again only when a hold moved: the item is still this user's, or a hold condition failed.
     const found = outcome.failed.find((failed) => failed.index === 0);

@@ -12,9 +12,9 @@ import {
   type HoldRecord,
 } from '../domain/artwork-hold.ts';
 import { batchGetItems } from './batch.ts';
-import { checkoutKey, erasureIntentKey, libraryItemKey } from './keys.ts';
+import { checkoutKey, erasureHoldEndKey, erasureIntentKey, libraryItemKey } from './keys.ts';
 import { fromItem, ttlSeconds } from './table.ts';
-import { check, create, update, type WriteAction } from './transaction.ts';
+import { check, create, put, remove, update, type WriteAction } from './transaction.ts';
 
 /**
  * The mark of `buyer`'s checkout on one item, while the item exists (an erased item has no record), is the
@@ -83,26 +83,38 @@ export const endHoldAction = (checkoutId: string, heldUntil: number): WriteActio
     condition: { if: 'attribute_exists(PK)' },
   });
 
-/** An erasure that waits for holds: its intent, with the marks it waits for. */
-export interface DeferredErasure {
+/** An erased item's intent: with the marks it waits for while its erasure is deferred. */
+export interface ErasureIntent {
   itemGuid: string;
-  holds: string[];
+  holds?: string[];
 }
 
-/** The erasure intents among these items that wait for holds (one BatchGetItem per 100). */
-export async function getDeferredErasures(itemGuids: readonly string[]): Promise<DeferredErasure[]> {
+/** The erasure intents among these items (one BatchGetItem per 100): the items erased, or waiting to be. */
+export async function getErasureIntents(itemGuids: readonly string[]): Promise<ErasureIntent[]> {
   const items = await batchGetItems(itemGuids.map(erasureIntentKey));
-  return items.flatMap((item) =>
-    Array.isArray(item.holds) ? [{ itemGuid: item.itemGuid as string, holds: item.holds as string[] }] : [],
-  );
+  return items.map((item) => ({
+    itemGuid: item.itemGuid as string,
+    ...(Array.isArray(item.holds) ? { holds: item.holds as string[] } : {}),
+  }));
 }
 
 /**
- * Releases a deferred erasure: its intent expires now, so the sweeper deletes the object and its renditions
- * when DynamoDB's TTL deletes the intent, as for any erasure. Fails (nothing written) when released already.
+ * When the unpaid holds a deferred erasure waits for have all ended, each at its expiry or CHECKOUT_HOLD_HOURS
+ * after it: this record's expiry hands the erasure to the sweeper then, which closes those checkouts and
+ * releases it unless a paid hold is still live (a checkout's own expiry may come weeks later).
  */
-export const releaseErasureAction = (itemGuid: string, now: number): WriteAction =>
+export const holdEndAction = (itemGuid: string, endsAt: number): WriteAction =>
+  put(erasureHoldEndKey(itemGuid), 'ErasureHoldEnd', { itemGuid, endsAt }, { expiresAt: endsAt });
+
+/**
+ * Releases a deferred erasure: its intent expires now, so the sweeper deletes the object and its renditions
+ * when DynamoDB's TTL deletes the intent, as for any erasure; its hold end record goes. Fails (nothing
+ * written) when released already.
+ */
+export const releaseErasureActions = (itemGuid: string, now: number): WriteAction[] => [
   update(erasureIntentKey(itemGuid), 'SET TtlEpochSeconds = :ttl REMOVE holds', {
     values: { ':ttl': ttlSeconds(now) },
     condition: { if: 'attribute_exists(holds)' },
-  });
+  }),
+  remove(erasureHoldEndKey(itemGuid)),
+];

@@ -1,7 +1,8 @@
 /**
  * The one place that reads and writes image bytes in the bucket: library objects under
  * `library/<anonymousUserId>/<itemGuid>` (one prefix per request, so the sweeper lists what a request left),
- * and large-file uploads staged under `uploads/<itemGuid>` until they are verified.
+ * large-file uploads staged under `uploads/<itemGuid>` until they are verified, and originals held for the
+ * lab under `held/` (domain/renditions.ts heldObjectKey).
  */
 import { Readable } from 'node:stream';
 import {
@@ -143,19 +144,24 @@ export async function* readObjectRanges(objectKey: string, etag: string, size: n
 }
 
 /**
- * Server-side copy (no bytes through the function), only of the version `etag` names, stored as
+ * Server-side copy (no bytes through the function; one CopyObject takes up to 5 GiB, more than
+ * MULTIPART_MAX_BYTES allows). With `version`: only of the version its etag names, stored as its
  * `contentType` (the sniffed type) rather than whatever type the uploading browser declared.
  */
-export async function copyObject(fromKey: string, toKey: string, etag: string, contentType: string): Promise<void> {
+export async function copyObject(
+  fromKey: string,
+  toKey: string,
+  version?: { etag: string; contentType: string },
+): Promise<void> {
   const bucket = config.bucketName;
   await s3.send(
     new CopyObjectCommand({
       Bucket: bucket,
       Key: toKey,
       CopySource: `${bucket}/${fromKey}`,
-      CopySourceIfMatch: etag,
-      MetadataDirective: 'REPLACE',
-      ContentType: contentType,
+      ...(version
+        ? { CopySourceIfMatch: version.etag, MetadataDirective: 'REPLACE', ContentType: version.contentType }
+        : {}),
     }),
   );
 }

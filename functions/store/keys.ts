@@ -102,6 +102,8 @@ export const multipartQuotaKey = (apiKeyId: string): TableKey => ({
 });
 /** An erased item's object, until it is surely deleted (its expiry hands it to the sweeper). */
 export const erasureIntentKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.erasure}${itemGuid}`, SK: 'ERASE' });
+/** When the unpaid holds a deferred erasure waits for end (its expiry hands the erasure to the sweeper). */
+export const erasureHoldEndKey = (itemGuid: string): TableKey => ({ PK: `${KEYS.erasure}${itemGuid}`, SK: 'HOLDEND' });
 
 // The signed-in user's library partition: an entry per item, sorted by upload time.
 export const libraryUserPk = (userId: string) => `${KEYS.libraryUser}${keyPart(userId)}`;

@@ -30,7 +30,7 @@
  * | Idempotency-Key record (POSTs)   | conditional PutItem / GetItem PK=IDEMPOTENCY#<sha256> SK=IDEMPOTENCY |
  * | claim a builder link (user)      | conditional UpdateItem PK=BUILDER#<token> (claimedBy); TransactWriteItems of PK=LIBITEM#<guid> (userId); TransactWriteItems of the entries below |
  * | list the user's library (user)   | Query PK=LIBUSER#<user>, SK begins_with ITEM#, descending (entries copy the item; SK ITEM#<createdAt>#<itemGuid>) |
- * | delete a user's item (user)      | GetItem PK=LIBITEM#<guid>; its marks' checkouts: BatchGetItem PK=CHECKOUT#<id>; TransactWriteItems: delete it, its entry, PK=UPLOAD#<guid>; put PK=ERASE#<guid> (TTL, feeds the sweeper; none while a hold defers it) |
+ * | delete a user's item (user)      | GetItem PK=LIBITEM#<guid>; its marks' checkouts: BatchGetItem PK=CHECKOUT#<id>; TransactWriteItems: delete it, its entry, PK=UPLOAD#<guid>; put PK=ERASE#<guid> (TTL, feeds the sweeper; none while a hold defers it) and, deferred by unpaid holds, PK=ERASE#<guid> SK=HOLDEND (TTL at their end) |
  * | list a key's webhooks            | Query PK=WEBHOOK#<key id>, SK begins_with WEBHOOK# (at most 20: the cap)  |
  * | read one webhook                 | GetItem PK=WEBHOOK#<key id> SK=WEBHOOK#<webhookId> (another key's is not in its partition) |
  * | create a webhook                 | TransactWriteItems: the webhook, PK=WEBHOOK#<key id> SK=COUNT (count < 20), PK=WEBHOOKSUB#<type> SK=<webhookId> per type |
@@ -40,9 +40,9 @@
  * | a webhook's deliveries, newest 1st | GetItem of the webhook (its key's), then Query PK=WHDELIVERY#<webhookId>, SK begins_with DELIVERY#, descending, one page (ids are time-ordered) |
  * | a webhook's failure streak       | UpdateItem PK=WEBHOOK#<key id> SK=WEBHOOK#<webhookId> (failingSince)  |
  * | project artwork (catalog)        | BatchGetItem PK=LIBITEM#<guid> of its items; PutItem PK=PROJECT#<guid> SK=ARTWORK#<digest>; the project's UpdateItem |
- * | an order's artwork (lab)         | GetItem PK=ORDER#<orderGuid> SK=ORDER (lines' artwork references); BatchGetItem PK=PROJECT#<guid> SK=ARTWORK#<digest> |
+ * | an order's artwork (lab)         | GetItem PK=ORDER#<orderGuid> SK=ORDER (lines' artwork references); BatchGetItem PK=PROJECT#<guid> SK=ARTWORK#<digest>; BatchGetItem PK=ERASE#<itemGuid> SK=ERASE (held originals) |
  * | checkout with artwork            | the checkout's TransactWriteItems plus UpdateItem PK=LIBITEM#<guid> (hold mark) per item; past 100 actions several |
- * | a hold ended (sweeper)           | TTL of PK=CHECKOUT#<id>; BatchGetItem of ARTWORK#, ERASE# and CHECKOUT# records; TransactWriteItems releasing PK=ERASE#<guid> |
+ * | a hold ended (sweeper)           | TTL of PK=CHECKOUT#<id> or PK=ERASE#<guid> SK=HOLDEND; BatchGetItem of ARTWORK#, ERASE# and CHECKOUT# records; TransactWriteItems releasing PK=ERASE#<guid> |
  */
 export const table = {
   partitionKey: 'PK',

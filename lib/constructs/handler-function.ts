@@ -61,18 +61,34 @@ const TABLE_WRITE = [
   'dynamodb:BatchWriteItem',
   'dynamodb:ConditionCheckItem',
 ];
-const OBJECT_ACTIONS: Record<NonNullable<Grants['bucket']>, string[]> = {
-  read: ['s3:GetObject'],
-  put: ['s3:PutObject'],
-  delete: ['s3:DeleteObject'],
-  write: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject'],
-  readwrite: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject'],
+/**
+ * Which image objects each bucket grant reaches, with which actions: a read handler only signs downloads
+ * of library objects, never of large-file uploads not verified yet (`uploads/`) nor of originals held for
+ * the lab (`held/`, domain/renditions.ts heldObjectKey), which only the lab's read (`labRead`) signs; an
+ * erasure copies a held item's original from its library key to `held/` and deletes objects under both; a
+ * resumable upload assembles its object at its library key; the others work on every object.
+ */
+const OBJECT_GRANTS: Record<NonNullable<Grants['bucket']>, { actions: string[]; keys: string[] }[]> = {
+  read: [{ actions: ['s3:GetObject'], keys: ['library/*'] }],
+  labRead: [{ actions: ['s3:GetObject'], keys: ['library/*', 'held/*'] }],
+  put: [{ actions: ['s3:PutObject'], keys: ['*'] }],
+  delete: [
+    { actions: ['s3:GetObject', 's3:DeleteObject'], keys: ['library/*'] },
+    { actions: ['s3:PutObject', 's3:DeleteObject'], keys: ['held/*'] },
+  ],
+  write: [{ actions: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject'], keys: ['*'] }],
+  readwrite: [{ actions: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject'], keys: ['*'] }],
   multipart: [
-    's3:PutObject',
-    's3:ListMultipartUploadParts',
-    's3:AbortMultipartUpload',
-    's3:GetObject',
-    's3:DeleteObject',
+    {
+      actions: [
+        's3:PutObject',
+        's3:ListMultipartUploadParts',
+        's3:AbortMultipartUpload',
+        's3:GetObject',
+        's3:DeleteObject',
+      ],
+      keys: ['library/*'],
+    },
   ],
 };
 
@@ -81,24 +97,14 @@ export const leadingKeys = (prefixes: readonly string[]) => ({
   'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) },
 });
 
-/**
- * Which image objects `grants` reaches: a read handler only signs downloads of library objects, never of
- * large-file uploads not verified yet (`uploads/`), an erasing one only deletes library objects, and a
- * resumable upload assembles its object at its library key; the others work on both.
- */
-export const grantedObjectKeys = (grants: Grants): string =>
-  grants.bucket === 'read' || grants.bucket === 'delete' || grants.bucket === 'multipart' ? 'library/*' : '*';
-
-/** The IAM actions `grants` allows, by resource: the table (and its indexes), image objects, the bucket, the bus. */
+/** The IAM actions `grants` allows, by resource: the table (and its indexes), the bucket, the bus (objects: OBJECT_GRANTS). */
 export function grantedActions(grants: Grants): {
   table: string[];
-  objects: string[];
   bucket: string[];
   bus: string[];
 } {
   return {
     table: grants.table ? [...TABLE_READ, ...(grants.table.write ? TABLE_WRITE : [])] : [],
-    objects: grants.bucket ? OBJECT_ACTIONS[grants.bucket] : [],
     // A function that reads objects also lists, or S3 answers a read of a missing key with 403, not 404 (NoSuchKey).
     bucket: grants.bucket === 'readwrite' || grants.bucket === 'multipart' ? ['s3:ListBucket'] : [],
     bus: grants.events ? ['events:PutEvents'] : [],
@@ -183,12 +189,10 @@ export class HandlerFunction extends Construct {
     if (grants.table) this.grantTable(data.table, grants.table);
     if (grants.bucket) {
       this.function.addEnvironment('BUCKET_NAME', data.bucket.bucketName);
-      this.role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: actions.objects,
-          resources: [data.bucket.arnForObjects(grantedObjectKeys(grants))],
-        }),
-      );
+      for (const { actions: objectActions, keys } of OBJECT_GRANTS[grants.bucket])
+        this.role.addToPrincipalPolicy(
+          new PolicyStatement({ actions: objectActions, resources: keys.map((key) => data.bucket.arnForObjects(key)) }),
+        );
       if (actions.bucket.length > 0)
         this.role.addToPrincipalPolicy(
           new PolicyStatement({ actions: actions.bucket, resources: [data.bucket.bucketArn] }),

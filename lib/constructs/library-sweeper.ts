@@ -57,7 +57,11 @@ export class LibrarySweeper extends StreamConsumer {
     this.handlerFunction.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['s3:DeleteObject'],
-        resources: [props.bucket.arnForObjects('library/*'), props.bucket.arnForObjects('uploads/*')],
+        resources: [
+          props.bucket.arnForObjects('library/*'),
+          props.bucket.arnForObjects('uploads/*'),
+          props.bucket.arnForObjects('held/*'),
+        ],
       }),
     );
     // A resumable upload never completed: its parts go with its S3 multipart upload (under library/).
@@ -84,6 +88,10 @@ export class LibrarySweeper extends StreamConsumer {
       {
         id: `AwsSolutions-IAM5[Resource::${nagArnOf(props.bucket)}/uploads/*]`,
         reason: 'Staging objects of presigned uploads are keyed by generated item guids (uploads/<item>).',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${nagArnOf(props.bucket)}/held/*]`,
+        reason: 'Originals held for the lab are keyed as their library objects (held/library/<anonymous user>/<item>).',
       },
     );
   }

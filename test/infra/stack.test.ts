@@ -65,6 +65,18 @@ function statementsOf(
 }
 const actionsOf = (role: IConstruct): string[] =>
   statementsOf(role).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+/** The S3 object actions a role allows, sorted, by the keys they reach (`library/*`, `held/*`, `*`). */
+function objectActionsOf(role: IConstruct): Record<string, string[]> {
+  const byKeys: Record<string, string[]> = {};
+  for (const statement of statementsOf(role))
+    for (const resource of [statement.Resource].flat()) {
+      const keys = /"\/([^"]*\*)"\]\]\}$/.exec(JSON.stringify(resource))?.[1];
+      if (keys === undefined) continue;
+      const actions = [statement.Action].flat().filter((action: string) => action.startsWith('s3:'));
+      byKeys[keys] = [...(byKeys[keys] ?? []), ...actions].sort();
+    }
+  return byKeys;
+}
 
 /** The event source mapping that feeds `consumer` from the table's stream (exactly one). */
 function mappingOf(consumer: StreamConsumer): Json {
@@ -252,7 +264,11 @@ describe('least privilege', () => {
         bucket === 'write' || bucket === 'readwrite' || bucket === 'delete' || bucket === 'multipart',
       );
       expect(actions.includes('s3:GetObject'), label).toBe(
-        bucket === 'readwrite' || bucket === 'read' || bucket === 'multipart',
+        bucket === 'readwrite' ||
+          bucket === 'read' ||
+          bucket === 'labRead' ||
+          bucket === 'multipart' ||
+          bucket === 'delete',
       );
       expect(actions.includes('s3:ListBucket'), label).toBe(bucket === 'readwrite' || bucket === 'multipart');
       expect(actions.includes('s3:ListMultipartUploadParts'), label).toBe(bucket === 'multipart');
@@ -263,22 +279,16 @@ describe('least privilege', () => {
         );
         expect(objects?.Resource, label).toEqual({ 'Fn::Join': ['', [arnOf(stack.data.bucket), '/library/*']] });
       }
-      if (route.grants.bucket === 'read') {
-        expect(
-          actions.filter((a) => a.startsWith('s3:')),
-          label,
-        ).toEqual(['s3:GetObject']);
-        const reads = statementsOf(role).find((statement) => [statement.Action].flat().includes('s3:GetObject'));
-        expect(reads?.Resource, label).toEqual({ 'Fn::Join': ['', [arnOf(stack.data.bucket), '/library/*']] });
-      }
-      if (route.grants.bucket === 'delete') {
-        expect(
-          actions.filter((a) => a.startsWith('s3:')),
-          label,
-        ).toEqual(['s3:DeleteObject']);
-        const deletes = statementsOf(role).find((statement) => [statement.Action].flat().includes('s3:DeleteObject'));
-        expect(deletes?.Resource, label).toEqual({ 'Fn::Join': ['', [arnOf(stack.data.bucket), '/library/*']] });
-      }
+      // Read handlers sign library objects only; the lab's also the originals held for it; an erasure copies
+      // a held original from its library key to held/ and deletes under both.
+      if (bucket === 'read') expect(objectActionsOf(role), label).toEqual({ 'library/*': ['s3:GetObject'] });
+      if (bucket === 'labRead')
+        expect(objectActionsOf(role), label).toEqual({ 'library/*': ['s3:GetObject'], 'held/*': ['s3:GetObject'] });
+      if (bucket === 'delete')
+        expect(objectActionsOf(role), label).toEqual({
+          'library/*': ['s3:DeleteObject', 's3:GetObject'],
+          'held/*': ['s3:DeleteObject', 's3:PutObject'],
+        });
       expect(actions.includes('events:PutEvents'), label).toBe(route.grants.events === true);
       expect('TABLE_NAME' in env, label).toBe(route.grants.table !== undefined);
       expect('BUCKET_NAME' in env, label).toBe(route.grants.bucket !== undefined);
@@ -289,8 +299,8 @@ describe('least privilege', () => {
   it('never grants Scan, wildcard actions or wildcard resources beyond X-Ray and image objects', () => {
     const objectsUnder = (prefix: string) =>
       JSON.stringify({ 'Fn::Join': ['', [arnOf(stack.data.bucket), `/${prefix}*`]] });
-    // Read handlers only sign downloads of library objects; the others reach every image object.
-    const imageObjects = [objectsUnder(''), objectsUnder('library/')];
+    // Read handlers only sign downloads of library objects (the lab's and an erasure also of held originals); the others reach every image object.
+    const imageObjects = [objectsUnder(''), objectsUnder('library/'), objectsUnder('held/')];
     for (const endpoint of [stack.authorizers.handlerFunction, ...stack.api.endpoints.map((e) => e.endpoint)]) {
       for (const statement of statementsOf(endpoint.role)) {
         const actions = Array.isArray(statement.Action) ? statement.Action : [statement.Action];
@@ -382,7 +392,7 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
     read: ['IDEMPOTENCY#*', 'USER#*'],
     write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'ORDER#*', 'OUTBOX#*', 'USER#*'],
   },
-  'get-order-artwork': { read: ['ORDER#*', 'PROJECT#*'], write: [] },
+  'get-order-artwork': { read: ['ERASE#*', 'ORDER#*', 'PROJECT#*'], write: [] },
   // A DownloadLink's check: the owner pointer and the item's record, and a held erased item's artwork record.
   'follow-artwork-link': { read: ['LIBITEM#*', 'ORDER#*', 'PROJECT#*'], write: [] },
   'push-library-item': INGEST_KEYS,
@@ -736,7 +746,7 @@ describe('library sweeper', () => {
     });
   });
 
-  it('writes only erasure intents and checkouts (releasing holds), and deletes only library and staging objects', () => {
+  it('writes only erasure intents and checkouts (releasing holds), and deletes only library, staging and held objects', () => {
     const statements = statementsOf(stack.librarySweeper.handlerFunction.role);
     const actions = statements.flatMap((statement) => [statement.Action].flat());
     expect(
@@ -771,6 +781,7 @@ describe('library sweeper', () => {
     expect(deletes?.Resource).toEqual([
       { 'Fn::Join': ['', [bucket, '/library/*']] },
       { 'Fn::Join': ['', [bucket, '/uploads/*']] },
+      { 'Fn::Join': ['', [bucket, '/held/*']] },
     ]);
     const lists = statements.find((statement) => [statement.Action].flat().includes('s3:ListBucket'));
     expect(lists).toMatchObject({ Resource: bucket, Condition: { StringLike: { 's3:prefix': ['library/*'] } } });

@@ -24,7 +24,7 @@ describe('ARTWORK_HOLD_DAYS=0', () => {
 
     // Still held while the order is being made.
     await service.expireTtl(Date.now() + 2000);
-    expect(await libraryObjectKeyOf(service.storage, held)).toBeDefined();
+    expect(await libraryObjectKeyOf(service.storage, held, { held: true })).toBeDefined();
 
     for (const Status of ['Processing', 'Shipped', 'Completed']) {
       const changed = await service.request('PUT', `/order/${orderGuid}/status`, {
@@ -36,7 +36,7 @@ describe('ARTWORK_HOLD_DAYS=0', () => {
     // The release, then the released intent's expiry: both at (a moment after) the real clock.
     await service.expireTtl(Date.now() + 2000);
     await service.expireTtl(Date.now() + 2000);
-    expect(await libraryObjectKeyOf(service.storage, held)).toBeUndefined();
+    expect(await libraryObjectKeyOf(service.storage, held, { held: true })).toBeUndefined();
     expect(await itemRecordsOf(service, held)).toEqual([]);
   });
 });

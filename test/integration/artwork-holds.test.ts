@@ -46,7 +46,9 @@ const listed = async () =>
   ((await service.request('GET', '/library?limit=200', { token: parties.customer })).body.LibraryItems as any[]).map(
     (item) => item.ItemGuid as string,
   );
-const stored = async (itemGuid: string) => (await libraryObjectKeyOf(service.storage, itemGuid)) !== undefined;
+/** Whether the item's original is kept: in the library, or held for the lab. */
+const stored = async (itemGuid: string) =>
+  (await libraryObjectKeyOf(service.storage, itemGuid, { held: true })) !== undefined;
 const recordsOf = (itemGuid: string) => itemRecordsOf(service, itemGuid);
 
 /** The TTL stand-in at `at`, twice: the ended hold's release, then the released intents' expiry. */

@@ -49,12 +49,16 @@ export async function listObjectKeys(
   return objects;
 }
 
-/** The object key of an item's image, `library/<anonymous user>/<item guid>`; undefined when it is not stored. */
+/**
+ * The object key of an item's image, `library/<anonymous user>/<item guid>`; undefined when it is not stored.
+ * `held`: also under `held/`, where a held erasure keeps it for the lab.
+ */
 export async function libraryObjectKeyOf(
   storage: Pick<LocalStorage, 'dynamoEndpoint' | 's3Endpoint'>,
   itemGuid: string,
+  options: { held?: boolean } = {},
 ): Promise<string | undefined> {
-  const pattern = new RegExp(`^library/[0-9a-f]{32}/${itemGuid}$`);
+  const pattern = new RegExp(`^${options.held ? '(held/)?' : ''}library/[0-9a-f]{32}/${itemGuid}$`);
   return [...(await listObjectKeys(storage)).keys()].find((key) => pattern.test(key));
 }
 

@@ -7,6 +7,7 @@ import {
   holdMarkOf,
   holdMarkText,
   holdVerdict,
+  unpaidHoldEnd,
 } from '../../functions/domain/artwork-hold.ts';
 
 const lines = (...counts: number[]) => counts.map((artworkItemCount, id) => ({ id: id + 1, artworkItemCount }));
@@ -56,6 +57,12 @@ describe('holdVerdict', () => {
     expect(holdVerdict(mark, { expiresAt: now - 1, order: {} }, now, HOLD)).toBe('live');
     expect(holdVerdict(mark, { expiresAt: now - 1, order: {}, heldUntil: now + 1 }, now, HOLD)).toBe('live');
     expect(holdVerdict(mark, { expiresAt: now - 1, order: {}, heldUntil: now }, now, HOLD)).toBe('dead');
+  });
+
+  it("ends an unpaid checkout's hold at the earlier of its expiry and its hold hours (from its mark without createdAt)", () => {
+    expect(unpaidHoldEnd({ expiresAt: now + 60 * HOLD, createdAt: now }, mark, HOLD)).toBe(now + HOLD);
+    expect(unpaidHoldEnd({ expiresAt: now + 1 }, mark, HOLD)).toBe(now + 1);
+    expect(unpaidHoldEnd({ expiresAt: now + 60 * HOLD }, mark, HOLD)).toBe(mark.takenAt + HOLD);
   });
 
   it('breaks a pending checkout, tombstones a recent mark without a record, ignores broken and old ones', () => {
