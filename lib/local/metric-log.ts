@@ -69,23 +69,24 @@ export function recordEmfLog(logFile: string, emitter: string): void {
 
 const CAPTURED = Symbol.for('photo-commerce.emf-captured');
 
+type Output = Pick<NodeJS.WriteStream, 'write'> & { [CAPTURED]?: true };
+
 /**
- * From now on, EMF lines written on this process's stdout are recorded with the function running (`emitter`)
- * and not written; every other write passes. Once per process, and only when recording is on. A line is one
- * write (`emitMetrics` writes each whole).
+ * From now on, EMF lines written on `output` (this process's stdout) are recorded with the function running
+ * (`emitter`) and not written; every other write passes. Once per stream, and only when recording is on. A
+ * line is one write (`emitMetrics` writes each whole).
  */
-export function captureEmfLines(emitter: () => string | undefined): void {
-  const stdout = process.stdout as typeof process.stdout & { [CAPTURED]?: true };
-  if (metricLogDir() === undefined || stdout[CAPTURED]) return;
-  stdout[CAPTURED] = true;
-  const write = stdout.write.bind(stdout) as (...args: unknown[]) => boolean;
-  stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
+export function captureEmfLines(emitter: () => string | undefined, output: Output = process.stdout): void {
+  if (metricLogDir() === undefined || output[CAPTURED]) return;
+  output[CAPTURED] = true;
+  const write = output.write.bind(output) as (...args: unknown[]) => boolean;
+  output.write = ((chunk: unknown, ...rest: unknown[]) => {
     if (typeof chunk !== 'string' || !chunk.startsWith(EMF_START)) return write(chunk, ...rest);
     for (const line of chunk.split('\n')) if (line !== '') recordEmfLine(line, emitter());
     const done = rest.find((argument) => typeof argument === 'function') as (() => void) | undefined;
     done?.();
     return true;
-  }) as typeof stdout.write;
+  }) as Output['write'];
 }
 
 /** Every distinct metric recorded in `dir` by any process. */
