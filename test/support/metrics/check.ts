@@ -69,31 +69,31 @@ export function findingLines(findings: MetricFindings): string[] {
   ];
 }
 
-/** Which of the suite's test files ran: the reads' check needs all of them. */
+/** How many test files ran, and whether they were the whole suite, which the reads' check needs. */
 export interface RunScope {
   ran: number;
-  of: number;
+  whole: boolean;
 }
 
 export function checkEmittedMetrics(logDir: string, scope: RunScope): boolean {
   const emitted = readMetricLog(logDir);
-  const whole = scope.ran >= scope.of;
+  const { whole } = scope;
   // Nothing emitted and no claim to be whole: no synthesis either.
   if (emitted.length === 0 && !whole) {
-    process.stdout.write(`metrics: none emitted (${scope.ran} of ${scope.of} test files ran)\n`);
+    process.stdout.write(`metrics: none emitted (${scope.ran} test files ran, not the whole suite)\n`);
     return true;
   }
   const { resources } = sharedServiceStack();
-  const findings = compareMetrics(metricReads(resources), filteredMetrics(resources), emitted);
+  const reads = metricReads(resources);
+  const findings = compareMetrics(reads, filteredMetrics(resources), emitted);
   if (!whole) findings.unemitted = [];
   const lines = findingLines(findings);
   const out = lines.length > 0 ? process.stderr : process.stdout;
   const functions = new Set(emitted.map((metric) => metric.function)).size;
+  const read = new Set(reads.filter((metric) => !isAws(metric.namespace)).map(metricText)).size;
   out.write(
-    `metrics: ${new Set(emitted.map(metricText)).size} metrics emitted by ${functions} functions, ${
-      whole
-        ? 'every one read by the widgets and alarms emitted'
-        : `reads not checked (${scope.ran} of ${scope.of} test files ran; the whole suite checks them)`
+    `metrics: ${new Set(emitted.map(metricText)).size} metrics emitted by ${functions} functions, ${read} of the service's read by widgets and alarms ${
+      whole ? 'checked' : `not checked (${scope.ran} test files ran, not the whole suite)`
     }: ${lines.length} findings\n`,
   );
   for (const line of lines) out.write(`${line}\n`);
