@@ -44,8 +44,9 @@ export default defineConfig({
     // The run's DynamoDB Local engines (each file's service leases one and makes a table of its own on it), and the local stack
     // synthesized once for the files that run the assets.
     globalSetup: ['test/support/engine.ts', 'test/support/synthesized.ts'],
-    // The service reads its configuration once; tests change the environment, which then re-reads it.
-    setupFiles: ['test/support/reload-config.ts'],
+    // The service reads its configuration once; tests change the environment, which then re-reads it. The
+    // functions' metrics go to the run's metric log, not the output.
+    setupFiles: ['test/support/reload-config.ts', 'test/support/emitted-metrics.ts'],
     // Each file starts its own local service; files run in separate processes so their module singletons
     // (SDK clients configured from the environment) never mix. Two workers: the machine has two cores.
     pool: 'forks',
@@ -54,7 +55,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     env: {
       POWERTOOLS_LOG_LEVEL: 'ERROR',
-      POWERTOOLS_METRICS_DISABLED: 'true',
+      // On, as in AWS: the emitted-metrics check (test/support/metrics) holds the dashboard to what they emit.
+      POWERTOOLS_METRICS_DISABLED: 'false',
       // Safety net: an SDK client created before the local endpoints are known goes to a closed loopback
       // port, never to a real AWS endpoint. Clients given an explicit endpoint are unaffected.
       AWS_ENDPOINT_URL: 'http://127.0.0.1:9',

@@ -13,7 +13,7 @@ import { METRICS_NAMESPACE, unitOf, type MetricName } from './metric-names.ts';
 import { serviceName } from './powertools.ts';
 
 const namespace = process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE;
-/** Off locally and in tests (lib/local/service.ts, vitest.config.ts): their stdout is not CloudWatch Logs. */
+/** Off locally (`npm start`, lib/local/service.ts): its stdout is not CloudWatch Logs. On in tests, which record them. */
 const disabled = ['true', '1', 'yes', 'on', 'y'].includes(
   (process.env.POWERTOOLS_METRICS_DISABLED ?? '').trim().toLowerCase(),
 );

@@ -2,11 +2,9 @@
  * The AWS call log: every call a function makes to the local stand-ins (DynamoDB, S3, EventBridge, KMS, SQS), as
  * IAM would authorize it, so the test command can evaluate each against the template's policies
  * (test/support/iam). Only written when AWS_CALL_LOG_DIR names a directory (the test run sets it); then
- * each process appends to a JSONL file of its own (vitest's workers are separate processes), one line per
- * distinct call, so the log stays small however often a call repeats.
+ * each process appends to a JSONL file of its own, one line per distinct call (distinct-lines.ts).
  */
-import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendDistinctLine, readDistinctLines } from './distinct-lines.ts';
 import { functionOfAccessKey } from './function-credentials.ts';
 import type { S3Call } from './s3-calls.ts';
 
@@ -30,9 +28,6 @@ export interface AwsCall {
 
 /** The directory calls are recorded in, or undefined when recording is off. */
 export const awsCallLogDir = (): string | undefined => process.env[AWS_CALL_LOG_DIR] || undefined;
-
-/** The lines this process has written, by directory. */
-const written = new Map<string, Set<string>>();
 
 /**
  * `value` with each identifier in it (a `#`- or `/`-separated part of 16 characters or more with a digit:
@@ -61,15 +56,7 @@ const shaped = (call: AwsCall): AwsCall => ({
  */
 export function recordAwsCall(call: AwsCall, dir = awsCallLogDir()): void {
   if (dir === undefined || functionOfAccessKey(call.accessKeyId) === undefined) return;
-  const line = JSON.stringify(shaped(call));
-  let lines = written.get(dir);
-  if (lines === undefined) {
-    mkdirSync(dir, { recursive: true });
-    written.set(dir, (lines = new Set()));
-  }
-  if (lines.has(line)) return;
-  lines.add(line);
-  appendFileSync(join(dir, `calls-${process.pid}.jsonl`), `${line}\n`);
+  appendDistinctLine(dir, 'calls', JSON.stringify(shaped(call)));
 }
 
 /**
@@ -100,19 +87,4 @@ export const recordServiceCall = ({ context, ...call }: ServiceCall): void =>
   recordAwsCall({ ...call, context: { ...context, 'aws:SecureTransport': 'true' } });
 
 /** Every distinct call recorded in `dir` by any process. */
-export function readAwsCallLog(dir: string): AwsCall[] {
-  let files: string[];
-  try {
-    files = readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
-  } catch {
-    return [];
-  }
-  const lines = new Set(
-    files.flatMap((name) =>
-      readFileSync(join(dir, name), 'utf8')
-        .split('\n')
-        .filter((line) => line !== ''),
-    ),
-  );
-  return [...lines].map((line) => JSON.parse(line) as AwsCall);
-}
+export const readAwsCallLog = (dir: string): AwsCall[] => readDistinctLines<AwsCall>(dir);

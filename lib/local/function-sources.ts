@@ -10,7 +10,8 @@ import type { ProxyHandler } from './api-gateway.ts';
 import { awsCallLogDir, recordServiceCall } from './aws-call-log.ts';
 import { startBundledFunctions, type LocalEndpoints } from './bundles/bundled-functions.ts';
 import { startLocalEventBus } from './eventbridge.ts';
-import { asInvocationOf, scopeInvocations, signAsRunningFunction } from './source-invocations.ts';
+import { captureEmfLines } from './metric-log.ts';
+import { asInvocationOf, runningFunction, scopeInvocations, signAsRunningFunction } from './source-invocations.ts';
 import { fromSource } from './stream-consumers.ts';
 
 /** The bus the local EventBridge holds (assets only; from source, events go to EVENTS_FILE). */
@@ -29,7 +30,7 @@ export interface LocalFunctions {
 /**
  * The handlers from source, in this process; imported after the environment is set, as in a cold start.
  * Each invocation signs its AWS calls with its function's own credentials and logs with its own Lambda
- * context (source-invocations.ts).
+ * context (source-invocations.ts); in a test run their metrics go to the metric log (metric-log.ts).
  */
 export async function functionsFromSource(): Promise<LocalFunctions> {
   const [{ dynamoDbClient }, { s3 }, { kms }, { sqs }] = await Promise.all([
@@ -40,6 +41,7 @@ export async function functionsFromSource(): Promise<LocalFunctions> {
   ]);
   for (const client of [dynamoDbClient, s3, kms, sqs]) signAsRunningFunction(client as never);
   scopeInvocations();
+  captureEmfLines(runningFunction);
   const handlers = new Map<string, Promise<ProxyHandler>>();
   return {
     from: 'source',

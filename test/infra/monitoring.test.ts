@@ -20,9 +20,13 @@ beforeAll(() => {
 
 const ofType = (type: string): Json[] => Object.values(resources).filter((resource) => resource.Type === type);
 
-/** A reference in the template, as one string: `@Ref:Id@`, `@Id.Attribute@`. */
+/** A reference in the template, as one string: `@Ref:Id@`, `@Id.Attribute@`, or its function (`@Fn::Select@`). */
 const tokenOf = (value: Json): string =>
-  value.Ref !== undefined ? `@Ref:${value.Ref}@` : `@${(value['Fn::GetAtt'] as string[]).join('.')}@`;
+  value.Ref !== undefined
+    ? `@Ref:${value.Ref}@`
+    : value['Fn::GetAtt'] !== undefined
+      ? `@${(value['Fn::GetAtt'] as string[]).join('.')}@`
+      : `@${Object.keys(value)[0]}@`;
 
 /** The dashboard's widgets, its body's references written as tokens. */
 function widgets(): Json[] {

@@ -49,6 +49,10 @@ export function synthServiceStack(options: SynthOptions = {}) {
   return { app, stack, config, outdir, templates, template, resources: resourcesInRootTerms(templates) };
 }
 
+let shared: ReturnType<typeof synthServiceStack> | undefined;
+/** The service stack synthesized once per process, for the checks that read it after the test run (IAM, metrics). */
+export const sharedServiceStack = () => (shared ??= synthServiceStack());
+
 /** cdk-nag's AwsSolutions and Serverless findings that no acknowledgment (written reason) covers. */
 export function nagViolations(stack: ServiceStack): { rule: string; paths: string[] }[] {
   const violations = [new AwsSolutionsChecks(), new ServerlessChecks()].flatMap(

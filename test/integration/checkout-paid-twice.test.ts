@@ -7,9 +7,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../support/service.ts';
 
-// Metrics on (they are off in tests), read when the handlers first load: the EMF lines go to the captured stdout.
-process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-
 let service: TestService;
 let siteKey: string;
 let alice: string;

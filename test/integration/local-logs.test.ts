@@ -11,10 +11,8 @@ import type { TestService } from '../support/service.ts';
 import { png } from '../support/images.ts';
 import { pushFiles } from '../support/library-push.ts';
 
-// Before any service module loads (hence the dynamic imports below): the lines at INFO are the ones looked
-// at, and the metrics' EMF lines are written.
+// Before any service module loads (hence the dynamic imports below): the lines at INFO are the ones looked at.
 process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
-process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 
 /** A JSON line of stdout, with the function and Lambda request id of the invocation that wrote it. */
 interface Line {

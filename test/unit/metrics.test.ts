@@ -3,10 +3,7 @@
  * the namespace, the `service` dimension and the units the dashboard and alarms read.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-
-// On for this file (off in tests), before the module reads it.
-process.env.POWERTOOLS_METRICS_DISABLED = 'false';
-const { emitMetrics, emfLine } = await import('../../functions/shared/metrics.ts');
+import { emitMetrics, emfLine } from '../../functions/shared/metrics.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();

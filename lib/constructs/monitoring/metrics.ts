@@ -3,7 +3,7 @@
  * functions/shared/metric-names.ts), API Gateway's refusals counted from the access log, and the list of
  * every function the stack runs.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Fn } from 'aws-cdk-lib';
 import { MathExpression, Metric, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Operation, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
@@ -76,6 +76,19 @@ export const TABLE_OPERATIONS = [
   Operation.GET_RECORDS,
 ] as const;
 
+/**
+ * The dimensions DynamoDB publishes an operation's metrics under: the table and the operation, and for the
+ * stream's GetRecords also the stream's label (the last part of its ARN, `…:table/<name>/stream/<label>`).
+ */
+const operationDimensions = (table: ITable, operation: Operation): Record<string, string> =>
+  operation === Operation.GET_RECORDS
+    ? {
+        TableName: table.tableName,
+        Operation: operation,
+        StreamLabel: Fn.select(3, Fn.split('/', table.tableStreamArn!)),
+      }
+    : { TableName: table.tableName, Operation: operation };
+
 /** DynamoDB's internal errors (HTTP 500) on the table, over the operations the service calls. */
 export const tableSystemErrors = (table: ITable) =>
   filledSum(
@@ -85,7 +98,7 @@ export const tableSystemErrors = (table: ITable) =>
         new Metric({
           namespace: 'AWS/DynamoDB',
           metricName: 'SystemErrors',
-          dimensionsMap: { TableName: table.tableName, Operation: operation },
+          dimensionsMap: operationDimensions(table, operation),
           statistic: 'Sum',
           period: FIVE_MINUTES,
         }),

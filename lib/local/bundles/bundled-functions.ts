@@ -8,6 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { functionCredentials } from '../function-credentials.ts';
+import { recordEmfLog } from '../metric-log.ts';
 import { functionProcess, InvocationError, type FunctionProcess } from './function-process.ts';
 import { lambdaTaskRoot } from './lambda-task.ts';
 import {
@@ -117,6 +118,7 @@ export function startBundledFunctions(options: BundledFunctionsOptions): Bundled
     assetDir: lambdaTaskRoot(fn.assetDir),
   }));
   mkdirSync(options.logDir, { recursive: true });
+  const logFileOf = (fn: SynthesizedFunction) => join(options.logDir, `${fn.module}.log`);
   const processes = new Map<string, FunctionProcess>(
     functions.map((fn) => {
       const environment = functionEnvironment(fn, options.endpoints, options.overrides);
@@ -128,7 +130,7 @@ export function startBundledFunctions(options: BundledFunctionsOptions): Bundled
           timeoutSeconds: fn.timeoutSeconds,
           memorySize: fn.memorySize,
           environment,
-          logFile: join(options.logDir, `${fn.module}.log`),
+          logFile: logFileOf(fn),
         }),
       ];
     }),
@@ -143,6 +145,8 @@ export function startBundledFunctions(options: BundledFunctionsOptions): Bundled
     },
     async close() {
       await Promise.all([...processes.values()].map((process) => process.close()));
+      // The metrics CloudWatch Logs would take from their log groups, for the test run's metric log.
+      for (const fn of functions) recordEmfLog(logFileOf(fn), fn.module);
     },
   };
 }

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import { readAwsCallLog } from '../../../lib/local/aws-call-log.ts';
-import { synthServiceStack } from '../../infra/stack.ts';
+import { sharedServiceStack } from '../../infra/stack.ts';
 import { evaluateCalls } from './evaluate-calls.ts';
 import { unexercisedGrants } from './grant-coverage.ts';
 import { deniedLine, iamReport, summaryLine } from './report.ts';
@@ -14,7 +14,7 @@ import { scopeOfStack, templateAccess, type TemplateAccess } from './template-ac
 
 /** The service's template (root and nested stacks, not bundled) as what it lets each function do. */
 export function serviceTemplateAccess(): TemplateAccess {
-  const { stack, config } = synthServiceStack();
+  const { stack, config } = sharedServiceStack();
   return templateAccess(scopeOfStack(stack), `photo-commerce-${config.stage}`);
 }
 
