@@ -145,7 +145,6 @@ export function traced<Client extends TracedClient>(client: Client): Client {
           end_time: Date.now() / 1000,
           aws: {
             operation,
-            region: process.env.AWS_REGION,
             request_id: metadata?.requestId,
             retries: Math.max(0, (metadata?.attempts ?? 1) - 1),
             ...resourceOf(input),
