@@ -8,7 +8,7 @@
  * same trace. Why this and not OpenTelemetry: docs/design.md, Tracing.
  */
 import { randomBytes } from 'node:crypto';
-import { createSocket, type Socket } from 'node:dgram';
+import type { Socket } from 'node:dgram';
 
 /** The prefix of every document the daemon takes. */
 const DAEMON_HEADER = '{"format":"json","version":1}\n';
@@ -44,11 +44,17 @@ function daemonAddress(): { host: string; port: number } | undefined {
   return host && port ? { host, port: Number(port) } : undefined;
 }
 
-/** One socket for the process: a transport, not a current segment (each call's subsegment is its own). */
+/**
+ * One socket for the process: a transport, not a current segment (each call's subsegment is its own). Made
+ * at the first sampled call, node:dgram loaded then, so an environment that serves no sampled request (and
+ * every local one) never pays for it.
+ */
 let socket: Socket | undefined;
 
 function sendToDaemon(address: { host: string; port: number }, subsegment: object): void {
-  socket ??= createSocket('udp4')
+  socket ??= process
+    .getBuiltinModule('node:dgram')
+    .createSocket('udp4')
     .on('error', () => {})
     .unref();
   // A lost subsegment must never fail or slow the call it describes: no answer is awaited, errors are dropped.
