@@ -41,9 +41,16 @@ const SETTING_FILES = ['bin/local.ts', 'lib/local/throttle.ts', 'lib/local/servi
 
 /**
  * Variables read that are not the service's settings: Lambda's own (`_HANDLER`, read by the local stand-in
- * of the runtime), and the test run's plumbing.
+ * of the runtime; the X-Ray daemon's address and the invocation's trace, functions/shared/tracing.ts), and
+ * the test run's plumbing.
  */
-const NOT_SETTINGS = new Set(['_HANDLER', 'DYNAMODB_LOCAL_POOL', 'AWS_CALL_LOG_DIR']);
+const NOT_SETTINGS = new Set([
+  '_HANDLER',
+  'AWS_XRAY_DAEMON_ADDRESS',
+  '_X_AMZN_TRACE_ID',
+  'DYNAMODB_LOCAL_POOL',
+  'AWS_CALL_LOG_DIR',
+]);
 
 export function envReads(): EnvRead[] {
   const found = new Map<string, EnvRead>();

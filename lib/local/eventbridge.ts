@@ -4,13 +4,13 @@
  * appended to the events file (as the source-mode publisher writes it) and handed to the local rules'
  * subscribers (the renditions queue's stand-in). Entries for another bus fail as EventBridge fails them, and
  * a test may have it refuse chosen entries (`refuse`), as EventBridge refuses some entries of a request when
- * throttled or failing internally, answering the others.
+ * throttled or failing internally, answering the others. A trace header out of EventBridge's bounds fails the request.
  */
 import { appendFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '../../functions/shared/events.ts';
 import { LOCAL_ACCOUNT, LOCAL_REGION, type ServiceCall } from './aws-call-log.ts';
-import { signerOf, startAwsJsonFront } from './aws-json-front.ts';
+import { AwsJsonError, signerOf, startAwsJsonFront } from './aws-json-front.ts';
 
 export interface LocalEventBus {
   /** The endpoint functions reach it at (AWS_ENDPOINT_URL_EVENTBRIDGE). */
@@ -35,6 +35,8 @@ interface PutEventsEntry {
   DetailType?: string;
   Detail?: string;
   Time?: number | string;
+  /** The X-Ray trace the event carries on (functions/shared/tracing.ts); EventBridge takes 1 to 500 characters. */
+  TraceHeader?: string;
 }
 
 /** The SDK sends Time as epoch seconds (JSON protocol timestamps). */
@@ -85,6 +87,8 @@ export async function startLocalEventBus(options: LocalEventBusOptions): Promise
         resource: busArn,
         via: 'PutEvents',
       });
+      if (input.Entries.some(({ TraceHeader }) => TraceHeader !== undefined && !/^.{1,500}$/s.test(TraceHeader)))
+        throw new AwsJsonError('ValidationException', 'TraceHeader must be 1 to 500 characters.');
       return putEvents(input.Entries);
     },
   });

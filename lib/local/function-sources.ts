@@ -11,7 +11,13 @@ import { awsCallLogDir, recordServiceCall } from './aws-call-log.ts';
 import { startBundledFunctions, type LocalEndpoints } from './bundles/bundled-functions.ts';
 import { startLocalEventBus } from './eventbridge.ts';
 import { captureEmfLines } from './metric-log.ts';
-import { asInvocationOf, runningFunction, scopeInvocations, signAsRunningFunction } from './source-invocations.ts';
+import {
+  asInvocationOf,
+  runningFunction,
+  scopeInvocations,
+  signAsRunningFunction,
+  traceHeaderOf,
+} from './source-invocations.ts';
 import { fromSource } from './stream-consumers.ts';
 
 /** The bus the local EventBridge holds (assets only; from source, events go to EVENTS_FILE). */
@@ -51,7 +57,7 @@ export async function functionsFromSource(): Promise<LocalFunctions> {
         loaded = (fromSource(name) as Promise<ProxyHandler>).then(
           (handler): ProxyHandler =>
             (event, context) =>
-              asInvocationOf(name, context.awsRequestId, () => handler(event, context)),
+              asInvocationOf(name, context.awsRequestId, () => handler(event, context), traceHeaderOf(event)),
         );
         handlers.set(name, loaded);
       }

@@ -42,9 +42,27 @@ export function scopeInvocations(): void {
   process.env.AWS_LAMBDA_MAX_CONCURRENCY ??= '1000';
 }
 
-/** Runs `work` as the invocation `requestId` of the function whose handler module is `functionName`. */
-export const asInvocationOf = <T>(functionName: string, requestId: string, work: () => T): T =>
-  invocations.run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: requestId, [FUNCTION_NAME]: functionName }, work);
+/**
+ * Runs `work` as the invocation `requestId` of the function whose handler module is `functionName`, in the
+ * X-Ray trace `traceHeader` names, if any (as Lambda's runtime keeps each invocation's).
+ */
+export const asInvocationOf = <T>(functionName: string, requestId: string, work: () => T, traceHeader?: string): T =>
+  invocations.run(
+    {
+      [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: requestId,
+      [FUNCTION_NAME]: functionName,
+      ...(traceHeader ? { [InvokeStoreBase.PROTECTED_KEYS.X_RAY_TRACE_ID]: traceHeader } : {}),
+    },
+    work,
+  );
+
+/**
+ * The trace an event's invocation runs in: the request's `X-Amzn-Trace-Id`. With tracing on, API Gateway
+ * passes its own there and Lambda starts the function's segment under it; locally there is no segment of
+ * either, so the request's header itself names the trace and the parent of the function's AWS calls.
+ */
+export const traceHeaderOf = (event: { headers?: Record<string, string | undefined> | null }): string | undefined =>
+  Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'x-amzn-trace-id')?.[1];
 
 /** The function whose invocation is running here, if any. */
 export const runningFunction = (): string | undefined => invocations.get<string>(FUNCTION_NAME);

@@ -2,7 +2,8 @@
  * SQS's SendMessage and SendMessageBatch, locally, for the queues the functions send to through the real
  * @aws-sdk/client-sqs (the webhook fan-out sends deliveries; the delivery function sends each retry,
  * delayed). It answers as SQS does, with the body's MD5 that the SDK checks, and refuses what SQS refuses:
- * an unknown queue, a delay over 900 s, a batch of more than 10.
+ * an unknown queue, a delay over 900 s, a batch of more than 10, a system attribute other than the trace
+ * header (`AWSTraceHeader`, a String, which functions/shared/tracing.ts sets).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -22,6 +23,7 @@ interface SendEntry {
   Id?: string;
   MessageBody: string;
   DelaySeconds?: number;
+  MessageSystemAttributes?: Record<string, { DataType?: string; StringValue?: string }>;
 }
 
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
@@ -44,6 +46,9 @@ export async function startLocalSqsFront(port = 0, onCall?: (call: ServiceCall) 
     const delay = entry.DelaySeconds ?? 0;
     if (!Number.isInteger(delay) || delay < 0 || delay > MAX_DELAY_SECONDS)
       throw new AwsJsonError('InvalidParameterValue', `DelaySeconds must be 0 to ${MAX_DELAY_SECONDS}.`);
+    for (const [name, value] of Object.entries(entry.MessageSystemAttributes ?? {}))
+      if (name !== 'AWSTraceHeader' || value.DataType !== 'String' || !value.StringValue)
+        throw new AwsJsonError('InvalidParameterValue', `Message system attribute ${name} is not valid.`);
     queue.send(entry.MessageBody, delay);
     return { MessageId: randomUUID(), MD5OfMessageBody: md5(entry.MessageBody) };
   };

@@ -54,16 +54,16 @@ const endpointOf = (route: Route) => {
   return found.endpoint;
 };
 
-/** Every statement of the policies attached to a role. */
+/** Every statement of the policies attached to a role (or the role of that logical id). */
 function statementsOf(
-  role: IConstruct,
+  role: IConstruct | string,
 ): { Action: string | string[]; Resource: Json; Effect: string; Condition?: Json }[] {
-  const roleRef = ref(role);
+  const roleRef = typeof role === 'string' ? { Ref: role } : ref(role);
   return ofType('AWS::IAM::Policy')
     .filter(([, policy]) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([roleRef]))
     .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
 }
-const actionsOf = (role: IConstruct): string[] =>
+const actionsOf = (role: IConstruct | string): string[] =>
   statementsOf(role).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
 /** The S3 object actions a role allows, sorted, by the keys they reach (`library/*`, `held/*`, `*`). */
 function objectActionsOf(role: IConstruct): Record<string, string[]> {
@@ -147,6 +147,10 @@ describe('routes', () => {
       expect(properties.Handler).toBe('index.handler');
       expect(properties.Architectures).toEqual(['arm64']);
       expect(properties.TracingConfig).toEqual({ Mode: 'Active' });
+      // What Lambda's X-Ray daemon forwards the function's AWS call subsegments with (functions/shared/tracing.ts).
+      expect(actionsOf(properties.Role['Fn::GetAtt'][0]), id).toEqual(
+        expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']),
+      );
       expect(properties.Environment.Variables).toMatchObject({
         POWERTOOLS_SERVICE_NAME: 'photo-commerce',
         POWERTOOLS_METRICS_NAMESPACE: 'PhotoCommerce',

@@ -1,7 +1,7 @@
 /**
  * The local KMS and SQS stand-ins through the real SDK clients: they answer what the service uses as AWS
  * does, and refuse what AWS refuses (a ciphertext under another encryption context, an unknown key, an
- * unknown queue, a delay past SQS's 15 minutes), so a mistake in the webhook code fails locally as it would in
+ * unknown queue, a delay past SQS's 15 minutes, a malformed trace header), so a mistake in the webhook code fails locally as it would in
  * AWS.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -79,13 +79,21 @@ describe('the local KMS', () => {
 
 describe('the local SQS front', () => {
   it('takes messages for its queues, with the MD5 the SDK checks', async () => {
-    await sqsClient.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: 'one' }));
+    // With the trace header, as the service's SQS client sends every message in a traced invocation.
+    const traceHeader = { DataType: 'String', StringValue: 'Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1' };
+    await sqsClient.send(
+      new SendMessageCommand({
+        QueueUrl: queue.url,
+        MessageBody: 'one',
+        MessageSystemAttributes: { AWSTraceHeader: traceHeader },
+      }),
+    );
     const batch = await sqsClient.send(
       new SendMessageBatchCommand({
         QueueUrl: queue.url,
         Entries: [
           { Id: 'a', MessageBody: 'two' },
-          { Id: 'b', MessageBody: 'three' },
+          { Id: 'b', MessageBody: 'three', MessageSystemAttributes: { AWSTraceHeader: traceHeader } },
         ],
       }),
     );
@@ -100,6 +108,15 @@ describe('the local SQS front', () => {
     ).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
     await expect(
       sqsClient.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: 'x', DelaySeconds: 901 })),
+    ).rejects.toMatchObject({ name: 'InvalidParameterValue' });
+    await expect(
+      sqsClient.send(
+        new SendMessageCommand({
+          QueueUrl: queue.url,
+          MessageBody: 'x',
+          MessageSystemAttributes: { AWSTraceHeader: { DataType: 'Number', StringValue: '1' } },
+        }),
+      ),
     ).rejects.toMatchObject({ name: 'InvalidParameterValue' });
   });
 });

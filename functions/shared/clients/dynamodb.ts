@@ -6,11 +6,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
+import { traced } from '../tracing.ts';
 
 const endpoint = config.dynamoDbEndpoint;
 
 /** The low-level client; tests and benchmarks attach counting or fault-injection middleware to its stack. */
-export const dynamoDbClient = new DynamoDBClient(endpoint ? { endpoint } : {});
+export const dynamoDbClient = traced(new DynamoDBClient(endpoint ? { endpoint } : {}));
 
 export const dynamo = DynamoDBDocumentClient.from(dynamoDbClient, {
   marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },

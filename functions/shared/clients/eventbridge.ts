@@ -4,7 +4,8 @@
  * never needed. See clients/dynamodb.ts for why each service has its own module.
  */
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { traced } from '../tracing.ts';
 
 let client: EventBridgeClient | undefined;
 
-export const eventBridge = (): EventBridgeClient => (client ??= new EventBridgeClient({}));
+export const eventBridge = (): EventBridgeClient => (client ??= traced(new EventBridgeClient({})));

@@ -4,5 +4,6 @@
  * (lib/local/kms.ts). See clients/dynamodb.ts for why each service has its own module.
  */
 import { KMSClient } from '@aws-sdk/client-kms';
+import { traced } from '../tracing.ts';
 
-export const kms = new KMSClient({});
+export const kms = traced(new KMSClient({}));

@@ -5,6 +5,7 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { config } from '../config.ts';
+import { traced } from '../tracing.ts';
 
 const endpoint = config.s3Endpoint;
 
@@ -17,9 +18,11 @@ const endpoint = config.s3Endpoint;
  * from. Marked pure so that a bundle that imports the library store but never touches the bucket leaves
  * the client out.
  */
-export const s3 = /* @__PURE__ */ new S3Client(
-  // Plain object literals, no spread: esbuild keeps a spread as a possible side effect, and with it the client.
-  endpoint
-    ? { requestChecksumCalculation: 'WHEN_REQUIRED', expectContinueHeader: false, endpoint, forcePathStyle: true }
-    : { requestChecksumCalculation: 'WHEN_REQUIRED', expectContinueHeader: false },
+export const s3 = /* @__PURE__ */ traced(
+  /* @__PURE__ */ new S3Client(
+    // Plain object literals, no spread: esbuild keeps a spread as a possible side effect, and with it the client.
+    endpoint
+      ? { requestChecksumCalculation: 'WHEN_REQUIRED', expectContinueHeader: false, endpoint, forcePathStyle: true }
+      : { requestChecksumCalculation: 'WHEN_REQUIRED', expectContinueHeader: false },
+  ),
 );

@@ -4,5 +4,6 @@
  * own AWS_ENDPOINT_URL_SQS when set: the local SQS front (lib/local/sqs-front.ts).
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { traced } from '../tracing.ts';
 
-export const sqs = new SQSClient({});
+export const sqs = traced(new SQSClient({}));
