@@ -27,28 +27,34 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
       continue;
     }
     const message = parsed.data;
-    // The request that caused the delivery (or asked for its redelivery): its id on these lines.
-    await withCorrelationId(message.correlationId, async () => {
-      try {
-        const now = Date.now();
-        if (message.dueAt !== undefined && message.dueAt > now + EARLY_TOLERANCE_MS)
-          return await sendDeliveryMessageAt(message, message.dueAt, now);
-        // A message sent before attempts were numbered in it counts its receives.
-        const attempt = message.attempt ?? Number(record.attributes.ApproximateReceiveCount);
-        const retryAfterSeconds = await attemptDelivery(message, attempt);
-        logger.info('webhook delivery handled', { deliveryId: message.deliveryId, attempt, retryAfterSeconds });
-        if (retryAfterSeconds === undefined) return;
-        const settled = Date.now();
-        await sendDeliveryMessageAt({ ...message, attempt: attempt + 1 }, settled + retryAfterSeconds * 1000, settled);
-      } catch (error) {
-        // The attempt itself broke (storage, KMS): the queue's visibility timeout brings it back.
-        logger.error('webhook delivery broke; the message is delivered again', {
-          deliveryId: message.deliveryId,
-          error: error as Error,
-        });
-        failures.push({ itemIdentifier: record.messageId });
+    try {
+      const now = Date.now();
+      if (message.dueAt !== undefined && message.dueAt > now + EARLY_TOLERANCE_MS) {
+        await sendDeliveryMessageAt(message, message.dueAt, now);
+        continue;
       }
-    });
+      // A message sent before attempts were numbered in it counts its receives.
+      const attempt = message.attempt ?? Number(record.attributes.ApproximateReceiveCount);
+      // The request that caused the delivery (or asked for its redelivery): its id on the lines about it.
+      const retryAfterSeconds = await withCorrelationId(message.correlationId, () => attemptDelivery(message, attempt));
+      logger.info('webhook delivery handled', {
+        correlation_id: message.correlationId,
+        deliveryId: message.deliveryId,
+        attempt,
+        retryAfterSeconds,
+      });
+      if (retryAfterSeconds === undefined) continue;
+      const settled = Date.now();
+      await sendDeliveryMessageAt({ ...message, attempt: attempt + 1 }, settled + retryAfterSeconds * 1000, settled);
+    } catch (error) {
+      // The attempt itself broke (storage, KMS): the queue's visibility timeout brings it back.
+      logger.error('webhook delivery broke; the message is delivered again', {
+        correlation_id: message.correlationId,
+        deliveryId: message.deliveryId,
+        error: error as Error,
+      });
+      failures.push({ itemIdentifier: record.messageId });
+    }
   }
   return { batchItemFailures: failures };
 }
