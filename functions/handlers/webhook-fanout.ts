@@ -21,26 +21,22 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
       continue;
     }
     const { detail } = parsed.data;
-    // The request that caused the event: its id on these lines and on the delivery messages sent.
-    await withCorrelationId(detail.CorrelationId, async () => {
-      try {
-        const deliveries = await fanOut({
-          type: parsed.data['detail-type'],
-          id: detail.EventId,
-          time: Date.parse(parsed.data.time),
-          detail,
-        });
-        // Most events have no subscriber: that is no news at INFO, where it would be a line per event.
-        if (deliveries > 0) logger.info('event fanned out', { eventId: detail.EventId, deliveries });
-        else logger.debug('event fanned out to no webhook', { eventId: detail.EventId });
-      } catch (error) {
-        logger.error('fan-out failed; the message is delivered again', {
-          eventId: detail.EventId,
-          error: error as Error,
-        });
-        failures.push({ itemIdentifier: record.messageId });
-      }
-    });
+    // The request that caused the event: its id on the lines about it and on the delivery messages sent.
+    const correlation = { correlation_id: detail.CorrelationId, eventId: detail.EventId };
+    try {
+      const deliveries = await withCorrelationId(detail.CorrelationId, () =>
+        fanOut({ type: parsed.data['detail-type'], id: detail.EventId, time: Date.parse(parsed.data.time), detail }),
+      );
+      // Most events have no subscriber: that is no news at INFO, where it would be a line per event.
+      if (deliveries > 0) logger.info('event fanned out', { ...correlation, deliveries });
+      else logger.debug('event fanned out to no webhook', correlation);
+    } catch (error) {
+      logger.error('fan-out failed; the message is delivered again', {
+        ...correlation,
+        error: error as Error,
+      });
+      failures.push({ itemIdentifier: record.messageId });
+    }
   }
   return { batchItemFailures: failures };
 }
