@@ -19,9 +19,11 @@ export interface FunctionLogs {
   stop(): void;
 }
 
+/** The JSON lines of `text` that are complete (a line still being written has no newline yet). */
 const jsonLines = (text: string): LogLine[] =>
   text
     .split('\n')
+    .slice(0, -1)
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as LogLine);
 
