@@ -1,10 +1,10 @@
 /**
  * The JSON log lines each function writes, as its log group would hold them. From source (every handler in
- * this process), the lines written to stdout, each kept for the function whose invocation was running when
- * it was written (lib/local/source-invocations.ts) and not passed on, so INFO lines do not flood the run's
- * output; the caller sets `POWERTOOLS_LOG_LEVEL` before the service's modules load. From the bundles, each
- * function's log file (`<data dir>/logs/<handler>.log`, lib/local/bundles/function-process.ts), whose
- * processes log at the stack's level, INFO.
+ * this process), the JSON lines written to stdout and stderr, each kept for the function whose invocation was
+ * running when it was written (lib/local/source-invocations.ts) and not passed on, so INFO lines do not flood
+ * the run's output; the caller sets `POWERTOOLS_LOG_LEVEL` before the service's modules load. From the
+ * bundles, each function's log file (`<data dir>/logs/<handler>.log`, lib/local/bundles/function-process.ts),
+ * whose processes log at the stack's level, INFO.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ export type LogLine = Record<string, unknown>;
 export interface FunctionLogs {
   /** The lines the function of handler module `handler` wrote so far. */
   of(handler: string): LogLine[];
-  /** Stops capturing (source: stdout is this process's own again). */
+  /** Stops capturing (source: stdout and stderr are this process's own again). */
   stop(): void;
 }
 
@@ -39,20 +39,26 @@ export async function captureFunctionLogs(dataDir: string): Promise<FunctionLogs
   }
   const { runningFunction } = await import('../../lib/local/source-invocations.ts');
   const captured = new Map<string, LogLine[]>();
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
-    const handler = runningFunction();
-    if (handler === undefined) return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
-    captured.set(handler, [...(captured.get(handler) ?? []), ...jsonLines(text)]);
-    const done = rest.find((argument) => typeof argument === 'function') as (() => void) | undefined;
-    done?.();
-    return true;
-  }) as typeof process.stdout.write;
+  // Powertools writes ERROR lines to stderr, the others to stdout; a log group holds both.
+  const restores = [process.stdout, process.stderr].map((stream) => {
+    const write = stream.write.bind(stream);
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      const handler = runningFunction();
+      if (handler === undefined) return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
+      const lines = jsonLines(text);
+      if (lines.length === 0) return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+      captured.set(handler, [...(captured.get(handler) ?? []), ...lines]);
+      const done = rest.find((argument) => typeof argument === 'function') as (() => void) | undefined;
+      done?.();
+      return true;
+    }) as typeof stream.write;
+    return () => {
+      stream.write = write;
+    };
+  });
   return {
     of: (handler) => captured.get(handler) ?? [],
-    stop: () => {
-      process.stdout.write = write;
-    },
+    stop: () => restores.forEach((restore) => restore()),
   };
 }

@@ -8,9 +8,10 @@ import { currentCorrelationId, withCorrelationId } from '../../functions/shared/
 import { logger } from '../../functions/shared/powertools.ts';
 
 const lines: Record<string, unknown>[] = [];
-const write = process.stdout.write.bind(process.stdout);
+// Powertools writes ERROR lines, the level tests log at, to stderr.
+const write = process.stderr.write.bind(process.stderr);
 beforeEach(() => {
-  process.stdout.write = ((chunk: string) => {
+  process.stderr.write = ((chunk: string) => {
     lines.push(
       ...chunk
         .split('\n')
@@ -18,10 +19,10 @@ beforeEach(() => {
         .map((line) => JSON.parse(line) as Record<string, unknown>),
     );
     return true;
-  }) as typeof process.stdout.write;
+  }) as typeof process.stderr.write;
 });
 afterEach(() => {
-  process.stdout.write = write;
+  process.stderr.write = write;
 });
 
 it('gives each line the id of the work writing it, however works interleave', async () => {
