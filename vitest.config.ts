@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
  * The files that run a second time with every function from its synthesized asset in cdk.out.local
  * (LOCAL_BUNDLES=1, lib/local/bundles/): the end-to-end flow, the interface's conformance (the client
  * package over every endpoint, baskets, orders, the library), renditions of every accepted format and the
- * resumable upload, webhooks and artwork. Files that reach into the handlers' process (fault injection on their SDK clients, an
+ * resumable upload, webhooks and artwork, a request followed across functions. Files that reach into the handlers' process (fault injection on their SDK clients, an
  * event published in process) run from source only.
  */
 const BUNDLE_FILES = [
@@ -27,6 +27,7 @@ const BUNDLE_FILES = [
   'test/integration/webhook-library-events.test.ts',
   'test/integration/webhook-key-revocation.test.ts',
   'test/integration/webhook-redelivery-bounds.test.ts',
+  'test/integration/request-correlation.test.ts',
   'test/integration/order-artwork.test.ts',
   'test/integration/artwork-holds.test.ts',
   'test/integration/artwork-hold-window.test.ts',

@@ -12,6 +12,7 @@ export const ItemsAddedEnvelope = z.object({
   'detail-type': z.literal(ITEMS_ADDED),
   detail: z.object({
     EventId: z.string(),
+    CorrelationId: z.optional(z.string()),
     AnonymousUserId: z.string(),
     ItemGuids: z.array(z.string().check(z.regex(/^[0-9a-f]{32}$/))).check(z.minLength(1)),
   }),

@@ -9,7 +9,7 @@ import { WEBHOOK_EVENT_TYPES } from '../webhooks/event-subscriptions.ts';
 export const WebhookEventEnvelope = z.object({
   'detail-type': z.enum(WEBHOOK_EVENT_TYPES),
   time: z.string(),
-  detail: z.looseObject({ EventId: z.string().check(z.minLength(1)) }),
+  detail: z.looseObject({ EventId: z.string().check(z.minLength(1)), CorrelationId: z.optional(z.string()) }),
 });
 
 export const DeliveryMessage = z.object({
@@ -22,6 +22,8 @@ export const DeliveryMessage = z.object({
   attempt: z.optional(z.int().check(z.minimum(1))),
   /** When the attempt is due (epoch ms): a message arriving earlier is sent on (webhooks/delivery-queue.ts). */
   dueAt: z.optional(z.int().check(z.minimum(0))),
+  /** The API request id of the work that sent it (shared/correlation.ts), kept by its retries. */
+  correlationId: z.optional(z.string()),
 });
 export type DeliveryMessage = z.infer<typeof DeliveryMessage>;
 

@@ -12,6 +12,7 @@ import * as z from 'zod/mini';
 import { ItemsAddedEnvelope } from '../contracts/library-events.ts';
 import { makeRenditions } from '../services/rendition-service.ts';
 import { config } from '../shared/config.ts';
+import { withCorrelationId } from '../shared/correlation.ts';
 import { logger } from '../shared/powertools.ts';
 import { emitMetrics } from '../shared/metrics.ts';
 import { METRIC } from '../shared/metric-names.ts';
@@ -29,22 +30,26 @@ export async function handler(event: SQSEvent, context?: Context): Promise<SQSBa
         continue;
       }
       const finalAttempt = Number(record.attributes.ApproximateReceiveCount) >= config.renditionMaxAttempts;
-      try {
-        for (const itemGuid of parsed.data.detail.ItemGuids) {
-          const outcome = await makeRenditions(itemGuid, { finalAttempt });
-          if (outcome === 'Ready') outcomes[METRIC.RenditionsReady]++;
-          if (outcome === 'Failed') outcomes[METRIC.RenditionsFailed]++;
-          if (outcome === 'FailedByService') outcomes[METRIC.RenditionsFailedByService]++;
-          logger.info('renditions', { itemGuid, outcome });
+      const { detail } = parsed.data;
+      // The push's request: its id on this message's lines and on the renditions' outbox events.
+      await withCorrelationId(detail.CorrelationId, async () => {
+        try {
+          for (const itemGuid of detail.ItemGuids) {
+            const outcome = await makeRenditions(itemGuid, { finalAttempt });
+            if (outcome === 'Ready') outcomes[METRIC.RenditionsReady]++;
+            if (outcome === 'Failed') outcomes[METRIC.RenditionsFailed]++;
+            if (outcome === 'FailedByService') outcomes[METRIC.RenditionsFailedByService]++;
+            logger.info('renditions', { itemGuid, outcome });
+          }
+        } catch (error) {
+          logger.warn('renditions not made; the message comes back', {
+            messageId: record.messageId,
+            eventId: detail.EventId,
+            error: error as Error,
+          });
+          failures.push({ itemIdentifier: record.messageId });
         }
-      } catch (error) {
-        logger.warn('renditions not made; the message comes back', {
-          messageId: record.messageId,
-          eventId: parsed.data.detail.EventId,
-          error: error as Error,
-        });
-        failures.push({ itemIdentifier: record.messageId });
-      }
+      });
     }
     return { batchItemFailures: failures };
   } finally {

@@ -5,6 +5,8 @@
  * again; consumers drop duplicates by its EventId). The batch's events go out in stream order, up to 10 per
  * PutEvents, each aggregate's in order (shared/event-batches.ts); the first event that could not be published
  * is reported (ReportBatchItemFailures), so the stream retries from its record and no later event overtakes it.
+ * Each event carries its outbox record's correlation id onto the bus; the batch's events are of many requests,
+ * so a line about one event names its id itself.
  */
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -15,18 +17,17 @@ import { publishEvents, type DomainEvent } from '../shared/events.ts';
 import type { Publication } from '../shared/event-batches.ts';
 import { logger } from '../shared/powertools.ts';
 import { emitMetrics } from '../shared/metrics.ts';
+import { correlationIdOf } from '../store/table.ts';
 import { METRIC } from '../shared/metric-names.ts';
 
 /** The batch's outbox events, in stream order, each with its record. */
 const outboxEvents = (records: DynamoDBRecord[]): { record: DynamoDBRecord; event: DomainEvent }[] =>
   records.flatMap((record) => {
     if (record.eventName !== 'INSERT') return [];
-    const parsed = z.safeParse(
-      OutboxRecord,
-      unmarshall((record.dynamodb?.NewImage ?? {}) as Record<string, AttributeValue>),
-    );
+    const image = unmarshall((record.dynamodb?.NewImage ?? {}) as Record<string, AttributeValue>);
+    const parsed = z.safeParse(OutboxRecord, image);
     // Only outbox records pass the mapping's filter in AWS; anything else is not an event to publish.
-    return parsed.success ? [{ record, event: parsed.data.event }] : [];
+    return parsed.success ? [{ record, event: { ...parsed.data.event, correlationId: correlationIdOf(image) } }] : [];
   });
 
 export async function handler(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
@@ -40,6 +41,7 @@ export async function handler(event: DynamoDBStreamEvent, context: Context): Pro
   const failed = publication.failed && batch[publication.failed.index];
   if (!failed) return { batchItemFailures: [] };
   logger.error('event publication failed; the stream retries from this record', {
+    correlation_id: failed.event.correlationId,
     eventId: failed.event.id,
     type: failed.event.type,
     errorCode: publication.failed?.refusal.code,

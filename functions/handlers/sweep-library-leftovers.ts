@@ -11,9 +11,11 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import * as z from 'zod/mini';
 import { SweptRecord, toLeftover } from '../contracts/library-sweep.ts';
 import { sweepLeftover } from '../services/library-sweep-service.ts';
+import { withCorrelationId } from '../shared/correlation.ts';
 import { logger } from '../shared/powertools.ts';
 import { emitMetrics } from '../shared/metrics.ts';
 import { METRIC } from '../shared/metric-names.ts';
+import { correlationIdOf } from '../store/table.ts';
 
 /** DynamoDB's own TTL deletions carry this identity; a delete by the service or a person does not. */
 export const isTtlDeletion = (record: DynamoDBRecord): boolean =>
@@ -27,10 +29,8 @@ export async function handler(event: DynamoDBStreamEvent, context: Context): Pro
   try {
     for (const record of event.Records) {
       if (!isTtlDeletion(record)) continue;
-      const parsed = z.safeParse(
-        SweptRecord,
-        unmarshall((record.dynamodb?.OldImage ?? {}) as Record<string, AttributeValue>),
-      );
+      const image = unmarshall((record.dynamodb?.OldImage ?? {}) as Record<string, AttributeValue>);
+      const parsed = z.safeParse(SweptRecord, image);
       if (!parsed.success) {
         // Only the filter's record types arrive in AWS; one that does not parse is a bug to see, not to retry.
         logger.warn('expired record is not an ingest intent, pending upload or erasure intent; ignored', {
@@ -39,30 +39,41 @@ export async function handler(event: DynamoDBStreamEvent, context: Context): Pro
         });
         continue;
       }
-      try {
-        const outcome = await sweepLeftover(toLeftover(parsed.data));
-        if (outcome.kind === 'erased')
-          logger.info('deleted the object of an erased item', { keys: record.dynamodb?.Keys });
-        if (outcome.kind === 'uncommitted') {
-          logger.info('swept an uncommitted library request', {
-            type: parsed.data.Type,
-            keys: record.dynamodb?.Keys,
-            objectsRemoved: outcome.objectsRemoved,
-          });
-          swept[METRIC.LibraryLeftoversSwept]++;
-          swept[METRIC.LibraryItemsSwept] += outcome.objectsRemoved;
-        }
-      } catch (error) {
-        logger.error('library sweep failed; the stream retries from this record', {
-          type: parsed.data.Type,
-          keys: record.dynamodb?.Keys,
-          error: error as Error,
-        });
-        return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
-      }
+      // The request that wrote the record: its id on the lines about its sweep.
+      const failure = await withCorrelationId(correlationIdOf(image), () => sweep(record, parsed.data, swept));
+      if (failure) return { batchItemFailures: [failure] };
     }
     return { batchItemFailures: [] };
   } finally {
     emitMetrics(swept);
+  }
+}
+
+/** Sweeps what one expired record leaves; answers the record as the batch's failure when that failed. */
+async function sweep(
+  record: DynamoDBRecord,
+  expired: SweptRecord,
+  swept: Record<(typeof METRIC)['LibraryLeftoversSwept' | 'LibraryItemsSwept'], number>,
+): Promise<{ itemIdentifier: string } | undefined> {
+  try {
+    const outcome = await sweepLeftover(toLeftover(expired));
+    if (outcome.kind === 'erased') logger.info('deleted the object of an erased item', { keys: record.dynamodb?.Keys });
+    if (outcome.kind === 'uncommitted') {
+      logger.info('swept an uncommitted library request', {
+        type: expired.Type,
+        keys: record.dynamodb?.Keys,
+        objectsRemoved: outcome.objectsRemoved,
+      });
+      swept[METRIC.LibraryLeftoversSwept]++;
+      swept[METRIC.LibraryItemsSwept] += outcome.objectsRemoved;
+    }
+    return undefined;
+  } catch (error) {
+    logger.error('library sweep failed; the stream retries from this record', {
+      type: expired.Type,
+      keys: record.dynamodb?.Keys,
+      error: error as Error,
+    });
+    return { itemIdentifier: record.dynamodb?.SequenceNumber ?? '' };
   }
 }

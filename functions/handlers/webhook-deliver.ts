@@ -10,6 +10,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod/mini';
 import { DeliveryMessage } from '../contracts/webhook-queues.ts';
 import { attemptDelivery } from '../services/webhook-delivery-service.ts';
+import { withCorrelationId } from '../shared/correlation.ts';
 import { logger } from '../shared/powertools.ts';
 import { sendDeliveryMessageAt } from '../webhooks/delivery-queue.ts';
 
@@ -34,13 +35,21 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
       }
       // A message sent before attempts were numbered in it counts its receives.
       const attempt = message.attempt ?? Number(record.attributes.ApproximateReceiveCount);
-      const retryAfterSeconds = await attemptDelivery(message, attempt);
+      // The request that caused the delivery (or asked for its redelivery): its id on the lines about it.
+      const retryAfterSeconds = await withCorrelationId(message.correlationId, () => attemptDelivery(message, attempt));
+      logger.info('webhook delivery handled', {
+        correlation_id: message.correlationId,
+        deliveryId: message.deliveryId,
+        attempt,
+        retryAfterSeconds,
+      });
       if (retryAfterSeconds === undefined) continue;
       const settled = Date.now();
       await sendDeliveryMessageAt({ ...message, attempt: attempt + 1 }, settled + retryAfterSeconds * 1000, settled);
     } catch (error) {
       // The attempt itself broke (storage, KMS): the queue's visibility timeout brings it back.
       logger.error('webhook delivery broke; the message is delivered again', {
+        correlation_id: message.correlationId,
         deliveryId: message.deliveryId,
         error: error as Error,
       });

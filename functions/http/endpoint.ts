@@ -16,6 +16,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { DomainError, forbidden } from '../shared/errors.ts';
+import { withCorrelationId } from '../shared/correlation.ts';
 import { logger } from '../shared/powertools.ts';
 import { credentialsOf, fromAuthorizerContext, type ApiKeyScope, type Principal } from '../auth/principal.ts';
 import { forbiddenMessage, refusalOf, type Refusal } from '../auth/refusal.ts';
@@ -143,10 +144,13 @@ export function endpoint<
     };
     return respond ? respond(request, context, answer) : answer();
   };
+  // The work of this request, and what it writes (outbox records, delivery messages), carries its id.
+  const correlated = (event: APIGatewayProxyEvent, context: Context) =>
+    withCorrelationId(event.requestContext?.requestId, () => core(event, context));
 
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(httpMiddleware)
-    .handler(core);
+    .handler(correlated);
 }
 
 function refusedCredentialAnswer(refusal: Refusal): APIGatewayProxyResult {
@@ -159,7 +163,8 @@ function refusedCredentialAnswer(refusal: Refusal): APIGatewayProxyResult {
 
 /**
  * Shared by every endpoint: the Lambda context and correlation id on the logger (the event itself is never
- * logged: it holds the caller's token or key), CORS headers and one error path.
+ * logged: it holds the caller's token or key), CORS headers and one error path. The error path runs after
+ * the handler's correlated work is over, so the invocation's logger holds the id for its lines too.
  */
 const httpMiddleware: MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> = {
   before: (request) => {

@@ -24,6 +24,8 @@ export interface DomainEvent {
   /** Epoch ms when the fact happened. */
   time: number;
   detail: Record<string, unknown>;
+  /** The API request id of the work that recorded it (shared/correlation.ts); `detail.CorrelationId` on the bus. */
+  correlationId?: string;
 }
 
 /** EventBridge `source` of every event this service publishes. */
@@ -43,7 +45,12 @@ const envelope = (event: DomainEvent): EventEnvelope => ({
   source: EVENT_SOURCE,
   'detail-type': event.type,
   time: new Date(event.time).toISOString(),
-  detail: { EventId: event.id, ...event.detail },
+  // The correlation id is internal metadata: webhook bodies carry only what partner-forms.ts names.
+  detail: {
+    EventId: event.id,
+    ...(event.correlationId !== undefined ? { CorrelationId: event.correlationId } : {}),
+    ...event.detail,
+  },
 });
 
 /** An event with its PutEvents entry, made once however often the entry is sent. */

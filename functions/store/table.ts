@@ -44,6 +44,10 @@
  * | checkout with artwork            | the checkout's TransactWriteItems plus UpdateItem PK=LIBITEM#<guid> (hold mark) per item; past 100 actions several |
  * | a hold ended (sweeper)           | TTL of PK=CHECKOUT#<id> or PK=ERASE#<guid> SK=HOLDEND; BatchGetItem of ARTWORK#, ERASE# and CHECKOUT# records; TransactWriteItems releasing PK=ERASE#<guid> |
  */
+import { SWEPT_RECORD_TYPES } from '../contracts/library-sweep.ts';
+import { OUTBOX_TYPE } from '../contracts/outbox-stream.ts';
+import { currentCorrelationId } from '../shared/correlation.ts';
+
 export const table = {
   partitionKey: 'PK',
   sortKey: 'SK',
@@ -65,16 +69,42 @@ export const ttlSeconds = (epochMs: number): number => Math.ceil(epochMs / 1000)
 /** The primary key of an item. */
 export type TableKey = { PK: string; SK: string };
 
-/** An item of the table: the record's fields under its key, with its type and, if it expires, the TTL attribute. */
-export const toItem = (key: TableKey, type: string, record: object, expiresAt?: number): Record<string, unknown> => ({
-  ...key,
-  Type: type,
-  ...(expiresAt !== undefined ? { TtlEpochSeconds: ttlSeconds(expiresAt) } : {}),
-  ...record,
-});
+/**
+ * The records the table's stream hands to a consumer: a new outbox record to the publisher, an expired intent
+ * to the sweeper. That consumer's work is the writing request's, so each keeps the request's correlation id.
+ */
+const STREAMED_TYPES: ReadonlySet<string> = new Set([OUTBOX_TYPE, ...SWEPT_RECORD_TYPES]);
 
-/** The record an item holds: the item without the table's own attributes (key, type, expiry, index keys). */
+/**
+ * An item of the table: the record's fields under its key, with its type, if it expires the TTL attribute,
+ * and if the stream hands it on the correlation id of the work writing it (shared/correlation.ts).
+ */
+export const toItem = (key: TableKey, type: string, record: object, expiresAt?: number): Record<string, unknown> => {
+  const correlationId = STREAMED_TYPES.has(type) ? currentCorrelationId() : undefined;
+  return {
+    ...key,
+    Type: type,
+    ...(expiresAt !== undefined ? { TtlEpochSeconds: ttlSeconds(expiresAt) } : {}),
+    ...(correlationId !== undefined ? { CorrelationId: correlationId } : {}),
+    ...record,
+  };
+};
+
+/** The correlation id a streamed item (its stream image, unmarshalled) keeps, if any. */
+export const correlationIdOf = (item: Record<string, unknown>): string | undefined =>
+  typeof item.CorrelationId === 'string' ? item.CorrelationId : undefined;
+
+/** The record an item holds: the item without the table's own attributes (key, type, expiry, correlation, index keys). */
 export function fromItem<T>(item: Record<string, unknown>): T {
-  const { PK: _pk, SK: _sk, Type: _type, TtlEpochSeconds: _ttl, GSI1PK: _gsi1pk, GSI1SK: _gsi1sk, ...record } = item;
+  const {
+    PK: _pk,
+    SK: _sk,
+    Type: _type,
+    TtlEpochSeconds: _ttl,
+    CorrelationId: _id,
+    GSI1PK: _gsi1pk,
+    GSI1SK: _gsi1sk,
+    ...record
+  } = item;
   return record as T;
 }

@@ -9,6 +9,7 @@ import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs
 import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
 import { sqs } from '../shared/clients/sqs.ts';
 import { config } from '../shared/config.ts';
+import { currentCorrelationId } from '../shared/correlation.ts';
 
 /** SQS's most entries per SendMessageBatch. */
 const BATCH = 10;
@@ -18,6 +19,10 @@ const BATCH = 10;
  */
 export const MAX_DELAY_SECONDS = 840;
 
+/** A message's body: with the correlation id of the work sending it (a fan-out, a redelivery), unless it has one. */
+const messageBody = (message: DeliveryMessage): string =>
+  JSON.stringify({ correlationId: currentCorrelationId(), ...message } satisfies DeliveryMessage);
+
 /** One message per delivery on the deliveries queue, ten per call. */
 export async function sendDeliveryMessages(messages: readonly DeliveryMessage[]): Promise<void> {
   for (let start = 0; start < messages.length; start += BATCH) {
@@ -25,7 +30,7 @@ export async function sendDeliveryMessages(messages: readonly DeliveryMessage[])
     const result = await sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: config.webhookDeliveryQueueUrl,
-        Entries: batch.map((message, index) => ({ Id: String(index), MessageBody: JSON.stringify(message) })),
+        Entries: batch.map((message, index) => ({ Id: String(index), MessageBody: messageBody(message) })),
       }),
     );
     if ((result.Failed ?? []).length > 0)
@@ -39,7 +44,7 @@ export async function sendDeliveryMessageAt(message: DeliveryMessage, dueAt: num
   await sqs.send(
     new SendMessageCommand({
       QueueUrl: config.webhookDeliveryQueueUrl,
-      MessageBody: JSON.stringify({ ...message, dueAt } satisfies DeliveryMessage),
+      MessageBody: messageBody({ ...message, dueAt }),
       DelaySeconds: delaySeconds,
     }),
   );

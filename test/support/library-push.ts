@@ -17,6 +17,8 @@ export interface Pushed {
   /** In request order. */
   itemGuids: string[];
   productBuilderUrl: string;
+  /** The push's API request id (`x-amzn-RequestId`). */
+  requestId: string | null;
 }
 
 /** Pushes `files` and expects 200. `multi`: a multi push even for one file. */
@@ -39,7 +41,12 @@ export async function pushFiles(
   const body = (await response.json()) as any;
   expect(response.status, JSON.stringify(body)).toBe(200);
   const items = (body.LibraryItems ?? [body.LibraryItem]) as { ItemGuid: string }[];
-  return { body, itemGuids: items.map((item) => item.ItemGuid), productBuilderUrl: body.ProductBuilderUrl };
+  return {
+    body,
+    itemGuids: items.map((item) => item.ItemGuid),
+    productBuilderUrl: body.ProductBuilderUrl,
+    requestId: response.headers.get('x-amzn-requestid'),
+  };
 }
 
 /** The item as `GET /library/{itemGuid}` answers it once the events so far are handled (its renditions decided). */
