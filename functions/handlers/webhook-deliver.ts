@@ -34,7 +34,7 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
       }
       // A message sent before attempts were numbered in it counts its receives.
       const attempt = message.attempt ?? Number(record.attributes.ApproximateReceiveCount);
-      const retryAfterSeconds = await attemptDelivery(message, attempt);
+      const retryAfterSeconds = await attemptDelivery(message, attempt, record.messageId);
       if (retryAfterSeconds === undefined) continue;
       const settled = Date.now();
       await sendDeliveryMessageAt({ ...message, attempt: attempt + 1 }, settled + retryAfterSeconds * 1000, settled);

@@ -106,3 +106,13 @@ export const releaseErasureAction = (itemGuid: string, now: number): WriteAction
     values: { ':ttl': ttlSeconds(now) },
     condition: { if: 'attribute_exists(holds)' },
   });
+
+/**
+ * Takes dead marks off an item (their checkouts ended: domain/artwork-hold.ts holdVerdict `dead`), on the
+ * condition that no mark was taken since they were judged (`holdRevision`, counted up by every mark).
+ */
+export const removeDeadMarksAction = (itemGuid: string, dead: readonly string[], holdRevision: number): WriteAction =>
+  update(libraryItemKey(itemGuid), 'DELETE holds :dead', {
+    values: { ':dead': new Set(dead) },
+    condition: { if: 'holdRevision = :revision', values: { ':revision': holdRevision } },
+  });
