@@ -28,9 +28,9 @@ export const DeliveryMessage = z.object({
 export type DeliveryMessage = z.infer<typeof DeliveryMessage>;
 
 /**
- * The queues and their consumers. The deliveries queue's maxReceiveCount exceeds the most attempts a
- * schedule allows (WEBHOOK_RETRY_SCHEDULE: at most 15 retries), so only a delivery whose function keeps
- * failing reaches the dead-letter queue; a delivery whose receiver keeps failing ends Failed.
+ * The queues and their consumers. A deliveries message is one attempt (its retry is a new message), received
+ * again only when its function broke: after maxReceiveCount such receives (an hour at the 180 s visibility
+ * timeout) it goes to the dead-letter queue; a delivery whose receiver keeps failing ends Failed.
  */
 export const WEBHOOK_QUEUES = {
   fanout: { name: 'webhook-fanout', handler: 'webhook-fanout', maxReceiveCount: 5 },

@@ -31,6 +31,11 @@ export interface Delivery {
   attempts: DeliveryAttempt[];
   /** Attempts made in all (absent on deliveries stored before it was counted: `attempts` holds them all). */
   attemptCount?: number;
+  /**
+   * The queue message that made the latest attempt: that message received again (its retry could not be
+   * queued) queues the retry without sending again; any other message of an attempt already made is a repeat.
+   */
+  attemptMessageId?: string;
   /** Why its last message was not sent (its webhook disabled, its key revoked); absent once an attempt is made. */
   notSentReason?: string;
   /** When it was last redelivered (epoch ms): a delivery takes one redelivery per REDELIVERY_INTERVAL_MS. */
@@ -43,6 +48,22 @@ export interface Delivery {
 export const KEPT_ATTEMPTS = 50;
 
 export const attemptCountOf = (delivery: Delivery): number => delivery.attemptCount ?? delivery.attempts.length;
+
+/**
+ * What a delivery message numbered `attempt` does, given its delivery as read: `send` the attempt; `requeue`
+ * only its retry (the message made the attempt already and its retry was not queued); or `drop` it (the
+ * delivery settled, or the attempt made by another message: a repeated fan-out or an SQS repeat).
+ */
+export function messageAction(
+  delivery: Delivery,
+  attempt: number,
+  messageId: string,
+  redelivery: boolean,
+): 'send' | 'requeue' | 'drop' {
+  if (delivery.state !== 'Pending') return 'drop';
+  if (redelivery || attemptCountOf(delivery) < attempt) return 'send';
+  return attemptCountOf(delivery) === attempt && delivery.attemptMessageId === messageId ? 'requeue' : 'drop';
+}
 
 /** The delivery's attempts with one more: the latest KEPT_ATTEMPTS, and the count of all. */
 export const withAttempt = (delivery: Delivery, attempt: DeliveryAttempt) => ({

@@ -36,7 +36,9 @@ export async function handler(event: SQSEvent, context: Context): Promise<SQSBat
       // A message sent before attempts were numbered in it counts its receives.
       const attempt = message.attempt ?? Number(record.attributes.ApproximateReceiveCount);
       // The request that caused the delivery (or asked for its redelivery): its id on the lines about it.
-      const retryAfterSeconds = await withCorrelationId(message.correlationId, () => attemptDelivery(message, attempt));
+      const retryAfterSeconds = await withCorrelationId(message.correlationId, () =>
+        attemptDelivery(message, attempt, record.messageId),
+      );
       logger.info('webhook delivery handled', {
         correlation_id: message.correlationId,
         deliveryId: message.deliveryId,

@@ -7,21 +7,36 @@
  * created `pending` (read as missing, never payable) with the first marks, the other marks go in parallel
  * transactions of 100, and a last transaction makes the snapshot payable, on the condition that no erasure
  * broke it meanwhile. So every reader sees either no checkout or one whose every item is marked: an erasure
- * that reads a mark of a checkout not yet payable breaks that checkout in its own transaction.
+ * that reads a mark of a checkout not yet payable breaks that checkout in its own transaction. An item full of
+ * marks has its dead ones taken off (services/hold-mark-pruning.ts) and the checkout starts over.
  */
 import { artworkErased, markFailure, markRefusal, type HoldMark, type MarkRefusals } from '../domain/artwork-hold.ts';
 import type { Checkout } from '../domain/checkout.ts';
 import { markItemAction } from '../store/artwork-hold-store.ts';
+import { pruneDeadMarks } from './hold-mark-pruning.ts';
 import { checkoutOf, createCheckoutAction, finishPendingAction } from '../store/checkout-store.ts';
 import { StaleBasketError } from '../store/basket-store.ts';
 import { chunks } from '../store/batch.ts';
 import { MAX_TRANSACTION_ACTIONS, transact, type FailedAction, type WriteAction } from '../store/transaction.ts';
 
-/** Sorts failed marks by what each found; `buyer` is the checkout's user. */
-function refusalsOf(failed: readonly { action: FailedAction; itemGuid: string }[], buyer: string): MarkRefusals {
+type RefusedMark = { action: FailedAction; itemGuid: string };
+
+/**
+ * The refusal of failed marks (`buyer` is the checkout's user). Only items full of marks (no other refusal):
+ * their dead marks are taken off, and when some were, StaleBasketError starts the checkout over.
+ */
+async function refuse(failed: readonly RefusedMark[], buyer: string, now: number): Promise<never> {
   const refusals: MarkRefusals = { erased: [], notYours: [], full: [] };
   for (const { action, itemGuid } of failed) refusals[markFailure(action.item, buyer)].push(itemGuid);
-  return refusals;
+  if (refusals.erased.length + refusals.notYours.length === 0) {
+    const full = failed.map(({ action, itemGuid }) => ({
+      itemGuid,
+      holds: (action.item?.holds as Set<string> | undefined) ?? new Set<string>(),
+      holdRevision: Number(action.item?.holdRevision ?? 0),
+    }));
+    if ((await pruneDeadMarks(full, now)) > 0) throw new StaleBasketError();
+  }
+  throw markRefusal(refusals);
 }
 
 /**
@@ -39,7 +54,7 @@ export async function commitCheckout(checkout: Checkout, also: WriteAction[], it
     const refused = outcome.failed
       .filter((failed) => failed.index >= own.length)
       .map((action) => ({ action, itemGuid: itemGuids[action.index - own.length] as string }));
-    if (refused.length > 0) throw markRefusal(refusalsOf(refused, checkout.userId));
+    if (refused.length > 0) await refuse(refused, checkout.userId, checkout.createdAt);
     throw new StaleBasketError();
   }
   const first = MAX_TRANSACTION_ACTIONS - 1;
@@ -62,7 +77,7 @@ export async function commitCheckout(checkout: Checkout, also: WriteAction[], it
           return { action, itemGuid: itemGuids[offset + action.index] as string };
         }),
   );
-  if (refused.length > 0) throw markRefusal(refusalsOf(refused, checkout.userId));
+  if (refused.length > 0) await refuse(refused, checkout.userId, checkout.createdAt);
   const finish = await transact([finishPendingAction(checkout.checkoutId), ...also]);
   if (finish.committed) return;
   const broken = finish.failed.find((failed) => failed.index === 0)?.item;

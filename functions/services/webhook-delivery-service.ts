@@ -6,7 +6,7 @@
  * delivery ends Failed with the reason.
  */
 import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
-import { attemptOutcome, succeeded, type AttemptOutcome } from '../domain/webhook-delivery.ts';
+import { attemptOutcome, messageAction, succeeded, type AttemptOutcome } from '../domain/webhook-delivery.ts';
 import { disabled, KEY_REVOKED, type Webhook } from '../domain/webhook.ts';
 import { config } from '../shared/config.ts';
 import { METRIC } from '../shared/metric-names.ts';
@@ -54,13 +54,15 @@ function notSentReason(webhook: Webhook, revoked: boolean): string | undefined {
 }
 
 /**
- * Attempt number `attempt` of the message's delivery. Answers `retryAfterSeconds` when it should be tried
- * again after that long; undefined when it is settled (or there is nothing left to deliver). A redelivery
- * is one attempt: no retries follow it.
+ * Attempt number `attempt` of the message's delivery, made by queue message `messageId`. Answers
+ * `retryAfterSeconds` when it should be tried again after that long; undefined when it is settled, or the
+ * message repeats an attempt made already (domain/webhook-delivery.ts, messageAction). A redelivery is one
+ * attempt: no retries follow it.
  */
 export async function attemptDelivery(
   message: DeliveryMessage,
   attempt: number,
+  messageId: string,
   now = Date.now(),
 ): Promise<number | undefined> {
   const [webhook, delivery, revoked] = await Promise.all([
@@ -68,8 +70,11 @@ export async function attemptDelivery(
     getDelivery(message.webhookId, message.deliveryId),
     keyRevoked(message.ownerKeyId),
   ]);
-  // Deleted meanwhile, or a repeated message of a delivery that already went through.
-  if (!webhook || !delivery || delivery.state === 'Delivered') return undefined;
+  // Deleted meanwhile: nothing to deliver.
+  if (!webhook || !delivery) return undefined;
+  const action = messageAction(delivery, attempt, messageId, message.redelivery === true);
+  if (action === 'drop') return undefined;
+  if (action === 'requeue') return config.webhookRetrySchedule[attempt - 1];
   const unsent = notSentReason(webhook, revoked);
   if (unsent !== undefined) {
     await settleUnsent(delivery, unsent);
@@ -89,11 +94,19 @@ export async function attemptDelivery(
   const outcomeWith = (failingSince: number | undefined): AttemptOutcome =>
     attemptOutcome(result, attempt, message.redelivery ? [] : config.webhookRetrySchedule, failingSince, finished);
   const outcome = outcomeWith(webhook.failingSince);
-  await recordAttempt(delivery, outcome.state, {
-    at: now,
-    status: 'status' in result ? result.status : 0,
-    durationMs: finished - now,
-  });
+  const recorded = await recordAttempt(
+    delivery,
+    outcome.state,
+    { at: now, status: 'status' in result ? result.status : 0, durationMs: finished - now },
+    messageId,
+  );
+  if (!recorded) {
+    logger.info('webhook delivery attempt repeated by another message; this one ends', {
+      webhookId: webhook.webhookId,
+      deliveryId: delivery.deliveryId,
+    });
+    return undefined;
+  }
   if ('error' in result) logger.info('webhook delivery failed', { webhookId: webhook.webhookId, error: result.error });
   const delivered = succeeded(result);
   emitMetrics({

@@ -195,8 +195,8 @@ export const config = readOnce({
   webhookTimeoutMs: () => intEnv('WEBHOOK_TIMEOUT_MS', 10_000),
   /**
    * Webhooks: the delays in seconds before each retry of a failed delivery, after the first attempt
-   * (comma-separated; `1,1,1` is four attempts). Each at most 12 hours (SQS's longest visibility timeout), at
-   * most 15 retries (the deliveries queue's maxReceiveCount exceeds the attempts).
+   * (comma-separated; `1,1,1` is four attempts). Each at most 12 hours (a chain of 52 delayed messages at
+   * most: functions/webhooks/delivery-queue.ts), at most 15 retries.
    */
   webhookRetrySchedule: (): number[] => {
     const text = env('WEBHOOK_RETRY_SCHEDULE') ?? '5,300,1800,7200,18000,36000,36000';

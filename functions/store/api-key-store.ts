@@ -119,10 +119,11 @@ export async function revokeApiKey(name: string, now = Date.now()): Promise<{ we
 /**
  * A key with more webhook writes than one transaction holds: revoked first (no delivery is sent from then
  * on: each checks the mark), its webhooks disabled after, each with its index items in one transaction. One
- * that changed meanwhile (a delivery disabled it) is left as it is; one left enabled by a crash here is
- * disabled by its next delivery, which finds the mark.
+ * that changed meanwhile (a delivery disabled it) is left as it is; one left enabled by a crash or a failed
+ * transaction here is disabled by its next delivery, which finds the mark. Settled one by one: the key is
+ * revoked already, so one failure must not hide how many were disabled.
  */
 async function disableInGroups(webhooks: WriteAction[][]): Promise<number> {
-  const outcomes = await Promise.all(webhooks.map((actions) => transact(actions)));
-  return outcomes.filter((outcome) => outcome.committed).length;
+  const outcomes = await Promise.allSettled(webhooks.map((actions) => transact(actions)));
+  return outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value.committed).length;
 }

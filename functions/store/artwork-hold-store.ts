@@ -118,3 +118,13 @@ export const releaseErasureActions = (itemGuid: string, now: number): WriteActio
   }),
   remove(erasureHoldEndKey(itemGuid)),
 ];
+
+/**
+ * Takes dead marks off an item (their checkouts ended: domain/artwork-hold.ts holdVerdict `dead`), on the
+ * condition that no mark was taken since they were judged (`holdRevision`, counted up by every mark).
+ */
+export const removeDeadMarksAction = (itemGuid: string, dead: readonly string[], holdRevision: number): WriteAction =>
+  update(libraryItemKey(itemGuid), 'DELETE holds :dead', {
+    values: { ':dead': new Set(dead) },
+    condition: { if: 'holdRevision = :revision', values: { ':revision': holdRevision } },
+  });

@@ -47,18 +47,35 @@ export async function getDelivery(webhookId: string, deliveryId: string): Promis
 }
 
 /**
- * Records an attempt and the state it led to, keeping the latest KEPT_ATTEMPTS. The list is written whole:
- * one attempt of a delivery runs at a time (a redelivery waits until none is Pending: markRedelivery).
+ * Records an attempt made by queue message `messageId` and the state it led to, keeping the latest
+ * KEPT_ATTEMPTS; false when another attempt was recorded since `delivery` was read (two messages of one
+ * attempt: the later one ends its chain, so repeats never run two schedules side by side).
  */
-export async function recordAttempt(delivery: Delivery, state: DeliveryState, attempt: DeliveryAttempt): Promise<void> {
+export function recordAttempt(
+  delivery: Delivery,
+  state: DeliveryState,
+  attempt: DeliveryAttempt,
+  messageId: string,
+): Promise<boolean> {
   const { attempts, attemptCount } = withAttempt(delivery, attempt);
-  await dynamo.send(
+  return writeIf(
     new UpdateCommand({
       TableName: config.tableName,
       Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
-      UpdateExpression: 'SET attempts = :attempts, attemptCount = :count, #state = :state REMOVE notSentReason',
+      UpdateExpression:
+        'SET attempts = :attempts, attemptCount = :count, attemptMessageId = :message, #state = :state REMOVE notSentReason',
+      ConditionExpression:
+        delivery.attemptCount === undefined
+          ? 'attribute_not_exists(attemptCount) AND size(attempts) = :before'
+          : 'attemptCount = :before',
       ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':attempts': attempts, ':count': attemptCount, ':state': state },
+      ExpressionAttributeValues: {
+        ':attempts': attempts,
+        ':count': attemptCount,
+        ':message': messageId,
+        ':state': state,
+        ':before': attemptCount - 1,
+      },
     }),
   );
 }

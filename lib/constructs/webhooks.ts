@@ -2,11 +2,10 @@
  * The webhook pipeline (docs/design.md, Webhooks): an EventBridge rule sends every subscribable event of the
  * service's bus to the fan-out queue, whose function writes one delivery per subscribed webhook and sends one
  * message per delivery to the deliveries queue, whose function makes one signed attempt per message. The
- * publisher never waits for a partner. A failed attempt sets its message's visibility to the retry
- * schedule's next delay (up to SQS's 12 hours; the schedule's longest is 10) and reports it failed, so the
- * queue itself holds a delivery between attempts; the queue keeps messages 14 days, longer than the whole
- * schedule (about 27.5 hours), and its maxReceiveCount exceeds the attempts, so only a delivery whose
- * function keeps breaking reaches the dead-letter queue, which an alarm watches (one per queue). At most
+ * publisher never waits for a partner. A failed attempt's retry is a new message delayed by the retry
+ * schedule (functions/webhooks/delivery-queue.ts), so nothing waits in flight between attempts; a message
+ * comes back only when its function broke (storage, KMS), and one that keeps breaking reaches the
+ * dead-letter queue after maxReceiveCount receives, which an alarm watches (one per queue). At most
  * WEBHOOK_MAX_CONCURRENCY deliveries run at once: slow partners wait in the queue, not in the account's
  * Lambda concurrency.
  */

@@ -2,7 +2,8 @@
  * A failing receiver on loopback, against the local stack: failures are retried on the schedule
  * (WEBHOOK_RETRY_SCHEDULE=1,1: three attempts, one webhook-id) and each attempt is logged; the last failure
  * leaves the delivery Failed and the webhook enabled; a redelivery sends the same webhook-id with a new
- * timestamp and signature.
+ * timestamp and signature. A repeated fan-out of one event (a publisher retry, at-least-once queues) neither
+ * restarts a settled delivery's schedule nor runs a second schedule beside one under way.
  */
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,10 +12,16 @@ import { deliveryIdFor, type Delivery } from '../../functions/domain/webhook-del
 
 let stack: WebhookStack;
 let getDelivery: typeof import('../../functions/store/webhook-delivery-store.ts').getDelivery;
+let fanOut: typeof import('../../functions/services/webhook-fanout-service.ts').fanOut;
+
+/** Time for a repeated chain's attempts to show at the `1,1` schedule; none may. */
+const QUIET_MS = 4_000;
+const quiet = () => new Promise((resolve) => setTimeout(resolve, QUIET_MS));
 
 beforeAll(async () => {
   stack = await startWebhookStack({ WEBHOOK_RETRY_SCHEDULE: '1,1' });
   ({ getDelivery } = await import('../../functions/store/webhook-delivery-store.ts'));
+  ({ fanOut } = await import('../../functions/services/webhook-fanout-service.ts'));
 });
 afterAll(() => stack?.close());
 
@@ -117,5 +124,34 @@ describe('webhook retries', () => {
     expect(stored.attempts.map((attempt) => attempt.status)).toEqual([503, 503, 503]);
     const webhook = await stack.service.request('GET', `/webhooks/${WebhookId}`, { apiKey: stack.fulfilmentKey });
     expect(webhook.body.Status).toBe('Enabled');
+  }, 30_000);
+
+  it('a repeated fan-out of a Failed delivery sends nothing more', async () => {
+    const { WebhookId } = await stack.register(stack.fulfilmentKey, '/gone-quiet', ['OrderStatusChanged']);
+    stack.receiver.script('/gone-quiet', Array(12).fill(500));
+    const event = await commitStatusEvent('c'.repeat(32));
+    const deliveryId = deliveryIdFor(event.id, WebhookId, event.time);
+    await until('the Failed state', async () => (await getDelivery(WebhookId, deliveryId))?.state === 'Failed', 15_000);
+    await fanOut(event);
+    await quiet();
+    expect(stack.receiver.to('/gone-quiet')).toHaveLength(3);
+    expect((await getDelivery(WebhookId, deliveryId))?.attemptCount).toBe(3);
+  }, 30_000);
+
+  it('a repeated fan-out during retries runs no second schedule', async () => {
+    const { WebhookId } = await stack.register(stack.fulfilmentKey, '/recovering', ['OrderStatusChanged']);
+    stack.receiver.script('/recovering', [500, 500, 200]);
+    const event = await commitStatusEvent('d'.repeat(32));
+    const deliveryId = deliveryIdFor(event.id, WebhookId, event.time);
+    await until(
+      'the first attempt',
+      async () => ((await getDelivery(WebhookId, deliveryId))?.attemptCount ?? 0) >= 1,
+      15_000,
+    );
+    await fanOut(event);
+    await until('Delivered', async () => (await getDelivery(WebhookId, deliveryId))?.state === 'Delivered', 15_000);
+    await quiet();
+    expect(stack.receiver.to('/recovering')).toHaveLength(3);
+    expect((await getDelivery(WebhookId, deliveryId))?.attemptCount).toBe(3);
   }, 30_000);
 });

@@ -77,7 +77,7 @@ export async function registerWebhook(service: TestService, apiKey: string, url:
  * Commits an OrderStatusChanged event as a status change would (the outbox record of its transaction), from
  * the test process on the service's table; imported late, once the service has set the environment.
  */
-export async function commitStatusEvent(orderGuid: string): Promise<{ id: string; time: number }> {
+export async function commitStatusEvent(orderGuid: string) {
   const { transact } = await import('../../functions/store/transaction.ts');
   const { recordEvent } = await import('../../functions/store/outbox-store.ts');
   const event = {

@@ -17,6 +17,8 @@ import {
   deliveryBody,
   deliveryIdFor,
   FAILING_DISABLE_MS,
+  messageAction,
+  type Delivery,
 } from '../../functions/domain/webhook-delivery.ts';
 import { EVENT_SUBSCRIPTIONS, receives, subscribableBy } from '../../functions/webhooks/event-subscriptions.ts';
 import { DOMAIN_EVENT_TYPES } from '../../functions/shared/event-types.ts';
@@ -137,6 +139,33 @@ describe('deliveries', () => {
       timestamp: '1970-01-01T00:00:00.000Z',
       data: { OrderGuid: 'g' },
     });
+  });
+
+  it('take each attempt from one message: repeats are dropped, a message whose retry was not queued requeues it', () => {
+    const delivery = (state: Delivery['state'], attemptCount: number): Delivery => ({
+      deliveryId: 'd',
+      webhookId: webhook.webhookId,
+      eventType: 'OrderCreated',
+      eventId: 'e',
+      createdAt: 0,
+      state,
+      attempts: [],
+      attemptCount,
+      attemptMessageId: 'm2',
+      body: '{}',
+    });
+    expect(messageAction(delivery('Pending', 0), 1, 'm1', false)).toBe('send');
+    expect(messageAction(delivery('Pending', 1), 2, 'm3', false)).toBe('send');
+    // A repeated fan-out's first message while retries are under way, or after the delivery settled.
+    expect(messageAction(delivery('Pending', 2), 1, 'm9', false)).toBe('drop');
+    expect(messageAction(delivery('Pending', 2), 2, 'm9', false)).toBe('drop');
+    expect(messageAction(delivery('Failed', 3), 1, 'm9', false)).toBe('drop');
+    expect(messageAction(delivery('Delivered', 1), 2, 'm3', false)).toBe('drop');
+    // The message that made attempt 2, received again because its retry could not be sent.
+    expect(messageAction(delivery('Pending', 2), 2, 'm2', false)).toBe('requeue');
+    // A redelivery is sent whatever the count; once it settled, a repeat of it is dropped.
+    expect(messageAction(delivery('Pending', 8), 1, 'm9', true)).toBe('send');
+    expect(messageAction(delivery('Failed', 9), 1, 'm9', true)).toBe('drop');
   });
 });
 

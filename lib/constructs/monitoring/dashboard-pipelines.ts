@@ -74,17 +74,23 @@ export function addPipelineRows(dashboard: Dashboard, watched: Watched): void {
       ...third,
     }),
     new GraphWidget({
-      title: 'Webhooks: deliveries waiting (visible) and between attempts (in flight); dead letters',
+      title:
+        'Webhooks: deliveries due (visible), retries waiting (delayed), attempts under way (in flight); dead letters',
       left: [
         deliveries.queue.metricApproximateNumberOfMessagesVisible({
           period: FIVE_MINUTES,
           statistic: 'Maximum',
-          label: 'deliveries waiting',
+          label: 'deliveries due',
+        }),
+        deliveries.queue.metricApproximateNumberOfMessagesDelayed({
+          period: FIVE_MINUTES,
+          statistic: 'Maximum',
+          label: 'retries waiting',
         }),
         deliveries.queue.metricApproximateNumberOfMessagesNotVisible({
           period: FIVE_MINUTES,
           statistic: 'Maximum',
-          label: 'deliveries between attempts',
+          label: 'attempts under way',
         }),
       ],
       right: [deadLettersOf(fanout, 'fan-out dead letters'), deadLettersOf(deliveries, 'delivery dead letters')],
