@@ -196,6 +196,12 @@ export const config = readOnce({
       );
     return delays;
   },
+  /** Webhooks: a webhook whose deliveries failed this long without a success is paused (the stack setting `webhookPauseAfterMinutes`). */
+  webhookPauseAfterMs: () => intEnv('WEBHOOK_PAUSE_AFTER_MINUTES', 15) * 60_000,
+  /** Webhooks: a paused webhook is probed (one of its deliveries sent) once per this long. */
+  webhookProbeIntervalMs: () => intEnv('WEBHOOK_PROBE_SECONDS', 300) * 1000,
+  /** Webhooks: how long the fan-out keeps an event type's subscribers (0: read them for every event). */
+  webhookSubscribersCacheMs: () => intEnv('WEBHOOK_SUBSCRIBERS_CACHE_SECONDS', 0) * 1000,
   /** Webhooks: the SQS queue the fan-out sends one message per delivery to. */
   webhookDeliveryQueueUrl: () => requiredEnv('WEBHOOK_DELIVERY_QUEUE_URL'),
   /** Webhooks: the KMS key (id, ARN or alias) that encrypts webhook secrets. */

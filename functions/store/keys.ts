@@ -128,10 +128,31 @@ export const webhookSubscriptionKey = (eventType: string, webhookId: string): Ta
   PK: webhookSubscriptionPk(eventType),
   SK: webhookId,
 });
-/** A webhook's deliveries, newest first by their time-ordered id. */
+/**
+ * A webhook's deliveries, newest first by their time-ordered id, spread over DELIVERY_SHARDS partitions by
+ * the id's hash part (sharded-listing.ts): shard 0 is the unsuffixed partition, the others end `#<n>`.
+ */
 export const webhookDeliveryPk = (webhookId: string) => `${KEYS.webhookDelivery}${webhookId}`;
 export const DELIVERY_PREFIX = 'DELIVERY#';
 export const webhookDeliveryKey = (webhookId: string, deliveryId: string): TableKey => ({
-  PK: webhookDeliveryPk(webhookId),
+  PK: shardPk(webhookDeliveryPk(webhookId), deliveryShardOf(deliveryId)),
   SK: `${DELIVERY_PREFIX}${deliveryId}`,
 });
+/** A paused webhook's waiting deliveries, oldest first, sharded as its log is. */
+export const webhookWaitingPk = (webhookId: string) => `${KEYS.webhookDelivery}${webhookId}#WAITING`;
+export const WAITING_PREFIX = 'WAITING#';
+export const webhookWaitingKey = (webhookId: string, deliveryId: string): TableKey => ({
+  PK: shardPk(webhookWaitingPk(webhookId), deliveryShardOf(deliveryId)),
+  SK: `${WAITING_PREFIX}${deliveryId}`,
+});
+
+/**
+ * Partitions one webhook's deliveries spread over: a partner at 1,000 deliveries a second writes each
+ * delivery two to three times (made, attempted, waiting), about 4 WCU a delivery, which is 4,000 WCU/s, four
+ * times DynamoDB's 1,000 per partition key; 16 keep each under 300 (docs/performance.md, capacity).
+ */
+export const DELIVERY_SHARDS = 16;
+/** The shard of a delivery: its id's last hex digit, which comes from a hash (deliveryIdFor), so they spread evenly. */
+export const deliveryShardOf = (deliveryId: string): number => Number.parseInt(deliveryId.slice(-1), 16) % DELIVERY_SHARDS;
+/** The partition of `shard` of a sharded listing: shard 0 keeps the base key. */
+export const shardPk = (basePk: string, shard: number): string => (shard === 0 ? basePk : `${basePk}#${shard}`);

@@ -6,7 +6,7 @@
  * delayed messages, each sent on when it arrives early, none in flight meanwhile.
  */
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
+import type { DeliveriesQueueMessage, DeliveryMessage } from '../contracts/webhook-queues.ts';
 import { sqs } from '../shared/clients/sqs.ts';
 import { config } from '../shared/config.ts';
 
@@ -34,12 +34,12 @@ export async function sendDeliveryMessages(messages: readonly DeliveryMessage[])
 }
 
 /** Sends `message` to be handled at `dueAt` (epoch ms): delayed up to MAX_DELAY_SECONDS, sent on from there. */
-export async function sendDeliveryMessageAt(message: DeliveryMessage, dueAt: number, now: number): Promise<void> {
+export async function sendDeliveryMessageAt(message: DeliveriesQueueMessage, dueAt: number, now: number): Promise<void> {
   const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - now) / 1000)));
   await sqs.send(
     new SendMessageCommand({
       QueueUrl: config.webhookDeliveryQueueUrl,
-      MessageBody: JSON.stringify({ ...message, dueAt } satisfies DeliveryMessage),
+      MessageBody: JSON.stringify({ ...message, dueAt } satisfies DeliveriesQueueMessage),
       DelaySeconds: delaySeconds,
     }),
   );

@@ -2,13 +2,11 @@
  * The webhook pipeline (docs/design.md, Webhooks): an EventBridge rule sends every subscribable event of the
  * service's bus to the fan-out queue, whose function writes one delivery per subscribed webhook and sends one
  * message per delivery to the deliveries queue, whose function makes one signed attempt per message. The
- * publisher never waits for a partner. A failed attempt sets its message's visibility to the retry
- * schedule's next delay (up to SQS's 12 hours; the schedule's longest is 10) and reports it failed, so the
- * queue itself holds a delivery between attempts; the queue keeps messages 14 days, longer than the whole
- * schedule (about 27.5 hours), and its maxReceiveCount exceeds the attempts, so only a delivery whose
- * function keeps breaking reaches the dead-letter queue, which an alarm watches (one per queue). At most
- * WEBHOOK_MAX_CONCURRENCY deliveries run at once: slow partners wait in the queue, not in the account's
- * Lambda concurrency.
+ * publisher never waits for a partner. A failed attempt's retry is a new message, delayed
+ * (functions/webhooks/delivery-queue.ts); the queue keeps messages 14 days, and its maxReceiveCount exceeds
+ * the attempts, so only a delivery whose function keeps breaking reaches the dead-letter queue, which an
+ * alarm watches (one per queue). At most WEBHOOK_MAX_CONCURRENCY deliveries run at once: slow partners wait
+ * in the queue, not in the account's Lambda concurrency.
  */
 import { Duration } from 'aws-cdk-lib';
 import { Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
@@ -34,6 +32,10 @@ export interface WebhooksProps {
   maxConcurrency: number;
   /** Fan-outs run at once (WEBHOOK_FANOUT_MAX_CONCURRENCY, lib/consumer-concurrency.ts). */
   fanoutMaxConcurrency: number;
+  /** WEBHOOK_PAUSE_AFTER_MINUTES of the delivery function. */
+  pauseAfterMinutes: number;
+  /** WEBHOOK_SUBSCRIBERS_CACHE_SECONDS of both: the fan-out's cache, and how long a resume looks for late waiting deliveries. */
+  subscribersCacheSeconds: number;
 }
 
 export class Webhooks extends Construct {
@@ -52,6 +54,10 @@ export class Webhooks extends Construct {
       settings: WEBHOOK_QUEUES.deliveries,
       spec: ROUTELESS_FUNCTIONS.webhookDeliver,
       maxConcurrency: props.maxConcurrency,
+      environment: {
+        WEBHOOK_PAUSE_AFTER_MINUTES: String(props.pauseAfterMinutes),
+        WEBHOOK_SUBSCRIBERS_CACHE_SECONDS: String(props.subscribersCacheSeconds),
+      },
     });
     // The delivery function sends a retry to its own queue, delayed (functions/webhooks/delivery-queue.ts).
     this.deliveries.handlerFunction.grantWebhookDeliveries(this.deliveries.queue);
@@ -63,6 +69,7 @@ export class Webhooks extends Construct {
       settings: WEBHOOK_QUEUES.fanout,
       spec: ROUTELESS_FUNCTIONS.webhookFanout,
       maxConcurrency: props.fanoutMaxConcurrency,
+      environment: { WEBHOOK_SUBSCRIBERS_CACHE_SECONDS: String(props.subscribersCacheSeconds) },
     });
     this.fanout.handlerFunction.grantTable(props.table, webhookFanoutTableGrant, ['dynamodb:PutItem']);
     this.fanout.handlerFunction.grantWebhookDeliveries(this.deliveries.queue);

@@ -23,6 +23,8 @@ import { DOMAIN_EVENT_TYPES } from '../../functions/shared/event-types.ts';
 import type { DomainError } from '../../functions/shared/errors.ts';
 
 const STANDARD_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+const PAUSE_AFTER_MS = 15 * 60_000;
+const NOT_FAILING = { since: undefined, pauseAfterMs: PAUSE_AFTER_MS };
 
 const webhook: Webhook = {
   webhookId: 'a'.repeat(32),
@@ -89,36 +91,47 @@ describe('event subscriptions', () => {
 describe('attempt outcomes', () => {
   it('deliver on any 2xx', () => {
     for (const status of [200, 202, 204, 299])
-      expect(attemptOutcome({ status }, 1, STANDARD_SCHEDULE, undefined, 0)).toEqual({ state: 'Delivered' });
+      expect(attemptOutcome({ status }, 1, STANDARD_SCHEDULE, NOT_FAILING, 0)).toEqual({ state: 'Delivered' });
   });
 
   it('retry on the schedule, then fail after its last delay', () => {
     STANDARD_SCHEDULE.forEach((delay, index) =>
-      expect(attemptOutcome({ status: 500 }, index + 1, STANDARD_SCHEDULE, undefined, 0)).toEqual({
+      expect(attemptOutcome({ status: 500 }, index + 1, STANDARD_SCHEDULE, NOT_FAILING, 0)).toEqual({
         state: 'Pending',
         retryAfterSeconds: delay,
       }),
     );
-    expect(attemptOutcome({ error: 'time-out' }, 8, STANDARD_SCHEDULE, undefined, 0)).toEqual({ state: 'Failed' });
-    expect(attemptOutcome({ status: 302 }, 1, [1, 1, 1], undefined, 0)).toEqual({
+    expect(attemptOutcome({ error: 'time-out' }, 8, STANDARD_SCHEDULE, NOT_FAILING, 0)).toEqual({ state: 'Failed' });
+    expect(attemptOutcome({ status: 302 }, 1, [1, 1, 1], NOT_FAILING, 0)).toEqual({
       state: 'Pending',
       retryAfterSeconds: 1,
     });
-    expect(attemptOutcome({ status: 500 }, 4, [1, 1, 1], undefined, 0)).toEqual({ state: 'Failed' });
+    expect(attemptOutcome({ status: 500 }, 4, [1, 1, 1], NOT_FAILING, 0)).toEqual({ state: 'Failed' });
   });
 
   it('disable at a 410, and after five days of failures without a success', () => {
-    expect(attemptOutcome({ status: 410 }, 1, STANDARD_SCHEDULE, undefined, 0)).toMatchObject({
+    expect(attemptOutcome({ status: 410 }, 1, STANDARD_SCHEDULE, NOT_FAILING, 0)).toMatchObject({
       state: 'Failed',
       disableWebhook: expect.stringContaining('410'),
     });
-    expect(attemptOutcome({ status: 503 }, 2, STANDARD_SCHEDULE, 0, FAILING_DISABLE_MS - 1)).toMatchObject({
+    expect(attemptOutcome({ status: 503 }, 2, STANDARD_SCHEDULE, { since: 0, pauseAfterMs: FAILING_DISABLE_MS }, FAILING_DISABLE_MS - 1)).toMatchObject({
       state: 'Pending',
     });
-    expect(attemptOutcome({ status: 503 }, 2, STANDARD_SCHEDULE, 0, FAILING_DISABLE_MS)).toMatchObject({
+    expect(attemptOutcome({ status: 503 }, 2, STANDARD_SCHEDULE, { since: 0, pauseAfterMs: FAILING_DISABLE_MS }, FAILING_DISABLE_MS)).toMatchObject({
       state: 'Failed',
       disableWebhook: expect.stringContaining('5 days'),
     });
+  });
+
+  it('pause a webhook failing for the pause window (a probe too), and disable it after five days still', () => {
+    const failing = { since: 0, pauseAfterMs: PAUSE_AFTER_MS };
+    expect(attemptOutcome({ status: 503 }, 1, STANDARD_SCHEDULE, failing, PAUSE_AFTER_MS - 1)).toMatchObject({
+      state: 'Pending',
+    });
+    expect(attemptOutcome({ status: 503 }, 1, STANDARD_SCHEDULE, failing, PAUSE_AFTER_MS)).toEqual({ state: 'Paused' });
+    expect(attemptOutcome({ status: 503 }, 1, [], failing, FAILING_DISABLE_MS - 1)).toEqual({ state: 'Paused' });
+    expect(attemptOutcome({ status: 503 }, 1, [], failing, FAILING_DISABLE_MS)).toMatchObject({ state: 'Failed' });
+    expect(attemptOutcome({ status: 200 }, 1, [], failing, PAUSE_AFTER_MS)).toEqual({ state: 'Delivered' });
   });
 });
 
