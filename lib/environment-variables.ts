@@ -216,7 +216,7 @@ export const VARIABLES: Record<string, VariableDoc> = {
       'webhooks: a webhook whose deliveries failed this long without a success is paused: its deliveries wait (`State: "Paused"`), one probe goes out every `WEBHOOK_PROBE_SECONDS`, and the first success queues them again, oldest first; the stack setting `webhookPauseAfterMinutes` (1 to 1440, [Deploy](deploy.md#configuration))',
   },
   WEBHOOK_PROBE_SECONDS: {
-    meaning: "webhooks: how often a paused webhook is probed (one of its waiting deliveries sent)",
+    meaning: 'webhooks: how often a paused webhook is probed (one of its waiting deliveries sent)',
   },
   WEBHOOK_SUBSCRIBERS_CACHE_SECONDS: {
     default: '`10` in AWS (the stack setting `webhookSubscribersCacheSeconds`, 0 to 300); `npm start`: 0 unless set',

@@ -104,7 +104,9 @@ export const toWebhookOut = (webhook: Webhook): z.infer<typeof WebhookOut> => ({
   Url: webhook.url,
   EventTypes: webhook.eventTypes,
   Status: stateOf(webhook),
-  ...(webhook.pausedAt !== undefined && webhook.status === 'Enabled' ? { PausedDateUtc: formatDate(webhook.pausedAt) } : {}),
+  ...(webhook.pausedAt !== undefined && webhook.status === 'Enabled'
+    ? { PausedDateUtc: formatDate(webhook.pausedAt) }
+    : {}),
   CreatedDateUtc: formatDate(webhook.createdAt),
 });
 

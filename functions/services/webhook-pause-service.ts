@@ -98,7 +98,8 @@ export async function requeueWaiting(message: RequeueMessage, now: number): Prom
     deliveryIds.map((deliveryId) => ({ webhookId: webhook.webhookId, ownerKeyId: webhook.ownerKeyId, deliveryId })),
   );
   await removeWaiting(webhook.webhookId, deliveryIds);
-  if (deliveryIds.length > 0) logger.info('waiting deliveries queued', { webhookId: webhook.webhookId, count: deliveryIds.length });
+  if (deliveryIds.length > 0)
+    logger.info('waiting deliveries queued', { webhookId: webhook.webhookId, count: deliveryIds.length });
   if (more) await sendDeliveryMessageAt(message, now, now);
   else if (now < message.requeueUntil) await sendDeliveryMessageAt(message, message.requeueUntil, now);
 }

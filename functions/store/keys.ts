@@ -153,6 +153,7 @@ export const webhookWaitingKey = (webhookId: string, deliveryId: string): TableK
  */
 export const DELIVERY_SHARDS = 16;
 /** The shard of a delivery: its id's last hex digit, which comes from a hash (deliveryIdFor), so they spread evenly. */
-export const deliveryShardOf = (deliveryId: string): number => Number.parseInt(deliveryId.slice(-1), 16) % DELIVERY_SHARDS;
+export const deliveryShardOf = (deliveryId: string): number =>
+  Number.parseInt(deliveryId.slice(-1), 16) % DELIVERY_SHARDS;
 /** The partition of `shard` of a sharded listing: shard 0 keeps the base key. */
 export const shardPk = (basePk: string, shard: number): string => (shard === 0 ? basePk : `${basePk}#${shard}`);

@@ -59,7 +59,9 @@ export async function shardedPage(listing: ShardedListing, page: PageRequest): P
     reader.done = result.LastEvaluatedKey === undefined;
   };
   const before = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-    listing.newestFirst ? String(a[table.sortKey]) > String(b[table.sortKey]) : String(a[table.sortKey]) < String(b[table.sortKey]);
+    listing.newestFirst
+      ? String(a[table.sortKey]) > String(b[table.sortKey])
+      : String(a[table.sortKey]) < String(b[table.sortKey]);
   const items: Record<string, unknown>[] = [];
   // One more than the page: it tells whether another page follows.
   while (items.length <= page.limit) {

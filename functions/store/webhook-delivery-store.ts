@@ -137,7 +137,12 @@ export async function listDeliveries(
   page: PageRequest,
 ): Promise<{ deliveries: Delivery[]; nextCursor?: string }> {
   const { items, nextCursor } = await shardedPage(
-    { basePk: webhookDeliveryPk(webhookId), shards: DELIVERY_SHARDS, sortKeyPrefix: DELIVERY_PREFIX, newestFirst: true },
+    {
+      basePk: webhookDeliveryPk(webhookId),
+      shards: DELIVERY_SHARDS,
+      sortKeyPrefix: DELIVERY_PREFIX,
+      newestFirst: true,
+    },
     page,
   );
   return {

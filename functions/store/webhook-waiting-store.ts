@@ -33,12 +33,18 @@ export async function addWaiting(delivery: WaitingDelivery & { createdAt: number
 }
 
 /** The oldest `limit` waiting deliveries of the webhook (ids), and whether more wait. */
-export async function oldestWaiting(webhookId: string, limit: number): Promise<{ deliveryIds: string[]; more: boolean }> {
+export async function oldestWaiting(
+  webhookId: string,
+  limit: number,
+): Promise<{ deliveryIds: string[]; more: boolean }> {
   const { items, nextCursor } = await shardedPage(
     { basePk: webhookWaitingPk(webhookId), shards: DELIVERY_SHARDS, sortKeyPrefix: WAITING_PREFIX, newestFirst: false },
     { limit },
   );
-  return { deliveryIds: items.map((item) => fromItem<WaitingDelivery>(item).deliveryId), more: nextCursor !== undefined };
+  return {
+    deliveryIds: items.map((item) => fromItem<WaitingDelivery>(item).deliveryId),
+    more: nextCursor !== undefined,
+  };
 }
 
 /** Takes the deliveries off the waiting list, once they are queued. */

@@ -34,7 +34,11 @@ export async function sendDeliveryMessages(messages: readonly DeliveryMessage[])
 }
 
 /** Sends `message` to be handled at `dueAt` (epoch ms): delayed up to MAX_DELAY_SECONDS, sent on from there. */
-export async function sendDeliveryMessageAt(message: DeliveriesQueueMessage, dueAt: number, now: number): Promise<void> {
+export async function sendDeliveryMessageAt(
+  message: DeliveriesQueueMessage,
+  dueAt: number,
+  now: number,
+): Promise<void> {
   const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - now) / 1000)));
   await sqs.send(
     new SendMessageCommand({

@@ -46,7 +46,7 @@ describe('the expiring cache', () => {
     expect(await again).toBe('value');
   });
 
-  it("lets a failed load that outlived its entry leave the newer entry of its key alone", async () => {
+  it('lets a failed load that outlived its entry leave the newer entry of its key alone', async () => {
     const { calls, load } = controlledLoad();
     const cache = expiringCache({ ttlMs: () => 1_000, maxEntries: 10, load });
     const stale = cache.get('k', 0);

@@ -114,10 +114,26 @@ describe('attempt outcomes', () => {
       state: 'Failed',
       disableWebhook: expect.stringContaining('410'),
     });
-    expect(attemptOutcome({ status: 503 }, 2, STANDARD_SCHEDULE, { since: 0, pauseAfterMs: FAILING_DISABLE_MS }, FAILING_DISABLE_MS - 1)).toMatchObject({
+    expect(
+      attemptOutcome(
+        { status: 503 },
+        2,
+        STANDARD_SCHEDULE,
+        { since: 0, pauseAfterMs: FAILING_DISABLE_MS },
+        FAILING_DISABLE_MS - 1,
+      ),
+    ).toMatchObject({
       state: 'Pending',
     });
-    expect(attemptOutcome({ status: 503 }, 2, STANDARD_SCHEDULE, { since: 0, pauseAfterMs: FAILING_DISABLE_MS }, FAILING_DISABLE_MS)).toMatchObject({
+    expect(
+      attemptOutcome(
+        { status: 503 },
+        2,
+        STANDARD_SCHEDULE,
+        { since: 0, pauseAfterMs: FAILING_DISABLE_MS },
+        FAILING_DISABLE_MS,
+      ),
+    ).toMatchObject({
       state: 'Failed',
       disableWebhook: expect.stringContaining('5 days'),
     });
