@@ -147,13 +147,13 @@ export const webhookWaitingKey = (webhookId: string, deliveryId: string): TableK
 });
 
 /**
- * Partitions one webhook's deliveries spread over: a partner at 1,000 deliveries a second writes each
- * delivery two to three times (made, attempted, waiting), about 4 WCU a delivery, which is 4,000 WCU/s, four
- * times DynamoDB's 1,000 per partition key; 16 keep each under 300 (docs/performance.md, capacity).
+ * Partitions one webhook's deliveries spread over: at 1,000 orders a second a site key's webhook of every order
+ * type is sent 5,000 deliveries a second, each written at least twice (made, attempted) at 1 KB or more: 10,000
+ * WCU/s, ten times DynamoDB's 1,000 per partition key; 32 keep each near 300 (docs/performance.md, capacity).
  */
-export const DELIVERY_SHARDS = 16;
-/** The shard of a delivery: its id's last hex digit, which comes from a hash (deliveryIdFor), so they spread evenly. */
+export const DELIVERY_SHARDS = 32;
+/** The shard of a delivery: from its id's last two hex digits, which come from a hash (deliveryIdFor), so they spread evenly. */
 export const deliveryShardOf = (deliveryId: string): number =>
-  Number.parseInt(deliveryId.slice(-1), 16) % DELIVERY_SHARDS;
+  Number.parseInt(deliveryId.slice(-2), 16) % DELIVERY_SHARDS;
 /** The partition of `shard` of a sharded listing: shard 0 keeps the base key. */
 export const shardPk = (basePk: string, shard: number): string => (shard === 0 ? basePk : `${basePk}#${shard}`);
