@@ -66,7 +66,7 @@ export async function shardedPage(listing: ShardedListing, page: PageRequest): P
   // One more than the page: it tells whether another page follows.
   while (items.length <= page.limit) {
     await Promise.all(
-      readers.map((reader, shard) => (reader.buffer.length === 0 && !reader.done ? fill(reader, shard) : undefined)),
+      readers.flatMap((reader, shard) => (reader.buffer.length === 0 && !reader.done ? [fill(reader, shard)] : [])),
     );
     let next: ShardReader | undefined;
     for (const reader of readers)

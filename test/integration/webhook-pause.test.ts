@@ -84,4 +84,48 @@ describe('a partner failing past the pause window', { timeout: 90_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(idsAt('/down').filter((id) => id === firstId)).toHaveLength(succeededAt + 1);
   });
+
+  it('pages a log spread over its shards newest first, and a waiting list oldest first, each item once', async () => {
+    const { createDelivery } = await import('../../functions/store/webhook-delivery-store.ts');
+    const { addWaiting, oldestWaiting, removeWaiting } = await import('../../functions/store/webhook-waiting-store.ts');
+    const { WebhookId } = await stack.register(stack.fulfilmentKey, '/paged', ['OrderStatusChanged']);
+    const base = Date.now() - 60_000;
+    const made = Array.from({ length: 120 }, (_, index) => ({
+      deliveryId: deliveryIdFor(`event-${index}`, WebhookId, base + index),
+      webhookId: WebhookId,
+      eventType: 'OrderStatusChanged' as const,
+      eventId: `event-${index}`,
+      createdAt: base + index,
+      state: 'Paused' as const,
+      attempts: [],
+      body: '{}',
+    }));
+    for (const delivery of made) {
+      await createDelivery(delivery);
+      await addWaiting(delivery);
+    }
+    const listed: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await stack.service.request(
+        'GET',
+        `/webhooks/${WebhookId}/deliveries?limit=50${cursor ? `&cursor=${cursor}` : ''}`,
+        { apiKey: stack.fulfilmentKey },
+      );
+      expect(page.status, page.text).toBe(200);
+      listed.push(...page.body.Deliveries.map((delivery: { DeliveryId: string }) => delivery.DeliveryId));
+      cursor = page.body.NextCursor;
+    } while (cursor);
+    const newestFirst = made.map((delivery) => delivery.deliveryId).reverse();
+    expect(listed).toEqual(newestFirst);
+
+    const taken: string[] = [];
+    for (;;) {
+      const { deliveryIds, more } = await oldestWaiting(WebhookId, 50);
+      taken.push(...deliveryIds);
+      await removeWaiting(WebhookId, deliveryIds);
+      if (!more) break;
+    }
+    expect(taken).toEqual([...newestFirst].reverse());
+  });
 });

@@ -69,12 +69,13 @@ export function addPipelineRows(dashboard: Dashboard, watched: Watched): void {
   const { fanout, deliveries } = webhooks;
   dashboard.addWidgets(
     new GraphWidget({
-      title: 'Webhooks: attempts by outcome, partners starting to fail, deliveries Failed, webhooks disabled',
+      title:
+        'Webhooks: attempts by outcome, partners starting to fail, deliveries Failed, webhooks disabled, paused, resumed',
       left: WEBHOOK_COUNTS.map(business),
       ...third,
     }),
     new GraphWidget({
-      title: 'Webhooks: deliveries waiting (visible) and between attempts (in flight); dead letters',
+      title: 'Webhooks: deliveries queued (visible) and under way (in flight); dead letters',
       left: [
         deliveries.queue.metricApproximateNumberOfMessagesVisible({
           period: FIVE_MINUTES,
