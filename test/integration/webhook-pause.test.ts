@@ -128,4 +128,34 @@ describe('a partner failing past the pause window', { timeout: 90_000 }, () => {
     }
     expect(taken).toEqual([...newestFirst].reverse());
   });
+
+  it("stops probing a paused webhook once its key is revoked: the probe's delivery ends Failed, not sent", async () => {
+    const keys = await import('../../functions/store/api-key-store.ts');
+    const store = await import('../../functions/store/webhook-store.ts');
+    const { getDelivery } = await import('../../functions/store/webhook-delivery-store.ts');
+    const { apiKey } = await keys.createApiKey('paused-then-revoked', 'fulfilment', Date.now());
+    const { WebhookId } = await stack.register(apiKey, '/revoked', ['OrderStatusChanged']);
+    stack.receiver.script(
+      '/revoked',
+      Array.from({ length: 1_000 }, () => 503),
+    );
+    const read = (await store.getWebhook(keys.hashApiKey(apiKey).slice(0, 12), WebhookId))!;
+    await store.recordDeliveryStreak(read, false, Date.now() - 20 * 60_000);
+    const event = await commitStatusEvent('5'.repeat(32));
+    const deliveryId = deliveryIdFor(event.id, WebhookId, event.time);
+    await until('the webhook paused', async () => {
+      const webhook = await store.getWebhook(read.ownerKeyId, WebhookId);
+      return webhook?.pausedAt !== undefined;
+    });
+    expect(await keys.revokeApiKey('paused-then-revoked')).toEqual({ webhooksDisabled: 1 });
+    const sent = stack.receiver.to('/revoked').length;
+    const settled = await until('the probe settled unsent', async () => {
+      const delivery = await getDelivery(WebhookId, deliveryId);
+      return delivery?.state === 'Failed' && delivery;
+    });
+    expect(settled.notSentReason).toBe('not sent: its API key was revoked');
+    // The probe chain ended with it: two probe intervals later nothing more has reached the receiver.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(stack.receiver.to('/revoked')).toHaveLength(sent);
+  });
 });
