@@ -148,12 +148,12 @@ describe('a partner failing past the pause window', { timeout: 90_000 }, () => {
       return webhook?.pausedAt !== undefined;
     });
     expect(await keys.revokeApiKey('paused-then-revoked')).toEqual({ webhooksDisabled: 1 });
-    const sent = stack.receiver.to('/revoked').length;
     const settled = await until('the probe settled unsent', async () => {
       const delivery = await getDelivery(WebhookId, deliveryId);
       return delivery?.state === 'Failed' && delivery;
     });
     expect(settled.notSentReason).toBe('not sent: its API key was revoked');
+    const sent = stack.receiver.to('/revoked').length;
     // The probe chain ended with it: two probe intervals later nothing more has reached the receiver.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(stack.receiver.to('/revoked')).toHaveLength(sent);
