@@ -4,8 +4,8 @@
  * function records, written as a failure then would write it). Its next failure pauses it (GET answers
  * Paused), later events wait in its log (State Paused, saying why) and reach nobody, only probes of the
  * delivery that paused it go out (WEBHOOK_PROBE_SECONDS=1), and once one succeeds it is Enabled again and
- * receives every waiting delivery, in the order they were made. One delivery at a time
- * (WEBHOOK_MAX_CONCURRENCY=1), so the order the deliveries were queued is the order they arrive.
+ * receives every waiting delivery once. They are queued oldest first (the second test pages the sharded log
+ * and waiting list in order); two deliveries run at once locally, so they may arrive a place apart.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryIdFor, WAITING_REASON } from '../../functions/domain/webhook-delivery.ts';
@@ -17,7 +17,6 @@ beforeAll(async () => {
   stack = await startWebhookStack({
     WEBHOOK_RETRY_SCHEDULE: '60,60',
     WEBHOOK_PROBE_SECONDS: '1',
-    WEBHOOK_MAX_CONCURRENCY: '1',
   });
 }, 60_000);
 afterAll(() => stack?.close());
@@ -72,7 +71,9 @@ describe('a partner failing past the pause window', { timeout: 90_000 }, () => {
     stack.receiver.script('/down', []);
     const succeededAt = stack.receiver.to('/down').length;
     await until('every waiting delivery', () => idsAt('/down').length >= succeededAt + 1 + waitingIds.length, 30_000);
-    expect(idsAt('/down').slice(succeededAt)).toEqual([firstId, ...waitingIds]);
+    const afterSuccess = idsAt('/down').slice(succeededAt);
+    expect(afterSuccess[0]).toBe(firstId);
+    expect([...afterSuccess.slice(1)].sort()).toEqual([...waitingIds].sort());
     expect(await getWebhook()).toMatchObject({ Status: 'Enabled' });
     expect((await getWebhook()).PausedDateUtc).toBeUndefined();
     const settled = await until('all Delivered', async () => {
