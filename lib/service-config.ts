@@ -8,7 +8,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import { DEFAULT_THROTTLE } from './local/throttle.ts';
-import { currencyText, DEFAULT_CURRENCY } from '../functions/shared/config.ts';
+import { currencyText, DEFAULT_CURRENCY, MAX_SUBSCRIBERS_CACHE_SECONDS } from '../functions/shared/config.ts';
 import { CONSUMER_CONCURRENCY, maxConcurrency } from './consumer-concurrency.ts';
 
 export interface ServiceConfig {
@@ -286,7 +286,7 @@ export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = p
     webhookMaxConcurrency: maxConcurrency('webhookDeliveries', raw('webhookMaxConcurrency')),
     // A pause must come before the five-day disabling (a day at most) and after a few retries (a minute at least).
     webhookPauseAfterMinutes: number('webhookPauseAfterMinutes', 1, 1440),
-    webhookSubscribersCacheSeconds: number('webhookSubscribersCacheSeconds', 0, 300),
+    webhookSubscribersCacheSeconds: number('webhookSubscribersCacheSeconds', 0, MAX_SUBSCRIBERS_CACHE_SECONDS),
     logRetentionDays: retention(),
     renditionsMaxConcurrency: maxConcurrency('renditions', raw('renditionsMaxConcurrency')),
     webhookFanoutMaxConcurrency: maxConcurrency('webhookFanout', raw('webhookFanoutMaxConcurrency')),

@@ -10,7 +10,7 @@
 import type { DeliveryMessage, RequeueMessage } from '../contracts/webhook-queues.ts';
 import { WAITING_REASON, type Delivery } from '../domain/webhook-delivery.ts';
 import type { Webhook } from '../domain/webhook.ts';
-import { config } from '../shared/config.ts';
+import { config, MAX_SUBSCRIBERS_CACHE_SECONDS } from '../shared/config.ts';
 import { METRIC } from '../shared/metric-names.ts';
 import { emitMetrics } from '../shared/metrics.ts';
 import { logger } from '../shared/powertools.ts';
@@ -21,8 +21,11 @@ import { sendDeliveryMessageAt, sendDeliveryMessages } from '../webhooks/deliver
 
 /** Waiting deliveries queued per message of a resume: a page, never the whole list at once. */
 const REQUEUE_PAGE = 100;
-/** How long past the fan-out's subscriber cache a resume keeps looking for deliveries that began waiting late. */
-const REQUEUE_MARGIN_MS = 5_000;
+/**
+ * How long a resume keeps looking for deliveries that began waiting late: a fan-out's cache (at most
+ * MAX_SUBSCRIBERS_CACHE_SECONDS, whichever function ends the pause) may still hold the webhook as paused.
+ */
+const REQUEUE_WINDOW_MS = (MAX_SUBSCRIBERS_CACHE_SECONDS + 5) * 1000;
 
 /** Records the delivery as waiting for its paused webhook: not sent, and on the webhook's waiting list. */
 export async function waitForResume(delivery: Delivery): Promise<void> {
@@ -59,9 +62,17 @@ export async function pause(webhook: Webhook, delivery: Delivery, now: number): 
   await scheduleProbe(webhook, delivery.deliveryId, now, now);
 }
 
-/** Ends the pause after a success, and queues the deliveries that waited (requeue). */
+/**
+ * Ends the pause after a success, and queues the deliveries that waited (requeue). A change of its key's
+ * meanwhile (a rotation) is read again: the pause must end, or no probe would follow.
+ */
 export async function resume(webhook: Webhook, now: number): Promise<void> {
-  const resumed = await resumeWebhook(webhook);
+  let read: Webhook | undefined = webhook;
+  let resumed: Webhook | undefined;
+  for (let tries = 0; tries < 3 && read && read.pausedAt === webhook.pausedAt && !resumed; tries++) {
+    resumed = await resumeWebhook(read);
+    if (!resumed) read = await getWebhook(webhook.ownerKeyId, webhook.webhookId);
+  }
   if (!resumed) return;
   emitMetrics({ [METRIC.WebhooksResumed]: 1 });
   logger.info('webhook resumed', { webhookId: webhook.webhookId, pausedAt: webhook.pausedAt });
@@ -74,7 +85,7 @@ export async function startRequeue(webhook: Webhook, now: number): Promise<void>
     {
       webhookId: webhook.webhookId,
       ownerKeyId: webhook.ownerKeyId,
-      requeueUntil: now + config.webhookSubscribersCacheMs + REQUEUE_MARGIN_MS,
+      requeueUntil: now + REQUEUE_WINDOW_MS,
     },
     now,
     now,

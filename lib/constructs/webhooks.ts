@@ -34,7 +34,7 @@ export interface WebhooksProps {
   fanoutMaxConcurrency: number;
   /** WEBHOOK_PAUSE_AFTER_MINUTES of the delivery function. */
   pauseAfterMinutes: number;
-  /** WEBHOOK_SUBSCRIBERS_CACHE_SECONDS of both: the fan-out's cache, and how long a resume looks for late waiting deliveries. */
+  /** WEBHOOK_SUBSCRIBERS_CACHE_SECONDS of the fan-out. */
   subscribersCacheSeconds: number;
 }
 
@@ -54,10 +54,7 @@ export class Webhooks extends Construct {
       settings: WEBHOOK_QUEUES.deliveries,
       spec: ROUTELESS_FUNCTIONS.webhookDeliver,
       maxConcurrency: props.maxConcurrency,
-      environment: {
-        WEBHOOK_PAUSE_AFTER_MINUTES: String(props.pauseAfterMinutes),
-        WEBHOOK_SUBSCRIBERS_CACHE_SECONDS: String(props.subscribersCacheSeconds),
-      },
+      environment: { WEBHOOK_PAUSE_AFTER_MINUTES: String(props.pauseAfterMinutes) },
     });
     // The delivery function sends a retry to its own queue, delayed (functions/webhooks/delivery-queue.ts).
     this.deliveries.handlerFunction.grantWebhookDeliveries(this.deliveries.queue);
