@@ -74,7 +74,7 @@ export async function attemptDelivery(
   if (!webhook || !delivery || delivery.state === 'Delivered') return undefined;
   const unsent = notSentReason(webhook, revoked);
   if (unsent !== undefined) {
-    await settleUnsent(delivery, unsent);
+    await settleUnsent(delivery, 'Failed', unsent);
     emitMetrics({ [METRIC.WebhookDeliveriesFailed]: 1 });
     logger.info('webhook delivery not sent', { webhookId: webhook.webhookId, reason: unsent });
     // A webhook its key changed after the revocation (within the authorizer's cache) goes disabled too.

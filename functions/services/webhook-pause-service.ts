@@ -14,7 +14,7 @@ import { config, MAX_SUBSCRIBERS_CACHE_SECONDS } from '../shared/config.ts';
 import { METRIC } from '../shared/metric-names.ts';
 import { emitMetrics } from '../shared/metrics.ts';
 import { logger } from '../shared/powertools.ts';
-import { settleWaiting } from '../store/webhook-delivery-store.ts';
+import { settleUnsent } from '../store/webhook-delivery-store.ts';
 import { getWebhook, keyRevoked, pauseWebhook, resumeWebhook } from '../store/webhook-store.ts';
 import { addWaiting, oldestWaiting, removeWaiting } from '../store/webhook-waiting-store.ts';
 import { sendDeliveryMessageAt, sendDeliveryMessages } from '../webhooks/delivery-queue.ts';
@@ -29,7 +29,7 @@ const REQUEUE_WINDOW_MS = (MAX_SUBSCRIBERS_CACHE_SECONDS + 5) * 1000;
 
 /** Records the delivery as waiting for its paused webhook: not sent, and on the webhook's waiting list. */
 export async function waitForResume(delivery: Delivery): Promise<void> {
-  await settleWaiting(delivery, WAITING_REASON);
+  await settleUnsent(delivery, 'Paused', WAITING_REASON);
   await addWaiting(delivery);
 }
 

@@ -67,15 +67,18 @@ export async function recordAttempt(delivery: Delivery, state: DeliveryState, at
   );
 }
 
-/** Ends the delivery Failed without an attempt, saying why it was not sent. */
-export async function settleUnsent(delivery: Delivery, reason: string): Promise<void> {
+/**
+ * Records that the delivery's message was not sent, saying why: it ends Failed (its webhook disabled, its key
+ * revoked), or waits Paused for its webhook to resume (on the waiting list: webhook-waiting-store.ts).
+ */
+export async function settleUnsent(delivery: Delivery, state: 'Failed' | 'Paused', reason: string): Promise<void> {
   await dynamo.send(
     new UpdateCommand({
       TableName: config.tableName,
       Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
-      UpdateExpression: 'SET #state = :failed, notSentReason = :reason',
+      UpdateExpression: 'SET #state = :state, notSentReason = :reason',
       ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':failed': 'Failed', ':reason': reason },
+      ExpressionAttributeValues: { ':state': state, ':reason': reason },
     }),
   );
 }
@@ -117,19 +120,6 @@ export const unmarkRedelivery = (delivery: Delivery, now: number): Promise<boole
       },
     }),
   );
-
-/** Sets the delivery Paused, not sent, saying why: its webhook's waiting list (webhook-waiting-store.ts) names it. */
-export async function settleWaiting(delivery: Delivery, reason: string): Promise<void> {
-  await dynamo.send(
-    new UpdateCommand({
-      TableName: config.tableName,
-      Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
-      UpdateExpression: 'SET #state = :paused, notSentReason = :reason',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':paused': 'Paused', ':reason': reason },
-    }),
-  );
-}
 
 /** One page of a webhook's deliveries, newest first (delivery ids sort by their event's time) over its shards. */
 export async function listDeliveries(
