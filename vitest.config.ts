@@ -28,6 +28,7 @@ const BUNDLE_FILES = [
   'test/integration/webhook-key-revocation.test.ts',
   'test/integration/webhook-redelivery-bounds.test.ts',
   'test/integration/request-correlation.test.ts',
+  'test/integration/webhook-pause.test.ts',
   'test/integration/order-artwork.test.ts',
   'test/integration/artwork-holds.test.ts',
   'test/integration/artwork-hold-window.test.ts',

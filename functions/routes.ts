@@ -42,7 +42,7 @@ export interface Grants {
   bucket?: 'read' | 'labRead' | 'put' | 'delete' | 'write' | 'readwrite' | 'multipart';
   /** events:PutEvents on the service's bus. */
   events?: true;
-  /** sqs:SendMessage to the webhook deliveries queue (a redelivery), and its URL in WEBHOOK_DELIVERY_QUEUE_URL. */
+  /** sqs:SendMessage to the webhook deliveries queue (a redelivery, the deliveries a paused webhook's enabling queues), and its URL in WEBHOOK_DELIVERY_QUEUE_URL. */
   webhookDeliveries?: true;
   /** The webhook secrets' KMS key: `seal` (kms:Encrypt, management) or `open` (kms:Decrypt, delivery), each only with a webhook's id as encryption context. */
   webhookSecrets?: 'seal' | 'open';
@@ -196,7 +196,7 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: '/webhooks', handler: 'create-webhook', credential: 'apiKey', summary: 'Register a webhook: a URL that receives signed events of the types named', grants: { table: tables.webhookChange, webhookSecrets: 'seal' } },
   { method: 'GET', path: '/webhooks', handler: 'list-webhooks', credential: 'apiKey', summary: "List this key's webhooks", grants: { table: tables.webhookRead } },
   { method: 'GET', path: '/webhooks/{webhookId}', handler: 'get-webhook', credential: 'apiKey', summary: 'Read one of this key\'s webhooks', grants: { table: tables.webhookRead } },
-  { method: 'PUT', path: '/webhooks/{webhookId}', handler: 'update-webhook', credential: 'apiKey', summary: "Change a webhook's URL, event types or status", grants: { table: tables.webhookChange } },
+  { method: 'PUT', path: '/webhooks/{webhookId}', handler: 'update-webhook', credential: 'apiKey', summary: "Change a webhook's URL, event types or status", grants: { table: tables.webhookChange, webhookDeliveries: true } },
   { method: 'DELETE', path: '/webhooks/{webhookId}', handler: 'delete-webhook', credential: 'apiKey', summary: 'Delete a webhook', grants: { table: tables.webhookChange } },
   { method: 'GET', path: '/webhooks/{webhookId}/deliveries', handler: 'list-webhook-deliveries', credential: 'apiKey', summary: "A webhook's deliveries, newest first, a page at a time, with their attempts", grants: { table: tables.deliveryLog } },
   { method: 'POST', path: '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', handler: 'redeliver-webhook-delivery', credential: 'apiKey', summary: 'Send a delivery again: the same event and webhook-id, signed anew', grants: { table: tables.redelivery, webhookDeliveries: true } },

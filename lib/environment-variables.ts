@@ -220,6 +220,18 @@ export const VARIABLES: Record<string, VariableDoc> = {
     meaning:
       'webhooks: the delays in seconds before each retry of a failed delivery, after the first attempt (`1,1,1` is four attempts); each at most 43200 (SQS holds a message up to 12 hours), at most 15. After the last, the delivery is `Failed`',
   },
+  WEBHOOK_PAUSE_AFTER_MINUTES: {
+    meaning:
+      'webhooks: a webhook whose deliveries failed this long without a success is paused: its deliveries wait (`State: "Paused"`), one probe goes out every `WEBHOOK_PROBE_SECONDS`, and the first success queues them again, oldest first; the stack setting `webhookPauseAfterMinutes` (1 to 1440, [Deploy](deploy.md#configuration))',
+  },
+  WEBHOOK_PROBE_SECONDS: {
+    meaning: 'webhooks: how often a paused webhook is probed (one of its waiting deliveries sent)',
+  },
+  WEBHOOK_SUBSCRIBERS_CACHE_SECONDS: {
+    default: '`10` in AWS (the stack setting `webhookSubscribersCacheSeconds`, 0 to 300); `npm start`: 0 unless set',
+    meaning:
+      "webhooks: how long the fan-out keeps an event type's subscribers: a new webhook hears events, and a pause's start or end is seen, that much later at most; a deleted or disabled one is never sent to, but its log may get deliveries ended `not sent` that long",
+  },
   LOCAL_SQS_MAX_IN_FLIGHT: {
     default: 'unbounded',
     meaning:

@@ -8,7 +8,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import { DEFAULT_THROTTLE } from './local/throttle.ts';
-import { currencyText, DEFAULT_CURRENCY } from '../functions/shared/config.ts';
+import { currencyText, DEFAULT_CURRENCY, MAX_SUBSCRIBERS_CACHE_SECONDS } from '../functions/shared/config.ts';
 import { CONSUMER_CONCURRENCY, maxConcurrency } from './consumer-concurrency.ts';
 
 export interface ServiceConfig {
@@ -44,6 +44,10 @@ export interface ServiceConfig {
   renditionsMaxConcurrency: number;
   webhookFanoutMaxConcurrency: number;
   webhookMaxConcurrency: number;
+  /** Minutes of failures without a success after which a webhook is paused (WEBHOOK_PAUSE_AFTER_MINUTES of the delivery function). */
+  webhookPauseAfterMinutes: number;
+  /** Seconds the fan-out keeps an event type's subscribers (WEBHOOK_SUBSCRIBERS_CACHE_SECONDS of the webhook functions). */
+  webhookSubscribersCacheSeconds: number;
   /** Alarm thresholds. */
   alarmServerErrorRate: number;
   alarmLatencyP99Ms: number;
@@ -148,6 +152,18 @@ export const SETTINGS = {
     ...CONSUMER_CONCURRENCY.webhookDeliveries,
     fallback: String(CONSUMER_CONCURRENCY.webhookDeliveries.fallback),
     example: '5',
+  },
+  webhookPauseAfterMinutes: {
+    context: 'webhookPauseAfterMinutes',
+    env: 'WEBHOOK_PAUSE_AFTER_MINUTES',
+    fallback: '15',
+    example: '60',
+  },
+  webhookSubscribersCacheSeconds: {
+    context: 'webhookSubscribersCacheSeconds',
+    env: 'WEBHOOK_SUBSCRIBERS_CACHE_SECONDS',
+    fallback: '10',
+    example: '0',
   },
   renditionsMaxConcurrency: {
     ...CONSUMER_CONCURRENCY.renditions,
@@ -268,6 +284,9 @@ export function readServiceConfig(node: Node, environment: NodeJS.ProcessEnv = p
     keyThrottleBurst: number('keyThrottleBurst', 1, 100_000),
     authorizerCacheSeconds: number('authorizerCacheSeconds', 0, 3600),
     webhookMaxConcurrency: maxConcurrency('webhookDeliveries', raw('webhookMaxConcurrency')),
+    // A pause must come before the five-day disabling (a day at most) and after a few retries (a minute at least).
+    webhookPauseAfterMinutes: number('webhookPauseAfterMinutes', 1, 1440),
+    webhookSubscribersCacheSeconds: number('webhookSubscribersCacheSeconds', 0, MAX_SUBSCRIBERS_CACHE_SECONDS),
     logRetentionDays: retention(),
     renditionsMaxConcurrency: maxConcurrency('renditions', raw('renditionsMaxConcurrency')),
     webhookFanoutMaxConcurrency: maxConcurrency('webhookFanout', raw('webhookFanoutMaxConcurrency')),

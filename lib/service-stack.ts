@@ -66,6 +66,8 @@ export class ServiceStack extends Stack {
       logRetention: config.logRetentionDays,
       maxConcurrency: config.webhookMaxConcurrency,
       fanoutMaxConcurrency: config.webhookFanoutMaxConcurrency,
+      pauseAfterMinutes: config.webhookPauseAfterMinutes,
+      subscribersCacheSeconds: config.webhookSubscribersCacheSeconds,
     });
     this.api = new Api(this, 'Api', {
       config,

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { formatDate } from '../shared/dates.ts';
-import { WEBHOOK_STATUSES, type Webhook } from '../domain/webhook.ts';
+import { stateOf, WEBHOOK_STATES, WEBHOOK_STATUSES, type Webhook } from '../domain/webhook.ts';
 import { EVENT_SUBSCRIPTIONS, WEBHOOK_EVENT_TYPES } from '../webhooks/event-subscriptions.ts';
 import { attemptCountOf, DELIVERY_STATES, KEPT_ATTEMPTS, type Delivery } from '../domain/webhook-delivery.ts';
 import {
@@ -63,7 +63,13 @@ export const WebhookOut = z.object({
   WebhookId: GuidOut,
   Url: z.string(),
   EventTypes: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
-  Status: StatusField,
+  Status: z.enum(WEBHOOK_STATES).check(
+    z.meta({
+      description:
+        'Enabled or Disabled as its key (or the service: a 410, five days of failures, a revoked key) set it; Paused while its deliveries wait after failing for the pause window: a probe is sent every few minutes, and the first success, or PUT Status Enabled, queues them again',
+    }),
+  ),
+  PausedDateUtc: z.optional(WireDateOut),
   CreatedDateUtc: WireDateOut,
 });
 
@@ -97,7 +103,10 @@ export const toWebhookOut = (webhook: Webhook): z.infer<typeof WebhookOut> => ({
   WebhookId: webhook.webhookId,
   Url: webhook.url,
   EventTypes: webhook.eventTypes,
-  Status: webhook.status,
+  Status: stateOf(webhook),
+  ...(webhook.pausedAt !== undefined && webhook.status === 'Enabled'
+    ? { PausedDateUtc: formatDate(webhook.pausedAt) }
+    : {}),
   CreatedDateUtc: formatDate(webhook.createdAt),
 });
 
@@ -148,7 +157,7 @@ export const DeliveryOut = z.object({
     z.string().check(
       z.meta({
         description:
-          'Why its last message was sent to no one (its webhook disabled, its API key revoked); absent once an attempt is made',
+          'Why its last message was sent to no one (its webhook disabled or paused, its API key revoked); absent once an attempt is made',
         example: 'not sent: its API key was revoked',
       }),
     ),

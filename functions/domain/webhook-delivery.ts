@@ -1,13 +1,15 @@
 /**
  * One event sent to one webhook: the delivery, its attempts, and the rules that decide what follows an
- * attempt (Standard Webhooks' retry schedule, 410 disables, five days of failures disable). Pure: the
- * delivery service reads and writes, sends, and asks these rules.
+ * attempt (Standard Webhooks' retry schedule, 410 disables, five days of failures disable, a shorter
+ * streak of failures pauses the webhook: its deliveries wait). Pure: the delivery service reads and
+ * writes, sends, and asks these rules.
  */
 import { createHash } from 'node:crypto';
 import { timeOrderedGuid } from '../shared/ids.ts';
 import type { WebhookEventType } from '../webhooks/event-subscriptions.ts';
 
-export const DELIVERY_STATES = ['Pending', 'Delivered', 'Failed'] as const;
+/** Paused: not sent, waiting for its webhook to resume (notSentReason says so). */
+export const DELIVERY_STATES = ['Pending', 'Delivered', 'Failed', 'Paused'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
 export interface DeliveryAttempt {
@@ -36,7 +38,7 @@ export interface Delivery {
    * queued) queues the retry without sending again; any other message of an attempt already made is a repeat.
    */
   attemptMessageId?: string;
-  /** Why its last message was not sent (its webhook disabled, its key revoked); absent once an attempt is made. */
+  /** Why its last message was not sent (its webhook disabled or paused, its key revoked); absent once an attempt is made. */
   notSentReason?: string;
   /** When it was last redelivered (epoch ms): a delivery takes one redelivery per REDELIVERY_INTERVAL_MS. */
   redeliveredAt?: number;
@@ -49,20 +51,32 @@ export const KEPT_ATTEMPTS = 50;
 
 export const attemptCountOf = (delivery: Delivery): number => delivery.attemptCount ?? delivery.attempts.length;
 
+/** What decides a delivery message's fate besides its delivery (contracts/webhook-queues.ts DeliveryMessage). */
+export interface MessageChain {
+  /** The queue message that made the attempt before this one (absent on a delivery's first message). */
+  previous?: string | undefined;
+  redelivery?: true | undefined;
+  probe?: number | undefined;
+}
+
 /**
- * What a delivery message numbered `attempt` does, given its delivery as read: `send` the attempt; `requeue`
- * only its retry (the message made the attempt already and its retry was not queued); or `drop` it (the
- * delivery settled, or the attempt made by another message: a repeated fan-out or an SQS repeat).
+ * What a delivery message does, given its delivery as read: `send` its attempt; `requeue` only its retry (it
+ * made the latest attempt, and its retry could not be queued); or `drop` it. Each attempt continues the
+ * chain of the message that made the one before, so a second chain (a repeated fan-out, an SQS repeat) dies
+ * at its first message. A paused delivery has no chain: its probe and, once resumed, its first message start one.
  */
 export function messageAction(
   delivery: Delivery,
-  attempt: number,
+  message: MessageChain,
   messageId: string,
-  redelivery: boolean,
 ): 'send' | 'requeue' | 'drop' {
+  if (delivery.state === 'Paused') return 'send';
   if (delivery.state !== 'Pending') return 'drop';
-  if (redelivery || attemptCountOf(delivery) < attempt) return 'send';
-  return attemptCountOf(delivery) === attempt && delivery.attemptMessageId === messageId ? 'requeue' : 'drop';
+  if (delivery.attemptMessageId === messageId) return 'requeue';
+  if (message.redelivery) return 'send';
+  if (message.previous === undefined) return attemptCountOf(delivery) === 0 ? 'send' : 'drop';
+  // A chain begun before messages named their predecessor goes on.
+  return delivery.attemptMessageId === undefined || delivery.attemptMessageId === message.previous ? 'send' : 'drop';
 }
 
 /** The delivery's attempts with one more: the latest KEPT_ATTEMPTS, and the count of all. */
@@ -95,34 +109,42 @@ export const deliveryIdFor = (eventId: string, webhookId: string, eventTime: num
 export const deliveryBody = (event: { type: WebhookEventType; time: number; data: Record<string, unknown> }) =>
   JSON.stringify({ type: event.type, timestamp: new Date(event.time).toISOString(), data: event.data });
 
+/** Why a delivery of a paused webhook waits, as its log says. */
+export const WAITING_REASON =
+  'waiting: its webhook is paused, as its deliveries kept failing; sent once a probe of the webhook succeeds';
+
 export type AttemptResult = { status: number } | { error: string };
 
 export const succeeded = (result: AttemptResult): boolean =>
   'status' in result && result.status >= 200 && result.status < 300;
 
-/** What follows an attempt. */
+/** What follows an attempt. Paused: the delivery waits, and its webhook is (or stays) paused. */
 export type AttemptOutcome =
   | { state: 'Delivered' }
   | { state: 'Pending'; retryAfterSeconds: number }
+  | { state: 'Paused' }
   | { state: 'Failed'; disableWebhook?: string };
 
 /**
  * The outcome of attempt number `attempt` (1-based) of a delivery. `schedule`: the delays before each retry;
  * `failingSince`: when the webhook's deliveries began failing without a success since (undefined: they are
- * not), which this attempt's failure may carry past FAILING_DISABLE_MS.
+ * not), which this attempt's failure may carry past `pauseAfterMs` (the webhook pauses) or past
+ * FAILING_DISABLE_MS (it is disabled).
  */
 export function attemptOutcome(
   result: AttemptResult,
   attempt: number,
   schedule: readonly number[],
-  failingSince: number | undefined,
+  failing: { since: number | undefined; pauseAfterMs: number },
   now: number,
 ): AttemptOutcome {
   if (succeeded(result)) return { state: 'Delivered' };
   if ('status' in result && result.status === 410)
     return { state: 'Failed', disableWebhook: 'the receiver answered 410 Gone' };
-  if (failingSince !== undefined && now - failingSince >= FAILING_DISABLE_MS)
+  const failingFor = failing.since === undefined ? 0 : now - failing.since;
+  if (failingFor >= FAILING_DISABLE_MS)
     return { state: 'Failed', disableWebhook: 'deliveries failed for 5 days without a success' };
+  if (failing.since !== undefined && failingFor >= failing.pauseAfterMs) return { state: 'Paused' };
   const delay = schedule[attempt - 1];
   return delay === undefined ? { state: 'Failed' } : { state: 'Pending', retryAfterSeconds: delay };
 }

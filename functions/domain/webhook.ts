@@ -20,6 +20,9 @@ export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 export const WEBHOOK_STATUSES = ['Enabled', 'Disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];
+/** What a webhook answers: its key's status, or Paused while the service holds an enabled one's deliveries. */
+export const WEBHOOK_STATES = [...WEBHOOK_STATUSES, 'Paused'] as const;
+export type WebhookState = (typeof WEBHOOK_STATES)[number];
 
 export interface Webhook {
   webhookId: string;
@@ -41,6 +44,11 @@ export interface Webhook {
   failingSince?: number;
   /** Why the service disabled it (a 410, five days of failures); absent when its key did, or it is enabled. */
   disabledReason?: string;
+  /**
+   * When the service paused it (its deliveries failed for WEBHOOK_PAUSE_AFTER_MINUTES without a success):
+   * its deliveries wait, and one probe at a time is sent, until one succeeds (domain/webhook-delivery.ts).
+   */
+  pausedAt?: number;
 }
 
 /** What a webhook's subscription index items say: what the fan-out needs without reading the webhook. */
@@ -48,7 +56,12 @@ export interface WebhookSubscriber {
   webhookId: string;
   ownerKeyId: string;
   ownerScope: ApiKeyScope;
+  /** Its webhook's pausedAt: the fan-out makes its deliveries waiting, and queues none. */
+  pausedAt?: number;
 }
+
+export const stateOf = (webhook: Webhook): WebhookState =>
+  webhook.status === 'Enabled' && webhook.pausedAt !== undefined ? 'Paused' : webhook.status;
 
 /** The event types a webhook is found under by the fan-out: none while it is disabled. */
 export const subscribedTypes = (webhook: Webhook): WebhookEventType[] =>
@@ -80,9 +93,12 @@ export interface WebhookChanges {
   status?: WebhookStatus;
 }
 
-/** The webhook with its key's changes; enabling it again starts afresh (no failure streak, no reason it was disabled). */
+/**
+ * The webhook with its key's changes; enabling it (again) starts afresh: no failure streak, no reason it
+ * was disabled, no pause (the caller queues the deliveries that waited: resumed()).
+ */
 export function changed(webhook: Webhook, changes: WebhookChanges): Webhook {
-  const { failingSince: _failingSince, disabledReason: _disabledReason, ...rest } = webhook;
+  const { failingSince: _failingSince, disabledReason: _disabledReason, pausedAt: _pausedAt, ...rest } = webhook;
   return {
     ...(changes.status === 'Enabled' ? rest : webhook),
     ...(changes.url !== undefined ? { url: changes.url } : {}),
@@ -91,6 +107,10 @@ export function changed(webhook: Webhook, changes: WebhookChanges): Webhook {
     revision: webhook.revision + 1,
   };
 }
+
+/** Whether `after` ends the pause of `before`: the deliveries that waited are to be queued. */
+export const resumed = (before: Webhook, after: Webhook): boolean =>
+  before.pausedAt !== undefined && after.pausedAt === undefined && after.status === 'Enabled';
 
 /** Why a revoked key's webhooks are disabled, and its queued deliveries not sent. */
 export const KEY_REVOKED = 'its API key was revoked';

@@ -2,8 +2,9 @@
  * One attempt of one delivery (a message of the deliveries queue): read the webhook and the delivery, open
  * the secrets (the current one, and the previous one while its rotation overlap lasts), send, record the
  * attempt, and answer whether and when to try again (domain/webhook-delivery.ts). A 410, or five days of
- * failures, disables the webhook at once. Nothing is sent for a disabled webhook or a revoked key: the
- * delivery ends Failed with the reason.
+ * failures, disables the webhook at once; a shorter streak pauses it (webhook-pause-service.ts). Nothing is
+ * sent for a disabled webhook or a revoked key: the delivery ends Failed with the reason; for a paused
+ * one, only its probe and redeliveries are sent, and the rest wait.
  */
 import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
 import { attemptOutcome, messageAction, succeeded, type AttemptOutcome } from '../domain/webhook-delivery.ts';
@@ -14,6 +15,7 @@ import { emitMetrics } from '../shared/metrics.ts';
 import { logger } from '../shared/powertools.ts';
 import { getDelivery, recordAttempt, settleUnsent } from '../store/webhook-delivery-store.ts';
 import { getWebhook, keyRevoked, recordDeliveryStreak, replaceWebhook } from '../store/webhook-store.ts';
+import { pause, resume, scheduleProbe, waitForResume } from './webhook-pause-service.ts';
 import { sendDelivery } from '../webhooks/send-delivery.ts';
 import { openSecret } from '../webhooks/webhook-secrets.ts';
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
@@ -72,16 +74,22 @@ export async function attemptDelivery(
   ]);
   // Deleted meanwhile: nothing to deliver.
   if (!webhook || !delivery) return undefined;
-  const action = messageAction(delivery, attempt, messageId, message.redelivery === true);
+  const action = messageAction(delivery, message, messageId);
   if (action === 'drop') return undefined;
   if (action === 'requeue') return config.webhookRetrySchedule[attempt - 1];
   const unsent = notSentReason(webhook, revoked);
   if (unsent !== undefined) {
-    await settleUnsent(delivery, unsent);
+    await settleUnsent(delivery, 'Failed', unsent);
     emitMetrics({ [METRIC.WebhookDeliveriesFailed]: 1 });
     logger.info('webhook delivery not sent', { webhookId: webhook.webhookId, reason: unsent });
     // A webhook its key changed after the revocation (within the authorizer's cache) goes disabled too.
     if (revoked && webhook.status === 'Enabled') await disable(webhook, () => KEY_REVOKED);
+    return undefined;
+  }
+  // A probe of a pause that ended: the resume queues its delivery with the others that waited.
+  if (message.probe !== undefined && message.probe !== webhook.pausedAt) return undefined;
+  if (webhook.pausedAt !== undefined && message.probe === undefined && !message.redelivery) {
+    await waitForResume(delivery);
     return undefined;
   }
   const result = await sendDelivery(
@@ -91,8 +99,15 @@ export async function attemptDelivery(
     { ...webhookTargetPolicy(), timeoutMs: config.webhookTimeoutMs },
   );
   const finished = Date.now();
+  const single = message.redelivery === true || message.probe !== undefined;
   const outcomeWith = (failingSince: number | undefined): AttemptOutcome =>
-    attemptOutcome(result, attempt, message.redelivery ? [] : config.webhookRetrySchedule, failingSince, finished);
+    attemptOutcome(
+      result,
+      attempt,
+      single ? [] : config.webhookRetrySchedule,
+      { since: failingSince, pauseAfterMs: config.webhookPauseAfterMs },
+      finished,
+    );
   const outcome = outcomeWith(webhook.failingSince);
   const recorded = await recordAttempt(
     delivery,
@@ -120,6 +135,11 @@ export async function attemptDelivery(
       const now = outcomeWith(read.failingSince);
       return now.state === 'Failed' ? now.disableWebhook : undefined;
     });
-  else await recordDeliveryStreak(webhook, delivered, finished);
+  else if (delivered && webhook.pausedAt !== undefined) await resume(webhook, finished);
+  else if (outcome.state === 'Paused') {
+    await waitForResume(delivery);
+    if (webhook.pausedAt === undefined) await pause(webhook, delivery, finished);
+    else if (message.probe !== undefined) await scheduleProbe(webhook, delivery.deliveryId, webhook.pausedAt, finished);
+  } else await recordDeliveryStreak(webhook, delivered, finished);
   return outcome.state === 'Pending' ? outcome.retryAfterSeconds : undefined;
 }

@@ -3,15 +3,17 @@
  * its type (one Query per page, never a Scan), kept only when the event-subscription table lets their key
  * receive it (its scope; for `owner` events, only the key that caused it). Each gets a Pending delivery, whose
  * body carries the event in the partner form of its webhook's scope (webhooks/partner-forms.ts: the scope
- * the key had when it registered, which the subscription index keeps), and one message on the deliveries queue. A repeated fan-out of the same event finds the deliveries it made
- * (their ids derive from the event and the webhook) and sends their messages again: at least once, and the
- * receiver drops the repeat by its webhook-id.
+ * the key had when it registered, which the subscription index keeps), and one message on the deliveries
+ * queue; a paused webhook's delivery waits instead (State Paused, on its waiting list), with no message. A
+ * repeated fan-out of the same event finds the deliveries it made (their ids derive from the event and the
+ * webhook) and sends their messages again: at least once, and the receiver drops the repeat by its webhook-id.
  */
 import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
 import { sendDeliveryMessages } from '../webhooks/delivery-queue.ts';
-import { deliveryBody, deliveryIdFor, type Delivery } from '../domain/webhook-delivery.ts';
+import { deliveryBody, deliveryIdFor, WAITING_REASON, type Delivery } from '../domain/webhook-delivery.ts';
 import { createDelivery } from '../store/webhook-delivery-store.ts';
-import { listSubscribers } from '../store/webhook-store.ts';
+import { addWaiting } from '../store/webhook-waiting-store.ts';
+import { cachedSubscribers } from '../webhooks/subscriber-cache.ts';
 import type { ApiKeyScope } from '../auth/principal.ts';
 import { receives, type WebhookEventType } from '../webhooks/event-subscriptions.ts';
 import { partnerData } from '../webhooks/partner-forms.ts';
@@ -25,7 +27,7 @@ export interface SubscribableEvent {
 
 /** Makes the event's deliveries and queues them; answers how many. */
 export async function fanOut(event: SubscribableEvent): Promise<number> {
-  const subscribers = (await listSubscribers(event.type)).filter((subscriber) => receives(subscriber, event));
+  const subscribers = (await cachedSubscribers(event.type)).filter((subscriber) => receives(subscriber, event));
   const bodies = new Map<ApiKeyScope, string>();
   const bodyFor = (scope: ApiKeyScope): string => {
     const body = bodies.get(scope) ?? deliveryBody({ ...event, data: partnerData(event.type, scope, event.detail) });
@@ -40,11 +42,16 @@ export async function fanOut(event: SubscribableEvent): Promise<number> {
       eventType: event.type,
       eventId: event.id,
       createdAt: event.time,
-      state: 'Pending',
+      state: subscriber.pausedAt === undefined ? 'Pending' : 'Paused',
       attempts: [],
+      ...(subscriber.pausedAt === undefined ? {} : { notSentReason: WAITING_REASON }),
       body: bodyFor(subscriber.ownerScope),
     };
     await createDelivery(delivery);
+    if (subscriber.pausedAt !== undefined) {
+      await addWaiting(delivery);
+      continue;
+    }
     messages.push({
       webhookId: subscriber.webhookId,
       ownerKeyId: subscriber.ownerKeyId,
@@ -52,5 +59,5 @@ export async function fanOut(event: SubscribableEvent): Promise<number> {
     });
   }
   await sendDeliveryMessages(messages);
-  return messages.length;
+  return subscribers.length;
 }

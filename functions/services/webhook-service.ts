@@ -8,6 +8,7 @@ import type { ApiKeyScope } from '../auth/principal.ts';
 import {
   changed,
   checkEventTypes,
+  resumed,
   rotated,
   webhookNotFound,
   webhookQuotaExceeded,
@@ -19,6 +20,7 @@ import { retryOnConflict } from '../shared/retry.ts';
 import { TransactionConflictError } from '../store/transaction.ts';
 import * as store from '../store/webhook-store.ts';
 import { newWebhookSecret, sealSecret } from '../webhooks/webhook-secrets.ts';
+import { startRequeue } from './webhook-pause-service.ts';
 import { vetWebhookUrl, webhookTargetPolicy } from '../webhooks/webhook-target.ts';
 
 /** The calling API key (the principal's). */
@@ -72,13 +74,13 @@ async function changeWebhook(
   caller: Caller,
   webhookId: string,
   next: (webhook: Webhook) => Webhook | Promise<Webhook>,
-): Promise<Webhook> {
+): Promise<{ before: Webhook; after: Webhook }> {
   return retryOnConflict(
     async () => {
       const before = await readWebhook(caller, webhookId);
       const after = await next(before);
       if (!(await store.replaceWebhook(before, after))) throw new TransactionConflictError('webhook changed meanwhile');
-      return after;
+      return { before, after };
     },
     isConflict,
     { attempts: 10 },
@@ -92,13 +94,16 @@ export async function updateWebhook(
 ): Promise<Webhook> {
   const eventTypes = request.eventTypes === undefined ? undefined : checkEventTypes(request.eventTypes, caller.scope);
   const url = request.url === undefined ? undefined : await vettedUrl(request.url);
-  return changeWebhook(caller, webhookId, (webhook) =>
+  const { before, after } = await changeWebhook(caller, webhookId, (webhook) =>
     changed(webhook, {
       ...(url !== undefined ? { url } : {}),
       ...(eventTypes !== undefined ? { eventTypes } : {}),
       ...(request.status !== undefined ? { status: request.status } : {}),
     }),
   );
+  // Enabled by its key: what waited while it was paused goes out again.
+  if (resumed(before, after)) await startRequeue(after, Date.now());
+  return after;
 }
 
 export async function rotateWebhookSecret(caller: Caller, webhookId: string, now = Date.now()): Promise<string> {

@@ -22,6 +22,9 @@ function intEnv(name: string, fallback: number): number {
   return parsed;
 }
 
+/** The longest the fan-out may keep subscribers: a resume looks that long for deliveries a stale cache made wait. */
+export const MAX_SUBSCRIBERS_CACHE_SECONDS = 300;
+
 function listEnvText(text: string): string[] {
   return text
     .split(',')
@@ -206,6 +209,19 @@ export const config = readOnce({
         'environment variable WEBHOOK_RETRY_SCHEDULE must be at most 15 delays in seconds (0-43200), comma-separated',
       );
     return delays;
+  },
+  /** Webhooks: a webhook whose deliveries failed this long without a success is paused (the stack setting `webhookPauseAfterMinutes`). */
+  webhookPauseAfterMs: () => intEnv('WEBHOOK_PAUSE_AFTER_MINUTES', 15) * 60_000,
+  /** Webhooks: a paused webhook is probed (one of its deliveries sent) once per this long. */
+  webhookProbeIntervalMs: () => intEnv('WEBHOOK_PROBE_SECONDS', 300) * 1000,
+  /** Webhooks: how long the fan-out keeps an event type's subscribers (0: read them for every event). */
+  webhookSubscribersCacheMs: () => {
+    const seconds = intEnv('WEBHOOK_SUBSCRIBERS_CACHE_SECONDS', 0);
+    if (seconds > MAX_SUBSCRIBERS_CACHE_SECONDS)
+      throw new Error(
+        `environment variable WEBHOOK_SUBSCRIBERS_CACHE_SECONDS must be at most ${MAX_SUBSCRIBERS_CACHE_SECONDS}`,
+      );
+    return seconds * 1000;
   },
   /** Webhooks: the SQS queue the fan-out sends one message per delivery to. */
   webhookDeliveryQueueUrl: () => requiredEnv('WEBHOOK_DELIVERY_QUEUE_URL'),

@@ -36,6 +36,10 @@ export const METRIC = {
   WebhookDeliveriesFailed: 'WebhookDeliveriesFailed',
   /** Webhooks disabled by the delivery function (a 410, or five days of failures). */
   WebhooksDisabled: 'WebhooksDisabled',
+  /** Webhooks paused (failing for WEBHOOK_PAUSE_AFTER_MINUTES): their deliveries wait, probes go out. */
+  WebhooksPaused: 'WebhooksPaused',
+  /** Paused webhooks whose probe or redelivery succeeded: their waiting deliveries are queued again. */
+  WebhooksResumed: 'WebhooksResumed',
 } as const;
 
 export type MetricName = keyof typeof METRIC;
@@ -71,4 +75,6 @@ export const WEBHOOK_COUNTS = [
   METRIC.WebhooksStartedFailing,
   METRIC.WebhookDeliveriesFailed,
   METRIC.WebhooksDisabled,
+  METRIC.WebhooksPaused,
+  METRIC.WebhooksResumed,
 ] as const;

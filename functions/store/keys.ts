@@ -130,10 +130,32 @@ export const webhookSubscriptionKey = (eventType: string, webhookId: string): Ta
   PK: webhookSubscriptionPk(eventType),
   SK: webhookId,
 });
-/** A webhook's deliveries, newest first by their time-ordered id. */
+/**
+ * A webhook's deliveries, newest first by their time-ordered id, spread over DELIVERY_SHARDS partitions by
+ * the id's hash part (sharded-listing.ts): shard 0 is the unsuffixed partition, the others end `#<n>`.
+ */
 export const webhookDeliveryPk = (webhookId: string) => `${KEYS.webhookDelivery}${webhookId}`;
 export const DELIVERY_PREFIX = 'DELIVERY#';
 export const webhookDeliveryKey = (webhookId: string, deliveryId: string): TableKey => ({
-  PK: webhookDeliveryPk(webhookId),
+  PK: shardPk(webhookDeliveryPk(webhookId), deliveryShardOf(deliveryId)),
   SK: `${DELIVERY_PREFIX}${deliveryId}`,
 });
+/** A paused webhook's waiting deliveries, oldest first, sharded as its log is. */
+export const webhookWaitingPk = (webhookId: string) => `${KEYS.webhookDelivery}${webhookId}#WAITING`;
+export const WAITING_PREFIX = 'WAITING#';
+export const webhookWaitingKey = (webhookId: string, deliveryId: string): TableKey => ({
+  PK: shardPk(webhookWaitingPk(webhookId), deliveryShardOf(deliveryId)),
+  SK: `${WAITING_PREFIX}${deliveryId}`,
+});
+
+/**
+ * Partitions one webhook's deliveries spread over: at 1,000 orders a second a site key's webhook of every order
+ * type is sent 5,000 deliveries a second, each written at least twice (made, attempted) at 1 KB or more: 10,000
+ * WCU/s, ten times DynamoDB's 1,000 per partition key; 32 keep each near 300 (docs/performance.md, capacity).
+ */
+export const DELIVERY_SHARDS = 32;
+/** The shard of a delivery: from its id's last two hex digits, which come from a hash (deliveryIdFor), so they spread evenly. */
+export const deliveryShardOf = (deliveryId: string): number =>
+  Number.parseInt(deliveryId.slice(-2), 16) % DELIVERY_SHARDS;
+/** The partition of `shard` of a sharded listing: shard 0 keeps the base key. */
+export const shardPk = (basePk: string, shard: number): string => (shard === 0 ? basePk : `${basePk}#${shard}`);

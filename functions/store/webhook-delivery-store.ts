@@ -1,6 +1,7 @@
 /**
  * The one place that reads and writes webhook deliveries (domain/webhook-delivery.ts): one item per event
- * and webhook in the webhook's partition, keyed by the time-ordered delivery id, kept DELIVERY_LOG_DAYS.
+ * and webhook in one of the webhook's DELIVERY_SHARDS partitions (keys.ts), keyed by the time-ordered
+ * delivery id, kept DELIVERY_LOG_DAYS; the log lists them merged, newest first (sharded-listing.ts).
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../shared/clients/dynamodb.ts';
@@ -12,13 +13,16 @@ import {
   type DeliveryAttempt,
   type DeliveryState,
 } from '../domain/webhook-delivery.ts';
-import { DELIVERY_PREFIX, webhookDeliveryKey, webhookDeliveryPk } from './keys.ts';
-import { queryPage, type PageRequest } from './query.ts';
-import { fromItem, table, toItem } from './table.ts';
+import { DELIVERY_PREFIX, DELIVERY_SHARDS, webhookDeliveryKey, webhookDeliveryPk } from './keys.ts';
+import type { PageRequest } from './query.ts';
+import { shardedPage } from './sharded-listing.ts';
+import { fromItem, toItem } from './table.ts';
 import { writeIf } from './writes.ts';
 
 /** How long the log keeps a delivery: past the longest retry schedule, long enough to look into a partner's failures. */
 const DELIVERY_LOG_DAYS = 30;
+/** When the log lets a delivery made at `createdAt` go (DynamoDB's TTL). */
+export const deliveryExpiry = (createdAt: number) => createdAt + DELIVERY_LOG_DAYS * 24 * 60 * 60 * 1000;
 
 /** Stores a new delivery; false when that event's delivery to that webhook exists already (a repeated fan-out). */
 export const createDelivery = (delivery: Delivery): Promise<boolean> =>
@@ -29,7 +33,7 @@ export const createDelivery = (delivery: Delivery): Promise<boolean> =>
         webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
         'WebhookDelivery',
         delivery,
-        delivery.createdAt + DELIVERY_LOG_DAYS * 24 * 60 * 60 * 1000,
+        deliveryExpiry(delivery.createdAt),
       ),
       ConditionExpression: 'attribute_not_exists(PK)',
     }),
@@ -80,15 +84,18 @@ export function recordAttempt(
   );
 }
 
-/** Ends the delivery Failed without an attempt, saying why it was not sent. */
-export async function settleUnsent(delivery: Delivery, reason: string): Promise<void> {
+/**
+ * Records that the delivery's message was not sent, saying why: it ends Failed (its webhook disabled, its key
+ * revoked), or waits Paused for its webhook to resume (on the waiting list: webhook-waiting-store.ts).
+ */
+export async function settleUnsent(delivery: Delivery, state: 'Failed' | 'Paused', reason: string): Promise<void> {
   await dynamo.send(
     new UpdateCommand({
       TableName: config.tableName,
       Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
-      UpdateExpression: 'SET #state = :failed, notSentReason = :reason',
+      UpdateExpression: 'SET #state = :state, notSentReason = :reason',
       ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':failed': 'Failed', ':reason': reason },
+      ExpressionAttributeValues: { ':state': state, ':reason': reason },
     }),
   );
 }
@@ -131,26 +138,18 @@ export const unmarkRedelivery = (delivery: Delivery, now: number): Promise<boole
     }),
   );
 
-/** One page of a webhook's deliveries, newest first (delivery ids sort by their event's time). */
+/** One page of a webhook's deliveries, newest first (delivery ids sort by their event's time) over its shards. */
 export async function listDeliveries(
   webhookId: string,
   page: PageRequest,
 ): Promise<{ deliveries: Delivery[]; nextCursor?: string }> {
-  const range = {
-    partitionKey: table.partitionKey,
-    partitionValue: webhookDeliveryPk(webhookId),
-    sortKey: table.sortKey,
-    sortKeyPrefix: DELIVERY_PREFIX,
-  };
-  const { items, nextCursor } = await queryPage(
+  const { items, nextCursor } = await shardedPage(
     {
-      TableName: config.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': range.partitionValue, ':prefix': DELIVERY_PREFIX },
-      ScanIndexForward: false,
-      ConsistentRead: true,
+      basePk: webhookDeliveryPk(webhookId),
+      shards: DELIVERY_SHARDS,
+      sortKeyPrefix: DELIVERY_PREFIX,
+      newestFirst: true,
     },
-    range,
     page,
   );
   return {

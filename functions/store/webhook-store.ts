@@ -36,18 +36,23 @@ const subscriberOf = (webhook: Webhook): WebhookSubscriber => ({
   webhookId: webhook.webhookId,
   ownerKeyId: webhook.ownerKeyId,
   ownerScope: webhook.ownerScope,
+  ...(webhook.pausedAt === undefined ? {} : { pausedAt: webhook.pausedAt }),
 });
 
 const subscriptionKey = (type: string, webhook: Webhook) => webhookSubscriptionKey(type, webhook.webhookId);
 
-/** The index items that differ between two states of a webhook: put the new ones, delete the dropped ones. */
+/**
+ * The index items that differ between two states of a webhook: put the new ones (all of them when its pause
+ * began or ended, which they carry), delete the dropped ones.
+ */
 function subscriptionActions(before: Webhook | undefined, after: Webhook | undefined): WriteAction[] {
   const was = new Set<string>(before ? subscribedTypes(before) : []);
   const is = new Set<string>(after ? subscribedTypes(after) : []);
+  const pauseChanged = before?.pausedAt !== after?.pausedAt;
   return [
     ...[...was].filter((type) => !is.has(type)).map((type) => remove(subscriptionKey(type, before as Webhook))),
     ...[...is]
-      .filter((type) => !was.has(type))
+      .filter((type) => pauseChanged || !was.has(type))
       .map((type) => put(subscriptionKey(type, after as Webhook), SUBSCRIPTION_TYPE, subscriberOf(after as Webhook))),
   ];
 }
@@ -96,18 +101,26 @@ export async function listWebhooks(ownerKeyId: string): Promise<Webhook[]> {
   return (result.Items ?? []).map((item) => fromItem<Webhook>(item)).sort((a, b) => a.createdAt - b.createdAt);
 }
 
+/** `attribute = value` as read, or its absence: a condition on one attribute the service writes without a revision. */
+const asReadAttribute = (name: string, value: number | undefined) =>
+  value === undefined
+    ? { if: `attribute_not_exists(${name})`, values: {} }
+    : { if: `${name} = :${name}`, values: { [`:${name}`]: value } };
+
 /**
- * The webhook as `read` left it: its revision, and its failure streak, which deliveries record without a
- * revision (recordDeliveryStreak); a write over a streak recorded meanwhile would erase it.
+ * The webhook as `read` left it: its revision, its failure streak and its pause, which deliveries record
+ * without a revision (recordDeliveryStreak, pauseWebhook, resumeWebhook); a write over one recorded
+ * meanwhile would erase it.
  */
-const asRead = (read: Webhook) =>
-  read.failingSince === undefined
-    ? { ...sameRevision(read.revision), if: '#revision = :revision AND attribute_not_exists(failingSince)' }
-    : {
-        if: '#revision = :revision AND failingSince = :failingSince',
-        names: { '#revision': 'revision' },
-        values: { ':revision': read.revision, ':failingSince': read.failingSince },
-      };
+const asRead = (read: Webhook) => {
+  const streak = asReadAttribute('failingSince', read.failingSince);
+  const pause = asReadAttribute('pausedAt', read.pausedAt);
+  return {
+    if: `#revision = :revision AND ${streak.if} AND ${pause.if}`,
+    names: { '#revision': 'revision' },
+    values: { ':revision': read.revision, ...streak.values, ...pause.values },
+  };
+};
 
 /**
  * Writes `after` over `before` with their index items; false when the webhook changed, went, or recorded a
@@ -178,6 +191,30 @@ export async function listSubscribers(eventType: string): Promise<WebhookSubscri
     },
   );
   return subscribers;
+}
+
+/**
+ * Pauses the webhook at `now` as its deliveries failed since `read.failingSince`, with its index items (the
+ * fan-out then makes its deliveries waiting); false when it changed meanwhile (a success ended the streak,
+ * its key changed it, another attempt paused it first): the one that pauses it sends its probe.
+ */
+export async function pauseWebhook(read: Webhook, now: number): Promise<boolean> {
+  const after: Webhook = { ...read, pausedAt: now };
+  const outcome = await transact([
+    put(webhookKey(read.ownerKeyId, read.webhookId), WEBHOOK_TYPE, after, { condition: asRead(read) }),
+    ...subscriptionActions(read, after),
+  ]);
+  return outcome.committed;
+}
+
+/** Ends the webhook's pause and failure streak (a probe succeeded), with its index items; false when it changed meanwhile. */
+export async function resumeWebhook(read: Webhook): Promise<Webhook | undefined> {
+  const { pausedAt: _pausedAt, failingSince: _failingSince, ...after } = read;
+  const outcome = await transact([
+    put(webhookKey(read.ownerKeyId, read.webhookId), WEBHOOK_TYPE, after, { condition: asRead(read) }),
+    ...subscriptionActions(read, after),
+  ]);
+  return outcome.committed ? after : undefined;
 }
 
 /**

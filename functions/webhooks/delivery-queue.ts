@@ -6,7 +6,7 @@
  * delayed messages, each sent on when it arrives early, none in flight meanwhile.
  */
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
+import type { DeliveriesQueueMessage, DeliveryMessage } from '../contracts/webhook-queues.ts';
 import { sqs } from '../shared/clients/sqs.ts';
 import { config } from '../shared/config.ts';
 import { currentCorrelationId } from '../shared/correlation.ts';
@@ -20,8 +20,8 @@ const BATCH = 10;
 export const MAX_DELAY_SECONDS = 840;
 
 /** A message's body: with the correlation id of the work sending it (a fan-out, a redelivery), unless it has one. */
-const messageBody = (message: DeliveryMessage): string =>
-  JSON.stringify({ correlationId: currentCorrelationId(), ...message } satisfies DeliveryMessage);
+const messageBody = (message: DeliveriesQueueMessage): string =>
+  JSON.stringify({ correlationId: currentCorrelationId(), ...message } satisfies DeliveriesQueueMessage);
 
 /** One message per delivery on the deliveries queue, ten per call. */
 export async function sendDeliveryMessages(messages: readonly DeliveryMessage[]): Promise<void> {
@@ -39,7 +39,11 @@ export async function sendDeliveryMessages(messages: readonly DeliveryMessage[])
 }
 
 /** Sends `message` to be handled at `dueAt` (epoch ms): delayed up to MAX_DELAY_SECONDS, sent on from there. */
-export async function sendDeliveryMessageAt(message: DeliveryMessage, dueAt: number, now: number): Promise<void> {
+export async function sendDeliveryMessageAt(
+  message: DeliveriesQueueMessage,
+  dueAt: number,
+  now: number,
+): Promise<void> {
   const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - now) / 1000)));
   await sqs.send(
     new SendMessageCommand({

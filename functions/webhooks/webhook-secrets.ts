@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { DecryptCommand, EncryptCommand } from '@aws-sdk/client-kms';
 import { kms } from '../shared/clients/kms.ts';
 import { config } from '../shared/config.ts';
+import { expiringCache } from '../shared/expiring-cache.ts';
 
 /** Standard Webhooks' secret form: `whsec_` and the base64 of the HMAC key (32 random bytes here; the spec asks 24 to 64). */
 export const SECRET_PREFIX = 'whsec_';
@@ -42,21 +43,15 @@ const OPENED_SECRET_MS = 5 * 60 * 1000;
 /** Opened secrets kept at most: a bound on that memory whatever the number of webhooks. */
 const MAX_OPENED_SECRETS = 1_000;
 /** By webhook and ciphertext; the pending Decrypt itself, so attempts under way at once share one. */
-const opened = new Map<string, { until: number; secret: Promise<string> }>();
+const opened = expiringCache({
+  ttlMs: () => OPENED_SECRET_MS,
+  maxEntries: MAX_OPENED_SECRETS,
+  load: (key) => decrypt(key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)),
+});
 
 /** The secret a sealed one holds; fails (InvalidCiphertextException) for another webhook's ciphertext. */
-export function openSecret(webhookId: string, sealed: string, now = Date.now()): Promise<string> {
-  const key = `${webhookId}:${sealed}`;
-  const kept = opened.get(key);
-  if (kept && kept.until > now) return kept.secret;
-  opened.delete(key);
-  if (opened.size >= MAX_OPENED_SECRETS) opened.delete(opened.keys().next().value as string);
-  const secret = decrypt(webhookId, sealed);
-  opened.set(key, { until: now + OPENED_SECRET_MS, secret });
-  // A failed Decrypt is not kept: the next attempt asks KMS again.
-  secret.catch(() => opened.delete(key));
-  return secret;
-}
+export const openSecret = (webhookId: string, sealed: string, now = Date.now()): Promise<string> =>
+  opened.get(`${webhookId}:${sealed}`, now);
 
 async function decrypt(webhookId: string, sealed: string): Promise<string> {
   const result = await kms.send(

@@ -33,6 +33,10 @@ export interface WebhooksProps {
   maxConcurrency: number;
   /** Fan-outs run at once (WEBHOOK_FANOUT_MAX_CONCURRENCY, lib/consumer-concurrency.ts). */
   fanoutMaxConcurrency: number;
+  /** WEBHOOK_PAUSE_AFTER_MINUTES of the delivery function. */
+  pauseAfterMinutes: number;
+  /** WEBHOOK_SUBSCRIBERS_CACHE_SECONDS of the fan-out. */
+  subscribersCacheSeconds: number;
 }
 
 export class Webhooks extends Construct {
@@ -51,6 +55,7 @@ export class Webhooks extends Construct {
       settings: WEBHOOK_QUEUES.deliveries,
       spec: ROUTELESS_FUNCTIONS.webhookDeliver,
       maxConcurrency: props.maxConcurrency,
+      environment: { WEBHOOK_PAUSE_AFTER_MINUTES: String(props.pauseAfterMinutes) },
     });
     // The delivery function sends a retry to its own queue, delayed (functions/webhooks/delivery-queue.ts).
     this.deliveries.handlerFunction.grantWebhookDeliveries(this.deliveries.queue);
@@ -62,6 +67,7 @@ export class Webhooks extends Construct {
       settings: WEBHOOK_QUEUES.fanout,
       spec: ROUTELESS_FUNCTIONS.webhookFanout,
       maxConcurrency: props.fanoutMaxConcurrency,
+      environment: { WEBHOOK_SUBSCRIBERS_CACHE_SECONDS: String(props.subscribersCacheSeconds) },
     });
     this.fanout.handlerFunction.grantTable(props.table, webhookFanoutTableGrant, ['dynamodb:PutItem']);
     this.fanout.handlerFunction.grantWebhookDeliveries(this.deliveries.queue);

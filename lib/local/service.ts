@@ -103,6 +103,8 @@ export const localSynthesisContext = (env: NodeJS.ProcessEnv) => ({
   jwtIssuer: env.JWT_ISSUER ?? LOCAL_ISSUER,
   jwtAudience: env.JWT_AUDIENCE ?? LOCAL_AUDIENCE,
   corsAllowedOrigins: env.CORS_ALLOWED_ORIGINS ?? '',
+  // A webhook registered by hand (or by a test) hears the very next event: no subscriber cache unless set.
+  webhookSubscribersCacheSeconds: env.WEBHOOK_SUBSCRIBERS_CACHE_SECONDS ?? '0',
 });
 
 /** Lambda's synchronous invocation payload limit, the tighter of API Gateway's and Lambda's. */

@@ -25,6 +25,8 @@ import { DOMAIN_EVENT_TYPES } from '../../functions/shared/event-types.ts';
 import type { DomainError } from '../../functions/shared/errors.ts';
 
 const STANDARD_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+const PAUSE_AFTER_MS = 15 * 60_000;
+const NOT_FAILING = { since: undefined, pauseAfterMs: PAUSE_AFTER_MS };
 
 const webhook: Webhook = {
   webhookId: 'a'.repeat(32),
@@ -91,36 +93,63 @@ describe('event subscriptions', () => {
 describe('attempt outcomes', () => {
   it('deliver on any 2xx', () => {
     for (const status of [200, 202, 204, 299])
-      expect(attemptOutcome({ status }, 1, STANDARD_SCHEDULE, undefined, 0)).toEqual({ state: 'Delivered' });
+      expect(attemptOutcome({ status }, 1, STANDARD_SCHEDULE, NOT_FAILING, 0)).toEqual({ state: 'Delivered' });
   });
 
   it('retry on the schedule, then fail after its last delay', () => {
     STANDARD_SCHEDULE.forEach((delay, index) =>
-      expect(attemptOutcome({ status: 500 }, index + 1, STANDARD_SCHEDULE, undefined, 0)).toEqual({
+      expect(attemptOutcome({ status: 500 }, index + 1, STANDARD_SCHEDULE, NOT_FAILING, 0)).toEqual({
         state: 'Pending',
         retryAfterSeconds: delay,
       }),
     );
-    expect(attemptOutcome({ error: 'time-out' }, 8, STANDARD_SCHEDULE, undefined, 0)).toEqual({ state: 'Failed' });
-    expect(attemptOutcome({ status: 302 }, 1, [1, 1, 1], undefined, 0)).toEqual({
+    expect(attemptOutcome({ error: 'time-out' }, 8, STANDARD_SCHEDULE, NOT_FAILING, 0)).toEqual({ state: 'Failed' });
+    expect(attemptOutcome({ status: 302 }, 1, [1, 1, 1], NOT_FAILING, 0)).toEqual({
       state: 'Pending',
       retryAfterSeconds: 1,
     });
-    expect(attemptOutcome({ status: 500 }, 4, [1, 1, 1], undefined, 0)).toEqual({ state: 'Failed' });
+    expect(attemptOutcome({ status: 500 }, 4, [1, 1, 1], NOT_FAILING, 0)).toEqual({ state: 'Failed' });
   });
 
   it('disable at a 410, and after five days of failures without a success', () => {
-    expect(attemptOutcome({ status: 410 }, 1, STANDARD_SCHEDULE, undefined, 0)).toMatchObject({
+    expect(attemptOutcome({ status: 410 }, 1, STANDARD_SCHEDULE, NOT_FAILING, 0)).toMatchObject({
       state: 'Failed',
       disableWebhook: expect.stringContaining('410'),
     });
-    expect(attemptOutcome({ status: 503 }, 2, STANDARD_SCHEDULE, 0, FAILING_DISABLE_MS - 1)).toMatchObject({
+    expect(
+      attemptOutcome(
+        { status: 503 },
+        2,
+        STANDARD_SCHEDULE,
+        { since: 0, pauseAfterMs: FAILING_DISABLE_MS },
+        FAILING_DISABLE_MS - 1,
+      ),
+    ).toMatchObject({
       state: 'Pending',
     });
-    expect(attemptOutcome({ status: 503 }, 2, STANDARD_SCHEDULE, 0, FAILING_DISABLE_MS)).toMatchObject({
+    expect(
+      attemptOutcome(
+        { status: 503 },
+        2,
+        STANDARD_SCHEDULE,
+        { since: 0, pauseAfterMs: FAILING_DISABLE_MS },
+        FAILING_DISABLE_MS,
+      ),
+    ).toMatchObject({
       state: 'Failed',
       disableWebhook: expect.stringContaining('5 days'),
     });
+  });
+
+  it('pause a webhook failing for the pause window (a probe too), and disable it after five days still', () => {
+    const failing = { since: 0, pauseAfterMs: PAUSE_AFTER_MS };
+    expect(attemptOutcome({ status: 503 }, 1, STANDARD_SCHEDULE, failing, PAUSE_AFTER_MS - 1)).toMatchObject({
+      state: 'Pending',
+    });
+    expect(attemptOutcome({ status: 503 }, 1, STANDARD_SCHEDULE, failing, PAUSE_AFTER_MS)).toEqual({ state: 'Paused' });
+    expect(attemptOutcome({ status: 503 }, 1, [], failing, FAILING_DISABLE_MS - 1)).toEqual({ state: 'Paused' });
+    expect(attemptOutcome({ status: 503 }, 1, [], failing, FAILING_DISABLE_MS)).toMatchObject({ state: 'Failed' });
+    expect(attemptOutcome({ status: 200 }, 1, [], failing, PAUSE_AFTER_MS)).toEqual({ state: 'Delivered' });
   });
 });
 
@@ -141,8 +170,8 @@ describe('deliveries', () => {
     });
   });
 
-  it('take each attempt from one message: repeats are dropped, a message whose retry was not queued requeues it', () => {
-    const delivery = (state: Delivery['state'], attemptCount: number): Delivery => ({
+  it('take each attempt from one chain of messages: a second chain dies at its first message', () => {
+    const delivery = (state: Delivery['state'], attemptCount: number, attemptMessageId?: string): Delivery => ({
       deliveryId: 'd',
       webhookId: webhook.webhookId,
       eventType: 'OrderCreated',
@@ -151,21 +180,25 @@ describe('deliveries', () => {
       state,
       attempts: [],
       attemptCount,
-      attemptMessageId: 'm2',
+      ...(attemptMessageId === undefined ? {} : { attemptMessageId }),
       body: '{}',
     });
-    expect(messageAction(delivery('Pending', 0), 1, 'm1', false)).toBe('send');
-    expect(messageAction(delivery('Pending', 1), 2, 'm3', false)).toBe('send');
+    expect(messageAction(delivery('Pending', 0), {}, 'm1')).toBe('send');
+    expect(messageAction(delivery('Pending', 1, 'm1'), { previous: 'm1' }, 'm2')).toBe('send');
     // A repeated fan-out's first message while retries are under way, or after the delivery settled.
-    expect(messageAction(delivery('Pending', 2), 1, 'm9', false)).toBe('drop');
-    expect(messageAction(delivery('Pending', 2), 2, 'm9', false)).toBe('drop');
-    expect(messageAction(delivery('Failed', 3), 1, 'm9', false)).toBe('drop');
-    expect(messageAction(delivery('Delivered', 1), 2, 'm3', false)).toBe('drop');
-    // The message that made attempt 2, received again because its retry could not be sent.
-    expect(messageAction(delivery('Pending', 2), 2, 'm2', false)).toBe('requeue');
-    // A redelivery is sent whatever the count; once it settled, a repeat of it is dropped.
-    expect(messageAction(delivery('Pending', 8), 1, 'm9', true)).toBe('send');
-    expect(messageAction(delivery('Failed', 9), 1, 'm9', true)).toBe('drop');
+    expect(messageAction(delivery('Pending', 1, 'm1'), {}, 'm9')).toBe('drop');
+    expect(messageAction(delivery('Failed', 3, 'm3'), {}, 'm9')).toBe('drop');
+    // The second chain's retry, after the first chain made the next attempt.
+    expect(messageAction(delivery('Pending', 2, 'm2'), { previous: 'm1' }, 'm8')).toBe('drop');
+    expect(messageAction(delivery('Delivered', 2, 'm2'), { previous: 'm1' }, 'm3')).toBe('drop');
+    // The message that made the latest attempt, received again because its retry could not be queued.
+    expect(messageAction(delivery('Pending', 2, 'm2'), { previous: 'm1' }, 'm2')).toBe('requeue');
+    // A redelivery is sent whatever was attempted; once it settled, a repeat of it is dropped.
+    expect(messageAction(delivery('Pending', 8, 'm8'), { redelivery: true }, 'm9')).toBe('send');
+    expect(messageAction(delivery('Failed', 9, 'm9'), { redelivery: true }, 'm10')).toBe('drop');
+    // A paused delivery: its probe, and its first message once the webhook resumed.
+    expect(messageAction(delivery('Paused', 4, 'm4'), { probe: 1 }, 'm5')).toBe('send');
+    expect(messageAction(delivery('Paused', 4, 'm4'), {}, 'm6')).toBe('send');
   });
 });
 

@@ -146,7 +146,10 @@ export interface Schemas {
       | 'LibraryItemsAdded'
       | 'LibraryItemRenditionsDecided'
     >;
-    Status: 'Enabled' | 'Disabled';
+    /** Enabled or Disabled as its key (or the service: a 410, five days of failures, a revoked key) set it; Paused while its deliveries wait after failing for the pause window: a probe is sent every few minutes, and the first success, or PUT Status Enabled, queues them again */
+    Status: 'Enabled' | 'Disabled' | 'Paused';
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    PausedDateUtc?: Date;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     CreatedDateUtc: Date;
     /** The signing secret (Standard Webhooks): answered on creation and rotation only, never again */
@@ -464,7 +467,10 @@ export interface Schemas {
       | 'LibraryItemsAdded'
       | 'LibraryItemRenditionsDecided'
     >;
-    Status: 'Enabled' | 'Disabled';
+    /** Enabled or Disabled as its key (or the service: a 410, five days of failures, a revoked key) set it; Paused while its deliveries wait after failing for the pause window: a probe is sent every few minutes, and the first success, or PUT Status Enabled, queues them again */
+    Status: 'Enabled' | 'Disabled' | 'Paused';
+    /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
+    PausedDateUtc?: Date;
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     CreatedDateUtc: Date;
   };
@@ -480,12 +486,12 @@ export interface Schemas {
       | 'LibraryItemRenditionsDecided';
     /** Milliseconds since 1970-01-01T00:00:00Z as "\/Date(<ms>)\/" (the "/" is escaped in the JSON text) */
     CreatedDateUtc: Date;
-    State: 'Pending' | 'Delivered' | 'Failed';
+    State: 'Pending' | 'Delivered' | 'Failed' | 'Paused';
     /** The latest 50 attempts, oldest first */
     Attempts: Array<Schemas['WebhookDeliveryAttempt']>;
     /** Attempts made in all, redeliveries included */
     AttemptCount: number;
-    /** Why its last message was sent to no one (its webhook disabled, its API key revoked); absent once an attempt is made */
+    /** Why its last message was sent to no one (its webhook disabled or paused, its API key revoked); absent once an attempt is made */
     NotSentReason?: string;
   };
   WebhookDeliveryAttempt: {
@@ -1169,7 +1175,7 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     credential: 'apiKey',
     idempotent: false,
     body: 'json',
-    dates: [['CreatedDateUtc']],
+    dates: [['PausedDateUtc'], ['CreatedDateUtc']],
   },
   deleteBasket: {
     method: 'DELETE',
@@ -1312,7 +1318,7 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     credential: 'apiKey',
     idempotent: false,
     body: 'none',
-    dates: [['CreatedDateUtc']],
+    dates: [['PausedDateUtc'], ['CreatedDateUtc']],
   },
   listBaskets: {
     method: 'GET',
@@ -1365,7 +1371,10 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     credential: 'apiKey',
     idempotent: false,
     body: 'none',
-    dates: [['Webhooks', '*', 'CreatedDateUtc']],
+    dates: [
+      ['Webhooks', '*', 'PausedDateUtc'],
+      ['Webhooks', '*', 'CreatedDateUtc'],
+    ],
   },
   pullLibraryItem: {
     method: 'POST',
@@ -1468,6 +1477,6 @@ export const operations: { readonly [K in OperationId]: OperationInfo } = {
     credential: 'apiKey',
     idempotent: false,
     body: 'json',
-    dates: [['CreatedDateUtc']],
+    dates: [['PausedDateUtc'], ['CreatedDateUtc']],
   },
 };

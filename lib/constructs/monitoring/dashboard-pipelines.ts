@@ -69,7 +69,8 @@ export function addPipelineRows(dashboard: Dashboard, watched: Watched): void {
   const { fanout, deliveries } = webhooks;
   dashboard.addWidgets(
     new GraphWidget({
-      title: 'Webhooks: attempts by outcome, partners starting to fail, deliveries Failed, webhooks disabled',
+      title:
+        'Webhooks: attempts by outcome, partners starting to fail, deliveries Failed, webhooks disabled, paused, resumed',
       left: WEBHOOK_COUNTS.map(business),
       ...third,
     }),

@@ -1,0 +1,162 @@
+/**
+ * A partner failing past the pause window (WEBHOOK_PAUSE_AFTER_MINUTES, 15) is paused, over HTTP against the
+ * local stack: time is moved by starting its failure streak 20 minutes back (the streak the delivery
+ * function records, written as a failure then would write it). Its next failure pauses it (GET answers
+ * Paused), later events wait in its log (State Paused, saying why) and reach nobody, only probes of the
+ * delivery that paused it go out (WEBHOOK_PROBE_SECONDS=1), and once one succeeds it is Enabled again and
+ * receives every waiting delivery once. They are queued oldest first (the second test pages the sharded log
+ * and waiting list in order); two deliveries run at once locally, so they may arrive a place apart.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveryIdFor, WAITING_REASON } from '../../functions/domain/webhook-delivery.ts';
+import { commitStatusEvent, startWebhookStack, until, type WebhookStack } from '../support/webhooks.ts';
+
+let stack: WebhookStack;
+
+beforeAll(async () => {
+  stack = await startWebhookStack({
+    WEBHOOK_RETRY_SCHEDULE: '60,60',
+    WEBHOOK_PROBE_SECONDS: '1',
+  });
+}, 60_000);
+afterAll(() => stack?.close());
+
+const idsAt = (path: string) => stack.receiver.to(path).map((request) => request.headers['webhook-id']);
+
+describe('a partner failing past the pause window', { timeout: 90_000 }, () => {
+  it('is paused, probed, and on the first success receives what waited, oldest first', async () => {
+    const store = await import('../../functions/store/webhook-store.ts');
+    const { hashApiKey } = await import('../../functions/store/api-key-store.ts');
+    const keyIdOf = (apiKey: string) => hashApiKey(apiKey).slice(0, 12);
+    const { WebhookId } = await stack.register(stack.fulfilmentKey, '/down', ['OrderStatusChanged']);
+    const getWebhook = async () =>
+      (await stack.service.request('GET', `/webhooks/${WebhookId}`, { apiKey: stack.fulfilmentKey })).body;
+    stack.receiver.script(
+      '/down',
+      Array.from({ length: 1_000 }, () => 503),
+    );
+    const read = (await store.getWebhook(keyIdOf(stack.fulfilmentKey), WebhookId))!;
+    await store.recordDeliveryStreak(read, false, Date.now() - 20 * 60_000);
+
+    const first = await commitStatusEvent('1'.repeat(32));
+    const firstId = deliveryIdFor(first.id, WebhookId, first.time);
+    const paused = await until('the webhook Paused', async () => {
+      const webhook = await getWebhook();
+      return webhook.Status === 'Paused' && webhook;
+    });
+    expect(paused.PausedDateUtc).toMatch(/^\/Date\(\d+\)\/$/);
+
+    const waiting = [];
+    for (const guid of ['2', '3', '4']) waiting.push(await commitStatusEvent(guid.repeat(32)));
+    const waitingIds = waiting.map((event) => deliveryIdFor(event.id, WebhookId, event.time));
+    const log = async () =>
+      (await stack.service.request('GET', `/webhooks/${WebhookId}/deliveries`, { apiKey: stack.fulfilmentKey })).body
+        .Deliveries as { DeliveryId: string; State: string; NotSentReason?: string }[];
+    const logged = await until('the waiting deliveries in the log', async () => {
+      const deliveries = await log();
+      return waitingIds.every((id) => deliveries.some((delivery) => delivery.DeliveryId === id)) && deliveries;
+    });
+    for (const id of waitingIds)
+      expect(logged.find((delivery) => delivery.DeliveryId === id)).toMatchObject({
+        State: 'Paused',
+        NotSentReason: WAITING_REASON,
+      });
+
+    // The first attempt and two probes, every one of them the delivery that paused it.
+    await until('two probes', () => stack.receiver.to('/down').length >= 3, 30_000);
+    expect(new Set(idsAt('/down'))).toEqual(new Set([firstId]));
+    expect((await getWebhook()).Status).toBe('Paused');
+
+    // The receiver comes back: the next probe succeeds, and the waiting deliveries follow, oldest first.
+    stack.receiver.script('/down', []);
+    const succeededAt = stack.receiver.to('/down').length;
+    await until('every waiting delivery', () => idsAt('/down').length >= succeededAt + 1 + waitingIds.length, 30_000);
+    const afterSuccess = idsAt('/down').slice(succeededAt);
+    expect(afterSuccess[0]).toBe(firstId);
+    expect(afterSuccess.slice(1).sort()).toEqual([...waitingIds].sort());
+    expect(await getWebhook()).toMatchObject({ Status: 'Enabled' });
+    expect((await getWebhook()).PausedDateUtc).toBeUndefined();
+    const settled = await until('all Delivered', async () => {
+      const deliveries = await log();
+      return deliveries.every((delivery) => delivery.State === 'Delivered') && deliveries;
+    });
+    expect(settled).toHaveLength(4);
+    // The probe's delivery, on the waiting list too, is not sent twice.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(idsAt('/down').filter((id) => id === firstId)).toHaveLength(succeededAt + 1);
+  });
+
+  it('pages a log spread over its shards newest first, and a waiting list oldest first, each item once', async () => {
+    const { createDelivery } = await import('../../functions/store/webhook-delivery-store.ts');
+    const { addWaiting, oldestWaiting, removeWaiting } = await import('../../functions/store/webhook-waiting-store.ts');
+    const { WebhookId } = await stack.register(stack.fulfilmentKey, '/paged', ['OrderStatusChanged']);
+    const base = Date.now() - 60_000;
+    const made = Array.from({ length: 120 }, (_, index) => ({
+      deliveryId: deliveryIdFor(`event-${index}`, WebhookId, base + index),
+      webhookId: WebhookId,
+      eventType: 'OrderStatusChanged' as const,
+      eventId: `event-${index}`,
+      createdAt: base + index,
+      state: 'Paused' as const,
+      attempts: [],
+      body: '{}',
+    }));
+    for (const delivery of made) {
+      await createDelivery(delivery);
+      await addWaiting(delivery);
+    }
+    const listed: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await stack.service.request(
+        'GET',
+        `/webhooks/${WebhookId}/deliveries?limit=50${cursor ? `&cursor=${cursor}` : ''}`,
+        { apiKey: stack.fulfilmentKey },
+      );
+      expect(page.status, page.text).toBe(200);
+      listed.push(...page.body.Deliveries.map((delivery: { DeliveryId: string }) => delivery.DeliveryId));
+      cursor = page.body.NextCursor;
+    } while (cursor);
+    const newestFirst = made.map((delivery) => delivery.deliveryId).reverse();
+    expect(listed).toEqual(newestFirst);
+
+    const taken: string[] = [];
+    for (;;) {
+      const { deliveryIds, more } = await oldestWaiting(WebhookId, 50);
+      taken.push(...deliveryIds);
+      await removeWaiting(WebhookId, deliveryIds);
+      if (!more) break;
+    }
+    expect(taken).toEqual([...newestFirst].reverse());
+  });
+
+  it("stops probing a paused webhook once its key is revoked: the probe's delivery ends Failed, not sent", async () => {
+    const keys = await import('../../functions/store/api-key-store.ts');
+    const store = await import('../../functions/store/webhook-store.ts');
+    const { getDelivery } = await import('../../functions/store/webhook-delivery-store.ts');
+    const { apiKey } = await keys.createApiKey('paused-then-revoked', 'fulfilment', Date.now());
+    const { WebhookId } = await stack.register(apiKey, '/revoked', ['OrderStatusChanged']);
+    stack.receiver.script(
+      '/revoked',
+      Array.from({ length: 1_000 }, () => 503),
+    );
+    const read = (await store.getWebhook(keys.hashApiKey(apiKey).slice(0, 12), WebhookId))!;
+    await store.recordDeliveryStreak(read, false, Date.now() - 20 * 60_000);
+    const event = await commitStatusEvent('5'.repeat(32));
+    const deliveryId = deliveryIdFor(event.id, WebhookId, event.time);
+    await until('the webhook paused', async () => {
+      const webhook = await store.getWebhook(read.ownerKeyId, WebhookId);
+      return webhook?.pausedAt !== undefined;
+    });
+    expect(await keys.revokeApiKey('paused-then-revoked')).toEqual({ webhooksDisabled: 1 });
+    const settled = await until('the probe settled unsent', async () => {
+      const delivery = await getDelivery(WebhookId, deliveryId);
+      return delivery?.state === 'Failed' && delivery;
+    });
+    expect(settled.notSentReason).toBe('not sent: its API key was revoked');
+    const sent = stack.receiver.to('/revoked').length;
+    // The probe chain ended with it: two probe intervals later nothing more has reached the receiver.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(stack.receiver.to('/revoked')).toHaveLength(sent);
+  });
+});
