@@ -53,7 +53,7 @@ export function limitsTable(): string {
     ],
     [
       'hold marks on one library item',
-      `${grouped(MAX_HOLD_MARKS)} (46 bytes each: ${grouped(Math.ceil((MAX_HOLD_MARKS * 46) / 1000))} KB of the item's 400 KB); past it the next checkout naming the item is 409 \`ArtworkHoldsFull\`. A basket checked out again unchanged answers its open checkout and takes no mark, so only a basket changed between checkouts adds one, and only on the buyer's own items or unclaimed uploads (409 \`ArtworkNotYours\` otherwise); an erasure reads each mark's checkout (a BatchGetItem per 100)`,
+      `${grouped(MAX_HOLD_MARKS)} (46 bytes each: ${grouped(Math.ceil((MAX_HOLD_MARKS * 46) / 1000))} KB of the item's 400 KB); past it a checkout naming the item first takes off the marks of ended checkouts, and is 409 \`ArtworkHoldsFull\` when none had ended. A basket checked out again unchanged answers its open checkout and takes no mark, so only a basket changed between checkouts adds one, and only on the buyer's own items or unclaimed uploads (409 \`ArtworkNotYours\` otherwise); an erasure reads each mark's checkout (a BatchGetItem per 100)`,
     ],
     ['request body', `${bytes(MAX_REQUEST_BYTES)} (Lambda's synchronous payload limit); larger answers 413`],
     ['basket lifetime', `${d('BASKET_TTL_DAYS')} days untouched (\`BASKET_TTL_DAYS\`)`],

@@ -3,6 +3,7 @@
  * test, forbidden in functions/) and the local S3 bucket, to prove that a refused request changed nothing.
  */
 import { existsSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { DynamoDBClient, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { LOCAL_AWS_ENV, type LocalStorage } from '../../lib/local/storage.ts';
@@ -95,7 +96,8 @@ export function storeDiff(
     for (const [key, value] of b) {
       if (ignore(key)) continue;
       if (!a.has(key)) changes.push(`${kind} added: ${key}`);
-      else if (JSON.stringify(a.get(key)) !== JSON.stringify(value)) changes.push(`${kind} changed: ${key}`);
+      // Compared as values: DynamoDB may answer an item rewritten to the same values with its attributes reordered.
+      else if (!isDeepStrictEqual(a.get(key), value)) changes.push(`${kind} changed: ${key}`);
     }
     for (const key of a.keys()) if (!ignore(key) && !b.has(key)) changes.push(`${kind} removed: ${key}`);
   };
