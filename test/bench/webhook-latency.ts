@@ -25,14 +25,18 @@ export async function run(): Promise<Figure[]> {
     const token = await service.token('bench-latency');
     await registerWebhook(service, siteKey, `${receiver.url}/checkouts`, ['BasketCheckedOut']);
     const basket = (await service.request('POST', '/basket', { token })).body.Guid as string;
-    const line = await service.request('POST', `/basket/${basket}/line`, {
-      token,
-      json: { ProjectGuid: await service.project(9.5), Quantity: 1 },
-    });
+    const ProjectGuid = await service.project(9.5);
+    const line = await service.request('POST', `/basket/${basket}/line`, { token, json: { ProjectGuid, Quantity: 1 } });
     if (line.status !== 200) throw new Error(`line: ${line.status} ${line.text}`);
 
     const latencies: number[] = [];
     for (let sample = 0; sample < WARM_UP + SAMPLES; sample++) {
+      // A basket checked out again unchanged answers its open checkout (no new event): each sample changes it.
+      const changed = await service.request('PUT', `/basket/${basket}/line/1`, {
+        token,
+        json: { ProjectGuid, Quantity: 2 + (sample % 2) },
+      });
+      if (changed.status !== 200) throw new Error(`line change: ${changed.status} ${changed.text}`);
       const before = receiver.to('/checkouts').length;
       const checkout = await service.request('POST', `/basket/${basket}/checkout`, { token });
       if (checkout.status !== 200) throw new Error(`checkout: ${checkout.status} ${checkout.text}`);

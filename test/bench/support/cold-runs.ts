@@ -86,7 +86,8 @@ export async function startColdStarts(workDir: string): Promise<ColdStarts> {
       throw new Error(`${request.label}: a fresh process running ${file} failed:\n${lastLines}`);
     });
     const result = JSON.parse(readFileSync(out, 'utf8')) as Cost & { status: number };
-    if (result.status >= 300) throw new Error(`${request.label}: cold ${file} answered ${result.status}`);
+    // A DownloadLink answers 307 (its redirect is its success); anything 4xx or 5xx is a broken start.
+    if (result.status >= 400) throw new Error(`${request.label}: cold ${file} answered ${result.status}`);
     await request.restore();
     return result;
   };
