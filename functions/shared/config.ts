@@ -1,38 +1,11 @@
 /**
- * Environment configuration, read once per cold start (each variable on its first use). Every variable is
- * documented in docs/configuration.md; defaults are the ones that make `npm start` work.
+ * Environment configuration, read once per cold start (each variable on its first use: env-readers.ts). Every
+ * variable is documented in docs/configuration.md; defaults are the ones that make `npm start` work.
  */
-function env(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
-
-export function requiredEnv(name: string): string {
-  const value = env(name);
-  if (value === undefined) throw new Error(`environment variable ${name} is not set`);
-  return value;
-}
-
-function intEnv(name: string, fallback: number): number {
-  const value = env(name);
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed < 0)
-    throw new Error(`environment variable ${name} must be a non-negative integer`);
-  return parsed;
-}
+import { env, intEnv, listEnv, listEnvText, readOnce, requiredEnv } from './env-readers.ts';
 
 /** The longest the fan-out may keep subscribers: a resume looks that long for deliveries a stale cache made wait. */
 export const MAX_SUBSCRIBERS_CACHE_SECONDS = 300;
-
-function listEnvText(text: string): string[] {
-  return text
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
-}
-
-const listEnv = (name: string): string[] => listEnvText(env(name) ?? '');
 
 export const DEFAULT_CURRENCY = 'EUR';
 /** The longest an artwork DownloadLink may live: a lab's print queue, not an archive. */
@@ -46,37 +19,6 @@ export function currencyText(value: string, setting: string): string {
   if (!/^[A-Z]{3}$/.test(value))
     throw new Error(`${setting} must be an ISO 4217 currency code, three upper-case letters such as EUR, got ${value}`);
   return value;
-}
-
-/** Values read so far, by property: each is read on its first use and kept. */
-let read = new Map<string, unknown>();
-
-/**
- * An object whose properties are read from the environment on first use and kept: Lambda's environment never
- * changes, and a lookup in it costs a request more than the value (figure 2). A property that is never used
- * is never read, so a function fails only on the variables it needs.
- */
-function readOnce<T extends Record<string, () => unknown>>(readers: T): { readonly [K in keyof T]: ReturnType<T[K]> } {
-  return Object.defineProperties(
-    {},
-    Object.fromEntries(
-      Object.entries(readers).map(([name, reader]) => [
-        name,
-        {
-          get: () => {
-            if (!read.has(name)) read.set(name, reader());
-            return read.get(name);
-          },
-          enumerable: true,
-        },
-      ]),
-    ),
-  ) as { readonly [K in keyof T]: ReturnType<T[K]> };
-}
-
-/** Reads the environment again on next use: for the local stack and tests, which change it (Lambda never does). */
-export function reloadConfig(): void {
-  read = new Map();
 }
 
 export const config = readOnce({
