@@ -4,16 +4,7 @@
  */
 import * as z from 'zod/mini';
 import type { Leftover } from '../domain/library.ts';
-
-/** The record types whose expiry the sweeper acts on (library-store writes them). */
-export const SWEPT_RECORD_TYPES = [
-  'IngestIntent',
-  'PendingUpload',
-  'MultipartUpload',
-  'ErasureIntent',
-  'ArtworkCheckout',
-  'ErasureHoldEnd',
-] as const;
+import { SWEPT_RECORD_TYPES } from './streamed-record-types.ts';
 
 /**
  * The stream records the sweeper is given, as a Lambda event filter pattern: DynamoDB's own TTL deletions

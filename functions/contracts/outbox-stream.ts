@@ -5,9 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { DOMAIN_EVENT_TYPES } from '../shared/event-types.ts';
-
-/** The outbox record's item type (store/outbox-store.ts writes it), which the stream filter selects. */
-export const OUTBOX_TYPE = 'Outbox';
+import { OUTBOX_TYPE } from './streamed-record-types.ts';
 
 export const OUTBOX_STREAM_FILTER = {
   eventName: ['INSERT'],

@@ -5,7 +5,7 @@
  * the local stream consumer under `npm start`), which puts it on EventBridge, at least once, with the
  * event's stable id for consumers to drop duplicates. Records expire (TTL) once publication is long over.
  */
-import { OUTBOX_TYPE } from '../contracts/outbox-stream.ts';
+import { OUTBOX_TYPE } from '../contracts/streamed-record-types.ts';
 import type { DomainEvent } from '../shared/events.ts';
 import { KEYS } from './keys.ts';
 import type { TableKey } from './table.ts';

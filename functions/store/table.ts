@@ -44,8 +44,7 @@
  * | checkout with artwork            | the checkout's TransactWriteItems plus UpdateItem PK=LIBITEM#<guid> (hold mark) per item; past 100 actions several |
  * | a hold ended (sweeper)           | TTL of PK=CHECKOUT#<id> or PK=ERASE#<guid> SK=HOLDEND; BatchGetItem of ARTWORK#, ERASE# and CHECKOUT# records; TransactWriteItems releasing PK=ERASE#<guid> |
  */
-import { SWEPT_RECORD_TYPES } from '../contracts/library-sweep.ts';
-import { OUTBOX_TYPE } from '../contracts/outbox-stream.ts';
+import { OUTBOX_TYPE, SWEPT_RECORD_TYPES } from '../contracts/streamed-record-types.ts';
 import { currentCorrelationId } from '../shared/correlation.ts';
 
 export const table = {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { OUTBOX_TYPE } from '../../functions/contracts/outbox-stream.ts';
+import { OUTBOX_TYPE } from '../../functions/contracts/streamed-record-types.ts';
 import type { DomainEvent } from '../../functions/shared/events.ts';
 import { lambdaContext } from '../../lib/local/lambda-event.ts';
 import { startLocalEventBus } from '../../lib/local/eventbridge.ts';

@@ -22,7 +22,7 @@ import type {
 } from 'aws-lambda';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { OUTBOX_TYPE } from '../../functions/contracts/outbox-stream.ts';
+import { OUTBOX_TYPE } from '../../functions/contracts/streamed-record-types.ts';
 import { outboxKey } from '../../functions/store/outbox-store.ts';
 import { routes } from '../../functions/routes.ts';
 import { BUNDLE_BANNER } from '../../lib/constructs/handler-function.ts';

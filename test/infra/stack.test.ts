@@ -17,7 +17,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../functions/webhooks/event-subscription
 import { API_KEY_SCOPES } from '../../functions/auth/principal.ts';
 import { table as tableSchema } from '../../functions/store/table.ts';
 import { uploadObjectKey } from '../../functions/store/image-object-store.ts';
-import { SWEPT_RECORD_TYPES } from '../../functions/contracts/library-sweep.ts';
+import { SWEPT_RECORD_TYPES } from '../../functions/contracts/streamed-record-types.ts';
 import { OUTBOX_STREAM_FILTER } from '../../functions/contracts/outbox-stream.ts';
 import { METRIC } from '../../functions/shared/metric-names.ts';
 import type { ServiceStack } from '../../lib/service-stack.ts';
