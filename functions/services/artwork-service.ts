@@ -29,7 +29,6 @@ function startOf(cursor: string | undefined, lineCount: number): number {
 }
 
 /**
-/**
  * Presigned GETs (DOWNLOAD_URL_SECONDS) of artwork originals, in order, each where it is: at its library key,
  * or at its held key when its item is in `held` (its erasure asked for while a hold defers it:
  * services/user-library-service.ts keeps it there for the lab). The one place the lab's downloads are signed,

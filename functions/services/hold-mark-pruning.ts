@@ -19,15 +19,17 @@ export interface MarkedItem {
 
 /** Takes the dead marks off these items; answers how many items lost some (0: none were dead, or all changed meanwhile). */
 export async function pruneDeadMarks(items: readonly MarkedItem[], now: number): Promise<number> {
-  const marks = items.flatMap((item) => [...item.holds].map((text) => ({ item, text, mark: holdMarkOf(text) })));
-  const records = await getHoldRecords(marks.map(({ mark }) => mark.checkoutId));
+  const records = await getHoldRecords(
+    items.flatMap((item) => [...item.holds].map((text) => holdMarkOf(text).checkoutId)),
+  );
   const unpaidHoldMs = config.checkoutHoldHours * HOUR_MS;
+  const isDead = (text: string) => {
+    const mark = holdMarkOf(text);
+    return holdVerdict(mark, records.get(mark.checkoutId), now, unpaidHoldMs) === 'dead';
+  };
   const outcomes = await Promise.all(
     items.map(async (item) => {
-      const dead = marks
-        .filter((entry) => entry.item === item)
-        .filter(({ mark }) => holdVerdict(mark, records.get(mark.checkoutId), now, unpaidHoldMs) === 'dead')
-        .map(({ text }) => text);
+      const dead = [...item.holds].filter(isDead);
       if (dead.length === 0) return false;
       return (await transact([removeDeadMarksAction(item.itemGuid, dead, item.holdRevision)])).committed;
     }),

@@ -59,8 +59,7 @@ const holdEndOf = (order: Order): number | undefined =>
   holdEndFor(order.status, order.lastSavedAt, config.artworkHoldDays);
 
 /** The hold's end on the checkout record that holds the order's artwork, in the change's transaction. */
-function holdEndActions(order: Order) {
-  const heldUntil = holdEndOf(order);
+function holdEndActions(order: Order, heldUntil: number | undefined) {
   return order.artworkHold === undefined || heldUntil === undefined
     ? []
     : [endHoldAction(order.artworkHold, heldUntil)];
@@ -79,11 +78,12 @@ async function moveOrder(
     async () => {
       const next = decide(current as Order, Date.now());
       if (!next) return current as Order;
+      const heldUntil = holdEndOf(next);
       const outcome = await transact([
-        ...orders.changeStatusActions(next, (current as Order).revision, holdEndOf(next)),
+        ...orders.changeStatusActions(next, (current as Order).revision, heldUntil),
         recordEvent(statusChangedEvent(next)),
         ...(next.status === 'Cancelled' ? [recordEvent(orderCancelledEvent(next, by))] : []),
-        ...holdEndActions(next),
+        ...holdEndActions(next, heldUntil),
       ]);
       if (!outcome.committed) {
         const found = outcome.failed.find((failed) => failed.index === 0)?.item;

@@ -23,10 +23,11 @@ export async function deliveryLog(
 
 /** Why a redelivery of `delivery` is not taken at `now`. */
 function redeliveryRefusal(delivery: Delivery, now: number) {
-  if (delivery.state === 'Pending')
+  // A Paused delivery goes out when its webhook resumes (its probe may be this very delivery).
+  if (delivery.state === 'Pending' || delivery.state === 'Paused')
     return conflict(
       'DeliveryPending',
-      `Delivery ${delivery.deliveryId} is Pending: an attempt of it is queued or its retries are under way; redeliver it once it is Delivered or Failed.`,
+      `Delivery ${delivery.deliveryId} is ${delivery.state}: an attempt of it is queued, its retries are under way or it waits for its webhook to resume; redeliver it once it is Delivered or Failed.`,
     );
   const next = (delivery.redeliveredAt ?? now) + REDELIVERY_INTERVAL_MS;
   return conflict(

@@ -140,6 +140,10 @@ export async function attemptDelivery(
     await waitForResume(delivery);
     if (webhook.pausedAt === undefined) await pause(webhook, delivery, finished);
     else if (message.probe !== undefined) await scheduleProbe(webhook, delivery.deliveryId, webhook.pausedAt, finished);
-  } else await recordDeliveryStreak(webhook, delivered, finished);
+  } else if (!(await recordDeliveryStreak(webhook, delivered, finished))) {
+    // A success after the webhook was paused (by another attempt, since this one read it) resumes it.
+    const paused = await getWebhook(webhook.ownerKeyId, webhook.webhookId);
+    if (paused?.pausedAt !== undefined) await resume(paused, finished);
+  }
   return outcome.state === 'Pending' ? outcome.retryAfterSeconds : undefined;
 }

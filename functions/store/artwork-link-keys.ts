@@ -7,22 +7,20 @@
 import { GenerateMacCommand } from '@aws-sdk/client-kms';
 import { kms } from '../shared/clients/kms.ts';
 import { config } from '../shared/config.ts';
+import { expiringCache } from '../shared/expiring-cache.ts';
 
-/** Days kept: every day a check derives (services/artwork-links.ts: 60 back, 31 ahead), and a few more. */
-const MAX_KEPT_DAYS = 100;
-const kept = new Map<number, Promise<Buffer>>();
+/**
+ * Days kept: every day a check derives (services/artwork-links.ts: 60 back, 31 ahead), and a few more. A day's
+ * key never changes, so it is kept for good; checks of one day at once share one GenerateMac.
+ */
+const keys = expiringCache({
+  ttlMs: () => Number.POSITIVE_INFINITY,
+  maxEntries: 100,
+  load: (day) => derive(Number(day)),
+});
 
 /** The signing key of `day` (days since the epoch, UTC). */
-export function signingKeyOf(day: number): Promise<Buffer> {
-  const found = kept.get(day);
-  if (found) return found;
-  if (kept.size >= MAX_KEPT_DAYS) kept.delete(kept.keys().next().value as number);
-  const key = derive(day);
-  kept.set(day, key);
-  // A failed GenerateMac is not kept: the next request asks KMS again.
-  key.catch(() => kept.delete(day));
-  return key;
-}
+export const signingKeyOf = (day: number): Promise<Buffer> => keys.get(String(day));
 
 async function derive(day: number): Promise<Buffer> {
   const result = await kms.send(

@@ -101,9 +101,9 @@ export async function settleUnsent(delivery: Delivery, state: 'Failed' | 'Paused
 }
 
 /**
- * Marks the delivery Pending for a redelivery at `now` unless it is Pending already (its first attempt or
- * retries under way, or another redelivery) or was redelivered less than REDELIVERY_INTERVAL_MS before:
- * false then. Conditional, so of parallel redeliveries one wins.
+ * Marks the delivery Pending for a redelivery at `now` when it is settled (Delivered or Failed: not Pending,
+ * with an attempt or a redelivery under way, nor Paused, waiting for its webhook's resume or being its probe)
+ * and was not redelivered in the last REDELIVERY_INTERVAL_MS: false otherwise. Conditional, so of parallel redeliveries one wins.
  */
 export const markRedelivery = (delivery: Delivery, now: number): Promise<boolean> =>
   writeIf(
@@ -111,9 +111,16 @@ export const markRedelivery = (delivery: Delivery, now: number): Promise<boolean
       TableName: config.tableName,
       Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
       UpdateExpression: 'SET #state = :pending, redeliveredAt = :now',
-      ConditionExpression: '#state <> :pending AND (attribute_not_exists(redeliveredAt) OR redeliveredAt <= :since)',
+      ConditionExpression:
+        '#state IN (:delivered, :failed) AND (attribute_not_exists(redeliveredAt) OR redeliveredAt <= :since)',
       ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':pending': 'Pending', ':now': now, ':since': now - REDELIVERY_INTERVAL_MS },
+      ExpressionAttributeValues: {
+        ':pending': 'Pending',
+        ':delivered': 'Delivered',
+        ':failed': 'Failed',
+        ':now': now,
+        ':since': now - REDELIVERY_INTERVAL_MS,
+      },
     }),
   );
 

@@ -219,12 +219,13 @@ export async function resumeWebhook(read: Webhook): Promise<Webhook | undefined>
 
 /**
  * Records how the webhook's latest delivery attempt went: a failure starts its failure streak (kept if one
- * runs), a success ends it. Not a change of its key's: no revision, and only when the streak changes.
+ * runs), a success ends it. Not a change of its key's: no revision, and only when the streak changes. False
+ * when a success finds the webhook paused since it was read: only its resume ends that streak.
  */
-export async function recordDeliveryStreak(webhook: Webhook, succeeded: boolean, now: number): Promise<void> {
-  if (succeeded === (webhook.failingSince === undefined)) return;
+export async function recordDeliveryStreak(webhook: Webhook, succeeded: boolean, now: number): Promise<boolean> {
+  if (succeeded === (webhook.failingSince === undefined)) return true;
   // A webhook deleted meanwhile fails the condition: it has no streak to keep.
-  await writeIf(
+  return writeIf(
     new UpdateCommand({
       TableName: config.tableName,
       Key: webhookKey(webhook.ownerKeyId, webhook.webhookId),
@@ -234,7 +235,9 @@ export async function recordDeliveryStreak(webhook: Webhook, succeeded: boolean,
             UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :now)',
             ExpressionAttributeValues: { ':now': now },
           }),
-      ConditionExpression: 'attribute_exists(PK)',
+      ConditionExpression: succeeded
+        ? 'attribute_exists(PK) AND attribute_not_exists(pausedAt)'
+        : 'attribute_exists(PK)',
     }),
   );
 }

@@ -61,6 +61,14 @@ describe('a partner failing past the pause window', { timeout: 90_000 }, () => {
         State: 'Paused',
         NotSentReason: WAITING_REASON,
       });
+    // A waiting delivery goes out with the resume: a redelivery of it now is refused, and takes nothing.
+    const redeliver = await stack.service.request(
+      'POST',
+      `/webhooks/${WebhookId}/deliveries/${waitingIds[0]}/redeliver`,
+      { apiKey: stack.fulfilmentKey },
+    );
+    expect(redeliver.status, redeliver.text).toBe(409);
+    expect(redeliver.body.Error.Code).toBe('DeliveryPending');
 
     // The first attempt and two probes, every one of them the delivery that paused it.
     await until('two probes', () => stack.receiver.to('/down').length >= 3, 30_000);

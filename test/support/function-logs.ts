@@ -20,11 +20,14 @@ export interface FunctionLogs {
 }
 
 /** The JSON lines of `text` that are complete (a line still being written has no newline yet). */
+/** An embedded-metric line: not a log line, and the metric log (lib/local/metric-log.ts) must still see it. */
+const EMF_LINE = '{"_aws":';
+
 const jsonLines = (text: string): LogLine[] =>
   text
     .split('\n')
     .slice(0, -1)
-    .filter((line) => line.startsWith('{'))
+    .filter((line) => line.startsWith('{') && !line.startsWith(EMF_LINE))
     .map((line) => JSON.parse(line) as LogLine);
 
 export async function captureFunctionLogs(dataDir: string): Promise<FunctionLogs> {
@@ -49,6 +52,8 @@ export async function captureFunctionLogs(dataDir: string): Promise<FunctionLogs
       const lines = jsonLines(text);
       if (lines.length === 0) return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
       captured.set(handler, [...(captured.get(handler) ?? []), ...lines]);
+      const metrics = text.split('\n').filter((line) => line.startsWith(EMF_LINE));
+      if (metrics.length > 0) write(`${metrics.join('\n')}\n`);
       const done = rest.find((argument) => typeof argument === 'function') as (() => void) | undefined;
       done?.();
       return true;

@@ -6,4 +6,4 @@
 import { KMSClient } from '@aws-sdk/client-kms';
 import { traced } from '../tracing.ts';
 
-export const kms = traced(new KMSClient({}));
+export const kms = /* @__PURE__ */ traced(/* @__PURE__ */ new KMSClient({}));

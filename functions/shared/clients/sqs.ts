@@ -6,4 +6,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { traced } from '../tracing.ts';
 
-export const sqs = traced(new SQSClient({}));
+// Pure: a bundle that imports the module but never sends (the webhook routes other than a resume) drops it.
+export const sqs = /* @__PURE__ */ traced(/* @__PURE__ */ new SQSClient({}));
