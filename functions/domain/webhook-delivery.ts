@@ -86,7 +86,7 @@ export const withAttempt = (delivery: Delivery, attempt: DeliveryAttempt) => ({
 });
 
 /**
- * A delivery takes one redelivery per this interval, and none while it is Pending: redelivering it in a
+ * A delivery takes one redelivery per this interval, and none while it is Pending or Paused: redelivering it in a
  * loop, in parallel or not, sends at most one request a minute to its receiver.
  */
 export const REDELIVERY_INTERVAL_MS = 60_000;

@@ -134,7 +134,7 @@ export function limitsTable(): string {
     ],
     [
       'redeliveries of one webhook delivery',
-      `one per ${duration(REDELIVERY_INTERVAL_MS / 1000)}, none while it is \`Pending\`: 409 \`DeliveryPending\` or \`RedeliveredRecently\``,
+      `one per ${duration(REDELIVERY_INTERVAL_MS / 1000)}, none while it is \`Pending\` or \`Paused\`: 409 \`DeliveryPending\` or \`RedeliveredRecently\``,
     ],
   ];
   return table(['what', 'limit'], rows);
