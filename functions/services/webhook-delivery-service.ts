@@ -76,7 +76,12 @@ export async function attemptDelivery(
   if (!webhook || !delivery) return undefined;
   const action = messageAction(delivery, message, messageId);
   if (action === 'drop') return undefined;
-  if (action === 'requeue') return config.webhookRetrySchedule[attempt - 1];
+  if (action === 'requeue') {
+    // A probe that made its attempt and then broke: only its next probe is sent (again, perhaps: the first sent wins).
+    if (message.probe === undefined) return config.webhookRetrySchedule[attempt - 1];
+    if (message.probe === webhook.pausedAt) await scheduleProbe(webhook, delivery.deliveryId, message.probe, messageId, now);
+    return undefined;
+  }
   const unsent = notSentReason(webhook, revoked);
   if (unsent !== undefined) {
     await settleUnsent(delivery, 'Failed', unsent);
@@ -138,8 +143,9 @@ export async function attemptDelivery(
   else if (delivered && webhook.pausedAt !== undefined) await resume(webhook, finished);
   else if (outcome.state === 'Paused') {
     await waitForResume(delivery);
-    if (webhook.pausedAt === undefined) await pause(webhook, delivery, finished);
-    else if (message.probe !== undefined) await scheduleProbe(webhook, delivery.deliveryId, webhook.pausedAt, finished);
+    if (webhook.pausedAt === undefined) await pause(webhook, delivery, messageId, finished);
+    else if (message.probe !== undefined)
+      await scheduleProbe(webhook, delivery.deliveryId, webhook.pausedAt, messageId, finished);
   } else if (!(await recordDeliveryStreak(webhook, delivered, finished))) {
     // A success after the webhook was paused (by another attempt, since this one read it) resumes it.
     const paused = await getWebhook(webhook.ownerKeyId, webhook.webhookId);

@@ -33,24 +33,28 @@ export async function waitForResume(delivery: Delivery): Promise<void> {
   await addWaiting(delivery);
 }
 
-/** The next probe of the webhook's pause, due a probe interval after `now`, sending `deliveryId`. */
-const probeMessage = (webhook: Webhook, deliveryId: string, pausedAt: number): DeliveryMessage => ({
-  webhookId: webhook.webhookId,
-  ownerKeyId: webhook.ownerKeyId,
-  deliveryId,
-  attempt: 1,
-  probe: pausedAt,
-});
-
-export async function scheduleProbe(webhook: Webhook, deliveryId: string, pausedAt: number, now: number) {
-  await sendDeliveryMessageAt(probeMessage(webhook, deliveryId, pausedAt), now + config.webhookProbeIntervalMs, now);
+/**
+ * Sends the next probe of the webhook's pause, due a probe interval after `now`: it sends `deliveryId` and
+ * follows the attempt queue message `previous` made (domain/webhook-delivery.ts messageAction).
+ */
+export async function scheduleProbe(webhook: Webhook, deliveryId: string, pausedAt: number, previous: string, now: number) {
+  const probe: DeliveryMessage = {
+    webhookId: webhook.webhookId,
+    ownerKeyId: webhook.ownerKeyId,
+    deliveryId,
+    attempt: 1,
+    probe: pausedAt,
+    previous,
+  };
+  await sendDeliveryMessageAt(probe, now + config.webhookProbeIntervalMs, now);
 }
 
 /**
- * Pauses the webhook whose delivery just failed past the pause window, and sends its first probe; the
- * delivery already waits. Another attempt that paused it first, or a success meanwhile, leaves it as it is.
+ * Pauses the webhook whose delivery just failed past the pause window (an attempt queue message `messageId`
+ * made), and sends its first probe; the delivery already waits. Another attempt that paused it first, or a
+ * success meanwhile, leaves it as it is.
  */
-export async function pause(webhook: Webhook, delivery: Delivery, now: number): Promise<void> {
+export async function pause(webhook: Webhook, delivery: Delivery, messageId: string, now: number): Promise<void> {
   if (!(await pauseWebhook(webhook, now))) {
     // A success ended the streak meanwhile (or its key enabled it afresh): the delivery need not wait.
     const read = await getWebhook(webhook.ownerKeyId, webhook.webhookId);
@@ -59,7 +63,7 @@ export async function pause(webhook: Webhook, delivery: Delivery, now: number): 
   }
   emitMetrics({ [METRIC.WebhooksPaused]: 1 });
   logger.warn('webhook paused', { webhookId: webhook.webhookId, failingSince: webhook.failingSince });
-  await scheduleProbe(webhook, delivery.deliveryId, now, now);
+  await scheduleProbe(webhook, delivery.deliveryId, now, messageId, now);
 }
 
 /**

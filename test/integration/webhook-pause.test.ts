@@ -43,7 +43,7 @@ describe('a partner failing past the pause window', { timeout: 90_000 }, () => {
     const paused = await until('the webhook Paused', async () => {
       const webhook = await getWebhook();
       return webhook.Status === 'Paused' && webhook;
-    });
+    }, 30_000);
     expect(paused.PausedDateUtc).toMatch(/^\/Date\(\d+\)\/$/);
 
     const waiting = [];

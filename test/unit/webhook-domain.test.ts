@@ -196,9 +196,13 @@ describe('deliveries', () => {
     // A redelivery is sent whatever was attempted; once it settled, a repeat of it is dropped.
     expect(messageAction(delivery('Pending', 8, 'm8'), { redelivery: true }, 'm9')).toBe('send');
     expect(messageAction(delivery('Failed', 9, 'm9'), { redelivery: true }, 'm10')).toBe('drop');
-    // A paused delivery: its probe, and its first message once the webhook resumed.
-    expect(messageAction(delivery('Paused', 4, 'm4'), { probe: 1 }, 'm5')).toBe('send');
+    // A paused delivery: its probe, following the attempt before it, and its first message once the webhook resumed.
+    expect(messageAction(delivery('Paused', 4, 'm4'), { probe: 1, previous: 'm4' }, 'm5')).toBe('send');
     expect(messageAction(delivery('Paused', 4, 'm4'), {}, 'm6')).toBe('send');
+    // A second probe of one attempt (its probe scheduled twice) after the first made its attempt; and the probe
+    // that made the latest attempt, received again: only its next probe is queued.
+    expect(messageAction(delivery('Paused', 5, 'm5'), { probe: 1, previous: 'm4' }, 'm7')).toBe('drop');
+    expect(messageAction(delivery('Paused', 5, 'm5'), { probe: 1, previous: 'm4' }, 'm5')).toBe('requeue');
   });
 });
 
