@@ -108,9 +108,16 @@ export async function requeueWaiting(message: RequeueMessage, now: number): Prom
     keyRevoked(message.ownerKeyId),
   ]);
   if (!webhook || revoked || webhook.status !== 'Enabled' || webhook.pausedAt !== undefined) return;
-  const { deliveryIds, more } = await oldestWaiting(webhook.webhookId, REQUEUE_PAGE);
+  const { waiting, more } = await oldestWaiting(webhook.webhookId, REQUEUE_PAGE);
+  const deliveryIds = waiting.map((delivery) => delivery.deliveryId);
   await sendDeliveryMessages(
-    deliveryIds.map((deliveryId) => ({ webhookId: webhook.webhookId, ownerKeyId: webhook.ownerKeyId, deliveryId })),
+    waiting.map(({ deliveryId, correlationId }) => ({
+      webhookId: webhook.webhookId,
+      ownerKeyId: webhook.ownerKeyId,
+      deliveryId,
+      // Each keeps the request id of the work that made it, not the probe's that ended the pause.
+      ...(correlationId === undefined ? {} : { correlationId }),
+    })),
   );
   await removeWaiting(webhook.webhookId, deliveryIds);
   if (deliveryIds.length > 0)

@@ -109,9 +109,11 @@ describe('a partner failing past the pause window', { timeout: 90_000 }, () => {
       attempts: [],
       body: '{}',
     }));
+    const { withCorrelationId } = await import('../../functions/shared/correlation.ts');
     for (const delivery of made) {
       await createDelivery(delivery);
-      await addWaiting(delivery);
+      // Each waits with the request id of the work that made it, which its attempts log once it is queued again.
+      await withCorrelationId(`request-${delivery.eventId}`, () => addWaiting(delivery));
     }
     const listed: string[] = [];
     let cursor: string | undefined;
@@ -130,7 +132,10 @@ describe('a partner failing past the pause window', { timeout: 90_000 }, () => {
 
     const taken: string[] = [];
     for (;;) {
-      const { deliveryIds, more } = await oldestWaiting(WebhookId, 50);
+      const { waiting, more } = await oldestWaiting(WebhookId, 50);
+      const deliveryIds = waiting.map((delivery) => delivery.deliveryId);
+      for (const delivery of waiting)
+        expect(delivery.correlationId).toBe(`request-${made.find((m) => m.deliveryId === delivery.deliveryId)?.eventId}`);
       taken.push(...deliveryIds);
       await removeWaiting(WebhookId, deliveryIds);
       if (!more) break;
