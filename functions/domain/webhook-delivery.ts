@@ -34,6 +34,11 @@ export interface Delivery {
   /** Attempts made in all (absent on deliveries stored before it was counted: `attempts` holds them all). */
   attemptCount?: number;
   /**
+   * Read from the log's first partition, where deliveries stored before the log was spread over partitions
+   * stay whatever their id: their writes go there too (store/webhook-delivery-store.ts).
+   */
+  inFirstShard?: true;
+  /**
    * The queue message that made the latest attempt: that message received again (its retry could not be
    * queued) queues the retry without sending again; any other message of an attempt already made is a repeat.
    */

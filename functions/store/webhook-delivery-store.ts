@@ -16,7 +16,7 @@ import {
 import { DELIVERY_PREFIX, DELIVERY_SHARDS, webhookDeliveryKey, webhookDeliveryPk } from './keys.ts';
 import type { PageRequest } from './query.ts';
 import { shardedPage } from './sharded-listing.ts';
-import { fromItem, toItem } from './table.ts';
+import { fromItem, toItem, type TableKey } from './table.ts';
 import { writeIf } from './writes.ts';
 
 /** How long the log keeps a delivery: past the longest retry schedule, long enough to look into a partner's failures. */
@@ -39,16 +39,24 @@ export const createDelivery = (delivery: Delivery): Promise<boolean> =>
     }),
   );
 
+const readItem = async (Key: TableKey) =>
+  (await dynamo.send(new GetCommand({ TableName: config.tableName, Key, ConsistentRead: true }))).Item;
+
+/** The delivery, where its id puts it or, missing there, in the log's first partition (Delivery.inFirstShard). */
 export async function getDelivery(webhookId: string, deliveryId: string): Promise<Delivery | undefined> {
-  const result = await dynamo.send(
-    new GetCommand({
-      TableName: config.tableName,
-      Key: webhookDeliveryKey(webhookId, deliveryId),
-      ConsistentRead: true,
-    }),
-  );
-  return result.Item ? fromItem<Delivery>(result.Item) : undefined;
+  const key = webhookDeliveryKey(webhookId, deliveryId);
+  const item = await readItem(key);
+  if (item) return fromItem<Delivery>(item);
+  if (key.PK === webhookDeliveryPk(webhookId)) return undefined;
+  const unsharded = await readItem({ ...key, PK: webhookDeliveryPk(webhookId) });
+  return unsharded ? { ...fromItem<Delivery>(unsharded), inFirstShard: true } : undefined;
 }
+
+/** Where the delivery as read is stored. */
+const keyOf = (delivery: Delivery): TableKey => {
+  const key = webhookDeliveryKey(delivery.webhookId, delivery.deliveryId);
+  return delivery.inFirstShard ? { ...key, PK: webhookDeliveryPk(delivery.webhookId) } : key;
+};
 
 /**
  * Records an attempt made by queue message `messageId` and the state it led to, keeping the latest
@@ -65,7 +73,7 @@ export function recordAttempt(
   return writeIf(
     new UpdateCommand({
       TableName: config.tableName,
-      Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
+      Key: keyOf(delivery),
       UpdateExpression:
         'SET attempts = :attempts, attemptCount = :count, attemptMessageId = :message, #state = :state REMOVE notSentReason',
       ConditionExpression:
@@ -92,7 +100,7 @@ export async function settleUnsent(delivery: Delivery, state: 'Failed' | 'Paused
   await dynamo.send(
     new UpdateCommand({
       TableName: config.tableName,
-      Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
+      Key: keyOf(delivery),
       UpdateExpression: 'SET #state = :state, notSentReason = :reason',
       ExpressionAttributeNames: { '#state': 'state' },
       ExpressionAttributeValues: { ':state': state, ':reason': reason },
@@ -109,7 +117,7 @@ export const markRedelivery = (delivery: Delivery, now: number): Promise<boolean
   writeIf(
     new UpdateCommand({
       TableName: config.tableName,
-      Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
+      Key: keyOf(delivery),
       UpdateExpression: 'SET #state = :pending, redeliveredAt = :now',
       ConditionExpression:
         '#state IN (:delivered, :failed) AND (attribute_not_exists(redeliveredAt) OR redeliveredAt <= :since)',
@@ -129,7 +137,7 @@ export const unmarkRedelivery = (delivery: Delivery, now: number): Promise<boole
   writeIf(
     new UpdateCommand({
       TableName: config.tableName,
-      Key: webhookDeliveryKey(delivery.webhookId, delivery.deliveryId),
+      Key: keyOf(delivery),
       UpdateExpression:
         delivery.redeliveredAt === undefined
           ? 'SET #state = :state REMOVE redeliveredAt'

@@ -1,8 +1,9 @@
 /**
  * Redelivery without amplification, against the local stack: a redelivery is one attempt (no retry
  * schedule after it), a delivery takes one redelivery a minute and none while it is Pending (the others are
- * 409 naming it, however many arrive at once or one after another), a delivery's record keeps its latest attempts only, and a
- * webhook URL takes port 443 only (the port is named; nothing is sent anywhere but loopback).
+ * 409 naming it, however many arrive at once or one after another), a delivery's record keeps its latest attempts only,
+ * one kept in the log's first partition whatever its id is found and written there, and a webhook URL takes port
+ * 443 only (the port is named; nothing is sent anywhere but loopback).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +124,47 @@ describe('redelivery', () => {
     expect(logged.Attempts).toHaveLength(KEPT_ATTEMPTS);
     expect(logged.Attempts[0].DurationMs).toBe(1);
     expect(logged.Attempts.at(-1).Status).toBe(200);
+  }, 90_000);
+
+  it("finds a delivery kept in the log's first partition whatever its id, and records its redelivery there", async () => {
+    const { dynamo } = await import('../../functions/shared/clients/dynamodb.ts');
+    const { webhookDeliveryKey, webhookDeliveryPk, deliveryShardOf } = await import('../../functions/store/keys.ts');
+    const { toItem } = await import('../../functions/store/table.ts');
+    const { PutCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { WebhookId } = await stack.register(stack.fulfilmentKey, '/first-shard', ['OrderStatusChanged']);
+    const deliveryId = `${'0'.repeat(30)}01`;
+    const sharded = webhookDeliveryKey(WebhookId, deliveryId);
+    expect(deliveryShardOf(deliveryId)).toBe(1);
+    const stored: Delivery = {
+      deliveryId,
+      webhookId: WebhookId,
+      eventType: 'OrderStatusChanged',
+      eventId: 'event-first-shard',
+      createdAt: Date.now() - 60_000,
+      state: 'Failed',
+      attempts: [{ at: Date.now() - 60_000, status: 500, durationMs: 3 }],
+      body: '{}',
+    };
+    await dynamo.send(
+      new PutCommand({
+        TableName: process.env.TABLE_NAME,
+        Item: toItem({ ...sharded, PK: webhookDeliveryPk(WebhookId) }, 'WebhookDelivery', stored),
+      }),
+    );
+    expect((await redeliver(WebhookId, deliveryId)).status).toBe(200);
+    const after = await until(
+      'the redelivery recorded',
+      async () => {
+        const found = await getDelivery(WebhookId, deliveryId);
+        return found?.state === 'Delivered' && found;
+      },
+      30_000,
+    );
+    expect(after.attempts.map((attempt) => attempt.status)).toEqual([500, 200]);
+    expect(stack.receiver.to('/first-shard')).toHaveLength(1);
+    // Nothing was written where its id would put it.
+    const strayed = await dynamo.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: sharded }));
+    expect(strayed.Item).toBeUndefined();
   }, 90_000);
 });
 
