@@ -144,13 +144,12 @@ export function endpoint<
     };
     return respond ? respond(request, context, answer) : answer();
   };
-  // The work of this request, and what it writes (outbox records, delivery messages), carries its id.
-  const correlated = (event: APIGatewayProxyEvent, context: Context) =>
-    withCorrelationId(event.requestContext?.requestId, () => core(event, context));
-
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(httpMiddleware)
-    .handler(correlated);
+    .handler(core);
+  // The work of this request, what it writes (outbox records, delivery messages) and its error line carry its id.
+  return (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> =>
+    withCorrelationId(event.requestContext?.requestId, () => handler(event, context));
 }
 
 function refusedCredentialAnswer(refusal: Refusal): APIGatewayProxyResult {
@@ -162,14 +161,12 @@ function refusedCredentialAnswer(refusal: Refusal): APIGatewayProxyResult {
 }
 
 /**
- * Shared by every endpoint: the Lambda context and correlation id on the logger (the event itself is never
- * logged: it holds the caller's token or key), CORS headers and one error path. The error path runs after
- * the handler's correlated work is over, so the invocation's logger holds the id for its lines too.
+ * Shared by every endpoint: the Lambda context on the logger (the event itself is never logged: it holds the
+ * caller's token or key), CORS headers and one error path.
  */
 const httpMiddleware: MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> = {
   before: (request) => {
     logger.addContext(request.context);
-    logger.setCorrelationId(request.event.requestContext?.requestId);
   },
   after: (request) => {
     request.response = withCors(request.response as APIGatewayProxyResult, request.event.headers);
