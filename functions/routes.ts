@@ -89,8 +89,8 @@ const tables = {
   orderCancel: { read: [user, idempotency], write: [user, order, outbox, checkout, idempotency] },
   /** The lab's read of an order's artwork: the owner pointer, the artwork records under their projects, their items' erasures. */
   orderArtwork: { read: [order, project, KEYS.erasure] },
-  /** A DownloadLink's check: the owner pointer and the item's record; a held, erased item's artwork record. */
-  artworkLink: { read: [order, KEYS.libraryItem, project] },
+  /** A DownloadLink's check: the owner pointer and the item's record; a held, erased item's artwork record and erasure intent. */
+  artworkLink: { read: [order, KEYS.libraryItem, project, KEYS.erasure] },
   library: { read: LIBRARY_KEYS, write: LIBRARY_KEYS },
   /** An erasure reads its item's holds (their checkout records) and breaks checkouts that may never be paid. */
   libraryErase: { read: [...LIBRARY_KEYS, checkout], write: [...LIBRARY_KEYS, checkout] },

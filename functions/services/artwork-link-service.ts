@@ -3,8 +3,9 @@
  * expiry), then one BatchGetItem decides whether the original may still be had: the owner pointer (a
  * cancelled order's links are dead; so are the erased items' once the order's hold ended) and the item's
  * record (present: not erased, and it names the original). Answers a fresh presigned GET, signed as the
- * artwork read signs it. A held item erased meanwhile has no record: its order line's artwork record, one
- * more GetItem on that path only, names it as the artwork read does.
+ * artwork read signs it. A held item erased meanwhile has no record: its order line's artwork record names
+ * it and its erasure intent says where its original is, as for the artwork read (two more GetItems, side by
+ * side, on that path only).
  */
 import { forbiddenLink, gone } from '../shared/errors.ts';
 import { artworkItemOf, type ArtworkItem } from '../domain/artwork.ts';
@@ -12,7 +13,7 @@ import { linkOf, type ArtworkLink } from '../domain/artwork-link.ts';
 import { getLinkedArtwork, type OwnerPointer } from '../store/order-store.ts';
 import { getArtworks } from '../store/project-store.ts';
 import { checkLink } from './artwork-links.ts';
-import { presignOriginalsAt } from './artwork-service.ts';
+import { heldCopies, presignOriginalsAt } from './artwork-service.ts';
 
 const erased = (itemGuid: string) =>
   gone('ArtworkErased', `Library item ${itemGuid} was erased and the order's hold on it has ended.`);
@@ -31,9 +32,9 @@ export async function followLink(
   if (pointer.cancelled)
     throw gone('OrderCancelled', `Order ${link.orderGuid} is Cancelled: its artwork links are dead.`);
   // An item with its record is not erased (its original at the library key); one without is held for the lab.
-  const [url] = item
-    ? await presignOriginalsAt([artworkItemOf(item)], new Set())
-    : await presignOriginalsAt([await heldItem(pointer, link, now)], new Set([link.itemGuid]));
+  if (item) return (await presignOriginalsAt([artworkItemOf(item)], new Set()))[0] as string;
+  const [held, copies] = await Promise.all([heldItem(pointer, link, now), heldCopies([link.itemGuid])]);
+  const [url] = await presignOriginalsAt([held], copies);
   return url as string;
 }
 

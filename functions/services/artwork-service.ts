@@ -44,10 +44,15 @@ export const presignOriginalsAt = (items: readonly ArtworkItem[], held: Readonly
     config.downloadUrlSeconds,
   );
 
+/** The items among these whose original is at its held key: their erasure intents say so. */
+export async function heldCopies(itemGuids: readonly string[]): Promise<Set<string>> {
+  const intents = await getErasureIntents(itemGuids);
+  return new Set(intents.filter((intent) => intent.heldCopy).map((intent) => intent.itemGuid));
+}
+
 /** presignOriginalsAt, the items' erasure intents read to know which are held. */
 async function presignOriginals(items: readonly ArtworkItem[]): Promise<string[]> {
-  const intents = await getErasureIntents(items.map((item) => item.itemGuid));
-  return presignOriginalsAt(items, new Set(intents.map((intent) => intent.itemGuid)));
+  return presignOriginalsAt(items, await heldCopies(items.map((item) => item.itemGuid)));
 }
 
 /** `apiBaseUrl`: where this request reached the API; the items' DownloadLinks are absolute URLs on it. */

@@ -87,6 +87,11 @@ export const endHoldAction = (checkoutId: string, heldUntil: number): WriteActio
 export interface ErasureIntent {
   itemGuid: string;
   holds?: string[];
+  /**
+   * Its original was copied to its held key for the lab. Absent on deferred erasures that left the original
+   * at its library key (those written before held copies were made), which the lab's reads sign there.
+   */
+  heldCopy?: true;
 }
 
 /** The erasure intents among these items (one BatchGetItem per 100): the items erased, or waiting to be. */
@@ -95,6 +100,7 @@ export async function getErasureIntents(itemGuids: readonly string[]): Promise<E
   return items.map((item) => ({
     itemGuid: item.itemGuid as string,
     ...(Array.isArray(item.holds) ? { holds: item.holds as string[] } : {}),
+    ...(item.heldCopy === true ? { heldCopy: true as const } : {}),
   }));
 }
 

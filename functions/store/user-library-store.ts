@@ -169,7 +169,8 @@ export const eraseItem = (
         itemGuid: item.itemGuid,
         objectKey: item.objectKey,
         erasedAt: now,
-        ...(erasure.deferredFor ? { holds: erasure.deferredFor } : {}),
+        // The original is at its held key then (services/user-library-service.ts), which the lab's reads sign.
+        ...(erasure.deferredFor ? { holds: erasure.deferredFor, heldCopy: true } : {}),
       },
       erasure.deferredFor ? {} : { expiresAt: now + ERASURE_SWEEP_AFTER_MS },
     ),

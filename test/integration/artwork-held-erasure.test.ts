@@ -4,7 +4,8 @@
  * original through its order; when the last hold ends nothing of the item is left. An unpaid checkout holds
  * for CHECKOUT_HOLD_HOURS (24 here) only, not until it expires: the erasure goes ahead at the hold's end
  * (the local TTL stand-in, `expireTtl`, at a clock that far ahead) and closes the checkout, whose completion
- * is then 409 ArtworkErased.
+ * is then 409 ArtworkErased. A held erasure that left the original at its library key, with no held copy,
+ * is read there.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutIdOf, itemRecordsOf, startArtworkParties, type ArtworkParties } from '../support/artwork.ts';
@@ -65,6 +66,36 @@ describe('a held erasure', { timeout: 90_000 }, () => {
     await holdsEndBy(Date.now() + 2000);
     expect(await objectsOf(held)).toEqual([]);
     expect(await itemRecordsOf(service, held)).toEqual([]);
+  });
+
+  it('that left the original at its library key (no held copy) is read there by the artwork read and the DownloadLink', async () => {
+    const { itemGuids, bytes } = await parties.photos(1, { claim: true });
+    const held = itemGuids[0] as string;
+    const orderGuid = await parties.paidOrder([await parties.projectWith([held])]);
+    expect((await erase(held)).status).toBe(202);
+    // The state such an erasure left: the original at its library key, an intent without heldCopy.
+    const [heldKey] = await objectsOf(held);
+    const objectKey = (heldKey as string).slice('held/'.length);
+    const { copyObject, deleteImageObject } = await import('../../functions/store/image-object-store.ts');
+    const { dynamo } = await import('../../functions/shared/clients/dynamodb.ts');
+    const { erasureIntentKey } = await import('../../functions/store/keys.ts');
+    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+    await copyObject(heldKey as string, objectKey);
+    await deleteImageObject(heldKey as string);
+    await dynamo.send(
+      new UpdateCommand({ TableName: process.env.TABLE_NAME, Key: erasureIntentKey(held), UpdateExpression: 'REMOVE heldCopy' }),
+    );
+
+    const artwork = await service.request('GET', `/order/${orderGuid}/artwork`, { apiKey: parties.fulfilmentKey });
+    expect(artwork.status, artwork.text).toBe(200);
+    const [item] = artwork.body.Lines[0].Items;
+    const followed = await fetch(item.DownloadLink, { redirect: 'manual' });
+    expect(followed.status, await followed.clone().text()).toBe(307);
+    for (const url of [item.DownloadUrl, followed.headers.get('location') as string]) {
+      const download = await fetch(url);
+      expect(download.status).toBe(200);
+      expect(Buffer.from(await download.arrayBuffer()).equals(bytes.get(held) as Buffer)).toBe(true);
+    }
   });
 
   it('waits for an unpaid checkout until CHECKOUT_HOLD_HOURS after it, then goes ahead and closes it', async () => {
