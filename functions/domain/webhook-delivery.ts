@@ -65,24 +65,25 @@ export interface MessageChain {
 }
 
 /**
- * What a delivery message does, given its delivery as read: `send` its attempt; `requeue` only its retry (it
- * made the latest attempt, and its retry could not be queued); or `drop` it. Each attempt continues the
- * chain of the message that made the one before, so a second chain (a repeated fan-out, an SQS repeat) dies
- * at its first message. A paused delivery's probes are one chain too, each naming the attempt before it (an SQS
- * repeat of a probe cannot start a second series of probes); once resumed, its first message starts a new chain.
+ * What a delivery message does, given its delivery as read: `send` its attempt; `continue` (it made the
+ * latest attempt and broke after it) only what follows that attempt: its retry, the pause's probe, the
+ * resume; or `drop` it. Each attempt continues the chain of the message that made the one before, so a
+ * second chain (a repeated fan-out, an SQS repeat) dies at its first message. A paused delivery's probes are
+ * one chain too, each naming the attempt before it; once resumed, its first message starts a new chain.
  */
 export function messageAction(
   delivery: Delivery,
   message: MessageChain,
   messageId: string,
-): 'send' | 'requeue' | 'drop' {
+): 'send' | 'continue' | 'drop' {
+  if (delivery.attemptMessageId === messageId) return 'continue';
   if (delivery.state === 'Paused') {
+    // A paused delivery takes no redelivery: one finding it Paused repeats an attempt followed by others.
+    if (message.redelivery) return 'drop';
     if (message.probe === undefined || message.previous === undefined) return 'send';
-    if (delivery.attemptMessageId === messageId) return 'requeue';
     return delivery.attemptMessageId === message.previous ? 'send' : 'drop';
   }
   if (delivery.state !== 'Pending') return 'drop';
-  if (delivery.attemptMessageId === messageId) return 'requeue';
   if (message.redelivery) return 'send';
   if (message.previous === undefined) return attemptCountOf(delivery) === 0 ? 'send' : 'drop';
   // A chain begun before messages named their predecessor goes on.

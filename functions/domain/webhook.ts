@@ -49,6 +49,8 @@ export interface Webhook {
    * its deliveries wait, and one probe at a time is sent, until one succeeds (domain/webhook-delivery.ts).
    */
   pausedAt?: number;
+  /** The delivery the pause's probes send: the one whose failure paused it. Set and removed with pausedAt. */
+  probeDeliveryId?: string;
 }
 
 /** What a webhook's subscription index items say: what the fan-out needs without reading the webhook. */
@@ -98,7 +100,13 @@ export interface WebhookChanges {
  * was disabled, no pause (the caller queues the deliveries that waited: resumed()).
  */
 export function changed(webhook: Webhook, changes: WebhookChanges): Webhook {
-  const { failingSince: _failingSince, disabledReason: _disabledReason, pausedAt: _pausedAt, ...rest } = webhook;
+  const {
+    failingSince: _failingSince,
+    disabledReason: _disabledReason,
+    pausedAt: _pausedAt,
+    probeDeliveryId: _probeDeliveryId,
+    ...rest
+  } = webhook;
   return {
     ...(changes.status === 'Enabled' ? rest : webhook),
     ...(changes.url !== undefined ? { url: changes.url } : {}),

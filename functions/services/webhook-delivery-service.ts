@@ -7,7 +7,13 @@
  * one, only its probe and redeliveries are sent, and the rest wait.
  */
 import type { DeliveryMessage } from '../contracts/webhook-queues.ts';
-import { attemptOutcome, messageAction, succeeded, type AttemptOutcome } from '../domain/webhook-delivery.ts';
+import {
+  attemptOutcome,
+  messageAction,
+  succeeded,
+  type AttemptOutcome,
+  type Delivery,
+} from '../domain/webhook-delivery.ts';
 import { disabled, KEY_REVOKED, type Webhook } from '../domain/webhook.ts';
 import { config } from '../shared/config.ts';
 import { METRIC } from '../shared/metric-names.ts';
@@ -15,7 +21,7 @@ import { emitMetrics } from '../shared/metrics.ts';
 import { logger } from '../shared/powertools.ts';
 import { getDelivery, recordAttempt, settleUnsent } from '../store/webhook-delivery-store.ts';
 import { getWebhook, keyRevoked, recordDeliveryStreak, replaceWebhook } from '../store/webhook-store.ts';
-import { pause, resume, scheduleProbe, waitForResume } from './webhook-pause-service.ts';
+import { pause, resume, scheduleProbe, startRequeue, waitForResume } from './webhook-pause-service.ts';
 import { sendDelivery } from '../webhooks/send-delivery.ts';
 import { openSecret } from '../webhooks/webhook-secrets.ts';
 import { webhookTargetPolicy } from '../webhooks/webhook-target.ts';
@@ -47,6 +53,36 @@ async function disable(webhook: Webhook, reasonFor: (read: Webhook) => string | 
   logger.warn('webhook left as its key changed it meanwhile', { webhookId: webhook.webhookId });
 }
 
+/**
+ * What follows the latest attempt, done again by the message that made it (it broke after recording it; what
+ * it sent on, if it did, dies as a second chain): a Pending delivery's retry; a success's resume of the pause
+ * it found; a failure's pause, or the next probe when the pause probes this delivery, or, its streak ended
+ * meanwhile, the queueing of what waits. Nothing is sent again.
+ */
+async function continueAfterAttempt(
+  webhook: Webhook,
+  delivery: Delivery,
+  attempt: number,
+  messageId: string,
+  now: number,
+): Promise<number | undefined> {
+  const last = delivery.attempts.at(-1);
+  if (delivery.state === 'Pending') return config.webhookRetrySchedule[attempt - 1];
+  if (
+    delivery.state === 'Delivered' &&
+    last &&
+    webhook.pausedAt !== undefined &&
+    webhook.pausedAt <= last.at + last.durationMs
+  )
+    await resume(webhook, now);
+  else if (delivery.state === 'Paused' && webhook.pausedAt === undefined) {
+    const failing = webhook.failingSince !== undefined && now - webhook.failingSince >= config.webhookPauseAfterMs;
+    await (failing ? pause(webhook, delivery, messageId, now) : startRequeue(webhook, now));
+  } else if (delivery.state === 'Paused' && webhook.probeDeliveryId === delivery.deliveryId)
+    await scheduleProbe(webhook, delivery.deliveryId, webhook.pausedAt as number, messageId, now);
+  return undefined;
+}
+
 /** Why a delivery to the webhook is not sent: its key revoked (whatever the webhook says), or it disabled. */
 function notSentReason(webhook: Webhook, revoked: boolean): string | undefined {
   if (revoked) return `not sent: ${KEY_REVOKED}`;
@@ -76,12 +112,7 @@ export async function attemptDelivery(
   if (!webhook || !delivery) return undefined;
   const action = messageAction(delivery, message, messageId);
   if (action === 'drop') return undefined;
-  if (action === 'requeue') {
-    // A probe that made its attempt and then broke: only its next probe is sent (again, perhaps: the first sent wins).
-    if (message.probe === undefined) return config.webhookRetrySchedule[attempt - 1];
-    if (message.probe === webhook.pausedAt) await scheduleProbe(webhook, delivery.deliveryId, message.probe, messageId, now);
-    return undefined;
-  }
+  if (action === 'continue') return continueAfterAttempt(webhook, delivery, attempt, messageId, now);
   const unsent = notSentReason(webhook, revoked);
   if (unsent !== undefined) {
     await settleUnsent(delivery, 'Failed', unsent);

@@ -37,7 +37,13 @@ export async function waitForResume(delivery: Delivery): Promise<void> {
  * Sends the next probe of the webhook's pause, due a probe interval after `now`: it sends `deliveryId` and
  * follows the attempt queue message `previous` made (domain/webhook-delivery.ts messageAction).
  */
-export async function scheduleProbe(webhook: Webhook, deliveryId: string, pausedAt: number, previous: string, now: number) {
+export async function scheduleProbe(
+  webhook: Webhook,
+  deliveryId: string,
+  pausedAt: number,
+  previous: string,
+  now: number,
+) {
   const probe: DeliveryMessage = {
     webhookId: webhook.webhookId,
     ownerKeyId: webhook.ownerKeyId,
@@ -55,7 +61,7 @@ export async function scheduleProbe(webhook: Webhook, deliveryId: string, paused
  * success meanwhile, leaves it as it is.
  */
 export async function pause(webhook: Webhook, delivery: Delivery, messageId: string, now: number): Promise<void> {
-  if (!(await pauseWebhook(webhook, now))) {
+  if (!(await pauseWebhook(webhook, now, delivery.deliveryId))) {
     // A success ended the streak meanwhile (or its key enabled it afresh): the delivery need not wait.
     const read = await getWebhook(webhook.ownerKeyId, webhook.webhookId);
     if (read?.status === 'Enabled' && read.pausedAt === undefined) await startRequeue(read, now);

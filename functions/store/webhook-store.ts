@@ -198,8 +198,8 @@ export async function listSubscribers(eventType: string): Promise<WebhookSubscri
  * fan-out then makes its deliveries waiting); false when it changed meanwhile (a success ended the streak,
  * its key changed it, another attempt paused it first): the one that pauses it sends its probe.
  */
-export async function pauseWebhook(read: Webhook, now: number): Promise<boolean> {
-  const after: Webhook = { ...read, pausedAt: now };
+export async function pauseWebhook(read: Webhook, now: number, probeDeliveryId: string): Promise<boolean> {
+  const after: Webhook = { ...read, pausedAt: now, probeDeliveryId };
   const outcome = await transact([
     put(webhookKey(read.ownerKeyId, read.webhookId), WEBHOOK_TYPE, after, { condition: asRead(read) }),
     ...subscriptionActions(read, after),
@@ -209,7 +209,7 @@ export async function pauseWebhook(read: Webhook, now: number): Promise<boolean>
 
 /** Ends the webhook's pause and failure streak (a probe succeeded), with its index items; false when it changed meanwhile. */
 export async function resumeWebhook(read: Webhook): Promise<Webhook | undefined> {
-  const { pausedAt: _pausedAt, failingSince: _failingSince, ...after } = read;
+  const { pausedAt: _pausedAt, probeDeliveryId: _probeDeliveryId, failingSince: _failingSince, ...after } = read;
   const outcome = await transact([
     put(webhookKey(read.ownerKeyId, read.webhookId), WEBHOOK_TYPE, after, { condition: asRead(read) }),
     ...subscriptionActions(read, after),

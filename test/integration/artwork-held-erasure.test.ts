@@ -83,7 +83,11 @@ describe('a held erasure', { timeout: 90_000 }, () => {
     await copyObject(heldKey as string, objectKey);
     await deleteImageObject(heldKey as string);
     await dynamo.send(
-      new UpdateCommand({ TableName: process.env.TABLE_NAME, Key: erasureIntentKey(held), UpdateExpression: 'REMOVE heldCopy' }),
+      new UpdateCommand({
+        TableName: process.env.TABLE_NAME,
+        Key: erasureIntentKey(held),
+        UpdateExpression: 'REMOVE heldCopy',
+      }),
     );
 
     const artwork = await service.request('GET', `/order/${orderGuid}/artwork`, { apiKey: parties.fulfilmentKey });

@@ -40,10 +40,14 @@ describe('a partner failing past the pause window', { timeout: 90_000 }, () => {
 
     const first = await commitStatusEvent('1'.repeat(32));
     const firstId = deliveryIdFor(first.id, WebhookId, first.time);
-    const paused = await until('the webhook Paused', async () => {
-      const webhook = await getWebhook();
-      return webhook.Status === 'Paused' && webhook;
-    }, 30_000);
+    const paused = await until(
+      'the webhook Paused',
+      async () => {
+        const webhook = await getWebhook();
+        return webhook.Status === 'Paused' && webhook;
+      },
+      30_000,
+    );
     expect(paused.PausedDateUtc).toMatch(/^\/Date\(\d+\)\/$/);
 
     const waiting = [];
@@ -74,6 +78,22 @@ describe('a partner failing past the pause window', { timeout: 90_000 }, () => {
     await until('two probes', () => stack.receiver.to('/down').length >= 3, 30_000);
     expect(new Set(idsAt('/down'))).toEqual(new Set([firstId]));
     expect((await getWebhook()).Status).toBe('Paused');
+
+    // SQS repeats: a redelivery's message after the probes began is dropped, sending nothing; the probe that made
+    // the latest attempt queues only its next probe (a second of one attempt dies). The chain goes on alone.
+    const { attemptDelivery } = await import('../../functions/services/webhook-delivery-service.ts');
+    const { getDelivery } = await import('../../functions/store/webhook-delivery-store.ts');
+    const ownerKeyId = keyIdOf(stack.fulfilmentKey);
+    const probed = (await getDelivery(WebhookId, firstId))!;
+    const redelivery = { webhookId: WebhookId, ownerKeyId, deliveryId: firstId, redelivery: true as const };
+    expect(await attemptDelivery(redelivery, 1, 'a-repeated-redelivery')).toBeUndefined();
+    const pausedAt = (await store.getWebhook(ownerKeyId, WebhookId))!.pausedAt!;
+    const probe = { webhookId: WebhookId, ownerKeyId, deliveryId: firstId, attempt: 1, probe: pausedAt };
+    expect(await attemptDelivery(probe, 1, probed.attemptMessageId!)).toBeUndefined();
+    // Neither made an attempt: only the probes that run on the queue do.
+    const after = (await getDelivery(WebhookId, firstId))!;
+    expect(after.state).toBe('Paused');
+    expect(after.attemptMessageId).not.toBe('a-repeated-redelivery');
 
     // The receiver comes back: the next probe succeeds, and the waiting deliveries follow, oldest first.
     stack.receiver.script('/down', []);
@@ -135,7 +155,9 @@ describe('a partner failing past the pause window', { timeout: 90_000 }, () => {
       const { waiting, more } = await oldestWaiting(WebhookId, 50);
       const deliveryIds = waiting.map((delivery) => delivery.deliveryId);
       for (const delivery of waiting)
-        expect(delivery.correlationId).toBe(`request-${made.find((m) => m.deliveryId === delivery.deliveryId)?.eventId}`);
+        expect(delivery.correlationId).toBe(
+          `request-${made.find((m) => m.deliveryId === delivery.deliveryId)?.eventId}`,
+        );
       taken.push(...deliveryIds);
       await removeWaiting(WebhookId, deliveryIds);
       if (!more) break;

@@ -191,8 +191,11 @@ describe('deliveries', () => {
     // The second chain's retry, after the first chain made the next attempt.
     expect(messageAction(delivery('Pending', 2, 'm2'), { previous: 'm1' }, 'm8')).toBe('drop');
     expect(messageAction(delivery('Delivered', 2, 'm2'), { previous: 'm1' }, 'm3')).toBe('drop');
-    // The message that made the latest attempt, received again because its retry could not be queued.
-    expect(messageAction(delivery('Pending', 2, 'm2'), { previous: 'm1' }, 'm2')).toBe('requeue');
+    // The message that made the latest attempt, received again because what follows it may not have been done:
+    // its retry, its resume of a pause (a success), or the pause and probe its failure called for.
+    expect(messageAction(delivery('Pending', 2, 'm2'), { previous: 'm1' }, 'm2')).toBe('continue');
+    expect(messageAction(delivery('Delivered', 3, 'm3'), { previous: 'm2' }, 'm3')).toBe('continue');
+    expect(messageAction(delivery('Paused', 4, 'm4'), { redelivery: true }, 'm4')).toBe('continue');
     // A redelivery is sent whatever was attempted; once it settled, a repeat of it is dropped.
     expect(messageAction(delivery('Pending', 8, 'm8'), { redelivery: true }, 'm9')).toBe('send');
     expect(messageAction(delivery('Failed', 9, 'm9'), { redelivery: true }, 'm10')).toBe('drop');
@@ -202,7 +205,9 @@ describe('deliveries', () => {
     // A second probe of one attempt (its probe scheduled twice) after the first made its attempt; and the probe
     // that made the latest attempt, received again: only its next probe is queued.
     expect(messageAction(delivery('Paused', 5, 'm5'), { probe: 1, previous: 'm4' }, 'm7')).toBe('drop');
-    expect(messageAction(delivery('Paused', 5, 'm5'), { probe: 1, previous: 'm4' }, 'm5')).toBe('requeue');
+    expect(messageAction(delivery('Paused', 5, 'm5'), { probe: 1, previous: 'm4' }, 'm5')).toBe('continue');
+    // A redelivery that paused the webhook, received again after its probes began: they go on alone.
+    expect(messageAction(delivery('Paused', 5, 'm5'), { redelivery: true }, 'm4')).toBe('drop');
   });
 });
 
