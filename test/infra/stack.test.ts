@@ -397,8 +397,8 @@ const EXPECTED_KEYS: Record<string, { read: string[]; write: string[] }> = {
     write: ['CHECKOUT#*', 'IDEMPOTENCY#*', 'ORDER#*', 'OUTBOX#*', 'USER#*'],
   },
   'get-order-artwork': { read: ['ERASE#*', 'ORDER#*', 'PROJECT#*'], write: [] },
-  // A DownloadLink's check: the owner pointer and the item's record, and a held erased item's artwork record.
-  'follow-artwork-link': { read: ['LIBITEM#*', 'ORDER#*', 'PROJECT#*'], write: [] },
+  // A DownloadLink's check: the owner pointer and the item's record; a held erased item's artwork record and intent.
+  'follow-artwork-link': { read: ['ERASE#*', 'LIBITEM#*', 'ORDER#*', 'PROJECT#*'], write: [] },
   'push-library-item': INGEST_KEYS,
   'pull-library-item': INGEST_KEYS,
   'push-library-items': INGEST_KEYS,
